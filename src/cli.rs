@@ -1,0 +1,136 @@
+//! The command line: `build | check | measure | serve | new`, parsed with clap, each mapped to
+//! the module that does the work. Uses anyhow for the top-level error chain only.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// How a command failed, which decides the exit code of the contract.
+#[derive(Debug)]
+pub enum Failure {
+    /// Content or validation error: exit 1.
+    Content(anyhow::Error),
+    /// Usage or environment error (bad flag, no GPU, unwritable output): exit 2.
+    Usage(anyhow::Error),
+}
+
+impl Failure {
+    /// The exit code SPEC assigns to this kind of failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Content(_) => 1,
+            Failure::Usage(_) => 2,
+        }
+    }
+}
+
+/// coursegen builds the "100 Days of GPU" course site: glossary entries in Markdown with
+/// YAML front matter become a static site whose diagrams come from the shared-memory bank
+/// model and whose tables come from kernels measured on a real GPU.
+#[derive(Debug, Parser)]
+#[command(name = "coursegen", version, about, long_about = None)]
+pub struct Cli {
+    /// Site root: the folder holding content/, templates/, static/, kernels/ and measurements/.
+    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of the contract (SPEC, "Commands").
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
+    Build(BuildArgs),
+    /// Validate everything `build` validates and write nothing.
+    Check(CheckArgs),
+    /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records.
+    Measure(MeasureArgs),
+    /// Serve a preview of the site on 127.0.0.1, rebuilding when content changes.
+    Serve(ServeArgs),
+    /// Scaffold a new entry with every front-matter field: `coursegen new glossary warp-divergence`.
+    New(NewArgs),
+}
+
+/// Flags of `coursegen build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Course preview: render drafts too, each with a draft banner and `noindex`.
+    #[arg(long)]
+    pub drafts: bool,
+    /// Fail on stale or missing measurement records (what CI publishes with).
+    #[arg(long)]
+    pub strict: bool,
+    /// Output folder (default: <root>/public). It is replaced whole, atomically.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Flags of `coursegen check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Check as the preview would (drafts rendered); by default checks as the publish build.
+    #[arg(long)]
+    pub drafts: bool,
+    /// Treat stale or missing measurement records as errors.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Flags of `coursegen measure`.
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// Run on the GPU (required: measuring always means a real run).
+    #[arg(long)]
+    pub gpu: bool,
+    /// Measure only this kernel (the name of kernels/<NAME>.cu).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// CUDA device ordinal to run on.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub device: usize,
+}
+
+/// Flags of `coursegen serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1.
+    #[arg(long, default_value_t = 1111)]
+    pub port: u16,
+    /// Serve the publish build instead of the preview with drafts.
+    #[arg(long)]
+    pub no_drafts: bool,
+}
+
+/// Arguments of `coursegen new`.
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Section under content/, e.g. `glossary` or `days`.
+    pub section: String,
+    /// Slug of the new entry, e.g. `warp-divergence`.
+    pub slug: String,
+}
+
+/// Entry point used by `main`: parse, run, report, exit.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            let (Failure::Content(err) | Failure::Usage(err)) = &failure;
+            eprintln!("error: {err:#}");
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Build(args) => crate::site::cli_build(&cli.root, &args),
+        Command::Check(args) => crate::site::cli_check(&cli.root, &args),
+        Command::Measure(args) => crate::measure::cli_measure(&cli.root, &args),
+        Command::Serve(args) => crate::site::cli_serve(&cli.root, &args),
+        Command::New(args) => crate::content::cli_new(&cli.root, &args),
+    }
+}

@@ -1,0 +1,15 @@
+//! coursegen: renders the course's glossary into a static site, with diagrams drawn from
+//! the bank model and tables from measurement records. `main.rs` is the thin CLI wrapper.
+#![warn(unreachable_pub)]
+
+pub mod bank;
+pub mod cli;
+pub mod content;
+pub mod highlight;
+pub mod markdown;
+pub mod measure;
+pub mod measured;
+pub mod policy;
+pub mod records;
+pub mod site;
+pub mod templates;
