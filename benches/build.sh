@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Build-speed benchmark (issue 5). One command, from anywhere in the repository:
+#
+#   bash benches/build.sh
+#
+# It builds the release binary and the corpus generator, writes synthetic sites of N = 1,000
+# and 10,000 published glossary entries (benches/gen_corpus.rs; seeded, so every run builds
+# the same input), then times clean `coursegen build --root <corpus>` runs — public/ removed
+# before each — with highlighting on and, where the build has the flag, off
+# (`--no-highlight`). Each configuration gets one untimed warm-up run (page cache, binary
+# loading), then RUNS timed ones. It prints a Markdown table — median wall time, pages per
+# second, peak resident memory — and writes it to $WORK/results.md for BENCHMARKS.md.
+#
+# Knobs (environment): SIZES="1000 10000"  RUNS=5  SEED=1  WORK=/tmp/coursegen-bench
+#   COURSEGEN=/path/to/coursegen  times that binary instead of building this checkout's.
+# Needs GNU time (/usr/bin/time); installs the Debian package `time` when it is missing.
+set -euo pipefail
+
+SIZES=${SIZES:-"1000 10000"}
+RUNS=${RUNS:-5}
+SEED=${SEED:-1}
+WORK=${WORK:-/tmp/coursegen-bench}
+
+cd "$(dirname "$0")/.."
+mkdir -p "$WORK"
+
+if ! /usr/bin/time -f %e true >/dev/null 2>&1; then
+    echo "installing GNU time (apt package 'time')" >&2
+    apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
+fi
+
+if [ -n "${COURSEGEN:-}" ]; then
+    cargo build --release --quiet --example gen_corpus
+    BIN=$COURSEGEN
+else
+    cargo build --release --quiet --bin coursegen --example gen_corpus
+    BIN=$PWD/target/release/coursegen
+fi
+GEN=$PWD/target/release/examples/gen_corpus
+
+# The pipeline may not have --no-highlight yet: then only the highlighted build is timed.
+MODES="on"
+if "$BIN" build --help 2>&1 | grep -q -- '--no-highlight'; then
+    MODES="on off"
+else
+    echo "note: 'coursegen build' has no --no-highlight flag; timing with highlighting only" >&2
+fi
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+max() { sort -g | tail -n 1; }
+
+# One clean build of $1 with flags $2..; prints "seconds max_rss_kib". Exits on failure.
+timed_build() {
+    local root=$1
+    shift
+    rm -rf "$root/public"
+    # Wall time from the clock in ns (time's %e has only 10 ms resolution); peak RSS from time.
+    local start end
+    start=$(date +%s%N)
+    if ! /usr/bin/time -f '%M' -o "$WORK/time.txt" "$BIN" build --root "$root" "$@" \
+        >"$WORK/build.log" 2>&1; then
+        echo "error: 'coursegen build --root $root $*' failed; its output:" >&2
+        tail -n 20 "$WORK/build.log" >&2
+        exit 1
+    fi
+    end=$(date +%s%N)
+    echo "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -n 1 "$WORK/time.txt")"
+}
+
+{
+    echo "| entries | highlighting | median wall (s) | runs (s) | HTML pages | pages/s | peak RSS (MiB) |"
+    echo "| ---: | --- | ---: | --- | ---: | ---: | ---: |"
+} >"$WORK/results.md"
+
+for n in $SIZES; do
+    root=$WORK/corpus-$n
+    "$GEN" --n "$n" --seed "$SEED" --out "$root" >/dev/null
+    for mode in $MODES; do
+        flags=()
+        [ "$mode" = off ] && flags=(--no-highlight)
+        timed_build "$root" "${flags[@]}" >/dev/null
+        : >"$WORK/runs.txt"
+        for _ in $(seq "$RUNS"); do
+            timed_build "$root" "${flags[@]}" >>"$WORK/runs.txt"
+        done
+        pages=$(find "$root/public" -name '*.html' | wc -l)
+        wall=$(cut -d' ' -f1 "$WORK/runs.txt" | median)
+        runs=$(cut -d' ' -f1 "$WORK/runs.txt" | paste -sd' ')
+        rss=$(cut -d' ' -f2 "$WORK/runs.txt" | max)
+        awk -v n="$n" -v m="$mode" -v w="$wall" -v r="$runs" -v p="$pages" -v k="$rss" 'BEGIN {
+            printf "| %d | %s | %.3f | %s | %d | %.0f | %.0f |\n", n, m, w, r, p, (w > 0 ? p / w : 0), k / 1024
+        }' >>"$WORK/results.md"
+        tail -n 1 "$WORK/results.md" >&2
+    done
+done
+
+echo
+echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), seed $SEED, $RUNS runs each"
+echo
+cat "$WORK/results.md"

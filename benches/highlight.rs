@@ -1,0 +1,73 @@
+//! Micro-benchmark of the highlighter: the cost of one block of the size a glossary entry
+//! carries, without the cache, on a cache miss and on a cache hit. Prints a Markdown table
+//! for BENCHMARKS.md. Run: `cargo bench --bench highlight`.
+mod samples;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use coursegen::highlight::{highlight, highlight_uncached};
+
+/// Median over `rounds` of the mean time of `iters` calls, in nanoseconds.
+fn median_ns(rounds: usize, iters: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            start.elapsed().as_nanos() as f64 / iters as f64
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[rounds / 2]
+}
+
+fn main() {
+    println!("| block | lines | bytes | HTML bytes | uncached | MB/s | cache hit |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for &(lang, code) in samples::BLOCKS {
+        let html = highlight_uncached(code, lang).expect("a known language");
+        let uncached = median_ns(21, 2000, || {
+            black_box(highlight_uncached(black_box(code), lang));
+        });
+        highlight(code, lang);
+        let hit = median_ns(21, 2000, || {
+            black_box(highlight(black_box(code), lang));
+        });
+        println!(
+            "| {lang} | {} | {} | {} | {:.2} µs | {:.0} | {:.2} µs |",
+            code.lines().count(),
+            code.len(),
+            html.len(),
+            uncached / 1e3,
+            code.len() as f64 / uncached * 1e3,
+            hit / 1e3,
+        );
+    }
+
+    // A corpus of 10,000 distinct 20-line blocks through the cache: every call a miss
+    // (hash, render, insert), then every call a hit. One thread, as a rayon worker sees it.
+    let blocks: Vec<String> = (0..10_000)
+        .map(|k| format!("// variant {k}\n{}", samples::CUDA_20))
+        .collect();
+    let start = Instant::now();
+    for block in &blocks {
+        black_box(highlight(block, "cuda"));
+    }
+    let miss = start.elapsed();
+    let start = Instant::now();
+    for block in &blocks {
+        black_box(highlight(block, "cuda"));
+    }
+    let hit = start.elapsed();
+    println!();
+    println!(
+        "10,000 distinct 21-line CUDA blocks, one thread: {:.1} ms all misses ({:.2} µs/block), \
+         {:.1} ms all hits ({:.2} µs/block)",
+        miss.as_secs_f64() * 1e3,
+        miss.as_secs_f64() * 1e6 / 1e4,
+        hit.as_secs_f64() * 1e3,
+        hit.as_secs_f64() * 1e6 / 1e4,
+    );
+}
