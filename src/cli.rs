@@ -61,6 +61,9 @@ pub struct BuildArgs {
     /// Fail on stale or missing measurement records (what CI publishes with).
     #[arg(long)]
     pub strict: bool,
+    /// Skip build-time code highlighting (code is still escaped and shown plainly).
+    #[arg(long)]
+    pub no_highlight: bool,
     /// Output folder (default: <root>/public). It is replaced whole, atomically.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -1,0 +1,349 @@
+//! `build` and `check`: orchestrates content → policy → markdown/templates → output, with
+//! diagrams from `bank` and tables from `records`/`measured`. The only module that knows
+//! all the others; output is written atomically by `output`.
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::cli::{BuildArgs, CheckArgs, Failure};
+use crate::content::{self, Diagnostic, Diagnostics, Entry};
+use crate::markdown::RenderOptions;
+use crate::policy::{self, Verdict};
+use crate::templates::Templates;
+
+mod extras;
+pub mod output;
+pub mod pages;
+mod serve;
+
+pub use serve::cli_serve;
+
+use output::{OutFile, OutputError};
+use pages::{EntryCtx, HomeCtx, IndexItem, Lookup, SectionCtx, SiteInfo};
+
+/// How to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Preview: drafts rendered with a banner and `noindex`.
+    pub drafts: bool,
+    /// Stale or missing measurement records are errors.
+    pub strict: bool,
+    /// Highlight fenced code.
+    pub highlight: bool,
+    /// Output folder; `None` for `check` (nothing written).
+    pub out: Option<PathBuf>,
+}
+
+/// Why a build failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    /// Content problems: exit 1, nothing written.
+    #[error("{0}\nnothing was written")]
+    Content(Diagnostics),
+    /// Templates missing or broken.
+    #[error(transparent)]
+    Templates(#[from] crate::templates::TemplateError),
+    /// Output refused or not writable.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// What a build did, for the summary.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Pages written (or that would be).
+    pub pages: usize,
+    /// Entries published.
+    pub published: usize,
+    /// Drafts rendered (preview) or left out (publish), with their reasons.
+    pub drafts: Vec<(PathBuf, String)>,
+    /// Warnings that did not stop the build.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Builds the site under `root` (or only checks it when `opts.out` is `None`).
+pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
+    if let Some(out) = &opts.out {
+        output::check_out(root, out)?;
+    }
+    let site = content::load(root).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    let verdicts: Vec<Verdict<'_>> = site.entries.iter().map(policy::check).collect();
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    let mut report = Report::default();
+    for v in &verdicts {
+        match v {
+            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
+            Verdict::Publish(_) => report.published += 1,
+            Verdict::Draft(d) => report
+                .drafts
+                .push((d.entry().file.clone(), d.reason.clone())),
+        }
+    }
+    let templates = Templates::load(&root.join("templates"))?;
+    let extras = extras::Extras::load(root, opts, &mut problems, &mut report.warnings);
+    let lookup = Lookup::new(&verdicts, opts.drafts);
+    let info = SiteInfo {
+        title: "100 Days of GPU".into(),
+        preview: opts.drafts,
+    };
+    let shown: Vec<(&Entry, Option<&str>)> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::Publish(p) => Some((p.entry(), None)),
+            Verdict::Draft(d) if opts.drafts => Some((d.entry(), Some(d.reason.as_str()))),
+            _ => None,
+        })
+        .collect();
+    let rendered: Vec<Result<Vec<OutFile>, Vec<Diagnostic>>> = shown
+        .par_iter()
+        .map(|(e, reason)| render_entry(e, *reason, &info, &lookup, &templates, &extras, opts))
+        .collect();
+    let mut files = Vec::with_capacity(shown.len() + 8);
+    for r in rendered {
+        match r {
+            Ok(f) => files.extend(f),
+            Err(d) => problems.extend(d),
+        }
+    }
+    if !problems.is_empty() {
+        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        problems.dedup();
+        return Err(SiteError::Content(Diagnostics(problems)));
+    }
+    files.extend(indexes(&shown, &info, &templates)?);
+    report.pages = files
+        .iter()
+        .filter(|f| f.path.ends_with("index.html"))
+        .count();
+    if let Some(out) = &opts.out {
+        let copies = static_copies(root, &site.assets)?;
+        output::write_atomically(out, &files, &copies)?;
+    }
+    Ok(report)
+}
+
+fn render_entry(
+    entry: &Entry,
+    draft_reason: Option<&str>,
+    info: &SiteInfo,
+    lookup: &Lookup<'_>,
+    templates: &Templates,
+    extras: &extras::Extras,
+    opts: &BuildOptions,
+) -> Result<Vec<OutFile>, Vec<Diagnostic>> {
+    let render_opts = RenderOptions {
+        highlight: opts.highlight,
+    };
+    let body = extras.expand_bindings(entry)?;
+    let bodies = pages::bodies(&body, render_opts);
+    let mut files = Vec::new();
+    let diagram = extras.diagram(entry, bodies.diagram.clone(), &mut files)?;
+    let measured = extras.measured(entry, bodies.measured.clone());
+    let m = &entry.meta;
+    let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let ctx = EntryCtx {
+        site: info.clone(),
+        url: entry.url.clone(),
+        section: entry.section.clone(),
+        section_url: format!("/{}/", entry.section),
+        section_title: pages::section_title(&entry.section),
+        title: m.title.clone(),
+        term: m.term.clone(),
+        category: m.category.clone(),
+        cc: m.cc.clone(),
+        summary: m.summary.clone(),
+        body_html: bodies.main,
+        og_image: diagram
+            .as_ref()
+            .and_then(|d| d.png.as_ref())
+            .map(|png| format!("{}{png}", entry.url)),
+        measured,
+        diagram,
+        related: m
+            .related
+            .iter()
+            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
+            .collect(),
+        appears_in: m
+            .appears_in
+            .iter()
+            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
+            .collect(),
+        sources: m.sources.clone(),
+        byline: pages::byline(entry),
+        draft_reason: draft_reason.map(str::to_string),
+    };
+    let html = templates
+        .render("entry.html", &ctx)
+        .map_err(|e| vec![Diagnostic::new(&entry.file, 0, e.to_string())])?;
+    files.push(OutFile {
+        path: page_path(&entry.url),
+        bytes: html.into_bytes(),
+    });
+    Ok(files)
+}
+
+/// `/glossary/warp/` → `glossary/warp/index.html`.
+fn page_path(url: &str) -> PathBuf {
+    Path::new(url.trim_matches('/')).join("index.html")
+}
+
+/// The home page, one index per section, and the search index.
+fn indexes(
+    shown: &[(&Entry, Option<&str>)],
+    info: &SiteInfo,
+    templates: &Templates,
+) -> Result<Vec<OutFile>, SiteError> {
+    let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
+        Default::default();
+    for (e, reason) in shown {
+        let item = IndexItem {
+            term: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
+            title: e.meta.title.clone(),
+            summary: e.meta.summary.clone(),
+            url: e.url.clone(),
+            draft: reason.is_some(),
+        };
+        by_section
+            .entry(e.section.as_str())
+            .or_default()
+            .push((e.meta.category.clone(), item));
+    }
+    let mut files = Vec::new();
+    let mut sections = Vec::new();
+    let mut search = Vec::new();
+    for (section, items) in by_section {
+        if section.is_empty() {
+            continue;
+        }
+        let title = pages::section_title(section);
+        let url = format!("/{section}/");
+        sections.push(pages::SectionLink {
+            title: title.clone(),
+            url: url.clone(),
+            count: items.len(),
+        });
+        search.extend(items.iter().map(|(_, i)| i.clone()));
+        let ctx = SectionCtx {
+            site: info.clone(),
+            section: section.into(),
+            title,
+            url: url.clone(),
+            groups: pages::groups(items),
+        };
+        files.push(OutFile {
+            path: page_path(&url),
+            bytes: templates.render("section.html", &ctx)?.into_bytes(),
+        });
+    }
+    let home = HomeCtx {
+        site: info.clone(),
+        url: "/".into(),
+        sections,
+    };
+    files.push(OutFile {
+        path: "index.html".into(),
+        bytes: templates.render("index.html", &home)?.into_bytes(),
+    });
+    let json = serde_json::to_vec(&search).expect("index items serialise");
+    files.push(OutFile {
+        path: "search-index.json".into(),
+        bytes: json,
+    });
+    Ok(files)
+}
+
+/// `static/` goes to the output root; content assets mirror their place under content/.
+fn static_copies(root: &Path, assets: &[(PathBuf, PathBuf)]) -> Result<output::Copies, SiteError> {
+    let mut copies = Vec::new();
+    let dir = root.join("static");
+    if dir.is_dir() {
+        for item in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+            let item = item.map_err(|e| OutputError::Io {
+                path: e.path().unwrap_or(&dir).to_path_buf(),
+                source: e
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("loop in folder links")),
+            })?;
+            if item.file_type().is_file() {
+                let rel = item
+                    .path()
+                    .strip_prefix(&dir)
+                    .unwrap_or(item.path())
+                    .to_path_buf();
+                copies.push((rel, item.path().to_path_buf()));
+            }
+        }
+    }
+    for (rel, abs) in assets {
+        let under = rel.strip_prefix("content").unwrap_or(rel).to_path_buf();
+        copies.push((under, abs.clone()));
+    }
+    Ok(copies)
+}
+
+fn failure(err: SiteError) -> Failure {
+    match err {
+        SiteError::Content(_) => Failure::Content(err.into()),
+        SiteError::Templates(_) | SiteError::Output(_) => Failure::Usage(err.into()),
+    }
+}
+
+fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    let ms = elapsed.as_secs_f64() * 1000.0;
+    let drafts = report.drafts.len();
+    let what = if opts.drafts {
+        "rendered with a draft banner"
+    } else {
+        "left out"
+    };
+    println!(
+        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}",
+        report.pages,
+        if report.pages == 1 { "" } else { "s" },
+        report.published,
+        if report.published == 1 { "y" } else { "ies" },
+        if drafts == 1 { "" } else { "s" },
+    );
+    for (file, reason) in &report.drafts {
+        println!("  draft {}: {reason}", file.display());
+    }
+}
+
+/// Runs `coursegen build`.
+pub fn cli_build(root: &Path, args: &BuildArgs) -> Result<(), Failure> {
+    let out = args.out.clone().unwrap_or_else(|| root.join("public"));
+    let opts = BuildOptions {
+        drafts: args.drafts,
+        strict: args.strict,
+        highlight: !args.no_highlight,
+        out: Some(out.clone()),
+    };
+    let start = Instant::now();
+    let report = build(root, &opts).map_err(failure)?;
+    print_report(
+        &report,
+        &opts,
+        &format!("built {} with", out.display()),
+        start.elapsed(),
+    );
+    Ok(())
+}
+
+/// Runs `coursegen check`.
+pub fn cli_check(root: &Path, args: &CheckArgs) -> Result<(), Failure> {
+    let opts = BuildOptions {
+        drafts: args.drafts,
+        strict: args.strict,
+        highlight: false,
+        out: None,
+    };
+    let start = Instant::now();
+    let report = build(root, &opts).map_err(failure)?;
+    print_report(&report, &opts, "checked, nothing written:", start.elapsed());
+    Ok(())
+}
