@@ -57,7 +57,12 @@ impl Site {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_coursegen")).args(args).arg("--root").arg(self.root()).output().unwrap()
+        Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            .args(args)
+            .arg("--root")
+            .arg(self.root())
+            .output()
+            .unwrap()
     }
 
     fn read(&self, rel: &str) -> String {
@@ -75,7 +80,13 @@ fn stderr(o: &Output) -> String {
 
 #[track_caller]
 fn assert_code(o: &Output, code: i32) {
-    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", String::from_utf8_lossy(&o.stdout), stderr(o));
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(o)
+    );
 }
 
 #[test]
@@ -89,14 +100,20 @@ fn publishes_a_signed_entry() {
     assert!(html.contains("Written by: Ada Lovelace. Reviewed by: Grace Hopper. Written on: 2026-11-01. Last checked on: 2026-11-20."));
     assert!(!html.contains("noindex"));
     assert!(!html.contains("draft-banner"));
-    assert!(site.read("public/glossary/index.html").contains("href=\"/glossary/warp/\""));
+    assert!(
+        site.read("public/glossary/index.html")
+            .contains("href=\"/glossary/warp/\"")
+    );
     assert!(site.exists("public/style.css"));
 }
 
 #[test]
 fn refuses_a_reviewer_who_is_the_author() {
     let site = Site::new();
-    let text = published("Warp", "").replace("reviewed_by: Grace Hopper", "reviewed_by: \" ada  LOVELACE\"");
+    let text = published("Warp", "").replace(
+        "reviewed_by: Grace Hopper",
+        "reviewed_by: \" ada  LOVELACE\"",
+    );
     site.write("content/glossary/warp.md", text);
     site.write("public/keep.txt", "previous build");
     let o = site.run(&["build"]);
@@ -105,17 +122,28 @@ fn refuses_a_reviewer_who_is_the_author() {
     assert!(err.contains("content/glossary/warp.md:"), "{err}");
     assert!(err.contains("field `byline.reviewed_by`"), "{err}");
     assert!(err.contains("also an author"), "{err}");
-    assert_eq!(site.read("public/keep.txt"), "previous build", "a failed build must leave public/ alone");
+    assert_eq!(
+        site.read("public/keep.txt"),
+        "previous build",
+        "a failed build must leave public/ alone"
+    );
     assert!(!site.exists("public/glossary"));
 }
 
 #[test]
 fn published_without_signatures_stops_the_build() {
     let site = Site::new();
-    site.write("content/glossary/warp.md", published("Warp", "").replace("written_by: Ada Lovelace", "written_by: pending"));
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "").replace("written_by: Ada Lovelace", "written_by: pending"),
+    );
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("field `byline.written_by`: no named author"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("field `byline.written_by`: no named author"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!site.exists("public"));
 }
 
@@ -127,7 +155,10 @@ fn drafts_are_left_out_of_the_publish_build() {
     let o = site.run(&["build"]);
     assert_code(&o, 0);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("draft content/glossary/lane.md: status is draft"), "{out}");
+    assert!(
+        out.contains("draft content/glossary/lane.md: status is draft"),
+        "{out}"
+    );
     assert!(!site.exists("public/glossary/lane"));
     assert!(!site.read("public/glossary/index.html").contains("Lane"));
     assert!(!site.read("public/search-index.json").contains("lane"));
@@ -142,47 +173,143 @@ fn drafts_render_in_the_preview_with_banner_and_noindex() {
     let html = site.read("public/glossary/lane/index.html");
     assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
     assert!(html.contains("class=\"draft-banner\""));
-    assert!(html.contains("This entry stays a draft until a named author and a different named reviewer sign it."));
+    assert!(html.contains(
+        "This entry stays a draft until a named author and a different named reviewer sign it."
+    ));
     assert!(html.contains("Course preview"));
-    assert!(site.read("public/glossary/index.html").contains("draft-tag"));
+    assert!(
+        site.read("public/glossary/index.html")
+            .contains("draft-tag")
+    );
 }
 
 #[test]
 fn related_terms_link_by_term_and_unlink_drafts_when_publishing() {
     let site = Site::new();
-    site.write("content/glossary/warp.md", published("Warp", "related: [lane, bank]\n"));
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "related: [lane, bank]\n"),
+    );
     site.write("content/glossary/lane.md", draft("Lane"));
-    site.write("content/glossary/bank.md", published("Shared memory bank", ""));
+    site.write(
+        "content/glossary/bank.md",
+        published("Shared memory bank", ""),
+    );
     assert_code(&site.run(&["build"]), 0);
     let html = site.read("public/glossary/warp/index.html");
-    assert!(html.contains("<a href=\"/glossary/bank/\">Shared memory bank</a>"), "{html}");
-    assert!(html.contains("<li>lane</li>") || html.contains("<li>Lane</li>"), "{html}");
+    assert!(
+        html.contains("<a href=\"/glossary/bank/\">Shared memory bank</a>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<li>lane</li>") || html.contains("<li>Lane</li>"),
+        "{html}"
+    );
     assert_code(&site.run(&["build", "--drafts"]), 0);
-    assert!(site.read("public/glossary/warp/index.html").contains("<a href=\"/glossary/lane/\">Lane</a>"));
+    assert!(
+        site.read("public/glossary/warp/index.html")
+            .contains("<a href=\"/glossary/lane/\">Lane</a>")
+    );
 }
 
 /// Every bad input of issue 2 item 7: (file contents, expected line, expected stderr fragments).
 #[test]
 fn bad_front_matter_is_reported_with_file_line_and_field() {
     let cases: &[(&str, &str, &[&str])] = &[
-        ("no closing", "---\ntitle: x\nbody\n", &["x.md:3:", "never closed"]),
-        ("no opening", "title: x\n", &["x.md:1:", "must start with a line `---`"]),
-        ("yaml syntax", "---\ntitle: x\nrelated: [a, b\n---\n", &["x.md:", "did not find expected"]),
-        ("not a mapping", "---\n- a\n- b\n---\n", &["x.md:2:", "must be a mapping"]),
-        ("unknown field", "---\ntitle: x\ncategroy: Memory\n---\n", &["x.md:3:", "field `categroy`", "did you mean `category`?"]),
-        ("wrong type", "---\ntitle: x\nrelated: 5\n---\n", &["x.md:3:", "field `related`", "invalid type"]),
-        ("nested wrong type", "---\ntitle: x\ndiagram:\n  preset: bank-map\n  width: wide\n  alt: a\n---\n", &["x.md:5:", "field `diagram.width`"]),
-        ("bad status", "---\ntitle: x\nstatus: done\n---\n", &["x.md:3:", "field `status`", "draft, in-review, published"]),
-        ("bad date", "---\ntitle: x\nbyline:\n  written_on: 30/11/2026\n---\n", &["x.md:4:", "field `byline.written_on`", "YYYY-MM-DD"]),
-        ("no title", "---\nterm: x\n---\n", &["x.md:", "field `title`"]),
-        ("diagram without alt", "---\ntitle: x\ndiagram:\n  preset: bank-map\n---\n", &["x.md:3:", "field `diagram.alt`"]),
-        ("slug with ..", "---\ntitle: x\nslug: a..b\n---\n", &["x.md:3:", "field `slug`", "`..`"]),
-        ("slug with /", "---\ntitle: x\nslug: a/b\n---\n", &["x.md:3:", "path separator"]),
-        ("slug with \\", "---\ntitle: x\nslug: 'a\\b'\n---\n", &["x.md:3:", "path separator"]),
-        ("slug with control", "---\ntitle: x\nslug: \"a\\tb\"\n---\n", &["x.md:3:", "control character"]),
-        ("unresolved related", "---\ntitle: x\nrelated: [warpp]\n---\n", &["x.md:3:", "field `related`", "`warpp` is not a glossary entry"]),
-        ("unresolved day", "---\ntitle: x\nappears_in: [day-99]\n---\n", &["x.md:3:", "field `appears_in`", "not a day page"]),
-        ("javascript source", "---\ntitle: x\nsources:\n  - {title: a, url: \"javascript:alert(1)\"}\n---\n", &["x.md:3:", "field `sources`", "not http(s)"]),
+        (
+            "no closing",
+            "---\ntitle: x\nbody\n",
+            &["x.md:3:", "never closed"],
+        ),
+        (
+            "no opening",
+            "title: x\n",
+            &["x.md:1:", "must start with a line `---`"],
+        ),
+        (
+            "yaml syntax",
+            "---\ntitle: x\nrelated: [a, b\n---\n",
+            &["x.md:", "did not find expected"],
+        ),
+        (
+            "not a mapping",
+            "---\n- a\n- b\n---\n",
+            &["x.md:2:", "must be a mapping"],
+        ),
+        (
+            "unknown field",
+            "---\ntitle: x\ncategroy: Memory\n---\n",
+            &["x.md:3:", "field `categroy`", "did you mean `category`?"],
+        ),
+        (
+            "wrong type",
+            "---\ntitle: x\nrelated: 5\n---\n",
+            &["x.md:3:", "field `related`", "invalid type"],
+        ),
+        (
+            "nested wrong type",
+            "---\ntitle: x\ndiagram:\n  preset: bank-map\n  width: wide\n  alt: a\n---\n",
+            &["x.md:5:", "field `diagram.width`"],
+        ),
+        (
+            "bad status",
+            "---\ntitle: x\nstatus: done\n---\n",
+            &["x.md:3:", "field `status`", "draft, in-review, published"],
+        ),
+        (
+            "bad date",
+            "---\ntitle: x\nbyline:\n  written_on: 30/11/2026\n---\n",
+            &["x.md:4:", "field `byline.written_on`", "YYYY-MM-DD"],
+        ),
+        (
+            "no title",
+            "---\nterm: x\n---\n",
+            &["x.md:", "field `title`"],
+        ),
+        (
+            "diagram without alt",
+            "---\ntitle: x\ndiagram:\n  preset: bank-map\n---\n",
+            &["x.md:3:", "field `diagram.alt`"],
+        ),
+        (
+            "slug with ..",
+            "---\ntitle: x\nslug: a..b\n---\n",
+            &["x.md:3:", "field `slug`", "`..`"],
+        ),
+        (
+            "slug with /",
+            "---\ntitle: x\nslug: a/b\n---\n",
+            &["x.md:3:", "path separator"],
+        ),
+        (
+            "slug with \\",
+            "---\ntitle: x\nslug: 'a\\b'\n---\n",
+            &["x.md:3:", "path separator"],
+        ),
+        (
+            "slug with control",
+            "---\ntitle: x\nslug: \"a\\tb\"\n---\n",
+            &["x.md:3:", "control character"],
+        ),
+        (
+            "unresolved related",
+            "---\ntitle: x\nrelated: [warpp]\n---\n",
+            &[
+                "x.md:3:",
+                "field `related`",
+                "`warpp` is not a glossary entry",
+            ],
+        ),
+        (
+            "unresolved day",
+            "---\ntitle: x\nappears_in: [day-99]\n---\n",
+            &["x.md:3:", "field `appears_in`", "not a day page"],
+        ),
+        (
+            "javascript source",
+            "---\ntitle: x\nsources:\n  - {title: a, url: \"javascript:alert(1)\"}\n---\n",
+            &["x.md:3:", "field `sources`", "not http(s)"],
+        ),
     ];
     for (name, text, wants) in cases {
         let site = Site::new();
@@ -202,11 +329,17 @@ fn bad_front_matter_is_reported_with_file_line_and_field() {
 fn all_problems_are_reported_together() {
     let site = Site::new();
     site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
-    site.write("content/glossary/b.md", "---\ntitle: b\nrelated: [zzz]\n---\n");
+    site.write(
+        "content/glossary/b.md",
+        "---\ntitle: b\nrelated: [zzz]\n---\n",
+    );
     let o = site.run(&["check"]);
     assert_code(&o, 1);
     let err = stderr(&o);
-    assert!(err.contains("a.md:3") && err.contains("b.md:3") && err.contains("2 problems found"), "{err}");
+    assert!(
+        err.contains("a.md:3") && err.contains("b.md:3") && err.contains("2 problems found"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -217,17 +350,27 @@ fn duplicate_slugs_are_refused_even_when_case_differs() {
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
     let err = stderr(&o);
-    assert!(err.contains("content/glossary/warp.md") && err.contains("content/glossary/sub/Warp.md"), "{err}");
+    assert!(
+        err.contains("content/glossary/warp.md") && err.contains("content/glossary/sub/Warp.md"),
+        "{err}"
+    );
     assert!(err.contains("is already used by"), "{err}");
 }
 
 #[test]
 fn invalid_utf8_names_the_line() {
     let site = Site::new();
-    site.write("content/glossary/x.md", b"---\ntitle: x\n---\nok\nbad \xff here\n".as_slice());
+    site.write(
+        "content/glossary/x.md",
+        b"---\ntitle: x\n---\nok\nbad \xff here\n".as_slice(),
+    );
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("x.md:5: the file is not valid UTF-8"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("x.md:5: the file is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[cfg(unix)]
@@ -236,16 +379,31 @@ fn symlinks_leaving_the_root_are_refused() {
     let site = Site::new();
     let outside = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(outside.path(), draft("Secret")).unwrap();
-    std::os::unix::fs::symlink(outside.path(), site.root().join("content/glossary/secret.md")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path(),
+        site.root().join("content/glossary/secret.md"),
+    )
+    .unwrap();
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("secret.md: symbolic link leaves the site root"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("secret.md: symbolic link leaves the site root"),
+        "{}",
+        stderr(&o)
+    );
     // A link that stays inside the root is followed.
     std::fs::remove_file(site.root().join("content/glossary/secret.md")).unwrap();
     site.write("notes/inside.md", draft("Inside"));
-    std::os::unix::fs::symlink(site.root().join("notes/inside.md"), site.root().join("content/glossary/inside.md")).unwrap();
+    std::os::unix::fs::symlink(
+        site.root().join("notes/inside.md"),
+        site.root().join("content/glossary/inside.md"),
+    )
+    .unwrap();
     assert_code(&site.run(&["build", "--drafts"]), 0);
-    assert!(site.read("public/glossary/inside/index.html").contains("Inside"));
+    assert!(
+        site.read("public/glossary/inside/index.html")
+            .contains("Inside")
+    );
 }
 
 #[test]
@@ -255,7 +413,10 @@ fn bom_and_crlf_are_accepted() {
     site.write("content/glossary/warp.md", text);
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    assert!(site.read("public/glossary/warp/index.html").contains("<h1>Warp</h1>"));
+    assert!(
+        site.read("public/glossary/warp/index.html")
+            .contains("<h1>Warp</h1>")
+    );
 }
 
 #[test]
@@ -282,7 +443,10 @@ fn raw_html_in_bodies_is_sanitised() {
     site.write("content/glossary/x.md", "---\ntitle: x\n---\n<img src=x onerror=\"alert(1)\"><script>alert(2)</script>\n\n<b>kept</b>\n");
     assert_code(&site.run(&["build", "--drafts"]), 0);
     let html = site.read("public/glossary/x/index.html");
-    assert!(!html.contains("onerror") && !html.contains("alert(2)"), "{html}");
+    assert!(
+        !html.contains("onerror") && !html.contains("alert(2)"),
+        "{html}"
+    );
     assert!(html.contains("<b>kept</b>"));
 }
 
@@ -294,10 +458,19 @@ fn dangerous_out_folders_are_refused() {
         let path: PathBuf = site.root().join(out);
         let o = site.run(&["build", "--drafts", "--out", path.to_str().unwrap()]);
         assert_code(&o, 2);
-        assert!(stderr(&o).contains("refusing to write output"), "{out}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("refusing to write output"),
+            "{out}: {}",
+            stderr(&o)
+        );
     }
     assert!(site.exists("content/glossary/x.md") && site.exists("templates/entry.html"));
-    let o = site.run(&["build", "--drafts", "--out", site.root().join("site-out").to_str().unwrap()]);
+    let o = site.run(&[
+        "build",
+        "--drafts",
+        "--out",
+        site.root().join("site-out").to_str().unwrap(),
+    ]);
     assert_code(&o, 0);
     assert!(site.exists("site-out/glossary/x/index.html"));
 }
@@ -317,7 +490,23 @@ fn new_scaffolds_an_entry_that_builds() {
     let o = site.run(&["new", "glossary", "warp-divergence"]);
     assert_code(&o, 0);
     let text = site.read("content/glossary/warp-divergence.md");
-    for field in ["title:", "term:", "category:", "cc:", "summary:", "related:", "appears_in:", "sources:", "diagram:", "measure:", "status:", "written_by:", "reviewed_by:", "written_on:", "last_checked_on:"] {
+    for field in [
+        "title:",
+        "term:",
+        "category:",
+        "cc:",
+        "summary:",
+        "related:",
+        "appears_in:",
+        "sources:",
+        "diagram:",
+        "measure:",
+        "status:",
+        "written_by:",
+        "reviewed_by:",
+        "written_on:",
+        "last_checked_on:",
+    ] {
         assert!(text.contains(field), "scaffold lacks {field}");
     }
     assert_code(&site.run(&["build", "--drafts"]), 0);
@@ -336,7 +525,11 @@ fn the_repository_preview_has_every_part_of_the_seed() {
         .output()
         .unwrap();
     assert_code(&o, 0);
-    let html = std::fs::read_to_string(out.path().join("public/glossary/shared-memory-bank/index.html")).unwrap();
+    let html = std::fs::read_to_string(
+        out.path()
+            .join("public/glossary/shared-memory-bank/index.html"),
+    )
+    .unwrap();
     let parts = [
         "← Glossary",
         "CUDA glossary",
@@ -369,5 +562,50 @@ fn the_repository_preview_has_every_part_of_the_seed() {
         .output()
         .unwrap();
     assert_code(&o, 0);
-    assert!(!out.path().join("publish/glossary/shared-memory-bank").exists());
+    assert!(
+        !out.path()
+            .join("publish/glossary/shared-memory-bank")
+            .exists()
+    );
+}
+
+#[test]
+fn serve_previews_on_localhost_and_refuses_traversal() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    site.write("secret.txt", "do not serve");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["serve", "--port", "0", "--root"])
+        .arg(site.root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(rest) = line.strip_prefix("serving http://") {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let get = |path: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut r = String::new();
+        s.read_to_string(&mut r).unwrap();
+        r
+    };
+    let page = get("/glossary/lane/");
+    let (ok, traversal, encoded) = (
+        page.starts_with("HTTP/1.1 200"),
+        get("/../secret.txt"),
+        get("/%2e%2e/secret.txt"),
+    );
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(ok && page.contains("<h1>Lane</h1>"), "{page}");
+    assert!(traversal.starts_with("HTTP/1.1 404") && !traversal.contains("do not serve"));
+    assert!(encoded.starts_with("HTTP/1.1 404") && !encoded.contains("do not serve"));
 }
