@@ -609,3 +609,33 @@ fn serve_previews_on_localhost_and_refuses_traversal() {
     assert!(traversal.starts_with("HTTP/1.1 404") && !traversal.contains("do not serve"));
     assert!(encoded.starts_with("HTTP/1.1 404") && !encoded.contains("do not serve"));
 }
+
+#[test]
+fn sitemap_lists_only_published_pages() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/lane.md", draft("Lane"));
+    assert_code(
+        &site.run(&["build", "--base-url", "https://course.example.org/"]),
+        0,
+    );
+    let xml = site.read("public/sitemap.xml");
+    assert!(
+        xml.contains("<loc>https://course.example.org/glossary/warp/</loc>"),
+        "{xml}"
+    );
+    assert!(!xml.contains("lane"), "{xml}");
+    assert_code(
+        &site.run(&[
+            "build",
+            "--drafts",
+            "--base-url",
+            "https://course.example.org/",
+        ]),
+        0,
+    );
+    assert!(
+        !site.exists("public/sitemap.xml"),
+        "the preview is noindex: no sitemap"
+    );
+}

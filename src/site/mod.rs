@@ -33,6 +33,8 @@ pub struct BuildOptions {
     pub highlight: bool,
     /// Output folder; `None` for `check` (nothing written).
     pub out: Option<PathBuf>,
+    /// Public address, for sitemap.xml (publish builds only).
+    pub base_url: Option<String>,
 }
 
 /// Why a build failed.
@@ -112,6 +114,9 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         return Err(SiteError::Content(Diagnostics(problems)));
     }
     files.extend(indexes(&shown, &info, &templates)?);
+    if let (Some(base), false) = (&opts.base_url, opts.drafts) {
+        files.push(sitemap(base, &shown));
+    }
     report.pages = files
         .iter()
         .filter(|f| f.path.ends_with("index.html"))
@@ -254,6 +259,32 @@ fn indexes(
     Ok(files)
 }
 
+/// sitemap.xml: the home page, section indexes and every published entry, absolute URLs.
+fn sitemap(base: &str, shown: &[(&Entry, Option<&str>)]) -> OutFile {
+    let base = base.trim_end_matches('/');
+    let mut urls: std::collections::BTreeSet<String> = ["/".to_string()].into();
+    for (e, _) in shown {
+        if !e.section.is_empty() {
+            urls.insert(format!("/{}/", e.section));
+        }
+        urls.insert(e.url.clone());
+    }
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    for u in urls {
+        xml.push_str(&format!(
+            "  <url><loc>{}</loc></url>\n",
+            crate::markdown::escape(&format!("{base}{u}"))
+        ));
+    }
+    xml.push_str("</urlset>\n");
+    OutFile {
+        path: "sitemap.xml".into(),
+        bytes: xml.into_bytes(),
+    }
+}
+
 /// `static/` goes to the output root; content assets mirror their place under content/.
 fn static_copies(root: &Path, assets: &[(PathBuf, PathBuf)]) -> Result<output::Copies, SiteError> {
     let mut copies = Vec::new();
@@ -322,6 +353,7 @@ pub fn cli_build(root: &Path, args: &BuildArgs) -> Result<(), Failure> {
         strict: args.strict,
         highlight: !args.no_highlight,
         out: Some(out.clone()),
+        base_url: args.base_url.clone(),
     };
     let start = Instant::now();
     let report = build(root, &opts).map_err(failure)?;
@@ -341,6 +373,7 @@ pub fn cli_check(root: &Path, args: &CheckArgs) -> Result<(), Failure> {
         strict: args.strict,
         highlight: false,
         out: None,
+        base_url: None,
     };
     let start = Instant::now();
     let report = build(root, &opts).map_err(failure)?;

@@ -27,6 +27,7 @@ pub fn cli_serve(root: &Path, args: &ServeArgs) -> Result<(), Failure> {
         strict: false,
         highlight: true,
         out: Some(out.clone()),
+        base_url: None,
     };
     let version = Arc::new(AtomicU64::new(0));
     rebuild(root, &opts, &version);
