@@ -68,15 +68,46 @@ pub struct RenderOptions {
     pub highlight: bool,
 }
 
+/// A link or image target found in Markdown, with its 1-based line in that Markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The destination as written.
+    pub url: String,
+    /// Line within the rendered fragment.
+    pub line: usize,
+}
+
+/// Rendered HTML and the links it contains (for the link check).
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The HTML.
+    pub html: String,
+    /// Every link and image destination.
+    pub links: Vec<Link>,
+}
+
 /// Renders Markdown to HTML. `anchors` holds the heading ids already used on the page, so
 /// that several fragments of one page never repeat an id.
-pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>) -> String {
+pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>) -> Rendered {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_SMART_PUNCTUATION;
-    let mut events: Vec<Event<'_>> = Parser::new_ext(markdown, options).collect();
+    let mut links = Vec::new();
+    let mut newlines: Option<Vec<usize>> = None;
+    let mut events: Vec<Event<'_>> = Vec::new();
+    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+        if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
+            let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
+            let line = 1 + nl.partition_point(|&i| i < range.start);
+            links.push(Link {
+                url: dest_url.to_string(),
+                line,
+            });
+        }
+        events.push(event);
+    }
     let raw_html = events
         .iter()
         .any(|e| matches!(e, Event::Html(_) | Event::InlineHtml(_)));
@@ -84,7 +115,16 @@ pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>
     let events = code_blocks(events, opts);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
-    if raw_html { sanitise(&html) } else { html }
+    let html = if raw_html { sanitise(&html) } else { html };
+    Rendered { html, links }
+}
+
+fn memchr_lines(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'\n')
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Gives each heading an id (its text, slugified, made unique on the page).
@@ -210,7 +250,21 @@ mod tests {
     use super::*;
 
     fn md(s: &str) -> String {
-        render(s, RenderOptions { highlight: false }, &mut HashSet::new())
+        render(s, RenderOptions { highlight: false }, &mut HashSet::new()).html
+    }
+
+    #[test]
+    fn links_are_collected_with_lines() {
+        let r = render(
+            "a [x](/glossary/warp/)\n\nb\n![i](img.png) [y](https://e.org)\n",
+            RenderOptions { highlight: false },
+            &mut HashSet::new(),
+        );
+        let got: Vec<_> = r.links.iter().map(|l| (l.url.as_str(), l.line)).collect();
+        assert_eq!(
+            got,
+            [("/glossary/warp/", 1), ("img.png", 4), ("https://e.org", 4)]
+        );
     }
 
     #[test]

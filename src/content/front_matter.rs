@@ -306,6 +306,11 @@ fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
         _ => (None, message),
     };
     let help = unknown_field_help(&message);
+    // The help lists the allowed fields; don't repeat them in the message.
+    let message = match (help.is_some(), message.find(", expected one of")) {
+        (true, Some(i)) => message[..i].to_string(),
+        _ => message,
+    };
     let field = match (field, unknown_field_name(&message)) {
         (Some(path), Some(name)) => Some(format!("{path}.{name}")),
         (path, name) => path.or_else(|| name.map(str::to_string)),

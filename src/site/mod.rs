@@ -13,6 +13,7 @@ use crate::policy::{self, Verdict};
 use crate::templates::Templates;
 
 mod extras;
+mod links;
 pub mod output;
 pub mod pages;
 mod serve;
@@ -97,9 +98,36 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
             _ => None,
         })
         .collect();
+    // A top-level `content/<section>.md` is the introduction of that section's index.
+    let section_names: std::collections::HashSet<&str> = shown
+        .iter()
+        .map(|(e, _)| e.section.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let (intros, shown): (Vec<_>, Vec<_>) = shown
+        .into_iter()
+        .partition(|(e, _)| e.section.is_empty() && section_names.contains(e.slug.as_str()));
+    let copies = static_copies(root, &site.assets)?;
+    let left_out = verdicts.iter().filter_map(|v| match v {
+        Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
+        _ => None,
+    });
+    let targets = links::Targets::new(
+        shown.iter().map(|(e, _)| *e),
+        left_out,
+        copies.iter().map(|c| c.0.clone()),
+    );
+    let ctx = RenderCtx {
+        info: &info,
+        lookup: &lookup,
+        templates: &templates,
+        extras: &extras,
+        targets: &targets,
+        opts,
+    };
     let rendered: Vec<Result<Vec<OutFile>, Vec<Diagnostic>>> = shown
         .par_iter()
-        .map(|(e, reason)| render_entry(e, *reason, &info, &lookup, &templates, &extras, opts))
+        .map(|(e, reason)| render_entry(e, *reason, &ctx))
         .collect();
     let mut files = Vec::with_capacity(shown.len() + 8);
     for r in rendered {
@@ -113,7 +141,8 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         problems.dedup();
         return Err(SiteError::Content(Diagnostics(problems)));
     }
-    files.extend(indexes(&shown, &info, &templates)?);
+    files.extend(indexes(&shown, &intros, &info, &templates)?);
+    check_collisions(&files, &copies)?;
     if let (Some(base), false) = (&opts.base_url, opts.drafts) {
         files.push(sitemap(base, &shown));
     }
@@ -122,26 +151,44 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         .filter(|f| f.path.ends_with("index.html"))
         .count();
     if let Some(out) = &opts.out {
-        let copies = static_copies(root, &site.assets)?;
         output::write_atomically(out, &files, &copies)?;
     }
     Ok(report)
 }
 
+/// What every page render shares.
+#[derive(Clone, Copy)]
+struct RenderCtx<'a> {
+    info: &'a SiteInfo,
+    lookup: &'a Lookup<'a>,
+    templates: &'a Templates,
+    extras: &'a extras::Extras,
+    targets: &'a links::Targets,
+    opts: &'a BuildOptions,
+}
+
 fn render_entry(
     entry: &Entry,
     draft_reason: Option<&str>,
-    info: &SiteInfo,
-    lookup: &Lookup<'_>,
-    templates: &Templates,
-    extras: &extras::Extras,
-    opts: &BuildOptions,
+    rc: &RenderCtx<'_>,
 ) -> Result<Vec<OutFile>, Vec<Diagnostic>> {
+    let RenderCtx {
+        info,
+        lookup,
+        templates,
+        extras,
+        targets,
+        opts,
+    } = *rc;
     let render_opts = RenderOptions {
         highlight: opts.highlight,
     };
     let body = extras.expand_bindings(entry)?;
     let bodies = pages::bodies(&body, render_opts);
+    let broken = targets.check(entry, &bodies.links);
+    if !broken.is_empty() {
+        return Err(broken);
+    }
     let mut files = Vec::new();
     let diagram = extras.diagram(entry, bodies.diagram.clone(), &mut files)?;
     let measured = extras.measured(entry, bodies.measured.clone());
@@ -197,6 +244,7 @@ fn page_path(url: &str) -> PathBuf {
 /// The home page, one index per section, and the search index.
 fn indexes(
     shown: &[(&Entry, Option<&str>)],
+    intros: &[(&Entry, Option<&str>)],
     info: &SiteInfo,
     templates: &Templates,
 ) -> Result<Vec<OutFile>, SiteError> {
@@ -218,11 +266,18 @@ fn indexes(
     let mut files = Vec::new();
     let mut sections = Vec::new();
     let mut search = Vec::new();
+    let mut pages_at_top = by_section.remove("").unwrap_or_default();
+    pages_at_top.sort_by(|a, b| a.1.title.cmp(&b.1.title));
     for (section, items) in by_section {
-        if section.is_empty() {
-            continue;
-        }
-        let title = pages::section_title(section);
+        let intro = intros
+            .iter()
+            .find(|(e, _)| e.slug == section)
+            .map(|(e, _)| *e);
+        let title = intro.map_or_else(|| pages::section_title(section), |e| e.meta.title.clone());
+        let intro_html = intro.map(|e| {
+            let opts = RenderOptions { highlight: true };
+            crate::markdown::render(&e.body, opts, &mut Default::default()).html
+        });
         let url = format!("/{section}/");
         sections.push(pages::SectionLink {
             title: title.clone(),
@@ -235,6 +290,7 @@ fn indexes(
             section: section.into(),
             title,
             url: url.clone(),
+            intro_html,
             groups: pages::groups(items),
         };
         files.push(OutFile {
@@ -246,6 +302,7 @@ fn indexes(
         site: info.clone(),
         url: "/".into(),
         sections,
+        pages: pages_at_top.into_iter().map(|(_, i)| i).collect(),
     };
     files.push(OutFile {
         path: "index.html".into(),
@@ -257,6 +314,44 @@ fn indexes(
         bytes: json,
     });
     Ok(files)
+}
+
+/// Two outputs at one path would silently overwrite each other: refuse instead.
+fn check_collisions(files: &[OutFile], copies: &output::Copies) -> Result<(), SiteError> {
+    let mut seen = std::collections::HashMap::with_capacity(files.len() + copies.len());
+    let all = files
+        .iter()
+        .map(|f| (&f.path, None))
+        .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
+    let mut problems = Vec::new();
+    for (path, src) in all {
+        if let Some(first) = seen.insert(path.clone(), src) {
+            let what = |s: Option<&PathBuf>| {
+                s.map_or_else(
+                    || "a generated page".to_string(),
+                    |p| p.display().to_string(),
+                )
+            };
+            problems.push(
+                Diagnostic::new(
+                    src.map_or(path.as_path(), |p| p.as_path()),
+                    0,
+                    format!(
+                        "{} would be written twice (by {} and {})",
+                        path.display(),
+                        what(first),
+                        what(src)
+                    ),
+                )
+                .help("rename the file, or move the entry so that its URL differs"),
+            );
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(SiteError::Content(Diagnostics(problems)))
+    }
 }
 
 /// sitemap.xml: the home page, section indexes and every published entry, absolute URLs.

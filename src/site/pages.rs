@@ -144,6 +144,8 @@ pub struct SectionCtx {
     pub title: String,
     /// Page URL.
     pub url: String,
+    /// Introduction from `content/<section>.md`, when there is one.
+    pub intro_html: Option<String>,
     /// Groups by category, alphabetical.
     pub groups: Vec<Group>,
 }
@@ -157,6 +159,8 @@ pub struct HomeCtx {
     pub url: String,
     /// Every section with its entry count.
     pub sections: Vec<SectionLink>,
+    /// Top-level pages (`content/<slug>.md`), by title.
+    pub pages: Vec<IndexItem>,
 }
 
 /// A section as the home page lists it.
@@ -261,6 +265,8 @@ pub struct Bodies {
     pub measured: Option<String>,
     /// Under `## Diagram`.
     pub diagram: Option<String>,
+    /// Every link in the body, with its body-relative line.
+    pub links: Vec<markdown::Link>,
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts.
@@ -277,17 +283,23 @@ pub fn bodies(body: &str, opts: RenderOptions) -> Bodies {
     .into_iter()
     .map(String::from)
     .collect();
-    let main = markdown::render(parts.main, opts, &mut anchors);
-    let measured = parts
-        .measured
-        .map(|(t, _)| markdown::render(t, opts, &mut anchors));
-    let diagram = parts
-        .diagram
-        .map(|(t, _)| markdown::render(t, opts, &mut anchors));
+    let mut links = Vec::new();
+    let mut render = |text: &str, first_line: usize| {
+        let r = markdown::render(text, opts, &mut anchors);
+        links.extend(r.links.into_iter().map(|l| markdown::Link {
+            line: l.line + first_line - 1,
+            ..l
+        }));
+        r.html
+    };
+    let main = render(parts.main, 1);
+    let measured = parts.measured.map(|(t, line)| render(t, line));
+    let diagram = parts.diagram.map(|(t, line)| render(t, line));
     Bodies {
         main,
         measured,
         diagram,
+        links,
     }
 }
 
