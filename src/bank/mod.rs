@@ -14,5 +14,7 @@ mod diagram_tests;
 mod raster_tests;
 
 pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
-pub use model::{Geometry, WarpAccess, banks_covered_by_stride, geometry, known_ccs};
+pub use model::{
+    Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,
+};
 pub use raster::{RasterError, svg_to_png};

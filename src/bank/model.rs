@@ -20,9 +20,14 @@ impl Geometry {
         word_bytes: 4,
     };
 
-    /// A geometry with `banks` banks of `word_bytes` bytes; `None` if either is zero.
+    /// Most banks a geometry may have: [`analyze`] keeps a counter per bank, and no GPU comes
+    /// near this.
+    pub const MAX_BANKS: u32 = 1024;
+
+    /// A geometry with `banks` banks of `word_bytes` bytes; `None` if either is zero or there
+    /// are more than [`Geometry::MAX_BANKS`] banks.
     pub const fn new(banks: u32, word_bytes: u32) -> Option<Geometry> {
-        if banks == 0 || word_bytes == 0 {
+        if banks == 0 || banks > Geometry::MAX_BANKS || word_bytes == 0 {
             None
         } else {
             Some(Geometry { banks, word_bytes })
@@ -322,6 +327,8 @@ mod tests {
             assert_eq!(geometry(unknown), None, "{unknown:?}");
         }
         assert_eq!(Geometry::new(0, 4), None);
+        assert_eq!(Geometry::new(32, 0), None);
+        assert_eq!(Geometry::new(Geometry::MAX_BANKS + 1, 4), None);
         assert_eq!(Geometry::new(32, 4), Some(G));
     }
 

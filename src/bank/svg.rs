@@ -229,6 +229,20 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), 32);
         assert_eq!(bank_fill(32), bank_fill(0));
+        // Lightness alternates, so neighbours differ even to a reader who sees no hue.
+        let luma = |bank: u32| {
+            let hex = bank_fill(bank);
+            let channel = |i: usize| u32::from_str_radix(&hex[i..i + 2], 16).unwrap();
+            (299 * channel(1) + 587 * channel(3) + 114 * channel(5)) / 1000
+        };
+        for bank in 0..32 {
+            let (this, next) = (luma(bank), luma((bank + 1) % 32));
+            assert!(
+                this.abs_diff(next) >= 25,
+                "banks {bank} and {}: {this} vs {next}",
+                bank + 1
+            );
+        }
     }
 
     #[test]
