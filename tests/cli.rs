@@ -741,3 +741,81 @@ fn real_glossary_corpus_is_reported_then_built() {
         "section index lists its entries"
     );
 }
+
+#[test]
+fn diagrams_are_drawn_inline_with_a_png_beside_the_page() {
+    let site = Site::new();
+    let diagram = "diagram:\n  preset: bank-map\n  highlight: { row: 0, column: 5 }\n  alt: Words <shaded> by bank.\n";
+    site.write("content/glossary/bank.md", published("Bank", diagram));
+    assert_code(
+        &site.run(&["build", "--base-url", "https://course.example.org"]),
+        0,
+    );
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(
+        html.contains("<svg") && html.contains("role=\"img\""),
+        "inline SVG"
+    );
+    assert!(
+        html.contains("<desc") && html.contains("Words &lt;shaded&gt; by bank."),
+        "alt text escaped in desc"
+    );
+    assert!(
+        html.contains(
+            "<figcaption><span class=\"alt-label\">Alt text:</span> “Words &lt;shaded&gt; by bank.”"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("<meta property=\"og:image\" content=\"https://course.example.org/glossary/bank/diagram.png\">"), "{html}");
+    let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+#[test]
+fn diagram_and_cc_mistakes_are_errors() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "diagram:\n  preset: bank-mapp\n  alt: a\n",
+            &[
+                "bank.md:12:",
+                "field `diagram.preset`",
+                "bank-map",
+                "lane-banks",
+            ],
+        ),
+        (
+            "diagram:\n  preset: bank-map\n  width: 40\n  alt: a\n",
+            &["bank.md:11:", "field `diagram`", "40"],
+        ),
+        (
+            "diagram:\n  preset: bank-map\n  highlight: { row: 32, column: 0 }\n  alt: a\n",
+            &["bank.md:11:", "field `diagram`"],
+        ),
+    ];
+    for (extra, wants) in cases {
+        let site = Site::new();
+        site.write("content/glossary/bank.md", published("Bank", extra));
+        let o = site.run(&["build"]);
+        assert_code(&o, 1);
+        for want in *wants {
+            assert!(
+                stderr(&o).contains(want),
+                "wanted {want:?} in {}",
+                stderr(&o)
+            );
+        }
+    }
+    let site = Site::new();
+    site.write(
+        "content/glossary/bank.md",
+        published("Bank", "").replace("cc: \"8.0\"", "cc: \"7.7\""),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("bank.md:5: field `cc`: `7.7` is not a compute capability")
+            && stderr(&o).contains("7.5"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -185,7 +185,8 @@ fn render_entry(
     };
     let body = extras.expand_bindings(entry)?;
     let bodies = pages::bodies(&body, render_opts);
-    let broken = targets.check(entry, &bodies.links);
+    let mut broken = targets.check(entry, &bodies.links);
+    broken.extend(extras.check_cc(entry));
     if !broken.is_empty() {
         return Err(broken);
     }
@@ -206,10 +207,13 @@ fn render_entry(
         cc: m.cc.clone(),
         summary: m.summary.clone(),
         body_html: bodies.main,
-        og_image: diagram
-            .as_ref()
-            .and_then(|d| d.png.as_ref())
-            .map(|png| format!("{}{png}", entry.url)),
+        og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
+            format!(
+                "{}{}{png}",
+                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
+                entry.url
+            )
+        }),
         measured,
         diagram,
         related: m
