@@ -61,6 +61,13 @@ pub struct BuildArgs {
     /// Fail on stale or missing measurement records (what CI publishes with).
     #[arg(long)]
     pub strict: bool,
+    /// Skip build-time code highlighting (code is still escaped and shown plainly).
+    #[arg(long)]
+    pub no_highlight: bool,
+    /// Public address of the site (e.g. https://course.example.org); when given, the publish
+    /// build writes sitemap.xml with absolute URLs of the published pages.
+    #[arg(long, value_name = "URL", env = "COURSEGEN_BASE_URL")]
+    pub base_url: Option<String>,
     /// Output folder (default: <root>/public). It is replaced whole, atomically.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

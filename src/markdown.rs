@@ -1,1 +1,310 @@
-//! (stub: filled in by its issue)
+//! Markdown to HTML: pulldown-cmark with tables, footnotes and heading anchors; fenced code
+//! through `highlight`; raw HTML from contributors sanitised with ammonia. Also cuts a body
+//! into its main text and the prose of the Measured and Diagram sections.
+use std::collections::HashSet;
+
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+
+/// A body cut at its `## Measured` and `## Diagram` headings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sections<'a> {
+    /// Everything before the first special heading.
+    pub main: &'a str,
+    /// Prose under `## Measured`, with the body-relative line it starts on.
+    pub measured: Option<(&'a str, usize)>,
+    /// Prose under `## Diagram`, with the body-relative line it starts on.
+    pub diagram: Option<(&'a str, usize)>,
+}
+
+/// Cuts `body` at level-2 headings titled exactly "Measured" or "Diagram" (outside code fences).
+pub fn sections(body: &str) -> Sections<'_> {
+    let mut cuts: Vec<(usize, usize, usize, &str)> = Vec::new(); // (heading start, text start, line, name)
+    let mut fence: Option<&str> = None;
+    let mut offset = 0;
+    for (i, line) in body.split_inclusive('\n').enumerate() {
+        let t = line.trim_end();
+        let marker = ["```", "~~~"]
+            .into_iter()
+            .find(|m| t.trim_start().starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(f), Some(m)) if f == m => fence = None,
+            (None, None) => {
+                if let Some(name) = t
+                    .strip_prefix("## ")
+                    .map(str::trim)
+                    .filter(|n| *n == "Measured" || *n == "Diagram")
+                {
+                    cuts.push((offset, offset + line.len(), i + 2, name));
+                }
+            }
+            _ => {}
+        }
+        offset += line.len();
+    }
+    let mut out = Sections {
+        main: body,
+        ..Sections::default()
+    };
+    if let Some(first) = cuts.first() {
+        out.main = &body[..first.0];
+    }
+    for (k, &(_, start, line, name)) in cuts.iter().enumerate() {
+        let end = cuts.get(k + 1).map_or(body.len(), |c| c.0);
+        let slot = if name == "Measured" {
+            &mut out.measured
+        } else {
+            &mut out.diagram
+        };
+        *slot = Some((&body[start..end], line));
+    }
+    out
+}
+
+/// How to render.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions {
+    /// Highlight fenced code at build time.
+    pub highlight: bool,
+}
+
+/// A link or image target found in Markdown, with its 1-based line in that Markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The destination as written.
+    pub url: String,
+    /// Line within the rendered fragment.
+    pub line: usize,
+}
+
+/// Rendered HTML and the links it contains (for the link check).
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The HTML.
+    pub html: String,
+    /// Every link and image destination.
+    pub links: Vec<Link>,
+}
+
+/// Renders Markdown to HTML. `anchors` holds the heading ids already used on the page, so
+/// that several fragments of one page never repeat an id.
+pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>) -> Rendered {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_SMART_PUNCTUATION;
+    let mut links = Vec::new();
+    let mut newlines: Option<Vec<usize>> = None;
+    let mut events: Vec<Event<'_>> = Vec::new();
+    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+        if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
+            let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
+            let line = 1 + nl.partition_point(|&i| i < range.start);
+            links.push(Link {
+                url: dest_url.to_string(),
+                line,
+            });
+        }
+        events.push(event);
+    }
+    let raw_html = events
+        .iter()
+        .any(|e| matches!(e, Event::Html(_) | Event::InlineHtml(_)));
+    name_headings(&mut events, anchors);
+    let events = code_blocks(events, opts);
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    let html = if raw_html { sanitise(&html) } else { html };
+    Rendered { html, links }
+}
+
+fn memchr_lines(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'\n')
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Gives each heading an id (its text, slugified, made unique on the page).
+fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { id: None, .. }) = &events[i] {
+            let mut text = String::new();
+            for e in &events[i + 1..] {
+                match e {
+                    Event::End(TagEnd::Heading(_)) => break,
+                    Event::Text(t) | Event::Code(t) => text.push_str(t),
+                    _ => {}
+                }
+            }
+            let id = unique(slugify(&text), anchors);
+            if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
+                *slot = Some(CowStr::from(id));
+            }
+        } else if let Event::Start(Tag::Heading { id: Some(id), .. }) = &events[i] {
+            anchors.insert(id.to_string());
+        }
+        i += 1;
+    }
+}
+
+/// Lowercase ASCII letters and digits joined by single hyphens.
+pub fn slugify(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() {
+        "section".into()
+    } else {
+        out
+    }
+}
+
+fn unique(base: String, anchors: &mut HashSet<String>) -> String {
+    let mut id = base.clone();
+    let mut n = 1;
+    while !anchors.insert(id.clone()) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
+}
+
+/// Replaces each fenced code block by its highlighted (or escaped) HTML.
+fn code_blocks(events: Vec<Event<'_>>, opts: RenderOptions) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len());
+    let mut code: Option<(String, String)> = None; // (lang, text)
+    for e in events {
+        match (&mut code, e) {
+            (None, Event::Start(Tag::CodeBlock(kind))) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        info.split_whitespace().next().unwrap_or("").to_string()
+                    }
+                    CodeBlockKind::Indented => String::new(),
+                };
+                code = Some((lang, String::new()));
+            }
+            (Some((_, text)), Event::Text(t)) => text.push_str(&t),
+            (Some(_), Event::End(TagEnd::CodeBlock)) => {
+                let (lang, text) = code.take().unwrap_or_default();
+                out.push(Event::Html(CowStr::from(code_html(&lang, &text, opts))));
+            }
+            (Some(_), _) => {}
+            (None, e) => out.push(e),
+        }
+    }
+    out
+}
+
+fn code_html(lang: &str, text: &str, opts: RenderOptions) -> String {
+    let inner = opts
+        .highlight
+        .then(|| crate::highlight::highlight(text, lang))
+        .flatten()
+        .unwrap_or_else(|| escape(text));
+    let lang = slugify(lang);
+    if lang == "section" {
+        format!("<pre><code>{inner}</code></pre>\n")
+    } else {
+        format!("<pre><code class=\"language-{lang}\">{inner}</code></pre>\n")
+    }
+}
+
+/// HTML-escapes text for element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    pulldown_cmark_escape::escape_html(&mut out, text).expect("writing to a String cannot fail");
+    out
+}
+
+/// Cleans HTML that contains contributors' raw HTML: scripts, event handlers and
+/// `javascript:` links go; our own classes and ids stay.
+fn sanitise(html: &str) -> String {
+    use std::sync::OnceLock;
+    static CLEANER: OnceLock<ammonia::Builder<'static>> = OnceLock::new();
+    CLEANER
+        .get_or_init(|| {
+            let mut b = ammonia::Builder::default();
+            b.add_generic_attributes(["class", "id"]);
+            b.add_tags(["figure", "figcaption", "details", "summary"]);
+            b
+        })
+        .clean(html)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md(s: &str) -> String {
+        render(s, RenderOptions { highlight: false }, &mut HashSet::new()).html
+    }
+
+    #[test]
+    fn links_are_collected_with_lines() {
+        let r = render(
+            "a [x](/glossary/warp/)\n\nb\n![i](img.png) [y](https://e.org)\n",
+            RenderOptions { highlight: false },
+            &mut HashSet::new(),
+        );
+        let got: Vec<_> = r.links.iter().map(|l| (l.url.as_str(), l.line)).collect();
+        assert_eq!(
+            got,
+            [("/glossary/warp/", 1), ("img.png", 4), ("https://e.org", 4)]
+        );
+    }
+
+    #[test]
+    fn tables_footnotes_and_anchors() {
+        let html = md(
+            "## Why 32?\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nText[^1].\n\n[^1]: A note.\n\n## Why 32?\n",
+        );
+        assert!(html.contains("<h2 id=\"why-32\">"), "{html}");
+        assert!(html.contains("<h2 id=\"why-32-1\">"), "{html}");
+        assert!(html.contains("<table>"), "{html}");
+        assert!(html.contains("class=\"footnote-definition\""), "{html}");
+    }
+
+    #[test]
+    fn raw_html_is_sanitised() {
+        let html = md(
+            "Hi <script>alert(1)</script> <a href=\"javascript:x()\" onclick=\"y()\">l</a> <b>bold</b>\n",
+        );
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("onclick"), "{html}");
+        assert!(!html.contains("javascript:"), "{html}");
+        assert!(html.contains("<b>bold</b>"), "{html}");
+    }
+
+    #[test]
+    fn code_is_escaped() {
+        let html = md("```cuda\nif (a < b && c) {}\n```\n");
+        assert!(
+            html.contains("<pre><code class=\"language-cuda\">if (a &lt; b &amp;&amp; c) {}"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn sections_cut_outside_fences() {
+        let body =
+            "intro\n```\n## Measured\n```\n## Measured\n\nafter table\n## Diagram\ncaption\n";
+        let s = sections(body);
+        assert_eq!(s.main, "intro\n```\n## Measured\n```\n");
+        assert_eq!(s.measured, Some(("\nafter table\n", 6)));
+        assert_eq!(s.diagram, Some(("caption\n", 9)));
+    }
+}

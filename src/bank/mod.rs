@@ -1,1 +1,20 @@
-//! (stub: filled in by its issue)
+//! Shared-memory banks: the pure bank model, the diagrams drawn from it (SVG) and their PNG
+//! rendering. Depends on no other module of ours, so it could become its own crate.
+
+mod bank_map;
+pub mod diagram;
+mod lane_banks;
+pub mod model;
+pub mod raster;
+mod svg;
+
+#[cfg(test)]
+mod diagram_tests;
+#[cfg(test)]
+mod raster_tests;
+
+pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
+pub use model::{
+    Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,
+};
+pub use raster::{RasterError, svg_to_png};

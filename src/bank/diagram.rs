@@ -1,0 +1,262 @@
+//! Diagrams drawn from the bank model as deterministic, accessible SVG: the preset names an
+//! entry's front matter may use, the checks on their options, and `render_svg`. Uses
+//! `bank::model` and nothing else of ours.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::model::{WARP_SIZE, WarpAccess};
+use super::svg::Frame;
+use super::{bank_map, lane_banks};
+
+/// Rows of the tile a `bank-map` draws: one per lane of a warp.
+pub const TILE_ROWS: u32 = WARP_SIZE as u32;
+
+/// Row widths a `bank-map` can draw: the plain tile and the padded one.
+pub const TILE_WIDTHS: [u32; 2] = [32, 33];
+
+/// Largest word stride a `lane-banks` diagram draws; past 64 the picture only repeats.
+pub const MAX_STRIDE: u32 = 64;
+
+/// A diagram kind an entry names in its front matter (`diagram.preset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// `bank-map`: the words of a shared tile, each shaded by its bank.
+    BankMap,
+    /// `lane-banks`: the 32 lanes of a warp and the bank each one reads for a stride.
+    LaneBanks,
+}
+
+impl Preset {
+    /// Every preset, in the order error messages list them.
+    pub const ALL: [Preset; 2] = [Preset::BankMap, Preset::LaneBanks];
+
+    /// The name front matter uses for this preset.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::BankMap => "bank-map",
+            Preset::LaneBanks => "lane-banks",
+        }
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Preset {
+    type Err = DiagramError;
+
+    fn from_str(name: &str) -> Result<Preset, DiagramError> {
+        Preset::ALL
+            .into_iter()
+            .find(|preset| preset.name() == name)
+            .ok_or_else(|| DiagramError::UnknownPreset {
+                given: name.to_owned(),
+            })
+    }
+}
+
+/// One word of the tile, `tile[row][column]`; a `bank-map` picks out its row and its column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// Row index, 0-based.
+    pub row: u32,
+    /// Column index (word within the row), 0-based.
+    pub column: u32,
+}
+
+/// What an entry asks to be drawn, as its front matter says it; checked by [`render_svg`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DiagramSpec {
+    /// Which diagram.
+    pub preset: Preset,
+    /// `bank-map` only: the word whose row and column are picked out.
+    pub highlight: Option<Cell>,
+    /// `bank-map` only: words per tile row, 32 (default) or 33 (padded).
+    pub width: Option<u32>,
+    /// `lane-banks` only: lane L reads word `stride · L` (default 1).
+    pub stride: Option<u32>,
+}
+
+impl DiagramSpec {
+    /// A spec for `preset` with every option left at its default.
+    pub fn new(preset: Preset) -> DiagramSpec {
+        DiagramSpec {
+            preset,
+            highlight: None,
+            width: None,
+            stride: None,
+        }
+    }
+}
+
+/// Why a diagram spec cannot be drawn; each message says what would be accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiagramError {
+    /// The preset name is not one we draw.
+    #[error(
+        "unknown diagram preset `{given}`; valid presets are: {}",
+        preset_list()
+    )]
+    UnknownPreset {
+        /// The name as written.
+        given: String,
+    },
+    /// An option was given to a preset that does not use it.
+    #[error("`{option}` does not apply to preset `{preset}`; {preset} takes {}", options_of(*preset))]
+    OptionNotApplicable {
+        /// The option's front-matter name.
+        option: &'static str,
+        /// The preset it was given to.
+        preset: Preset,
+    },
+    /// `width` is neither 32 nor 33.
+    #[error(
+        "bank-map width {width} is not supported; use 32 (the plain tile) or 33 (padded by one word)"
+    )]
+    UnsupportedWidth {
+        /// The width as written.
+        width: u32,
+    },
+    /// `highlight` names a word outside the tile.
+    #[error(
+        "highlight {{ row: {row}, column: {column} }} is outside the {rows}×{columns} tile; \
+         row must be 0..={} and column 0..={}",
+        rows - 1,
+        columns - 1
+    )]
+    HighlightOutOfRange {
+        /// Row as written.
+        row: u32,
+        /// Column as written.
+        column: u32,
+        /// Rows of the tile drawn.
+        rows: u32,
+        /// Words per row of the tile drawn.
+        columns: u32,
+    },
+    /// `stride` is past [`MAX_STRIDE`].
+    #[error("lane-banks stride {stride} is out of range; use a word stride from 0 to {MAX_STRIDE}")]
+    StrideOutOfRange {
+        /// The stride as written.
+        stride: u32,
+    },
+}
+
+fn preset_list() -> String {
+    Preset::ALL.map(Preset::name).join(", ")
+}
+
+fn options_of(preset: Preset) -> &'static str {
+    match preset {
+        Preset::BankMap => "`highlight` and `width`",
+        Preset::LaneBanks => "`stride`",
+    }
+}
+
+/// A spec whose values have been checked, one variant per preset.
+enum Checked {
+    BankMap { width: u32, highlight: Option<Cell> },
+    LaneBanks { stride: u32 },
+}
+
+fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
+    let preset = spec.preset;
+    let not_applicable = |option| DiagramError::OptionNotApplicable { option, preset };
+    match preset {
+        Preset::BankMap => {
+            if spec.stride.is_some() {
+                return Err(not_applicable("stride"));
+            }
+            let width = spec.width.unwrap_or(TILE_WIDTHS[0]);
+            if !TILE_WIDTHS.contains(&width) {
+                return Err(DiagramError::UnsupportedWidth { width });
+            }
+            if let Some(Cell { row, column }) = spec.highlight
+                && (row >= TILE_ROWS || column >= width)
+            {
+                return Err(DiagramError::HighlightOutOfRange {
+                    row,
+                    column,
+                    rows: TILE_ROWS,
+                    columns: width,
+                });
+            }
+            Ok(Checked::BankMap {
+                width,
+                highlight: spec.highlight,
+            })
+        }
+        Preset::LaneBanks => {
+            if spec.highlight.is_some() {
+                return Err(not_applicable("highlight"));
+            }
+            if spec.width.is_some() {
+                return Err(not_applicable("width"));
+            }
+            let stride = spec.stride.unwrap_or(1);
+            if stride > MAX_STRIDE {
+                return Err(DiagramError::StrideOutOfRange { stride });
+            }
+            Ok(Checked::LaneBanks { stride })
+        }
+    }
+}
+
+/// Draws `spec` as an SVG whose `<title>` is `title` (the term) and whose `<desc>` is `desc`
+/// (the alt text); the site inlines it and rasterises it. Same input, same bytes.
+pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String, DiagramError> {
+    let checked = check(spec)?;
+    let id = element_id(spec, title, desc);
+    let frame = |width, height| Frame {
+        id: &id,
+        width,
+        height,
+        title,
+        desc,
+    };
+    Ok(match checked {
+        Checked::BankMap { width, highlight } => bank_map::render(width, highlight, frame),
+        Checked::LaneBanks { stride } => lane_banks::render(stride, frame),
+    })
+}
+
+/// An id for the `<title>`/`<desc>` pair that is stable for the same input and unlikely to
+/// collide when a page inlines several diagrams.
+fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
+    // FNV-1a: tiny, and unlike std's hasher its output is fixed across Rust releases.
+    let option = |value: Option<u32>| value.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    let highlight = spec
+        .highlight
+        .map_or_else(|| "-".to_owned(), |c| format!("{},{}", c.row, c.column));
+    let key = format!(
+        "{}|{highlight}|{}|{}|{title}|{desc}",
+        spec.preset,
+        option(spec.width),
+        option(spec.stride)
+    );
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{}-{:08x}", spec.preset, hash >> 32)
+}
+
+/// One line of plain words for what a warp-wide load costs, e.g. "1 bank × 32 words → 32
+/// wavefronts"; the diagrams print it so the picture states the model's verdict.
+pub(crate) fn describe_access(access: &WarpAccess) -> String {
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let degree = access.conflict_degree();
+    let busy = access.words_per_bank().iter().filter(|&&n| n > 0);
+    let uniform = busy.clone().all(|&n| n == degree);
+    let banks = plural(access.banks_covered(), "bank", "banks");
+    let words = plural(degree, "word", "words");
+    let passes = plural(access.wavefronts(), "wavefront", "wavefronts");
+    if uniform {
+        format!("{banks} × {words} → {passes}")
+    } else {
+        format!("{banks}, up to {words} each → {passes}")
+    }
+}

@@ -1,0 +1,282 @@
+//! Tests of the diagrams as documents: validation, accessibility markup, determinism,
+//! usvg parsing and insta snapshots. Pixels are checked in `raster_tests`.
+
+use resvg::usvg::{self, roxmltree};
+
+use super::bank_map::cell_origin;
+use super::diagram::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_svg};
+use super::model::{Geometry, tile_bank};
+
+pub(super) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
+
+/// The seed entry's diagram: bank-map, row 0 and column 5 picked out.
+pub(super) fn bank_map(width: Option<u32>, highlight: Option<(u32, u32)>) -> DiagramSpec {
+    DiagramSpec {
+        highlight: highlight.map(|(row, column)| Cell { row, column }),
+        width,
+        ..DiagramSpec::new(Preset::BankMap)
+    }
+}
+
+pub(super) fn lane_banks(stride: u32) -> DiagramSpec {
+    DiagramSpec {
+        stride: Some(stride),
+        ..DiagramSpec::new(Preset::LaneBanks)
+    }
+}
+
+pub(super) fn render(spec: &DiagramSpec) -> String {
+    render_svg(spec, "Shared memory bank", SEED_ALT).expect("valid spec renders")
+}
+
+#[test]
+fn writes_pngs_for_a_look_when_asked() {
+    // Set BANK_DIAGRAM_OUT=dir to get the PNGs of the snapshot specs for a human to view.
+    let Some(dir) = std::env::var_os("BANK_DIAGRAM_OUT") else {
+        return;
+    };
+    let specs = [
+        ("bank-map-32", bank_map(None, Some((0, 5)))),
+        ("bank-map-33", bank_map(Some(33), Some((0, 5)))),
+        ("bank-map-plain", bank_map(None, None)),
+        ("lane-banks-1", lane_banks(1)),
+        ("lane-banks-2", lane_banks(2)),
+        ("lane-banks-32", lane_banks(32)),
+        ("lane-banks-33", lane_banks(33)),
+        ("lane-banks-0", lane_banks(0)),
+    ];
+    for (name, spec) in specs {
+        let png = super::raster::svg_to_png(&render(&spec), 2.0).unwrap();
+        let dir = std::path::Path::new(&dir);
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        std::fs::write(dir.join(format!("{name}.svg")), render(&spec)).unwrap();
+    }
+}
+
+/// Every spec the tests draw, named as their snapshots are.
+fn gallery() -> Vec<(&'static str, DiagramSpec)> {
+    vec![
+        ("bank_map_seed", bank_map(None, Some((0, 5)))),
+        ("bank_map_padded", bank_map(Some(33), Some((0, 5)))),
+        ("lane_banks_stride_1", lane_banks(1)),
+        ("lane_banks_stride_32", lane_banks(32)),
+        ("lane_banks_stride_33", lane_banks(33)),
+    ]
+}
+
+#[test]
+fn snapshots() {
+    for (name, spec) in gallery() {
+        insta::assert_snapshot!(name, render(&spec));
+    }
+}
+
+#[test]
+fn same_input_gives_byte_identical_output() {
+    let mut specs = gallery();
+    specs.push(("plain", bank_map(None, None)));
+    specs.push(("stride 0", lane_banks(0)));
+    for (name, spec) in specs {
+        assert_eq!(render(&spec), render(&spec), "{name}");
+    }
+}
+
+#[test]
+fn every_diagram_parses_back_with_usvg() {
+    for (name, spec) in gallery()
+        .into_iter()
+        .chain([("plain", bank_map(None, None))])
+    {
+        let svg = render(&spec);
+        let tree = usvg::Tree::from_str(&svg, &usvg::Options::default())
+            .unwrap_or_else(|error| panic!("{name}: {error}"));
+        assert!(tree.size().width() > 700.0, "{name}");
+        assert!(tree.root().has_children(), "{name}");
+    }
+}
+
+#[track_caller]
+fn accessible(svg: &str, title: &str, desc: &str) {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.attribute("role"), Some("img"));
+    let labels: Vec<&str> = root
+        .attribute("aria-labelledby")
+        .unwrap()
+        .split(' ')
+        .collect();
+    let text_of = |id: &str| {
+        let node = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap();
+        (
+            node.tag_name().name().to_owned(),
+            node.text().unwrap_or("").to_owned(),
+        )
+    };
+    assert_eq!(text_of(labels[0]), ("title".to_owned(), title.to_owned()));
+    assert_eq!(text_of(labels[1]), ("desc".to_owned(), desc.to_owned()));
+}
+
+#[test]
+fn title_and_desc_label_the_image_and_are_escaped() {
+    let title = r#"Bank <conflict> & "multicast""#;
+    let desc = "a < b && c > 'd'";
+    for (_, spec) in gallery() {
+        let svg = render_svg(&spec, title, desc).unwrap();
+        assert!(svg.contains("<title id=\""), "{svg:.300}");
+        assert!(svg.contains("Bank &lt;conflict&gt; &amp; &quot;multicast&quot;"));
+        accessible(&svg, title, desc);
+    }
+    accessible(
+        &render(&bank_map(None, Some((0, 5)))),
+        "Shared memory bank",
+        SEED_ALT,
+    );
+}
+
+#[test]
+fn ids_differ_between_diagrams_so_a_page_can_inline_several() {
+    let first = render(&lane_banks(1));
+    let second = render(&lane_banks(32));
+    let id = |svg: &str| svg.split("<title id=\"").nth(1).unwrap()[..20].to_owned();
+    assert_ne!(id(&first), id(&second));
+}
+
+/// Cells of each bank, read back from the `<path data-bank>` elements.
+fn cells_by_bank(svg: &str) -> Vec<Vec<(u32, u32)>> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut banks = vec![Vec::new(); 32];
+    for path in doc.descendants().filter(|n| n.has_attribute("data-bank")) {
+        let bank: usize = path.attribute("data-bank").unwrap().parse().unwrap();
+        for cell in path.attribute("d").unwrap().split('M').skip(1) {
+            let mut numbers = cell
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|s| !s.is_empty());
+            let mut next = || numbers.next().unwrap().parse().unwrap();
+            banks[bank].push((next(), next()));
+        }
+    }
+    banks
+}
+
+#[test]
+fn each_word_is_drawn_in_the_fill_of_the_bank_the_model_gives() {
+    for width in [32, 33] {
+        let banks = cells_by_bank(&render(&bank_map(Some(width), None)));
+        for (bank, cells) in banks.iter().enumerate() {
+            assert_eq!(cells.len(), width as usize, "bank {bank} of width {width}");
+        }
+        for row in 0..32 {
+            for column in 0..width {
+                let bank = tile_bank(row, column, width, Geometry::STANDARD) as usize;
+                assert!(
+                    banks[bank].contains(&cell_origin(row, column)),
+                    "({row}, {column})"
+                );
+            }
+        }
+    }
+}
+
+#[track_caller]
+fn rejected(spec: DiagramSpec, expected: DiagramError, says: &str) {
+    let error = render_svg(&spec, "t", "d").unwrap_err();
+    assert_eq!(error, expected);
+    let message = error.to_string();
+    assert!(message.contains(says), "{message:?} should say {says:?}");
+}
+
+#[test]
+fn invalid_specs_are_refused_with_the_fix() {
+    use DiagramError::*;
+    rejected(
+        bank_map(Some(40), None),
+        UnsupportedWidth { width: 40 },
+        "use 32 (the plain tile) or 33",
+    );
+    rejected(
+        bank_map(None, Some((32, 0))),
+        HighlightOutOfRange {
+            row: 32,
+            column: 0,
+            rows: 32,
+            columns: 32,
+        },
+        "row must be 0..=31 and column 0..=31",
+    );
+    rejected(
+        bank_map(None, Some((0, 32))),
+        HighlightOutOfRange {
+            row: 0,
+            column: 32,
+            rows: 32,
+            columns: 32,
+        },
+        "outside the 32×32 tile",
+    );
+    rejected(
+        lane_banks(MAX_STRIDE + 1),
+        StrideOutOfRange { stride: 65 },
+        "from 0 to 64",
+    );
+    rejected(
+        DiagramSpec {
+            stride: Some(1),
+            ..bank_map(None, None)
+        },
+        OptionNotApplicable {
+            option: "stride",
+            preset: Preset::BankMap,
+        },
+        "bank-map takes `highlight` and `width`",
+    );
+    rejected(
+        DiagramSpec {
+            width: Some(33),
+            ..lane_banks(1)
+        },
+        OptionNotApplicable {
+            option: "width",
+            preset: Preset::LaneBanks,
+        },
+        "lane-banks takes `stride`",
+    );
+    rejected(
+        DiagramSpec {
+            highlight: Some(Cell { row: 0, column: 0 }),
+            ..lane_banks(1)
+        },
+        OptionNotApplicable {
+            option: "highlight",
+            preset: Preset::LaneBanks,
+        },
+        "`highlight` does not apply",
+    );
+    // The padded tile has a column 32.
+    assert!(render_svg(&bank_map(Some(33), Some((31, 32))), "t", "d").is_ok());
+    assert!(render_svg(&lane_banks(MAX_STRIDE), "t", "d").is_ok());
+}
+
+#[track_caller]
+fn preset(name: &str, expected: Result<Preset, &str>) {
+    match (name.parse::<Preset>(), expected) {
+        (Ok(preset), Ok(want)) => {
+            assert_eq!(preset, want);
+            assert_eq!(preset.to_string(), name);
+        }
+        (Err(error), Err(says)) => assert!(error.to_string().contains(says), "{error}"),
+        (got, want) => panic!("{name:?}: got {got:?}, want {want:?}"),
+    }
+}
+
+#[test]
+fn preset_names_parse_and_unknown_ones_list_the_valid_ones() {
+    preset("bank-map", Ok(Preset::BankMap));
+    preset("lane-banks", Ok(Preset::LaneBanks));
+    let listing = "valid presets are: bank-map, lane-banks";
+    preset("bank-conflicts", Err(listing));
+    preset("Bank-Map", Err(listing));
+    preset("", Err("unknown diagram preset ``"));
+}

@@ -1,0 +1,169 @@
+//! The `lane-banks` preset: the 32 lanes of a warp reading word `stride · L`, a line from each
+//! lane to the bank it hits, and every bank shaded by how many distinct words it must serve.
+//! Uses `bank::model` for every bank number, count and verdict it draws.
+
+use super::diagram::describe_access;
+use super::model::{self, Geometry, WARP_SIZE, WarpAccess};
+use super::svg::{Anchor, FRAME, Frame, INK, LOAD_LEVELS, MUTED_INK, Svg, load_level};
+
+/// Distance between neighbouring lane (and bank) boxes.
+pub(crate) const PITCH: u32 = 22;
+const BOX: u32 = 20;
+const LEFT: u32 = 64;
+const RIGHT_MARGIN: u32 = 24;
+/// Top edge of the lane boxes.
+pub(crate) const LANE_TOP: u32 = 76;
+/// Top edge of the bank boxes.
+pub(crate) const BANK_TOP: u32 = 236;
+const HEIGHT: u32 = 372;
+
+/// Left edge of box `index` in the lane row or the bank row; pixel tests sample inside it.
+pub(crate) fn box_left(index: u32) -> u32 {
+    LEFT + index * PITCH
+}
+
+/// Draws the lanes reading word `stride · L` and the banks serving them; `frame` sizes the
+/// document.
+pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
+    let geometry = Geometry::STANDARD;
+    let addresses = model::strided_addresses(stride, geometry);
+    let access = model::analyze(&addresses, geometry);
+    let mut svg = Svg::open(&frame(
+        LEFT + geometry.banks() * PITCH + RIGHT_MARGIN,
+        HEIGHT,
+    ));
+    heading(&mut svg, stride);
+    connectors(&mut svg, &addresses, geometry);
+    lanes(&mut svg);
+    banks(&mut svg, &access);
+    legend(&mut svg, BANK_TOP + 72);
+    let cost = match access.slowdown() {
+        1 => "as fast as a conflict-free load".to_owned(),
+        n => format!("{n}× the time of a conflict-free load"),
+    };
+    let verdict = format!("Stride {stride}: {} ({cost})", describe_access(&access));
+    svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, &verdict);
+    svg.finish()
+}
+
+fn heading(svg: &mut Svg, stride: u32) {
+    let access = match stride {
+        0 => "Every lane reads word 0, in bank 0".to_owned(),
+        1 => "Lane L reads word L, in bank L mod 32".to_owned(),
+        s => format!("Lane L reads word {s}·L, in bank ({s}·L) mod 32"),
+    };
+    svg.text((LEFT, 28), 15, Anchor::Start, INK, &access);
+    svg.text(
+        (LEFT, 48),
+        11,
+        Anchor::Start,
+        MUTED_INK,
+        "Banks are shaded by how many distinct words they serve; lanes on one word share a multicast.",
+    );
+    svg.text(
+        (LEFT - 8, LANE_TOP + 14),
+        11,
+        Anchor::End,
+        MUTED_INK,
+        "lane",
+    );
+    svg.text(
+        (LEFT - 8, BANK_TOP + 14),
+        11,
+        Anchor::End,
+        MUTED_INK,
+        "bank",
+    );
+    svg.text(
+        (LEFT - 8, BANK_TOP + 40),
+        11,
+        Anchor::End,
+        MUTED_INK,
+        "words",
+    );
+}
+
+/// A line from each lane down to the bank that serves it.
+fn connectors(svg: &mut Svg, addresses: &[u64], geometry: Geometry) {
+    svg.line(format_args!(
+        "<g stroke=\"{MUTED_INK}\" stroke-width=\"1\">"
+    ));
+    for (lane, &address) in (0u32..).zip(addresses) {
+        let bank = geometry.bank_of_address(address);
+        svg.line(format_args!(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+            box_left(lane) + BOX / 2,
+            LANE_TOP + BOX,
+            box_left(bank) + BOX / 2,
+            BANK_TOP
+        ));
+    }
+    svg.line(format_args!("</g>"));
+}
+
+fn lanes(svg: &mut Svg) {
+    for lane in 0..WARP_SIZE as u32 {
+        let x = box_left(lane);
+        svg.line(format_args!(
+            "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
+             fill=\"#eef0f3\" stroke=\"{FRAME}\"/>"
+        ));
+        svg.text(
+            (x + BOX / 2, LANE_TOP + 14),
+            9,
+            Anchor::Middle,
+            INK,
+            &lane.to_string(),
+        );
+    }
+}
+
+/// Each bank shaded by its load, with the count of distinct words printed under it so the
+/// load reads without colour.
+fn banks(svg: &mut Svg, access: &WarpAccess) {
+    for (bank, &words) in (0u32..).zip(access.words_per_bank()) {
+        let x = box_left(bank);
+        let level = load_level(words);
+        svg.line(format_args!(
+            "<rect x=\"{x}\" y=\"{BANK_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
+             fill=\"{}\" stroke=\"{FRAME}\"/>",
+            level.fill
+        ));
+        svg.text(
+            (x + BOX / 2, BANK_TOP + 14),
+            9,
+            Anchor::Middle,
+            level.ink,
+            &bank.to_string(),
+        );
+        let ink = if words == 0 { MUTED_INK } else { INK };
+        svg.text(
+            (x + BOX / 2, BANK_TOP + 40),
+            9,
+            Anchor::Middle,
+            ink,
+            &words.to_string(),
+        );
+    }
+}
+
+/// The load scale, each step's swatch labelled with the counts it stands for.
+fn legend(svg: &mut Svg, y: u32) {
+    svg.text(
+        (LEFT, y + 14),
+        11,
+        Anchor::Start,
+        MUTED_INK,
+        "distinct words per bank:",
+    );
+    let mut x = LEFT + 176;
+    for level in &LOAD_LEVELS {
+        svg.line(format_args!(
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" fill=\"{}\" \
+             stroke=\"{FRAME}\"/>",
+            level.fill
+        ));
+        svg.text((x + BOX + 4, y + 14), 11, Anchor::Start, INK, level.label);
+        x += BOX + 12 + 7 * level.label.len() as u32;
+    }
+}

@@ -1,0 +1,429 @@
+//! Splits an entry file into YAML front matter and Markdown body, and parses the YAML into
+//! `RawFrontMatter`: exactly what the file says, unknown fields refused. Line numbers are
+//! of the whole file (zola#1133 is what happens otherwise).
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+/// Every field the front matter may carry (SPEC, "Content model"); the names are the contract.
+pub const FIELDS: &[&str] = &[
+    "title",
+    "slug",
+    "term",
+    "category",
+    "cc",
+    "summary",
+    "related",
+    "appears_in",
+    "sources",
+    "diagram",
+    "measure",
+    "status",
+    "byline",
+];
+
+/// An entry file cut in two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the `---` lines.
+    pub yaml: &'a str,
+    /// Whole-file line number of the YAML's first line.
+    pub yaml_line: usize,
+    /// The Markdown after the closing `---`.
+    pub body: &'a str,
+    /// Whole-file line number of the body's first line.
+    pub body_line: usize,
+}
+
+/// Why a file could not be cut into front matter and body.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    /// The file does not start with a `---` line.
+    #[error("no front matter: the file must start with a line `---`")]
+    NoOpening,
+    /// The opening `---` has no partner.
+    #[error("front matter opened on line 1 is never closed")]
+    NoClosing,
+}
+
+/// Cuts `text` (BOM removed, line endings normalised to `\n`) into YAML and body.
+pub fn split(text: &str) -> Result<Split<'_>, SplitError> {
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| (text.trim_end() == "---").then_some(""))
+        .ok_or(SplitError::NoOpening)?;
+    let mut offset = 0;
+    for (i, line) in rest.split_inclusive('\n').enumerate() {
+        if line.trim_end() == "---" {
+            let body = &rest[offset + line.len()..];
+            return Ok(Split {
+                yaml: &rest[..offset],
+                yaml_line: 2,
+                body,
+                body_line: i + 3,
+            });
+        }
+        offset += line.len();
+    }
+    Err(SplitError::NoClosing)
+}
+
+/// A list of names, or one name: `written_by: Ada` and `written_by: [Ada, Grace]` both work.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Names {
+    /// A single name (or "pending").
+    One(String),
+    /// Several names.
+    Many(Vec<String>),
+}
+
+impl Names {
+    /// The names as a list, in the order written.
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            Names::One(name) => vec![name.clone()],
+            Names::Many(names) => names.clone(),
+        }
+    }
+}
+
+/// A scalar that authors may write as text or as a number (`cc: 7.5` as well as `cc: "7.5"`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// Written as text.
+    Text(String),
+    /// Written as a number.
+    Number(f64),
+}
+
+/// A source the page cites.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSource {
+    /// Link text.
+    pub title: String,
+    /// Where it lives (http or https).
+    pub url: String,
+}
+
+/// `diagram.highlight`: the row and column the diagram picks out.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCell {
+    /// Tile row.
+    pub row: u32,
+    /// Tile column.
+    pub column: u32,
+}
+
+/// `diagram:` as written.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDiagram {
+    /// Which drawing (`bank-map`, `lane-banks`).
+    pub preset: String,
+    /// The row and column to pick out.
+    pub highlight: Option<RawCell>,
+    /// Declared row width in words (32, or 33 for the padded tile).
+    pub width: Option<u32>,
+    /// Word stride between lanes, for `lane-banks`.
+    pub stride: Option<u32>,
+    /// Alt text: required, it is the diagram's caption and `<desc>`.
+    pub alt: Option<String>,
+}
+
+/// `byline:` as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawByline {
+    /// Author name(s), or "pending".
+    pub written_by: Option<Names>,
+    /// Reviewer name(s), or "pending".
+    pub reviewed_by: Option<Names>,
+    /// YYYY-MM-DD, or "pending".
+    pub written_on: Option<String>,
+    /// YYYY-MM-DD, or "pending".
+    pub last_checked_on: Option<String>,
+}
+
+/// The front matter exactly as the file says it; see `meta::check` for what we trust.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFrontMatter {
+    /// The question, as the page heading.
+    pub title: Option<String>,
+    /// URL slug, when it should differ from the file name.
+    pub slug: Option<String>,
+    /// The term being defined.
+    pub term: Option<String>,
+    /// Groups the glossary index.
+    pub category: Option<String>,
+    /// Compute capability the entry is written against.
+    pub cc: Option<Scalar>,
+    /// The one-line definition.
+    pub summary: Option<String>,
+    /// Slugs of related glossary entries.
+    pub related: Option<Vec<String>>,
+    /// Slugs of day pages where the term is used.
+    pub appears_in: Option<Vec<String>>,
+    /// Cited sources.
+    pub sources: Option<Vec<RawSource>>,
+    /// The diagram drawn from the bank model.
+    pub diagram: Option<RawDiagram>,
+    /// Name of the kernel in kernels/ whose record fills the Measured section.
+    pub measure: Option<String>,
+    /// draft | in-review | published.
+    pub status: Option<String>,
+    /// Who wrote and reviewed it, and when.
+    pub byline: Option<RawByline>,
+}
+
+/// Whole-file line numbers of the front-matter keys, dotted for nested keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldLines {
+    lines: HashMap<String, usize>,
+    fallback: usize,
+}
+
+impl FieldLines {
+    /// Indexes the keys of `yaml`, whose first line is whole-file line `first_line`.
+    pub fn index(yaml: &str, first_line: usize) -> Self {
+        let mut lines = HashMap::new();
+        let mut parent: Option<String> = None;
+        for (i, line) in yaml.lines().enumerate() {
+            let indent = line.len() - line.trim_start().len();
+            let trimmed = line.trim_start().trim_start_matches("- ");
+            let Some((key, _)) = trimmed.split_once(':') else {
+                continue;
+            };
+            if key.is_empty() || key.starts_with('#') || !key.chars().all(is_key_char) {
+                continue;
+            }
+            let name = if indent == 0 {
+                parent = Some(key.to_string());
+                key.to_string()
+            } else if let Some(p) = &parent {
+                format!("{p}.{key}")
+            } else {
+                continue;
+            };
+            lines.entry(name).or_insert(first_line + i);
+        }
+        FieldLines {
+            lines,
+            fallback: first_line.saturating_sub(1).max(1),
+        }
+    }
+
+    /// The line of `field` (dotted), else of its parent, else of the opening `---`.
+    pub fn of(&self, field: &str) -> usize {
+        let mut name = field;
+        loop {
+            if let Some(line) = self.lines.get(name) {
+                return *line;
+            }
+            match name.rsplit_once('.') {
+                Some((parent, _)) => name = parent,
+                None => return self.fallback,
+            }
+        }
+    }
+}
+
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// A YAML problem, located in the whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlProblem {
+    /// Whole-file line.
+    pub line: usize,
+    /// The field it concerns, when the parser says.
+    pub field: Option<String>,
+    /// The parser's message, without its own location.
+    pub message: String,
+    /// A suggested fix.
+    pub help: Option<String>,
+}
+
+/// Parses the YAML of a split file into `RawFrontMatter`.
+pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
+    if split.yaml.trim().is_empty() {
+        return Ok(RawFrontMatter::default());
+    }
+    let value: serde_norway::Value =
+        serde_norway::from_str(split.yaml).map_err(|e| problem(split, &e))?;
+    match value {
+        serde_norway::Value::Mapping(_) => {}
+        serde_norway::Value::Null => return Ok(RawFrontMatter::default()),
+        other => {
+            return Err(YamlProblem {
+                line: split.yaml_line,
+                field: None,
+                message: format!(
+                    "front matter must be a mapping of `field: value` lines, found {}",
+                    kind_of(&other)
+                ),
+                help: Some("write it as `title: What is a warp?` on its own line".into()),
+            });
+        }
+    }
+    serde_norway::from_str(split.yaml).map_err(|e| problem(split, &e))
+}
+
+fn kind_of(value: &serde_norway::Value) -> &'static str {
+    match value {
+        serde_norway::Value::Sequence(_) => "a list",
+        serde_norway::Value::String(_) => "a single string",
+        serde_norway::Value::Number(_) => "a number",
+        serde_norway::Value::Bool(_) => "a boolean",
+        _ => "something else",
+    }
+}
+
+fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
+    let full = err.to_string();
+    let message = match full.find(" at line ") {
+        Some(i) => full[..i].to_string(),
+        None => full,
+    };
+    let line = err
+        .location()
+        .map(|l| split.yaml_line + l.line().saturating_sub(1))
+        .unwrap_or(split.yaml_line);
+    // serde_norway prefixes nested errors with the path ("byline: unknown field ...").
+    let (field, message) = match message.split_once(": ") {
+        Some((path, rest))
+            if path
+                .chars()
+                .all(|c| is_key_char(c) || c == '.' || c == '[' || c == ']') =>
+        {
+            (Some(path.to_string()), rest.to_string())
+        }
+        _ => (None, message),
+    };
+    let help = unknown_field_help(&message);
+    // The help lists the allowed fields; don't repeat them in the message.
+    let message = match (help.is_some(), message.find(", expected one of")) {
+        (true, Some(i)) => message[..i].to_string(),
+        _ => message,
+    };
+    let field = match (field, unknown_field_name(&message)) {
+        (Some(path), Some(name)) => Some(format!("{path}.{name}")),
+        (path, name) => path.or_else(|| name.map(str::to_string)),
+    };
+    YamlProblem {
+        line,
+        field,
+        message,
+        help,
+    }
+}
+
+fn unknown_field_name(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(name, _)| name)
+}
+
+fn unknown_field_help(message: &str) -> Option<String> {
+    let name = unknown_field_name(message)?;
+    let candidates = message.split_once("expected one of ").map(|(_, c)| c)?;
+    let closest = candidates
+        .split(", ")
+        .map(|c| c.trim_matches('`'))
+        .min_by_key(|c| edit_distance(name, c))?;
+    if edit_distance(name, closest) <= 3 {
+        Some(format!("did you mean `{closest}`?"))
+    } else {
+        Some(format!("the fields allowed here are {candidates}"))
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn split_case(text: &str, yaml: &str, body: &str, body_line: usize) {
+        let s = split(text).expect("splits");
+        assert_eq!((s.yaml, s.body, s.body_line), (yaml, body, body_line));
+    }
+
+    #[test]
+    fn splits() {
+        split_case("---\ntitle: a\n---\nbody\n", "title: a\n", "body\n", 4);
+        split_case("---\n---\n", "", "", 3);
+        split_case("---\ntitle: a\n---", "title: a\n", "", 4);
+        split_case("---\na: 1\nb: 2\n---  \n\nx", "a: 1\nb: 2\n", "\nx", 5);
+    }
+
+    #[test]
+    fn split_errors() {
+        assert_eq!(split("title: a\n"), Err(SplitError::NoOpening));
+        assert_eq!(split("---\ntitle: a\nbody"), Err(SplitError::NoClosing));
+    }
+
+    #[track_caller]
+    fn yaml_case(yaml: &str, line: usize, field: Option<&str>, contains: &str) {
+        let text = format!("---\n{yaml}---\nbody\n");
+        let s = split(&text).unwrap();
+        let p = parse(&s).expect_err("must fail");
+        assert_eq!(p.line, line, "{p:?}");
+        assert_eq!(p.field.as_deref(), field, "{p:?}");
+        assert!(p.message.contains(contains), "{p:?}");
+    }
+
+    #[test]
+    fn yaml_problems_name_whole_file_lines_and_fields() {
+        yaml_case("title: a\ntitel: b\n", 3, Some("titel"), "unknown field");
+        yaml_case(
+            "title: a\nrelated: warp\n",
+            3,
+            Some("related"),
+            "invalid type",
+        );
+        yaml_case(
+            "title: a\nbyline:\n  writen_by: x\n",
+            4,
+            Some("byline.writen_by"),
+            "unknown field",
+        );
+        yaml_case("title: [a\n", 3, None, "");
+        yaml_case("- a\n- b\n", 2, None, "mapping");
+    }
+
+    #[test]
+    fn unknown_field_suggests_the_closest() {
+        let s = split("---\ntitel: x\n---\n").unwrap();
+        let p = parse(&s).unwrap_err();
+        assert_eq!(p.help.as_deref(), Some("did you mean `title`?"));
+    }
+
+    #[test]
+    fn field_lines_are_whole_file_lines() {
+        let lines = FieldLines::index("title: a\nbyline:\n  written_by: x\n", 2);
+        assert_eq!(lines.of("title"), 2);
+        assert_eq!(lines.of("byline.written_by"), 4);
+        assert_eq!(lines.of("byline.reviewed_by"), 3);
+        assert_eq!(lines.of("summary"), 1);
+    }
+}

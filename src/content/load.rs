@@ -1,0 +1,314 @@
+//! Walks `content/` (nested sections allowed), reads each entry once, and checks what can
+//! be checked per site: slugs, duplicates, and that related terms and days resolve.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::diagnostic::Diagnostic;
+use super::front_matter::{self, FieldLines, edit_distance};
+use super::meta::{self, Meta};
+use super::{Entry, Site};
+
+/// The section whose entries `related:` names.
+pub const GLOSSARY: &str = "glossary";
+/// The section whose entries `appears_in:` names.
+pub const DAYS: &str = "days";
+
+/// Loads every entry under `<root>/content`, or returns every problem found.
+pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
+    let content = root.join("content");
+    let mut problems = Vec::new();
+    let (files, assets) = walk(root, &content, &mut problems);
+    let results: Vec<Result<Entry, Vec<Diagnostic>>> = files
+        .par_iter()
+        .map(|(rel, abs)| read_entry(rel, abs))
+        .collect();
+    let mut entries = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(e) => entries.push(e),
+            Err(d) => problems.extend(d),
+        }
+    }
+    check_unique(&entries, &mut problems);
+    check_references(&entries, &mut problems);
+    if problems.is_empty() {
+        Ok(Site { entries, assets })
+    } else {
+        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        Err(problems)
+    }
+}
+
+type Files = Vec<(PathBuf, PathBuf)>;
+
+/// Lists entry files and other files (assets) as (relative-to-root, absolute) pairs.
+fn walk(root: &Path, content: &Path, problems: &mut Vec<Diagnostic>) -> (Files, Files) {
+    let mut files = Vec::new();
+    let mut assets = Vec::new();
+    if !content.is_dir() {
+        problems.push(
+            Diagnostic::new(content.strip_prefix(root).unwrap_or(content), 0, "no content folder")
+                .help("run from the site root, pass --root DIR, or create content/glossary/ with `coursegen new glossary <slug>`"),
+        );
+        return (files, assets);
+    }
+    let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let walker = walkdir::WalkDir::new(content)
+        .sort_by_file_name()
+        .into_iter();
+    for item in walker.filter_entry(|e| !is_hidden(e.file_name())) {
+        let item = match item {
+            Ok(item) => item,
+            Err(err) => {
+                let path = err.path().unwrap_or(content).to_path_buf();
+                problems.push(Diagnostic::new(
+                    rel(root, &path),
+                    0,
+                    format!("cannot read: {err}"),
+                ));
+                continue;
+            }
+        };
+        let path = item.path().to_path_buf();
+        let relative = rel(root, &path);
+        if item.path_is_symlink() {
+            match path.canonicalize() {
+                Ok(target) if !target.starts_with(&canon_root) => {
+                    problems.push(
+                        Diagnostic::new(
+                            relative,
+                            0,
+                            format!(
+                                "symbolic link leaves the site root (it points to {})",
+                                target.display()
+                            ),
+                        )
+                        .help("copy the file into content/ instead of linking to it"),
+                    );
+                    continue;
+                }
+                Ok(target) if target.is_dir() => {
+                    problems.push(
+                        Diagnostic::new(relative, 0, "symbolic links to folders are not followed")
+                            .help("move the folder into content/"),
+                    );
+                    continue;
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    problems.push(Diagnostic::new(
+                        relative,
+                        0,
+                        format!("broken symbolic link: {err}"),
+                    ));
+                    continue;
+                }
+            }
+        } else if item.file_type().is_dir() {
+            continue;
+        }
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push((relative, path));
+        } else {
+            assets.push((relative, path));
+        }
+    }
+    (files, assets)
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n.starts_with('.') && n.len() > 1)
+}
+
+fn rel(root: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(root).unwrap_or(path).to_path_buf()
+}
+
+/// Reads, splits, parses and checks one entry file.
+fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
+    let bytes = std::fs::read(abs)
+        .map_err(|e| vec![Diagnostic::new(file, 0, format!("cannot read: {e}"))])?;
+    let text = decode(file, bytes)?;
+    let split = front_matter::split(&text).map_err(|e| {
+        let line = if matches!(e, front_matter::SplitError::NoOpening) { 1 } else { text.lines().count().max(1) };
+        vec![Diagnostic::new(file, line, e.to_string()).help(match e {
+            front_matter::SplitError::NoOpening => "start the file with `---`, the front matter (at least `title: …`), and another `---`",
+            front_matter::SplitError::NoClosing => "end the front matter with a line holding only `---`",
+        })]
+    })?;
+    let raw = front_matter::parse(&split).map_err(|p| {
+        let mut d = Diagnostic::new(file, p.line, p.message);
+        d.field = p.field;
+        d.help = p.help;
+        vec![d]
+    })?;
+    let lines = FieldLines::index(split.yaml, split.yaml_line);
+    let mut problems = Vec::new();
+    let meta = meta::check(raw, file, &lines, &mut problems);
+    let (section, dirs, slug) = locate(file, meta.as_ref(), &lines, &mut problems);
+    let (Some(meta), true) = (meta, problems.is_empty()) else {
+        return Err(problems);
+    };
+    let mut url = String::from("/");
+    for part in dirs.iter().chain(std::iter::once(&slug)) {
+        url.push_str(part);
+        url.push('/');
+    }
+    Ok(Entry {
+        file: file.to_path_buf(),
+        section,
+        slug,
+        url,
+        body_line: split.body_line,
+        body: split.body.to_string(),
+        meta,
+        lines,
+    })
+}
+
+/// Checks the bytes are UTF-8 (naming the line of the first bad byte); drops a BOM; CRLF → LF.
+fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count();
+        vec![
+            Diagnostic::new(file, line, "the file is not valid UTF-8")
+                .help("save it as UTF-8 (most editors: \"Save with encoding\")"),
+        ]
+    })?;
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text);
+    Ok(if text.contains('\r') {
+        text.replace("\r\n", "\n")
+    } else {
+        text
+    })
+}
+
+/// Section, sub-folders and slug of an entry, from its path (and `slug:` if given).
+fn locate(
+    file: &Path,
+    meta: Option<&Meta>,
+    lines: &FieldLines,
+    problems: &mut Vec<Diagnostic>,
+) -> (String, Vec<String>, String) {
+    let parts: Vec<String> = file
+        .parent()
+        .and_then(|p| p.strip_prefix("content").ok())
+        .map(|p| p.iter().map(|s| s.to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (slug, field, line) = match meta.and_then(|m| m.slug.clone()) {
+        Some(s) => (s, Some("slug"), lines.of("slug")),
+        None => (stem, None, 1),
+    };
+    for part in parts
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(slug.as_str()))
+    {
+        if let Err(why) = check_slug(part) {
+            let mut d = Diagnostic::new(
+                file,
+                line,
+                format!("`{}` cannot be part of a URL: {why}", part.escape_debug()),
+            )
+            .help("use lowercase letters, digits and hyphens, e.g. `shared-memory-bank`");
+            d.field = field.map(str::to_string);
+            problems.push(d);
+        }
+    }
+    (parts.first().cloned().unwrap_or_default(), parts, slug)
+}
+
+/// A slug (or folder name) must be a plain URL path segment.
+pub fn check_slug(slug: &str) -> Result<(), &'static str> {
+    if slug.is_empty() {
+        Err("it is empty")
+    } else if slug.contains("..") {
+        Err("it contains `..`")
+    } else if slug.contains('/') || slug.contains('\\') {
+        Err("it contains a path separator")
+    } else if slug.chars().any(char::is_control) {
+        Err("it contains a control character")
+    } else if slug.starts_with('.') {
+        Err("it starts with a dot")
+    } else if !slug
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    {
+        Err("only ASCII letters, digits, `-`, `_` and `.` are allowed")
+    } else {
+        Ok(())
+    }
+}
+
+/// Two entries may not share a URL, nor a slug within a section (case-insensitively:
+/// they would collide on case-insensitive file systems and in `related:` lookups).
+fn check_unique(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<(String, String), &Entry> = HashMap::with_capacity(entries.len());
+    for e in entries {
+        let key = (e.section.to_lowercase(), e.slug.to_lowercase());
+        if let Some(first) = seen.get(&key) {
+            problems.push(
+                Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.file.display()))
+                    .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`"),
+            );
+        } else {
+            seen.insert(key, e);
+        }
+    }
+}
+
+/// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
+fn check_references(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
+    let index = |section: &str| -> HashMap<&str, &Entry> {
+        entries
+            .iter()
+            .filter(|e| e.section == section)
+            .map(|e| (e.slug.as_str(), e))
+            .collect()
+    };
+    let glossary = index(GLOSSARY);
+    let days = index(DAYS);
+    for e in entries {
+        for (field, wanted, known, what) in [
+            ("related", &e.meta.related, &glossary, "glossary entry"),
+            ("appears_in", &e.meta.appears_in, &days, "day page"),
+        ] {
+            for slug in wanted {
+                if known.contains_key(slug.as_str()) {
+                    continue;
+                }
+                let closest = known
+                    .keys()
+                    .min_by_key(|k| edit_distance(slug, k))
+                    .filter(|k| edit_distance(slug, k) <= 3);
+                let section = if field == "related" { GLOSSARY } else { DAYS };
+                let help = match closest {
+                    Some(k) => format!("did you mean `{k}`?"),
+                    None => format!(
+                        "create content/{section}/{slug}.md (`coursegen new {section} {slug}`) or remove it"
+                    ),
+                };
+                problems.push(
+                    Diagnostic::new(
+                        &e.file,
+                        e.lines.of(field),
+                        format!("`{slug}` is not a {what}"),
+                    )
+                    .field(field)
+                    .help(help),
+                );
+            }
+        }
+    }
+}

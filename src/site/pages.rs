@@ -1,0 +1,325 @@
+//! Page contexts: the plain data each template receives, built from checked entries.
+//! Everything here is escaped by the templates except fields named `*_html`, which are
+//! produced by our own renderers (Markdown, diagrams, measured tables).
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::content::{Entry, Status};
+use crate::markdown::{self, RenderOptions};
+use crate::policy::Verdict;
+
+/// Site-wide values every template sees.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteInfo {
+    /// Shown in the header and `<title>`.
+    pub title: String,
+    /// True in the course preview (`--drafts`).
+    pub preview: bool,
+}
+
+/// A link to another page, as related terms and days show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkCtx {
+    /// Link text.
+    pub text: String,
+    /// Target URL, or `None` when the target is not part of this build (a draft in publish mode).
+    pub url: Option<String>,
+    /// The target is a draft (marked in the preview).
+    pub draft: bool,
+}
+
+/// The byline as the page prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BylineCtx {
+    /// "Ada Lovelace and Grace Hopper", or "pending".
+    pub written_by: String,
+    /// Reviewer name(s), or "pending".
+    pub reviewed_by: String,
+    /// YYYY-MM-DD or "pending".
+    pub written_on: String,
+    /// YYYY-MM-DD or "pending".
+    pub last_checked_on: String,
+}
+
+/// The Diagram section.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiagramCtx {
+    /// Inline SVG, drawn by `bank::diagram`.
+    pub svg_html: String,
+    /// Alt text, shown as the caption.
+    pub alt: String,
+    /// The preset's name.
+    pub preset: String,
+    /// Author prose under `## Diagram`.
+    pub prose_html: String,
+    /// PNG beside the page (file name).
+    pub png: Option<String>,
+}
+
+/// The Measured section.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeasuredCtx {
+    /// The view from `measured` (table rows, sentence), or null when there is no record.
+    pub view: serde_json::Value,
+    /// Author prose under `## Measured`.
+    pub prose_html: String,
+}
+
+/// Everything the entry template shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryCtx {
+    /// Site values.
+    pub site: SiteInfo,
+    /// Page URL.
+    pub url: String,
+    /// Section name (`glossary`, `days`).
+    pub section: String,
+    /// Section index URL (`/glossary/`).
+    pub section_url: String,
+    /// Back-link text ("Glossary").
+    pub section_title: String,
+    /// The question.
+    pub title: String,
+    /// Term defined.
+    pub term: Option<String>,
+    /// Index group.
+    pub category: Option<String>,
+    /// Compute capability.
+    pub cc: Option<String>,
+    /// One-line definition.
+    pub summary: Option<String>,
+    /// Rendered body.
+    pub body_html: String,
+    /// Measured section, when the entry declares `measure:` or has prose for it.
+    pub measured: Option<MeasuredCtx>,
+    /// Diagram section.
+    pub diagram: Option<DiagramCtx>,
+    /// Related terms.
+    pub related: Vec<LinkCtx>,
+    /// Day pages.
+    pub appears_in: Vec<LinkCtx>,
+    /// Sources.
+    pub sources: Vec<crate::content::meta::Source>,
+    /// Byline.
+    pub byline: BylineCtx,
+    /// Why it is a draft (preview only), else null.
+    pub draft_reason: Option<String>,
+    /// Social-card image URL.
+    pub og_image: Option<String>,
+}
+
+/// One line of a section index.
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexItem {
+    /// Term (or title when there is no term).
+    pub term: String,
+    /// The question.
+    pub title: String,
+    /// One-line definition.
+    pub summary: Option<String>,
+    /// Page URL.
+    pub url: String,
+    /// Marked in the preview.
+    pub draft: bool,
+}
+
+/// A category and its entries.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    /// Category name ("Uncategorised" when missing).
+    pub name: String,
+    /// Its entries, by term.
+    pub items: Vec<IndexItem>,
+}
+
+/// A section index page.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionCtx {
+    /// Site values.
+    pub site: SiteInfo,
+    /// Section name.
+    pub section: String,
+    /// Heading.
+    pub title: String,
+    /// Page URL.
+    pub url: String,
+    /// Introduction from `content/<section>.md`, when there is one.
+    pub intro_html: Option<String>,
+    /// Groups by category, alphabetical.
+    pub groups: Vec<Group>,
+}
+
+/// The site's home page.
+#[derive(Debug, Clone, Serialize)]
+pub struct HomeCtx {
+    /// Site values.
+    pub site: SiteInfo,
+    /// Page URL (`/`).
+    pub url: String,
+    /// Every section with its entry count.
+    pub sections: Vec<SectionLink>,
+    /// Top-level pages (`content/<slug>.md`), by title.
+    pub pages: Vec<IndexItem>,
+}
+
+/// A section as the home page lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionLink {
+    /// Heading.
+    pub title: String,
+    /// Index URL.
+    pub url: String,
+    /// Entries shown in this build.
+    pub count: usize,
+}
+
+/// Human title of a section folder.
+pub fn section_title(section: &str) -> String {
+    match section {
+        "glossary" => "Glossary".into(),
+        "days" => "Days".into(),
+        "" => "Home".into(),
+        other => {
+            let mut c = other.replace(['-', '_'], " ");
+            if let Some(first) = c.get(0..1) {
+                c.replace_range(0..1, &first.to_uppercase());
+            }
+            c
+        }
+    }
+}
+
+/// The pages of one build, by slug, for resolving links.
+pub struct Lookup<'a> {
+    by_section: HashMap<(&'a str, &'a str), (&'a Entry, bool)>,
+    preview: bool,
+}
+
+impl<'a> Lookup<'a> {
+    /// Indexes the verdicts (drafts marked; refused entries never reach here).
+    pub fn new(verdicts: &[Verdict<'a>], preview: bool) -> Self {
+        let mut by_section = HashMap::with_capacity(verdicts.len());
+        for v in verdicts {
+            let (e, draft) = match v {
+                Verdict::Publish(p) => (p.entry(), false),
+                Verdict::Draft(d) => (d.entry(), true),
+                Verdict::Refused(_) => continue,
+            };
+            by_section.insert((e.section.as_str(), e.slug.as_str()), (e, draft));
+        }
+        Lookup {
+            by_section,
+            preview,
+        }
+    }
+
+    /// The link to `slug` of `section`, unlinked when the target is left out of this build.
+    pub fn link(&self, section: &str, slug: &str, text: impl Fn(&Entry) -> String) -> LinkCtx {
+        match self.by_section.get(&(section, slug)) {
+            Some((e, draft)) => LinkCtx {
+                text: text(e),
+                url: (self.preview || !draft).then(|| e.url.clone()),
+                draft: *draft,
+            },
+            None => LinkCtx {
+                text: slug.into(),
+                url: None,
+                draft: false,
+            },
+        }
+    }
+}
+
+/// Prints a byline list of names: "A", "A and B", "A, B and C"; "pending" when nobody.
+fn names(list: &[String]) -> String {
+    let named: Vec<&str> = list
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !crate::policy::is_unsigned(n))
+        .collect();
+    match named.as_slice() {
+        [] => "pending".into(),
+        [one] => (*one).into(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Builds the byline context.
+pub fn byline(entry: &Entry) -> BylineCtx {
+    let b = &entry.meta.byline;
+    let date = |d: Option<jiff::civil::Date>| d.map_or_else(|| "pending".into(), |d| d.to_string());
+    BylineCtx {
+        written_by: names(&b.written_by),
+        reviewed_by: names(&b.reviewed_by),
+        written_on: date(b.written_on),
+        last_checked_on: date(b.last_checked_on),
+    }
+}
+
+/// Renders the body's main text and the prose of its special sections.
+pub struct Bodies {
+    /// Main text.
+    pub main: String,
+    /// Under `## Measured`.
+    pub measured: Option<String>,
+    /// Under `## Diagram`.
+    pub diagram: Option<String>,
+    /// Every link in the body, with its body-relative line.
+    pub links: Vec<markdown::Link>,
+}
+
+/// Renders an entry's body (after bindings were expanded) into its parts.
+pub fn bodies(body: &str, opts: RenderOptions) -> Bodies {
+    let parts = markdown::sections(body);
+    let mut anchors: HashSet<String> = [
+        "measured",
+        "diagram",
+        "related-terms",
+        "where-you-meet-this",
+        "sources",
+        "byline",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let mut links = Vec::new();
+    let mut render = |text: &str, first_line: usize| {
+        let r = markdown::render(text, opts, &mut anchors);
+        links.extend(r.links.into_iter().map(|l| markdown::Link {
+            line: l.line + first_line - 1,
+            ..l
+        }));
+        r.html
+    };
+    let main = render(parts.main, 1);
+    let measured = parts.measured.map(|(t, line)| render(t, line));
+    let diagram = parts.diagram.map(|(t, line)| render(t, line));
+    Bodies {
+        main,
+        measured,
+        diagram,
+        links,
+    }
+}
+
+/// Groups index items by category (alphabetical), items by term.
+pub fn groups(items: Vec<(Option<String>, IndexItem)>) -> Vec<Group> {
+    let mut map: BTreeMap<String, Vec<IndexItem>> = BTreeMap::new();
+    for (cat, item) in items {
+        map.entry(cat.unwrap_or_else(|| "Uncategorised".into()))
+            .or_default()
+            .push(item);
+    }
+    map.into_iter()
+        .map(|(name, mut items)| {
+            items.sort_by_cached_key(|i| (i.term.to_lowercase(), i.url.clone()));
+            Group { name, items }
+        })
+        .collect()
+}
+
+/// Whether the entry page should say "stays a draft until…" (its status is not published).
+pub fn is_draft(entry: &Entry) -> bool {
+    entry.meta.status != Status::Published
+}

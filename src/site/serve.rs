@@ -1,0 +1,223 @@
+//! `coursegen serve`: builds the preview into a private folder, serves it on 127.0.0.1 and
+//! rebuilds when content, templates, static files or records change; open pages reload
+//! themselves. Never serves a file outside the output folder.
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use crate::cli::{Failure, ServeArgs};
+use crate::site::{BuildOptions, build};
+
+/// The script added to HTML responses: polls the build number and reloads when it moves.
+const RELOAD: &str = "<script>(()=>{let v=null;setInterval(async()=>{try{const r=await fetch('/__coursegen/version');const t=await r.text();if(v!==null&&t!==v)location.reload();v=t}catch(e){}},1000)})()</script>";
+
+/// Runs `coursegen serve`.
+pub fn cli_serve(root: &Path, args: &ServeArgs) -> Result<(), Failure> {
+    let usage = |e: anyhow::Error| Failure::Usage(e);
+    let dir = tempfile::Builder::new()
+        .prefix("coursegen-serve-")
+        .tempdir()
+        .map_err(|e| usage(e.into()))?;
+    let out = dir.path().join("site");
+    let opts = BuildOptions {
+        drafts: !args.no_drafts,
+        strict: false,
+        highlight: true,
+        out: Some(out.clone()),
+        base_url: None,
+    };
+    let version = Arc::new(AtomicU64::new(0));
+    rebuild(root, &opts, &version);
+    let listener = TcpListener::bind(("127.0.0.1", args.port)).map_err(|e| {
+        usage(anyhow::anyhow!(
+            "cannot listen on 127.0.0.1:{}: {e}",
+            args.port
+        ))
+    })?;
+    let addr = listener.local_addr().map_err(|e| usage(e.into()))?;
+    println!(
+        "serving http://{addr}/ (preview{}); Ctrl-C to stop",
+        if opts.drafts { " with drafts" } else { "" }
+    );
+    let _ = std::io::stdout().flush();
+    {
+        let (root, opts, version) = (root.to_path_buf(), opts.clone(), version.clone());
+        std::thread::spawn(move || watch(&root, &opts, &version));
+    }
+    for stream in listener.incoming().flatten() {
+        let (out, version) = (out.clone(), version.clone());
+        std::thread::spawn(move || {
+            let _ = respond(stream, &out, &version);
+        });
+    }
+    Ok(())
+}
+
+fn rebuild(root: &Path, opts: &BuildOptions, version: &AtomicU64) {
+    match build(root, opts) {
+        Ok(r) => println!("rebuilt: {} pages", r.pages),
+        Err(e) => eprintln!("error: {e}\n(still serving the last good build)"),
+    }
+    version.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Polls modification times (cheap for a course-sized tree; no platform watcher needed).
+fn watch(root: &Path, opts: &BuildOptions, version: &AtomicU64) {
+    let mut last = newest(root);
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = newest(root);
+        if now != last {
+            last = now;
+            rebuild(root, opts, version);
+        }
+    }
+}
+
+fn newest(root: &Path) -> (SystemTime, usize) {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    let mut count = 0;
+    for dir in ["content", "templates", "static", "measurements", "kernels"] {
+        for item in walkdir::WalkDir::new(root.join(dir)).into_iter().flatten() {
+            count += 1;
+            if let Some(m) = item.metadata().ok().and_then(|m| m.modified().ok()) {
+                newest = newest.max(m);
+            }
+        }
+    }
+    (newest, count)
+}
+
+/// Maps a request path to a file inside `out`, or `None` when it would leave it.
+pub(crate) fn resolve(out: &Path, request_path: &str) -> Option<PathBuf> {
+    let path = request_path.split(['?', '#']).next().unwrap_or("/");
+    let decoded = percent_decode(path)?;
+    let mut file = out.to_path_buf();
+    for part in Path::new(&decoded).components() {
+        match part {
+            Component::Normal(p) => file.push(p),
+            Component::RootDir | Component::CurDir => {}
+            Component::ParentDir | Component::Prefix(_) => return None,
+        }
+    }
+    if file.is_dir() {
+        file.push("index.html");
+    }
+    let canon = file.canonicalize().ok()?;
+    canon.starts_with(out.canonicalize().ok()?).then_some(canon)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    let s = String::from_utf8(out).ok()?;
+    (!s.contains('\0') && !s.contains('\\')).then_some(s)
+}
+
+fn respond(stream: TcpStream, out: &Path, version: &AtomicU64) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+    let mut stream = stream;
+    if method != "GET" && method != "HEAD" {
+        return send(
+            &mut stream,
+            "405 Method Not Allowed",
+            "text/plain",
+            b"GET only\n",
+        );
+    }
+    if path == "/__coursegen/version" {
+        let v = version.load(Ordering::SeqCst).to_string();
+        return send(&mut stream, "200 OK", "text/plain", v.as_bytes());
+    }
+    let Some(file) = resolve(out, path) else {
+        return send(&mut stream, "404 Not Found", "text/plain", b"not found\n");
+    };
+    let Ok(mut body) = std::fs::read(&file) else {
+        return send(&mut stream, "404 Not Found", "text/plain", b"not found\n");
+    };
+    let kind = content_type(&file);
+    if kind.starts_with("text/html") {
+        body.extend_from_slice(RELOAD.as_bytes());
+    }
+    send(
+        &mut stream,
+        "200 OK",
+        kind,
+        if method == "HEAD" { &[] } else { &body },
+    )
+}
+
+fn send(stream: &mut TcpStream, status: &str, kind: &str, body: &[u8]) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    stream.write_all(body)
+}
+
+fn content_type(file: &Path) -> &'static str {
+    match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "xml" => "application/xml",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn never_resolves_outside_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        std::fs::create_dir_all(out.join("glossary/warp")).unwrap();
+        std::fs::write(out.join("glossary/warp/index.html"), "x").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "s").unwrap();
+        assert!(resolve(&out, "/glossary/warp/").is_some());
+        assert!(resolve(&out, "/glossary/warp/index.html?x=1").is_some());
+        for bad in [
+            "/../secret.txt",
+            "/%2e%2e/secret.txt",
+            "/glossary/../../secret.txt",
+            "/%2E%2E%2Fsecret.txt",
+            "/..%5csecret.txt",
+            "/nope",
+            "/%zz",
+        ] {
+            assert!(resolve(&out, bad).is_none(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("secret.txt"), out.join("link.txt"))
+                .unwrap();
+            assert!(resolve(&out, "/link.txt").is_none());
+        }
+    }
+}
