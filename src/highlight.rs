@@ -10,7 +10,7 @@ mod emit;
 mod python;
 mod shell;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -69,11 +69,11 @@ impl Lang {
 }
 
 /// Highlights one fenced block: the inner HTML of its `<code>` element, or `None` when the
-/// language is unknown (the caller then emits the code escaped, uncoloured). Cached by
-/// language and content, safe to call from rayon workers.
+/// language is unknown (the caller then emits the code escaped, uncoloured). Blocks seen
+/// more than once are cached by language and content; safe to call from rayon workers.
 pub fn highlight(code: &str, lang: &str) -> Option<String> {
     let lang = Lang::from_info(lang)?;
-    Some(cache().get_or_insert(lang, code).to_string())
+    Some(cache().highlight(lang, code))
 }
 
 /// Highlights without the cache; used by the micro-benchmark to time the lexers alone.
@@ -100,8 +100,7 @@ fn render(lang: Lang, code: &str) -> String {
 
 /// Shards keep two rayon workers from queueing on one lock; 16 is plenty for a few cores.
 const SHARDS: usize = 16;
-/// Past this many bytes of cached code and HTML new blocks are rendered but not kept: a corpus
-/// of unique blocks gains nothing from the cache and should not pay for it in peak memory.
+/// Past this many bytes of kept code and HTML, new blocks are rendered but not kept.
 const MAX_CACHE_BYTES: usize = 64 << 20;
 
 struct Cached {
@@ -110,7 +109,7 @@ struct Cached {
     html: Arc<str>,
 }
 
-/// Keys are already well-mixed 64-bit hashes, so the map need not hash them again.
+/// Keys are already well-mixed 64-bit hashes, so the maps need not hash them again.
 #[derive(Default)]
 struct PassThrough(u64);
 
@@ -129,7 +128,26 @@ impl Hasher for PassThrough {
     }
 }
 
-type Shard = HashMap<u64, Vec<Cached>, BuildHasherDefault<PassThrough>>;
+/// A block is kept from its second sighting on. Most blocks of a course are unique: keeping
+/// each one's HTML until the build ends cost 40 MiB of peak memory at 10,000 entries and
+/// saved nothing, while a hash per block costs 16 bytes. Repeated blocks, and every block
+/// from the second rebuild of `serve` on, are still rendered at most twice.
+#[derive(Default)]
+struct Shard {
+    /// Hashes of the blocks rendered once and not kept.
+    seen: HashSet<u64, BuildHasherDefault<PassThrough>>,
+    kept: HashMap<u64, Vec<Cached>, BuildHasherDefault<PassThrough>>,
+}
+
+impl Shard {
+    fn hit(&self, key: u64, lang: Lang, code: &str) -> Option<&Arc<str>> {
+        self.kept
+            .get(&key)?
+            .iter()
+            .find(|c| c.lang == lang && &*c.code == code)
+            .map(|c| &c.html)
+    }
+}
 
 struct Cache {
     shards: [Mutex<Shard>; SHARDS],
@@ -138,44 +156,62 @@ struct Cache {
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Cache {
-        shards: std::array::from_fn(|_| Mutex::new(Shard::default())),
-        bytes: AtomicUsize::new(0),
-    })
+    CACHE.get_or_init(Cache::new)
 }
 
 impl Cache {
-    fn get_or_insert(&self, lang: Lang, code: &str) -> Arc<str> {
+    fn new() -> Self {
+        Cache {
+            shards: std::array::from_fn(|_| Mutex::new(Shard::default())),
+            bytes: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many blocks are kept, and how many seen once (for tests).
+    #[cfg(test)]
+    fn counts(&self) -> (usize, usize) {
+        self.shards.iter().fold((0, 0), |(kept, seen), s| {
+            let s = s.lock().unwrap_or_else(|e| e.into_inner());
+            (
+                kept + s.kept.values().map(Vec::len).sum::<usize>(),
+                seen + s.seen.len(),
+            )
+        })
+    }
+
+    fn highlight(&self, lang: Lang, code: &str) -> String {
         let key = hash_block(lang, code);
         let shard = &self.shards[(key >> 60) as usize % SHARDS];
-        let hit = |map: &Shard| {
-            map.get(&key)?
-                .iter()
-                .find(|c| c.lang == lang && &*c.code == code)
-                .map(|c| Arc::clone(&c.html))
+        // A poisoned shard only means another worker panicked mid-insert; the maps are intact.
+        let lock = || shard.lock().unwrap_or_else(|e| e.into_inner());
+        let again = {
+            let mut shard = lock();
+            if let Some(html) = shard.hit(key, lang, code) {
+                return html.to_string();
+            }
+            !shard.seen.insert(key)
         };
-        // A poisoned shard only means another worker panicked mid-insert; the map is intact.
-        if let Some(html) = hit(&shard.lock().unwrap_or_else(|e| e.into_inner())) {
-            return html;
-        }
-        // Render outside the lock: two workers racing on one new block both render it, which
-        // is cheaper than making every other block in the shard wait.
-        let html: Arc<str> = render(lang, code).into();
+        // Render outside the lock: two workers racing on one block both render it, which is
+        // cheaper than making every other block of the shard wait.
+        let html = render(lang, code);
         let size = code.len() + html.len();
-        if self.bytes.fetch_add(size, Ordering::Relaxed) + size > MAX_CACHE_BYTES {
-            self.bytes.fetch_sub(size, Ordering::Relaxed);
+        if !again || self.bytes.fetch_add(size, Ordering::Relaxed) + size > MAX_CACHE_BYTES {
+            if again {
+                self.bytes.fetch_sub(size, Ordering::Relaxed);
+            }
             return html;
         }
-        let mut map = shard.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(html) = hit(&map) {
+        let mut shard = lock();
+        if shard.hit(key, lang, code).is_some() {
             self.bytes.fetch_sub(size, Ordering::Relaxed);
-            return html;
+        } else {
+            shard.seen.remove(&key);
+            shard.kept.entry(key).or_default().push(Cached {
+                lang,
+                code: code.into(),
+                html: html.as_str().into(),
+            });
         }
-        map.entry(key).or_default().push(Cached {
-            lang,
-            code: code.into(),
-            html: Arc::clone(&html),
-        });
         html
     }
 }

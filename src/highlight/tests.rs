@@ -1,7 +1,7 @@
 //! Tests of the highlighter: token classes per language, escaping, the cache, determinism,
 //! and a property test that the HTML always reads back as the exact source.
 use super::emit::Class;
-use super::{Lang, css, highlight, highlight_uncached};
+use super::{Cache, Lang, css, highlight, highlight_uncached};
 use proptest::prelude::*;
 use rayon::prelude::*;
 
@@ -289,6 +289,23 @@ fn output_is_deterministic_and_the_cache_is_transparent() {
         highlight(code, "python"),
         highlight_uncached(code, "python")
     );
+}
+
+#[test]
+fn blocks_are_kept_from_their_second_sighting() {
+    let cache = Cache::new();
+    let (a, b) = ("int a;\n", "int b;\n");
+    let first = cache.highlight(Lang::Cuda, a);
+    assert_eq!(cache.counts(), (0, 1), "seen once: only its hash is kept");
+    cache.highlight(Lang::Cuda, b);
+    assert_eq!(cache.counts(), (0, 2));
+    assert_eq!(cache.highlight(Lang::Cuda, a), first);
+    assert_eq!(cache.counts(), (1, 1), "seen twice: kept");
+    assert_eq!(cache.highlight(Lang::Cuda, a), first, "a hit");
+    assert_eq!(cache.counts(), (1, 1));
+    // Same text, another language: its own entry.
+    assert_ne!(cache.highlight(Lang::Python, a), first);
+    assert_eq!(cache.counts(), (1, 2));
 }
 
 #[test]
