@@ -11,7 +11,12 @@
 # loading), then RUNS timed ones. It prints a Markdown table — median wall time, pages per
 # second, peak resident memory — and writes it to $WORK/results.md for BENCHMARKS.md.
 #
-# Knobs (environment): SIZES="1000 10000"  RUNS=5  SEED=1  WORK=/tmp/coursegen-bench
+# Knobs (environment): SIZES="1000 10000"  RUNS=5  SEED=1
+#   WORK=DIR  where corpora and results go; default /dev/shm/coursegen-bench (tmpfs, in
+#     memory) where it exists, else /tmp/coursegen-bench. On our VMs the disk is no baseline:
+#     even a plain Python loop creating 10,000 files slows from 1 s to 6 s over three
+#     create/delete cycles (BENCHMARKS.md), so disk timings measure the disk's state, not
+#     the build. Set WORK=/tmp/coursegen-bench to time on disk anyway.
 #   COURSEGEN=/path/to/coursegen  times that binary instead of building this checkout's.
 # Needs GNU time (/usr/bin/time); installs the Debian package `time` when it is missing.
 set -euo pipefail
@@ -19,7 +24,10 @@ set -euo pipefail
 SIZES=${SIZES:-"1000 10000"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-1}
-WORK=${WORK:-/tmp/coursegen-bench}
+if [ -z "${WORK:-}" ]; then
+    WORK=/tmp/coursegen-bench
+    [ -d /dev/shm ] && [ -w /dev/shm ] && WORK=/dev/shm/coursegen-bench
+fi
 
 cd "$(dirname "$0")/.."
 mkdir -p "$WORK"
@@ -54,6 +62,9 @@ timed_build() {
     local root=$1
     shift
     rm -rf "$root/public"
+    # Start each run with no writeback pending from the last one (its deleted and written
+    # files), or a disk-backed run is charged for its predecessor's I/O.
+    sync
     # Wall time from the clock in ns (time's %e has only 10 ms resolution); peak RSS from time.
     local start end
     start=$(date +%s%N)
@@ -96,6 +107,6 @@ done
 
 echo
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM"
-echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), seed $SEED, $RUNS runs each"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown), seed $SEED, $RUNS runs each, in $WORK ($(df -T "$WORK" | awk 'NR == 2 { print $2 }'))"
 echo
 cat "$WORK/results.md"
