@@ -14,7 +14,7 @@
 # Knobs (environment): SIZES="1000 10000"  RUNS=5  SEED=1
 #   WORK=DIR  where corpora and results go; default /dev/shm/coursegen-bench (tmpfs, in
 #     memory) where it exists, else /tmp/coursegen-bench. On our VMs the disk is no baseline:
-#     even a plain Python loop creating 10,000 files slows from 1 s to 6 s over three
+#     even a plain Python loop creating 10,000 files slows from 2 s to 6.5 s over three
 #     create/delete cycles (BENCHMARKS.md), so disk timings measure the disk's state, not
 #     the build. Set WORK=/tmp/coursegen-bench to time on disk anyway.
 #   COURSEGEN=/path/to/coursegen  times that binary instead of building this checkout's.
