@@ -224,7 +224,7 @@ impl Manifest {
                 ),
             ));
         }
-        if self.launch.block_threads == 0 || self.launch.block_threads % 32 != 0 {
+        if self.launch.block_threads == 0 || !self.launch.block_threads.is_multiple_of(32) {
             return Err((
                 "launch.block_threads",
                 "must be a positive multiple of 32".into(),
