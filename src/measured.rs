@@ -17,7 +17,7 @@ pub use bindings::{
 };
 
 use crate::records::manifest::{ColumnId, Manifest, ManifestError};
-use crate::records::{Freshness, Loaded, Record, RecordSet};
+use crate::records::{Freshness, Loaded, Record, RecordSet, Row};
 
 /// Reading a kernel's files for its view failed.
 #[derive(Debug, thiserror::Error)]
@@ -93,7 +93,7 @@ pub struct DeviceView {
     pub sweep: Vec<RowView>,
     /// Model-versus-measurement disagreements, one line each.
     pub warnings: Vec<String>,
-    /// Fraction of the shared-memory limit (SMs × bytes per clock × SM clock) the best row reached.
+    /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
     record: Record,
@@ -238,11 +238,10 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
             r.device.name
         ));
     }
-    let limit = limit_gb_s(r);
-    let best_bw = r
+    let best_fraction_of_limit = r
         .rows
         .iter()
-        .map(|row| row.bandwidth_gb_s)
+        .map(|row| fraction_of_limit(r, row))
         .fold(0.0, f64::max);
     let (stale, stale_note) = staleness(kernel, loaded);
     DeviceView {
@@ -255,15 +254,27 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         warnings,
         rows,
         sweep,
-        best_fraction_of_limit: if limit > 0.0 { best_bw / limit } else { 0.0 },
+        best_fraction_of_limit,
         record: r.clone(),
     }
 }
 
-/// SMs × shared-memory bytes per clock × SM clock during the run, in GB/s.
-fn limit_gb_s(r: &Record) -> f64 {
+/// A row's bandwidth over the shared-memory limit: SMs × bytes per clock × the SM clock read
+/// during that row (the record's clock if the row has none).
+fn fraction_of_limit(r: &Record, row: &Row) -> f64 {
     let d = &r.device;
-    f64::from(d.sm_count) * f64::from(d.shared_bytes_per_clock_per_sm) * d.sm_clock_mhz / 1000.0
+    let mhz = if row.sm_clock_mhz > 0.0 {
+        row.sm_clock_mhz
+    } else {
+        d.sm_clock_mhz
+    };
+    let limit_gb_s =
+        f64::from(d.sm_count) * f64::from(d.shared_bytes_per_clock_per_sm) * mhz / 1000.0;
+    if limit_gb_s > 0.0 {
+        row.bandwidth_gb_s / limit_gb_s
+    } else {
+        0.0
+    }
 }
 
 fn staleness(kernel: Kernel<'_>, loaded: &Loaded) -> (bool, String) {

@@ -3,7 +3,7 @@
 //! code blocks and inline code spans are left alone; `{{\%` writes a literal `{{%`.
 //! Syntax and names are documented in `measurements/README.md` ("Binding numbers in prose").
 use super::syntax::{Binding, Failure, parse, syntax};
-use super::{DeviceView, MeasuredView, RowView, limit_gb_s};
+use super::{DeviceView, MeasuredView, RowView, fraction_of_limit};
 
 /// What a preview prints where a binding has no record to read.
 pub const NOT_MEASURED: &str = "(not measured yet)";
@@ -256,10 +256,11 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
         "ratio" => number(row(0)?.median_ms / row(1)?.median_ms),
         "time" => format!("{} ms", number(row(0)?.median_ms)),
         "bandwidth" => format!("{} TB/s", number(row(0)?.bandwidth_gb_s / 1000.0)),
-        "limit" => format!(
-            "{}%",
-            number(100.0 * row(0)?.bandwidth_gb_s / limit_gb_s(r))
-        ),
+        "limit" => {
+            let label = &row(0)?.label;
+            let x = r.row(label).map_or(0.0, |x| fraction_of_limit(r, x));
+            format!("{}%", number(100.0 * x))
+        }
         "banks" => row(0)?.banks.to_string(),
         "degree" => row(0)?.degree.to_string(),
         "samples" => r
