@@ -23,14 +23,14 @@ use crate::records::{Freshness, Loaded, Record, RecordSet, Row};
 #[derive(Debug, thiserror::Error)]
 pub enum MeasuredError {
     /// The entry names a kernel whose source is missing or unreadable.
-    #[error("cannot read `{path}` for `measure: {kernel}`: {source}; is the kernel name right?")]
+    #[error("cannot read `{path}` for `measure: {kernel}`: {error}; is the kernel name right?")]
     Kernel {
         /// The kernel named in front matter.
         kernel: String,
         /// The file.
         path: std::path::PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The kernel's manifest is invalid.
     #[error(transparent)]
@@ -166,10 +166,10 @@ pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
 pub fn load(root: &Path, kernel: &str, records: &RecordSet) -> Result<MeasuredView, MeasuredError> {
     let read = |ext: &str| {
         let path = root.join("kernels").join(format!("{kernel}.{ext}"));
-        std::fs::read(&path).map_err(|source| MeasuredError::Kernel {
+        std::fs::read(&path).map_err(|error| MeasuredError::Kernel {
             kernel: kernel.to_owned(),
             path,
-            source,
+            error,
         })
     };
     let (source, manifest_bytes) = (read("cu")?, read("yaml")?);

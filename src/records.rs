@@ -20,20 +20,20 @@ pub const FORMAT: u32 = 1;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordsError {
     /// Reading, listing or writing failed.
-    #[error("I/O error at `{path}`: {source}")]
+    #[error("I/O error at `{path}`: {error}")]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file is not a record of this format.
-    #[error("record `{path}` is not valid JSON for format {FORMAT}: {source}")]
+    #[error("record `{path}` is not valid JSON for format {FORMAT}: {error}")]
     Parse {
         /// The record file.
         path: PathBuf,
         /// The JSON error, with line and column.
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     /// The file parsed but its content is inconsistent.
     #[error("record `{path}`: {message}")]
@@ -261,13 +261,13 @@ pub fn record_path(measurements: &Path, kernel: &str, slug: &str) -> PathBuf {
 
 /// Reads one record and checks that it sits where its kernel and device say it should.
 pub fn load(path: &Path) -> Result<Record, RecordsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RecordsError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
-    let record: Record = serde_json::from_str(&text).map_err(|source| RecordsError::Parse {
+    let record: Record = serde_json::from_str(&text).map_err(|error| RecordsError::Parse {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     let invalid = |message: String| RecordsError::Invalid {
         path: path.to_owned(),
@@ -316,7 +316,7 @@ pub fn load_all(measurements: &Path) -> Result<RecordSet, Vec<RecordsError>> {
 fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
     let io = |path: &Path| {
         let path = path.to_owned();
-        move |source| RecordsError::Io { path, source }
+        move |error| RecordsError::Io { path, error }
     };
     let mut files = Vec::new();
     let top = match std::fs::read_dir(measurements) {
@@ -350,14 +350,14 @@ pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsErro
         message,
     })?;
     let dir = path.parent().unwrap_or(measurements).to_owned();
-    let io = |source| RecordsError::Io {
+    let io = |error| RecordsError::Io {
         path: path.clone(),
-        source,
+        error,
     };
     std::fs::create_dir_all(&dir).map_err(io)?;
-    let mut json = serde_json::to_string_pretty(record).map_err(|source| RecordsError::Parse {
+    let mut json = serde_json::to_string_pretty(record).map_err(|error| RecordsError::Parse {
         path: path.clone(),
-        source,
+        error,
     })?;
     json.push('\n');
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;

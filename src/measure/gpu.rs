@@ -26,7 +26,7 @@ pub(crate) struct Gpu {
 }
 
 fn driver(what: &'static str) -> impl Fn(DriverError) -> MeasureError {
-    move |source| MeasureError::Driver { what, source }
+    move |error| MeasureError::Driver { what, error }
 }
 
 impl Gpu {
@@ -83,9 +83,9 @@ impl Gpu {
             .map_err(driver("loading the compiled module"))?;
         module
             .load_function(entry)
-            .map_err(|source| MeasureError::Entry {
+            .map_err(|error| MeasureError::Entry {
                 entry: entry.to_owned(),
-                source,
+                error,
             })
     }
 }

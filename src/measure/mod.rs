@@ -49,12 +49,12 @@ pub enum MeasureError {
         count: i32,
     },
     /// A driver call failed.
-    #[error("CUDA driver error while {what}: {source}")]
+    #[error("CUDA driver error while {what}: {error}")]
     Driver {
         /// What was being done.
         what: &'static str,
         /// The driver's error.
-        source: DriverError,
+        error: DriverError,
     },
     /// NVRTC failed outside compiling (version, architectures, output).
     #[error("NVRTC: {0}")]
@@ -72,13 +72,13 @@ pub enum MeasureError {
     /// The manifest's entry point is not in the module.
     #[error(
         "entry point `{entry}` is not in the compiled kernel: declare it \
-         `extern \"C\" __global__` so NVRTC does not mangle its name ({source})"
+         `extern \"C\" __global__` so NVRTC does not mangle its name ({error})"
     )]
     Entry {
         /// The manifest's `kernel` field.
         entry: String,
         /// The driver's error.
-        source: DriverError,
+        error: DriverError,
     },
     /// A launch's output disagrees with the CPU reference.
     #[error(
@@ -131,12 +131,12 @@ pub enum MeasureError {
         available: String,
     },
     /// A kernel file could not be read.
-    #[error("cannot read `{path}`: {source}")]
+    #[error("cannot read `{path}`: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A manifest is invalid.
     #[error(transparent)]
@@ -208,7 +208,7 @@ fn measure(root: &Path, args: &MeasureArgs) -> Result<(), MeasureError> {
 fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelFiles>, MeasureError> {
     let io = |path: &Path| {
         let path = path.to_owned();
-        move |source| MeasureError::Io { path, source }
+        move |error| MeasureError::Io { path, error }
     };
     let mut names: Vec<String> = match std::fs::read_dir(dir) {
         Ok(entries) => entries

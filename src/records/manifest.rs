@@ -10,20 +10,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
     /// The file could not be read.
-    #[error("cannot read manifest `{path}`: {source}")]
+    #[error("cannot read manifest `{path}`: {error}")]
     Read {
         /// The manifest file.
         path: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The YAML does not match the manifest format.
-    #[error("manifest `{path}` is not valid: {source}")]
+    #[error("manifest `{path}` is not valid: {error}")]
     Parse {
         /// The manifest file.
         path: PathBuf,
         /// The YAML error, with its line and column.
-        source: serde_norway::Error,
+        error: serde_norway::Error,
     },
     /// The YAML parsed but a field is inconsistent.
     #[error("manifest `{path}`, field `{field}`: {message}")]
@@ -166,9 +166,9 @@ pub enum ColumnId {
 impl Manifest {
     /// Reads and checks `kernels/<name>.yaml`.
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ManifestError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         Manifest::parse(path, &text)
     }
@@ -176,9 +176,9 @@ impl Manifest {
     /// Parses and checks manifest text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
         let manifest: Manifest =
-            serde_norway::from_str(text).map_err(|source| ManifestError::Parse {
+            serde_norway::from_str(text).map_err(|error| ManifestError::Parse {
                 path: path.to_owned(),
-                source,
+                error,
             })?;
         manifest
             .check()

@@ -77,7 +77,7 @@ pub fn stale_records(
     for (kernel, records) in &set.by_kernel {
         let read = |ext: &str| {
             let path = kernels.join(format!("{kernel}.{ext}"));
-            std::fs::read(&path).map_err(|source| RecordsError::Io { path, source })
+            std::fs::read(&path).map_err(|error| RecordsError::Io { path, error })
         };
         let (source, manifest) = match (read("cu"), read("yaml")) {
             (Ok(s), Ok(m)) => (s, m),
