@@ -2,7 +2,7 @@
 //! a serializable view (one table per GPU, the provenance sentence, model-versus-measurement
 //! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
 //! `records` and the bank model only.
-mod bank_model;
+use crate::bank::model as bank_model;
 mod bindings;
 mod syntax;
 mod table;
