@@ -1,7 +1,7 @@
 //! The Measured section of an entry, without a GPU: from a kernel's manifest and its records,
 //! a serializable view (one table per GPU, the provenance sentence, model-versus-measurement
 //! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
-//! `records` and the bank model only.
+//! `records`, the bank model, and `content::body` (to leave fenced code alone).
 use crate::bank::model as bank_model;
 mod bindings;
 mod syntax;

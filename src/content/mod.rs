@@ -2,6 +2,7 @@
 //! into `Entry` values. Depends on no other module of ours (the CLI glue at the bottom aside).
 use std::path::{Path, PathBuf};
 
+pub mod body;
 pub mod diagnostic;
 pub mod front_matter;
 pub mod load;

@@ -63,17 +63,8 @@ fn expand(
 ) -> Result<String, Vec<BindingError>> {
     let mut out = String::with_capacity(body.len());
     let mut errors = Vec::new();
-    let mut fence: Option<&str> = None;
-    for (i, line) in body.split_inclusive('\n').enumerate() {
-        let marker = ["```", "~~~"]
-            .into_iter()
-            .find(|m| line.trim_start().starts_with(m));
-        match (fence, marker) {
-            (None, Some(m)) => fence = Some(m),
-            (Some(f), Some(m)) if f == m => fence = None,
-            _ => {}
-        }
-        if fence.is_some() || marker.is_some() {
+    for (i, (line, in_code)) in crate::content::body::fenced_lines(body).enumerate() {
+        if in_code {
             out.push_str(line);
             continue;
         }
