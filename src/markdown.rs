@@ -19,26 +19,15 @@ pub struct Sections<'a> {
 /// Cuts `body` at level-2 headings titled exactly "Measured" or "Diagram" (outside code fences).
 pub fn sections(body: &str) -> Sections<'_> {
     let mut cuts: Vec<(usize, usize, usize, &str)> = Vec::new(); // (heading start, text start, line, name)
-    let mut fence: Option<&str> = None;
     let mut offset = 0;
-    for (i, line) in body.split_inclusive('\n').enumerate() {
-        let t = line.trim_end();
-        let marker = ["```", "~~~"]
-            .into_iter()
-            .find(|m| t.trim_start().starts_with(m));
-        match (fence, marker) {
-            (None, Some(m)) => fence = Some(m),
-            (Some(f), Some(m)) if f == m => fence = None,
-            (None, None) => {
-                if let Some(name) = t
-                    .strip_prefix("## ")
-                    .map(str::trim)
-                    .filter(|n| *n == "Measured" || *n == "Diagram")
-                {
-                    cuts.push((offset, offset + line.len(), i + 2, name));
-                }
-            }
-            _ => {}
+    for (i, (line, in_code)) in crate::content::body::fenced_lines(body).enumerate() {
+        let name = line
+            .trim_end()
+            .strip_prefix("## ")
+            .map(str::trim)
+            .filter(|n| *n == "Measured" || *n == "Diagram");
+        if let (false, Some(name)) = (in_code, name) {
+            cuts.push((offset, offset + line.len(), i + 2, name));
         }
         offset += line.len();
     }

@@ -1,1 +1,302 @@
-//! (stub: filled in by its issue)
+//! The Measured section of an entry, without a GPU: from a kernel's manifest and its records,
+//! a serializable view (one table per GPU, the provenance sentence, model-versus-measurement
+//! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
+//! `records`, the bank model, and `content::body` (to leave fenced code alone).
+use crate::bank::model as bank_model;
+mod bindings;
+mod syntax;
+mod table;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+pub use bindings::{
+    BindingError, BindingErrorKind, NOT_MEASURED, check_no_bindings, expand_bindings,
+    expand_bindings_preview,
+};
+
+use crate::records::manifest::{ColumnId, Manifest, ManifestError};
+use crate::records::{Freshness, Loaded, Record, RecordSet, Row};
+
+/// Reading a kernel's files for its view failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MeasuredError {
+    /// The entry names a kernel whose source is missing or unreadable.
+    #[error("cannot read `{path}` for `measure: {kernel}`: {error}; is the kernel name right?")]
+    Kernel {
+        /// The kernel named in front matter.
+        kernel: String,
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The kernel's manifest is invalid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+}
+
+/// A measured ratio agrees with the model when it lies within this fraction of the predicted
+/// slowdown (conflict degree over the best row's). Why 15%: the model counts only serialized
+/// shared-memory passes, while a launch also pays fixed costs (launch, filling the tile, loop
+/// and store instructions) that the slow rows dilute, so measured ratios sit a little under
+/// the degree — by as much as the best row falls short of the hardware limit: 1% on the H200
+/// record, 3% in the seed's T4 figures (31.10 for a predicted 32). Clock drift between rows
+/// adds well under 1%. 15% is several times that slack, yet a real disagreement — a 2-way
+/// conflict priced at 1, 4-byte banks being 8-byte, a kernel that stopped exercising the
+/// stride — shows as 50% or more, far outside it.
+pub const MODEL_BAND: f64 = 0.15;
+
+/// The Measured section of one entry: what `templates/measured.html` renders as `measured`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasuredView {
+    /// Kernel name (`kernels/<kernel>.cu`).
+    pub kernel: String,
+    /// Column headings of every table, from the manifest.
+    pub columns: Vec<ColumnView>,
+    /// Every row label of the sweep (bindings may quote any, the table shows some).
+    pub labels: Vec<String>,
+    /// One table per GPU with a record, sorted by device slug; empty when not measured.
+    pub devices: Vec<DeviceView>,
+    /// The notice shown when `devices` is empty.
+    pub not_measured: String,
+}
+
+/// A column of the table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ColumnView {
+    /// `access`, `banks`, `time`, `ratio`, `model` or `bandwidth`.
+    pub id: ColumnId,
+    /// Its heading.
+    pub heading: String,
+}
+
+/// One GPU's record, ready to render.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceView {
+    /// File-name form of the device, e.g. `nvidia-h200`.
+    pub slug: String,
+    /// Device name, e.g. `NVIDIA H200`.
+    pub name: String,
+    /// "On an NVIDIA H200, driver …, CUDA …, built with …, <manifest summary>"
+    pub sentence: String,
+    /// Date, tool, SM clock and record file, for readers who want to check.
+    pub provenance: String,
+    /// The kernel or manifest changed since this record was made.
+    pub stale: bool,
+    /// Why it is stale and how to refresh it (empty when fresh).
+    pub stale_note: String,
+    /// The table's rows (the manifest's `table.rows`), cells in column order.
+    pub rows: Vec<RowView>,
+    /// Every row of the sweep, for bindings.
+    pub sweep: Vec<RowView>,
+    /// Model-versus-measurement disagreements, one line each.
+    pub warnings: Vec<String>,
+    /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
+    pub best_fraction_of_limit: f64,
+    #[serde(skip)]
+    record: Record,
+}
+
+/// One row of a device's table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowView {
+    /// Row label, e.g. `32L`.
+    pub label: String,
+    /// Axis value, e.g. stride 32.
+    pub value: u32,
+    /// Banks the 32 lanes cover (bank model).
+    pub banks: u32,
+    /// Predicted conflict degree (bank model).
+    pub degree: u32,
+    /// Median time per launch, ms.
+    pub median_ms: f64,
+    /// Median over the best row's median.
+    pub ratio: f64,
+    /// Achieved shared-memory bandwidth, GB/s.
+    pub bandwidth_gb_s: f64,
+    /// Display text per column, in the order of [`MeasuredView::columns`].
+    pub cells: Vec<String>,
+    /// Why the measured ratio disagrees with the model, or empty.
+    pub warning: String,
+}
+
+/// A kernel as `view` needs it: name, checked manifest, and the bytes whose hashes decide
+/// staleness.
+#[derive(Debug, Clone, Copy)]
+pub struct Kernel<'a> {
+    /// Kernel name.
+    pub name: &'a str,
+    /// Its manifest.
+    pub manifest: &'a Manifest,
+    /// Current bytes of `kernels/<name>.cu`.
+    pub source: &'a [u8],
+    /// Current bytes of `kernels/<name>.yaml`.
+    pub manifest_bytes: &'a [u8],
+}
+
+/// Builds the view of one kernel from its records (pure: no I/O, no GPU).
+pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
+    let m = kernel.manifest;
+    let mut devices: Vec<DeviceView> = records.iter().map(|l| device_view(kernel, l)).collect();
+    devices.sort_by(|a, b| a.slug.cmp(&b.slug));
+    MeasuredView {
+        kernel: kernel.name.to_owned(),
+        columns: m
+            .table
+            .columns
+            .iter()
+            .map(|c| ColumnView {
+                id: c.id,
+                heading: c.heading.clone(),
+            })
+            .collect(),
+        labels: m.axis.labels.clone(),
+        devices,
+        not_measured: format!(
+            "Not measured yet: run `coursegen measure --gpu --kernel {0}` on a GPU and commit \
+             measurements/{0}/.",
+            kernel.name
+        ),
+    }
+}
+
+/// Reads `kernels/<kernel>.cu` and `.yaml` under `root` and builds the view from `records`.
+pub fn load(root: &Path, kernel: &str, records: &RecordSet) -> Result<MeasuredView, MeasuredError> {
+    let read = |ext: &str| {
+        let path = root.join("kernels").join(format!("{kernel}.{ext}"));
+        std::fs::read(&path).map_err(|error| MeasuredError::Kernel {
+            kernel: kernel.to_owned(),
+            path,
+            error,
+        })
+    };
+    let (source, manifest_bytes) = (read("cu")?, read("yaml")?);
+    let manifest_path = root.join("kernels").join(format!("{kernel}.yaml"));
+    let text = String::from_utf8_lossy(&manifest_bytes);
+    let manifest = Manifest::parse(&manifest_path, &text)?;
+    let k = Kernel {
+        name: kernel,
+        manifest: &manifest,
+        source: &source,
+        manifest_bytes: &manifest_bytes,
+    };
+    Ok(view(k, records.for_kernel(kernel)))
+}
+
+impl MeasuredView {
+    /// What `build --strict` refuses: no record at all, or stale records (one line each).
+    pub fn strict_problems(&self) -> Vec<String> {
+        if self.devices.is_empty() {
+            return vec![format!(
+                "kernel `{}` has no measurement record. {}",
+                self.kernel, self.not_measured
+            )];
+        }
+        self.devices
+            .iter()
+            .filter(|d| d.stale)
+            .map(|d| d.stale_note.clone())
+            .collect()
+    }
+
+    /// Every warning worth printing during a build: stale records and model disagreements.
+    pub fn warnings(&self) -> Vec<String> {
+        let stale = self
+            .devices
+            .iter()
+            .filter(|d| d.stale)
+            .map(|d| d.stale_note.clone());
+        let model = self.devices.iter().flat_map(|d| d.warnings.iter().cloned());
+        stale.chain(model).collect()
+    }
+}
+
+fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
+    let (m, r) = (kernel.manifest, &loaded.record);
+    let sweep = table::sweep_rows(m, r);
+    let rows = m
+        .table
+        .rows
+        .iter()
+        .filter_map(|label| sweep.iter().find(|v| &v.label == label).cloned())
+        .collect();
+    let mut warnings: Vec<String> = sweep
+        .iter()
+        .filter(|v| !v.warning.is_empty())
+        .map(|v| v.warning.clone())
+        .collect();
+    for missing in m
+        .table
+        .rows
+        .iter()
+        .filter(|l| !sweep.iter().any(|v| &v.label == *l))
+    {
+        warnings.push(format!(
+            "the record on {} has no row `{missing}`: the manifest changed since; re-measure",
+            r.device.name
+        ));
+    }
+    let best_fraction_of_limit = r
+        .rows
+        .iter()
+        .map(|row| fraction_of_limit(r, row))
+        .fold(0.0, f64::max);
+    let (stale, stale_note) = staleness(kernel, loaded);
+    DeviceView {
+        slug: r.device.slug.clone(),
+        name: r.device.name.clone(),
+        sentence: table::sentence(r, &m.summary),
+        provenance: table::provenance(loaded),
+        stale,
+        stale_note,
+        warnings,
+        rows,
+        sweep,
+        best_fraction_of_limit,
+        record: r.clone(),
+    }
+}
+
+/// A row's bandwidth over the shared-memory limit: SMs × bytes per clock × the SM clock read
+/// during that row (the record's clock if the row has none).
+fn fraction_of_limit(r: &Record, row: &Row) -> f64 {
+    let d = &r.device;
+    let mhz = if row.sm_clock_mhz > 0.0 {
+        row.sm_clock_mhz
+    } else {
+        d.sm_clock_mhz
+    };
+    let limit_gb_s =
+        f64::from(d.sm_count) * f64::from(d.shared_bytes_per_clock_per_sm) * mhz / 1000.0;
+    if limit_gb_s > 0.0 {
+        row.bandwidth_gb_s / limit_gb_s
+    } else {
+        0.0
+    }
+}
+
+fn staleness(kernel: Kernel<'_>, loaded: &Loaded) -> (bool, String) {
+    match loaded
+        .record
+        .freshness(kernel.source, kernel.manifest_bytes)
+    {
+        Freshness::Fresh => (false, String::new()),
+        Freshness::Stale {
+            source_changed,
+            manifest_changed,
+        } => {
+            let stale = crate::records::StaleRecord {
+                kernel: kernel.name.to_owned(),
+                path: loaded.path.clone(),
+                source_changed,
+                manifest_changed,
+            };
+            (true, stale.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

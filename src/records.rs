@@ -1,1 +1,373 @@
-//! (stub: filled in by its issue)
+//! Measurement records: the JSON files `measurements/<kernel>/<device-slug>.json` that
+//! `measure` writes and `build` reads — types, loading, atomic saving, staleness. Depends on
+//! no other module of ours; `manifest` holds the kernels' declared sweeps.
+pub mod manifest;
+mod stale;
+
+pub use stale::{Freshness, StaleRecord, stale_records};
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The record format this version writes and reads.
+pub const FORMAT: u32 = 1;
+
+/// What can go wrong reading or writing records; each variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordsError {
+    /// Reading, listing or writing failed.
+    #[error("I/O error at `{path}`: {error}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The file is not a record of this format.
+    #[error("record `{path}` is not valid JSON for format {FORMAT}: {error}")]
+    Parse {
+        /// The record file.
+        path: PathBuf,
+        /// The JSON error, with line and column.
+        error: serde_json::Error,
+    },
+    /// The file parsed but its content is inconsistent.
+    #[error("record `{path}`: {message}")]
+    Invalid {
+        /// The record file.
+        path: PathBuf,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+}
+
+/// One kernel measured on one GPU, with everything a reader needs to trust the numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// Record format, [`FORMAT`].
+    pub format: u32,
+    /// Kernel name (`kernels/<kernel>.cu`).
+    pub kernel: String,
+    /// Name of the swept argument, e.g. `stride`.
+    pub axis: String,
+    /// The GPU.
+    pub device: Device,
+    /// Driver, CUDA and NVRTC versions.
+    pub software: Software,
+    /// How the kernel was compiled, and the hashes that decide staleness.
+    pub build: Build,
+    /// When and how the sweep ran.
+    pub run: Run,
+    /// One row per axis value, in manifest order.
+    pub rows: Vec<Row>,
+}
+
+/// The GPU a record was measured on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    /// As the driver names it, e.g. `NVIDIA H200`.
+    pub name: String,
+    /// File-name form of the name, e.g. `nvidia-h200`.
+    pub slug: String,
+    /// Compute capability, e.g. `9.0`.
+    pub compute_capability: String,
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// SM clock during the run (MHz): cycles over nanoseconds read inside the timed launches.
+    pub sm_clock_mhz: f64,
+    /// The driver's rated maximum SM clock (MHz), when it reports one.
+    pub rated_sm_clock_mhz: Option<f64>,
+    /// Shared-memory bytes one SM can serve per clock (banks × bank width).
+    pub shared_bytes_per_clock_per_sm: u32,
+}
+
+/// Software the record was made with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Software {
+    /// NVIDIA driver version, e.g. `580.159.04`, when the system reports it.
+    pub driver_version: Option<String>,
+    /// CUDA version the driver API supports, e.g. `13.0`.
+    pub cuda_driver_api: String,
+    /// NVRTC version, e.g. `13.0`.
+    pub nvrtc_version: String,
+}
+
+/// How the kernel was built.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    /// The `.cu` file, relative to the site root.
+    pub source_file: String,
+    /// Every option passed to NVRTC, target included.
+    pub compile_options: Vec<String>,
+    /// `cubin` (machine code for the device) or `ptx` (the driver compiled it).
+    pub binary: String,
+    /// SHA-256 (hex) of the kernel source as measured.
+    pub source_sha256: String,
+    /// SHA-256 (hex) of the manifest as measured.
+    pub manifest_sha256: String,
+}
+
+/// When and how the sweep ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// Start of the run, RFC 3339 in UTC.
+    pub date: String,
+    /// Version of coursegen that measured.
+    pub coursegen_version: String,
+    /// Threads per block.
+    pub block_threads: u32,
+    /// Blocks launched.
+    pub grid_blocks: u32,
+    /// Logical blocks the grid worked through.
+    pub logical_blocks: u32,
+    /// Warm-up launches per row.
+    pub warmup_launches: u32,
+    /// Minimum samples per row.
+    pub min_samples: u32,
+    /// Relative standard deviation at which a row stops.
+    pub target_rel_stdev: f64,
+    /// Seconds after which a row stops regardless.
+    pub time_limit_s: f64,
+    /// Wall-clock seconds for this kernel's whole sweep, compile and checks included.
+    pub sweep_seconds: f64,
+}
+
+/// Why sampling a row stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The relative standard deviation reached the target.
+    Converged,
+    /// The time limit passed first.
+    TimeLimit,
+    /// The sample cap was reached first.
+    MaxSamples,
+}
+
+/// One row of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    /// Row label from the manifest, e.g. `32L`.
+    pub label: String,
+    /// Axis value, e.g. the stride 32.
+    pub value: u32,
+    /// Every timed launch, milliseconds, in order.
+    pub samples_ms: Vec<f64>,
+    /// Median of the samples.
+    pub median_ms: f64,
+    /// Fastest sample.
+    pub min_ms: f64,
+    /// Slowest sample.
+    pub max_ms: f64,
+    /// Sample standard deviation over the mean.
+    pub rel_stdev: f64,
+    /// Why sampling stopped.
+    pub stop: StopReason,
+    /// Shared-memory bytes read per launch.
+    pub bytes_per_launch: u64,
+    /// Bytes per launch over the median time, GB/s (10⁹ bytes).
+    pub bandwidth_gb_s: f64,
+    /// SM clock during this row's samples (MHz), median of the in-kernel clock reads.
+    pub sm_clock_mhz: f64,
+    /// Threads whose result matched the CPU reference (every thread, or no record).
+    pub threads_checked: u64,
+}
+
+/// A record and the file it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The JSON file.
+    pub path: PathBuf,
+    /// Its content.
+    pub record: Record,
+}
+
+/// Every record under `measurements/`, by kernel name, each kernel's records by device slug.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordSet {
+    /// Kernel name → records of that kernel, sorted by device slug.
+    pub by_kernel: BTreeMap<String, Vec<Loaded>>,
+}
+
+impl RecordSet {
+    /// The records of one kernel (empty when it was never measured).
+    pub fn for_kernel(&self, kernel: &str) -> &[Loaded] {
+        self.by_kernel.get(kernel).map_or(&[], Vec::as_slice)
+    }
+}
+
+impl Record {
+    /// The row with this label.
+    pub fn row(&self, label: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.label == label)
+    }
+
+    /// Checks what serde cannot: format, rows present, finite positive times.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.format != FORMAT {
+            return Err(format!(
+                "format {} is not {FORMAT}: re-measure with this coursegen",
+                self.format
+            ));
+        }
+        if self.rows.is_empty() {
+            return Err("no rows: a record holds a whole sweep".into());
+        }
+        for row in &self.rows {
+            let times = [row.median_ms, row.min_ms, row.max_ms];
+            if row.samples_ms.is_empty() || times.iter().any(|t| !t.is_finite() || *t <= 0.0) {
+                return Err(format!("row `{}` has no valid samples", row.label));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Hex SHA-256 of some bytes: the hashes recorded in [`Build`].
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// File-name form of a device name: `NVIDIA H200` → `nvidia-h200`.
+pub fn device_slug(name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.trim_end_matches('-').to_owned()
+}
+
+/// Where the record of `kernel` on device `slug` lives under `measurements`.
+pub fn record_path(measurements: &Path, kernel: &str, slug: &str) -> PathBuf {
+    measurements.join(kernel).join(format!("{slug}.json"))
+}
+
+/// Reads one record and checks that it sits where its kernel and device say it should.
+pub fn load(path: &Path) -> Result<Record, RecordsError> {
+    let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
+        path: path.to_owned(),
+        error,
+    })?;
+    let record: Record = serde_json::from_str(&text).map_err(|error| RecordsError::Parse {
+        path: path.to_owned(),
+        error,
+    })?;
+    let invalid = |message: String| RecordsError::Invalid {
+        path: path.to_owned(),
+        message,
+    };
+    record.validate().map_err(invalid)?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|s| s.to_str());
+    if stem != record.device.slug || folder != Some(record.kernel.as_str()) {
+        return Err(invalid(format!(
+            "it records kernel `{}` on `{}`, so it belongs at `{}/{}.json`",
+            record.kernel, record.device.slug, record.kernel, record.device.slug
+        )));
+    }
+    Ok(record)
+}
+
+/// Loads every `*.json` under `measurements/<kernel>/`, reporting all bad files together.
+/// A missing `measurements/` folder is an empty set.
+pub fn load_all(measurements: &Path) -> Result<RecordSet, Vec<RecordsError>> {
+    let mut set = RecordSet::default();
+    let mut errors = Vec::new();
+    for path in json_files(measurements).map_err(|e| vec![e])? {
+        match load(&path) {
+            Ok(record) => set
+                .by_kernel
+                .entry(record.kernel.clone())
+                .or_default()
+                .push(Loaded { path, record }),
+            Err(e) => errors.push(e),
+        }
+    }
+    for records in set.by_kernel.values_mut() {
+        records.sort_by(|a, b| a.record.device.slug.cmp(&b.record.device.slug));
+    }
+    if errors.is_empty() {
+        Ok(set)
+    } else {
+        Err(errors)
+    }
+}
+
+fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |error| RecordsError::Io { path, error }
+    };
+    let mut files = Vec::new();
+    let top = match std::fs::read_dir(measurements) {
+        Ok(dir) => dir,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(e) => return Err(io(measurements)(e)),
+    };
+    for entry in top {
+        let kernel_dir = entry.map_err(io(measurements))?.path();
+        if !kernel_dir.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&kernel_dir).map_err(io(&kernel_dir))? {
+            let path = entry.map_err(io(&kernel_dir))?.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Writes a record to `measurements/<kernel>/<slug>.json` atomically: a temporary file in
+/// the same folder, flushed, then renamed over the old one, so a reader or a crash sees
+/// either the old record or the new one, never half of either. Refuses an invalid record.
+pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
+    let path = record_path(measurements, &record.kernel, &record.device.slug);
+    record.validate().map_err(|message| RecordsError::Invalid {
+        path: path.clone(),
+        message,
+    })?;
+    let dir = path.parent().unwrap_or(measurements).to_owned();
+    let io = |error| RecordsError::Io {
+        path: path.clone(),
+        error,
+    };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let mut json = serde_json::to_string_pretty(record).map_err(|error| RecordsError::Parse {
+        path: path.clone(),
+        error,
+    })?;
+    json.push('\n');
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
+    tmp.write_all(json.as_bytes()).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(&path).map_err(|e| io(e.error))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+pub(crate) mod fixture;
+#[cfg(test)]
+mod tests;

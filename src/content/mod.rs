@@ -2,6 +2,7 @@
 //! into `Entry` values. Depends on no other module of ours (the CLI glue at the bottom aside).
 use std::path::{Path, PathBuf};
 
+pub mod body;
 pub mod diagnostic;
 pub mod front_matter;
 pub mod load;
@@ -71,13 +72,9 @@ byline:
 
 The body, in Markdown. Explain the term from first principles.
 
-## Measured
-
-Prose that goes under the measured table (needs `measure:`).
-
-## Diagram
-
-Prose that goes under the diagram (needs `diagram:`).
+With `measure:` set, prose under a `## Measured` heading goes under the measured table and
+may quote the record: `{{{{% ratio 32L L digits=0 %}}}}`. With `diagram:` set, prose under a
+`## Diagram` heading goes under the drawing.
 "#
     )
 }

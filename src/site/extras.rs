@@ -1,38 +1,119 @@
 //! The parts of an entry page that come from outside `content/`: diagrams drawn by the
-//! bank model and tables from measurement records, with the prose bindings into them.
+//! bank model, and tables from measurement records with the prose bindings into them.
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::bank::{self, Cell, DiagramError, DiagramSpec, Preset, render_svg, svg_to_png};
 use crate::content::{Diagnostic, Entry};
+use crate::measured::{self, BindingError, MeasuredView};
+use crate::records;
 use crate::site::BuildOptions;
 use crate::site::links::DIAGRAM_PNG;
 use crate::site::output::OutFile;
 use crate::site::pages::{DiagramCtx, MeasuredCtx};
 
-/// What the build loaded once for every page: records, manifests, options.
+/// What the build loaded once for every page: one measured view per kernel, and options.
 pub(super) struct Extras {
     strict: bool,
     write_files: bool,
+    views: HashMap<String, MeasuredView>,
 }
 
 impl Extras {
-    /// Loads records and manifests; problems go to `problems` (errors) or `warnings`.
-    pub(super) fn load(
-        _root: &Path,
+    /// Loads records and the views of every kernel an entry names. Problems that stop the
+    /// build go to `problems`; stale records and model disagreements go to `warnings`, or to
+    /// `problems` under `--strict`.
+    pub(super) fn load<'a>(
+        root: &Path,
         opts: &BuildOptions,
-        _problems: &mut Vec<Diagnostic>,
-        _warnings: &mut Vec<Diagnostic>,
+        entries: impl Iterator<Item = &'a Entry>,
+        problems: &mut Vec<Diagnostic>,
+        warnings: &mut Vec<Diagnostic>,
     ) -> Self {
+        let records = records::load_all(&root.join("measurements")).unwrap_or_else(|errors| {
+            problems.extend(
+                errors
+                    .iter()
+                    .map(|e| Diagnostic::new("measurements", 0, e.to_string())),
+            );
+            records::RecordSet::default()
+        });
+        let mut views = HashMap::new();
+        for entry in entries {
+            let Some(kernel) = entry.meta.measure.as_deref() else {
+                continue;
+            };
+            if views.contains_key(kernel) {
+                continue;
+            }
+            let at = Diagnostic::new(&entry.file, entry.lines.of("measure"), "").field("measure");
+            match measured::load(root, kernel, &records) {
+                Ok(view) => {
+                    if opts.strict && view.devices.is_empty() {
+                        problems.extend(view.strict_problems().into_iter().map(|m| Diagnostic {
+                            message: m,
+                            ..at.clone()
+                        }));
+                    }
+                    let model = view.devices.iter().flat_map(|d| d.warnings.iter());
+                    warnings.extend(model.map(|m| Diagnostic {
+                        message: m.clone(),
+                        ..at.clone()
+                    }));
+                    views.insert(kernel.to_string(), view);
+                }
+                Err(e) => problems.push(Diagnostic {
+                    message: e.to_string(),
+                    ..at
+                }),
+            }
+        }
+        match records::stale_records(&root.join("kernels"), &records) {
+            Ok(stale) => {
+                let found = stale
+                    .iter()
+                    .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
+                if opts.strict {
+                    problems.extend(found)
+                } else {
+                    warnings.extend(found)
+                }
+            }
+            Err(errors) => problems.extend(
+                errors
+                    .iter()
+                    .map(|e| Diagnostic::new("kernels", 0, e.to_string())),
+            ),
+        }
         Extras {
             strict: opts.strict,
             write_files: opts.out.is_some(),
+            views,
         }
     }
 
-    /// The entry's body with its number bindings replaced by recorded values.
+    /// The entry's body with its number bindings replaced by recorded values. Without a
+    /// record a binding reads "(not measured yet)", except under `--strict`.
     pub(super) fn expand_bindings(&self, entry: &Entry) -> Result<String, Vec<Diagnostic>> {
-        let _ = self.strict;
-        Ok(entry.body.clone())
+        let located = |errors: Vec<BindingError>| -> Vec<Diagnostic> {
+            errors
+                .into_iter()
+                .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
+                .collect()
+        };
+        let Some(kernel) = entry.meta.measure.as_deref() else {
+            measured::check_no_bindings(&entry.body).map_err(located)?;
+            return Ok(entry.body.clone());
+        };
+        let Some(view) = self.views.get(kernel) else {
+            return Ok(entry.body.clone()); // its load error is already reported
+        };
+        let expanded = if self.strict {
+            measured::expand_bindings(&entry.body, view)
+        } else {
+            measured::expand_bindings_preview(&entry.body, view)
+        };
+        expanded.map_err(located)
     }
 
     /// The Diagram section, drawn from the bank model; pushes the PNG beside the page into `files`.
@@ -43,7 +124,10 @@ impl Extras {
         files: &mut Vec<OutFile>,
     ) -> Result<Option<DiagramCtx>, Vec<Diagnostic>> {
         let Some(d) = &entry.meta.diagram else {
-            return Ok(None);
+            return match prose_html {
+                Some(_) => Err(vec![section_without_field(entry, "Diagram", "diagram")]),
+                None => Ok(None),
+            };
         };
         let at = |field: &str, message: String| {
             vec![Diagnostic::new(&entry.file, entry.lines.of(field), message).field(field)]
@@ -80,6 +164,24 @@ impl Extras {
         }))
     }
 
+    /// The Measured section: the kernel's view (tables per GPU) and the prose under it.
+    pub(super) fn measured(
+        &self,
+        entry: &Entry,
+        prose_html: Option<String>,
+    ) -> Result<Option<MeasuredCtx>, Vec<Diagnostic>> {
+        let Some(kernel) = entry.meta.measure.as_deref() else {
+            return match prose_html {
+                Some(_) => Err(vec![section_without_field(entry, "Measured", "measure")]),
+                None => Ok(None),
+            };
+        };
+        Ok(self.views.get(kernel).map(|view| MeasuredCtx {
+            view: view.clone(),
+            prose_html: prose_html.unwrap_or_default(),
+        }))
+    }
+
     /// `cc` must be a compute capability the bank model knows.
     pub(super) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
         let cc = entry.meta.cc.as_deref()?;
@@ -97,19 +199,20 @@ impl Extras {
             .help(format!("use one of {}", known.join(", "))),
         )
     }
+}
 
-    /// The Measured section (the table comes from the records).
-    pub(super) fn measured(
-        &self,
-        entry: &Entry,
-        prose_html: Option<String>,
-    ) -> Option<MeasuredCtx> {
-        if entry.meta.measure.is_none() && prose_html.is_none() {
-            return None;
-        }
-        Some(MeasuredCtx {
-            view: serde_json::Value::Null,
-            prose_html: prose_html.unwrap_or_default(),
-        })
-    }
+fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnostic {
+    let line = entry
+        .body
+        .lines()
+        .position(|l| l.trim() == format!("## {heading}"))
+        .map_or(0, |i| entry.body_line + i);
+    Diagnostic::new(
+        &entry.file,
+        line,
+        format!("a `## {heading}` section needs `{field}:` in the front matter"),
+    )
+    .help(format!(
+        "add `{field}:` (see the README), or rename the heading"
+    ))
 }

@@ -84,7 +84,6 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         }
     }
     let templates = Templates::load(&root.join("templates"))?;
-    let extras = extras::Extras::load(root, opts, &mut problems, &mut report.warnings);
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let info = SiteInfo {
         title: "100 Days of GPU".into(),
@@ -107,6 +106,13 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     let (intros, shown): (Vec<_>, Vec<_>) = shown
         .into_iter()
         .partition(|(e, _)| e.section.is_empty() && section_names.contains(e.slug.as_str()));
+    let extras = extras::Extras::load(
+        root,
+        opts,
+        shown.iter().map(|(e, _)| *e),
+        &mut problems,
+        &mut report.warnings,
+    );
     let copies = static_copies(root, &site.assets)?;
     let left_out = verdicts.iter().filter_map(|v| match v {
         Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
@@ -192,7 +198,7 @@ fn render_entry(
     }
     let mut files = Vec::new();
     let diagram = extras.diagram(entry, bodies.diagram.clone(), &mut files)?;
-    let measured = extras.measured(entry, bodies.measured.clone());
+    let measured = extras.measured(entry, bodies.measured.clone())?;
     let m = &entry.meta;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
     let ctx = EntryCtx {

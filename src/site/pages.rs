@@ -60,8 +60,9 @@ pub struct DiagramCtx {
 /// The Measured section.
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasuredCtx {
-    /// The view from `measured` (table rows, sentence), or null when there is no record.
-    pub view: serde_json::Value,
+    /// The view from `measured` (tables per GPU, sentences), flattened for the template.
+    #[serde(flatten)]
+    pub view: crate::measured::MeasuredView,
     /// Author prose under `## Measured`.
     pub prose_html: String,
 }

@@ -1,0 +1,165 @@
+//! NVRTC through cudarc: compiles a kernel's source for one GPU — CUBIN for the device's own
+//! `sm_XY`, or PTX for the newest `compute_XY` this NVRTC knows when it cannot target the
+//! device (the driver then compiles it). Used by `measure` and by the kernel compile check.
+use std::ffi::{CStr, CString, c_char, c_int};
+
+use cudarc::nvrtc::{result, sys};
+
+use super::MeasureError;
+
+/// Whether libnvrtc can be loaded; cudarc panics on first use when it cannot.
+pub fn present() -> bool {
+    // SAFETY: only tries to dlopen the library by its candidate names.
+    unsafe { sys::is_culib_present() }
+}
+
+/// NVRTC's version as `major.minor`, e.g. `13.0`. Call only when [`present`].
+pub fn version() -> Result<String, MeasureError> {
+    let (mut major, mut minor): (c_int, c_int) = (0, 0);
+    // SAFETY: two valid out-pointers.
+    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .map_err(|e| MeasureError::Nvrtc(format!("nvrtcVersion failed: {e}")))?;
+    Ok(format!("{major}.{minor}"))
+}
+
+/// The compiled kernel, ready for the driver.
+#[derive(Debug, Clone)]
+pub enum Binary {
+    /// Machine code for the device's architecture.
+    Cubin(Vec<u8>),
+    /// PTX text, compiled by the driver at load.
+    Ptx(String),
+}
+
+/// A compiled kernel and the exact options it was compiled with.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// CUBIN or PTX.
+    pub binary: Binary,
+    /// Every option passed to NVRTC, target first.
+    pub options: Vec<String>,
+    /// NVRTC's log (warnings), possibly empty.
+    pub log: String,
+}
+
+impl Compiled {
+    /// `cubin` or `ptx`, as records say it.
+    pub fn kind(&self) -> &'static str {
+        match self.binary {
+            Binary::Cubin(_) => "cubin",
+            Binary::Ptx(_) => "ptx",
+        }
+    }
+}
+
+/// Compiles `source` (named `file` in messages) for compute capability `cc`, adding
+/// `options` after the target. Call only when [`present`].
+pub fn compile(
+    source: &str,
+    file: &str,
+    cc: (u32, u32),
+    options: &[String],
+) -> Result<Compiled, MeasureError> {
+    let wanted = cc.0 * 10 + cc.1;
+    let archs = supported_archs()?;
+    let target = if archs.contains(&wanted) {
+        format!("--gpu-architecture=sm_{wanted}")
+    } else if let Some(best) = archs.iter().copied().filter(|&a| a <= wanted).max() {
+        format!("--gpu-architecture=compute_{best}")
+    } else {
+        return Err(MeasureError::Nvrtc(format!(
+            "this NVRTC targets sm_{:?} and nothing at or below the device's sm_{wanted}; \
+             use an NVRTC that supports it",
+            archs
+        )));
+    };
+    let mut all = vec![target];
+    all.extend(options.iter().cloned());
+    let program = Program::new(source, file)?;
+    let compiled = unsafe { result::compile_program(program.0, &all) };
+    let log = program.log();
+    if let Err(e) = compiled {
+        return Err(MeasureError::Compile {
+            file: file.to_owned(),
+            options: all.join(" "),
+            log: format!("{e}\n{log}"),
+        });
+    }
+    let binary = if all[0].contains("=sm_") {
+        Binary::Cubin(program.cubin()?)
+    } else {
+        let ptx = unsafe { result::get_ptx(program.0) }
+            .map_err(|e| MeasureError::Nvrtc(format!("nvrtcGetPTX failed: {e}")))?;
+        // SAFETY: NVRTC returns a NUL-terminated string.
+        let text = unsafe { CStr::from_ptr(ptx.as_ptr()) };
+        Binary::Ptx(text.to_string_lossy().into_owned())
+    };
+    Ok(Compiled {
+        binary,
+        options: all,
+        log,
+    })
+}
+
+fn supported_archs() -> Result<Vec<u32>, MeasureError> {
+    let failed = |e: sys::nvrtcResult| MeasureError::Nvrtc(format!("listing architectures: {e:?}"));
+    let mut n: c_int = 0;
+    // SAFETY: valid out-pointer, then a buffer of the size NVRTC reported.
+    unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) }
+        .result()
+        .map_err(|e| failed(e.0))?;
+    let mut archs = vec![0 as c_int; n.max(0) as usize];
+    unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) }
+        .result()
+        .map_err(|e| failed(e.0))?;
+    Ok(archs.into_iter().map(|a| a as u32).collect())
+}
+
+/// An NVRTC program, destroyed on drop; holds the strings NVRTC was given until then.
+struct Program(sys::nvrtcProgram, #[allow(dead_code)] (CString, CString));
+
+impl Program {
+    fn new(source: &str, file: &str) -> Result<Program, MeasureError> {
+        let nul =
+            |what: &str| MeasureError::Nvrtc(format!("{what} of `{file}` contains a NUL byte"));
+        let src = CString::new(source).map_err(|_| nul("the source"))?;
+        let name = CString::new(file).map_err(|_| nul("the name"))?;
+        let prog = result::create_program(&src, Some(&name))
+            .map_err(|e| MeasureError::Nvrtc(format!("nvrtcCreateProgram failed: {e}")))?;
+        Ok(Program(prog, (src, name)))
+    }
+
+    fn log(&self) -> String {
+        match unsafe { result::get_program_log(self.0) } {
+            // SAFETY: NVRTC returns a NUL-terminated string.
+            Ok(raw) => unsafe { CStr::from_ptr(raw.as_ptr()) }
+                .to_string_lossy()
+                .trim()
+                .to_owned(),
+            Err(e) => format!("(no log: {e})"),
+        }
+    }
+
+    fn cubin(&self) -> Result<Vec<u8>, MeasureError> {
+        let failed =
+            |e: result::NvrtcError| MeasureError::Nvrtc(format!("nvrtcGetCUBIN failed: {e}"));
+        let mut size = 0usize;
+        // SAFETY: the program compiled for an sm_ target; buffer of the reported size.
+        unsafe { sys::nvrtcGetCUBINSize(self.0, &mut size) }
+            .result()
+            .map_err(failed)?;
+        let mut buf = vec![0 as c_char; size];
+        unsafe { sys::nvrtcGetCUBIN(self.0, buf.as_mut_ptr()) }
+            .result()
+            .map_err(failed)?;
+        Ok(buf.into_iter().map(|c| c as u8).collect())
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: created by nvrtcCreateProgram and destroyed only here.
+        let _ = unsafe { result::destroy_program(self.0) };
+    }
+}

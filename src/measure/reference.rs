@@ -1,0 +1,139 @@
+//! The CPU reference: random input words, each thread's expected result as the manifest's
+//! `reference` defines it, and the check of a launch's whole output against it. Pure; no GPU.
+use crate::records::manifest::Reference;
+
+/// What the output buffer is filled with before a checked launch, so an unwritten word shows.
+pub(crate) const POISON: u32 = 0xDEAD_BEEF;
+
+/// Pseudo-random input words (xorshift64*), never all zero, reproducible from `seed`.
+pub(crate) fn input(words: u32, seed: u64) -> Vec<u32> {
+    let mut state = seed | 1;
+    (0..words)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+        })
+        .collect()
+}
+
+/// Every thread's expected result for one axis value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Expected {
+    /// Result of (block offset `o`, lane `l`) at index `o * 32 + l`.
+    by_offset_lane: Vec<u32>,
+    mask: u32,
+}
+
+/// The first wrong thread of a checked launch, and how many were wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mismatch {
+    pub(crate) thread: u64,
+    pub(crate) expected: u32,
+    pub(crate) got: u32,
+    pub(crate) wrong: u64,
+    pub(crate) total: u64,
+}
+
+impl Expected {
+    /// Computes the reference for axis value `value` over `input`.
+    pub(crate) fn new(reference: &Reference, input: &[u32], value: u32) -> Expected {
+        let Reference::LaneWindowSum {
+            reads,
+            window,
+            block_offset_mask: mask,
+        } = *reference;
+        let passes = reads / window;
+        let mut by_offset_lane = Vec::with_capacity(32 * (mask as usize + 1));
+        for offset in 0..=mask {
+            for lane in 0..32u32 {
+                let start = (lane * value + offset) as usize;
+                let mut sum = 0u32;
+                for pass in 0..passes as usize {
+                    let words = &input[start + pass..start + pass + window as usize];
+                    sum = words.iter().fold(sum, |a, &w| a.wrapping_add(w));
+                }
+                by_offset_lane.push(sum);
+            }
+        }
+        Expected {
+            by_offset_lane,
+            mask,
+        }
+    }
+
+    /// What thread `thread` of logical block `block` must return.
+    pub(crate) fn at(&self, block: u64, thread: u32) -> u32 {
+        let offset = (block & u64::from(self.mask)) as usize;
+        self.by_offset_lane[offset * 32 + (thread % 32) as usize]
+    }
+
+    /// Checks a whole output buffer of `block_threads`-thread logical blocks.
+    pub(crate) fn check(&self, output: &[u32], block_threads: u32) -> Result<u64, Mismatch> {
+        let mut first = None;
+        let mut wrong = 0u64;
+        for (i, &got) in output.iter().enumerate() {
+            let i = i as u64;
+            let want = self.at(
+                i / u64::from(block_threads),
+                (i % u64::from(block_threads)) as u32,
+            );
+            if got != want {
+                wrong += 1;
+                first.get_or_insert((i, want, got));
+            }
+        }
+        match first {
+            None => Ok(output.len() as u64),
+            Some((thread, expected, got)) => Err(Mismatch {
+                thread,
+                expected,
+                got,
+                wrong,
+                total: output.len() as u64,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REF: Reference = Reference::LaneWindowSum {
+        reads: 8,
+        window: 4,
+        block_offset_mask: 1,
+    };
+
+    #[test]
+    fn input_is_reproducible_and_not_degenerate() {
+        let a = input(2048, 7);
+        assert_eq!(a, input(2048, 7));
+        assert_ne!(a, input(2048, 8));
+        assert!(a.iter().filter(|&&w| w == 0).count() < 2);
+    }
+
+    #[test]
+    fn expected_matches_the_kernel_indexing_written_out_by_hand() {
+        let words: Vec<u32> = (0..200).collect();
+        let e = Expected::new(&REF, &words, 3);
+        // block 5 (offset 1), thread 34 (lane 2): start 2·3 + 1 = 7; passes 0,1 of 4 words
+        let by_hand: u32 = (7..11).sum::<u32>() + (8..12).sum::<u32>();
+        assert_eq!(e.at(5, 34), by_hand);
+        assert_eq!(e.at(4, 2), (6..10).sum::<u32>() + (7..11).sum::<u32>());
+    }
+
+    #[test]
+    fn check_counts_wrong_threads_and_reports_the_first() {
+        let words = input(256, 1);
+        let e = Expected::new(&REF, &words, 2);
+        let mut out: Vec<u32> = (0..128u64).map(|i| e.at(i / 64, (i % 64) as u32)).collect();
+        assert_eq!(e.check(&out, 64), Ok(128));
+        out[70] = POISON;
+        out[90] ^= 1;
+        let m = e.check(&out, 64).unwrap_err();
+        assert_eq!((m.thread, m.got, m.wrong, m.total), (70, POISON, 2, 128));
+    }
+}

@@ -1,0 +1,273 @@
+//! One kernel's sweep: compile for the device, size the grid from the SM count, and for each
+//! row check the output against the CPU reference, warm up, sample until the stopping rule
+//! says so, check again — then assemble the record. Progress goes to stderr (indicatif).
+use std::time::{Duration, Instant};
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::gpu::{self, Gpu, Launcher};
+use super::reference::{self, Expected};
+use super::stats::{self, Summary};
+use super::{KernelFiles, MeasureError, nvrtc};
+use crate::records::{self, Build, Device, Record, Row, Run, Software};
+
+/// Banks × bank width: the shared-memory bytes one SM serves per clock (32 × 4 B).
+const SHARED_BYTES_PER_CLOCK: u32 = 128;
+
+/// Launch shape on this device.
+struct Shape {
+    grid: u32,
+    logical: u32,
+    block: u32,
+    bytes: u64,
+}
+
+/// Measures every row of one kernel and returns its record; saves nothing.
+pub(crate) fn measure_kernel(gpu: &Gpu, k: &KernelFiles) -> Result<Record, MeasureError> {
+    let started = Instant::now();
+    let date = jiff::Timestamp::now().to_string();
+    let m = &k.manifest;
+    let file = format!("kernels/{}.cu", k.name);
+    let compiled = nvrtc::compile(&k.source, &file, gpu.cc, &m.compile_options)?;
+    if !compiled.log.is_empty() {
+        eprintln!("{file}: NVRTC says:\n{}", compiled.log);
+    }
+    let func = gpu.load(&compiled, &m.kernel)?;
+    let block = m.launch.block_threads;
+    let per_sm = gpu::resident_blocks(&func, block)?;
+    if per_sm == 0 {
+        return Err(MeasureError::NoOccupancy {
+            kernel: k.name.clone(),
+            block_threads: block,
+        });
+    }
+    let resident = per_sm * gpu.sm_count;
+    let logical = m.launch.waves * resident;
+    let shape = Shape {
+        grid: if m.launch.persistent {
+            resident
+        } else {
+            logical
+        },
+        logical,
+        block,
+        bytes: u64::from(logical) * u64::from(block) * m.bytes_per_thread,
+    };
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64);
+    let input = reference::input(m.input_words, seed);
+    let mut launcher = Launcher::new(gpu, func, &input, (shape.grid, shape.logical, shape.block))?;
+    eprintln!(
+        "{}: {} on {} (sm_{}{}), {} blocks × {} threads, {} logical blocks, {:.2} GB per launch",
+        k.name,
+        compiled.kind(),
+        gpu.name,
+        gpu.cc.0,
+        gpu.cc.1,
+        shape.grid,
+        shape.block,
+        shape.logical,
+        shape.bytes as f64 / 1e9
+    );
+    let progress = Progress::new(&k.name, m.axis.labels.len(), m.sampling.max_samples);
+    let mut rows = Vec::new();
+    for (label, &value) in m.axis.labels.iter().zip(&m.axis.values) {
+        let row = measure_row(&mut launcher, k, (label, value), &input, &shape, &progress)?;
+        progress.row_done(&row);
+        rows.push(row);
+    }
+    progress.finish();
+    Ok(assemble(
+        gpu,
+        k,
+        &compiled,
+        rows,
+        &shape,
+        date,
+        started.elapsed(),
+    ))
+}
+
+fn measure_row(
+    l: &mut Launcher<'_>,
+    k: &KernelFiles,
+    (label, value): (&str, u32),
+    input: &[u32],
+    shape: &Shape,
+    progress: &Progress,
+) -> Result<Row, MeasureError> {
+    let policy = &k.manifest.sampling;
+    let expected = Expected::new(&k.manifest.reference, input, value);
+    progress.start_row(label);
+    let threads_checked = check(l, k, label, value, &expected)?;
+    for _ in 0..policy.warmup_launches {
+        l.launch(value)?;
+    }
+    l.sync()?;
+    let (mut samples, mut clocks) = (Vec::new(), Vec::new());
+    let began = Instant::now();
+    let stop = loop {
+        let sample = l.timed(value)?;
+        samples.push(sample.ms);
+        clocks.push(sample.sm_clock_mhz);
+        progress.sample(&samples);
+        if let Some(stop) = stats::stop_reason(&samples, began.elapsed().as_secs_f64(), policy) {
+            break stop;
+        }
+    };
+    // Checked again after the timed launches, so a result that goes wrong under sustained
+    // load cannot hide behind a first good launch.
+    check(l, k, label, value, &expected)?;
+    let Summary {
+        median,
+        min,
+        max,
+        rel_stdev,
+    } = stats::summarize(&samples).expect("the stopping rule takes at least two samples");
+    let sm_clock = stats::summarize(&clocks).map_or(0.0, |s| s.median);
+    Ok(Row {
+        label: label.to_owned(),
+        value,
+        bandwidth_gb_s: shape.bytes as f64 / (median * 1e6),
+        samples_ms: samples,
+        median_ms: median,
+        min_ms: min,
+        max_ms: max,
+        rel_stdev,
+        stop,
+        bytes_per_launch: shape.bytes,
+        sm_clock_mhz: sm_clock,
+        threads_checked,
+    })
+}
+
+fn check(
+    l: &mut Launcher<'_>,
+    k: &KernelFiles,
+    label: &str,
+    value: u32,
+    expected: &Expected,
+) -> Result<u64, MeasureError> {
+    l.checked(value, expected)?
+        .map_err(|m| MeasureError::Mismatch {
+            kernel: k.name.clone(),
+            label: label.to_owned(),
+            thread: m.thread,
+            expected: m.expected,
+            got: m.got,
+            wrong: m.wrong,
+            total: m.total,
+        })
+}
+
+fn assemble(
+    gpu: &Gpu,
+    k: &KernelFiles,
+    compiled: &nvrtc::Compiled,
+    rows: Vec<Row>,
+    shape: &Shape,
+    date: String,
+    elapsed: Duration,
+) -> Record {
+    let m = &k.manifest;
+    let clocks: Vec<f64> = rows.iter().map(|r| r.sm_clock_mhz).collect();
+    Record {
+        format: records::FORMAT,
+        kernel: k.name.clone(),
+        axis: m.axis.name.clone(),
+        device: Device {
+            name: gpu.name.clone(),
+            slug: records::device_slug(&gpu.name),
+            compute_capability: format!("{}.{}", gpu.cc.0, gpu.cc.1),
+            sm_count: gpu.sm_count,
+            sm_clock_mhz: stats::summarize(&clocks).map_or(0.0, |s| s.median),
+            rated_sm_clock_mhz: gpu.rated_clock_mhz,
+            shared_bytes_per_clock_per_sm: SHARED_BYTES_PER_CLOCK,
+        },
+        software: Software {
+            driver_version: gpu::driver_version(),
+            cuda_driver_api: gpu.cuda_driver_api.clone(),
+            nvrtc_version: nvrtc::version().unwrap_or_else(|e| format!("unknown ({e})")),
+        },
+        build: Build {
+            source_file: format!("kernels/{}.cu", k.name),
+            compile_options: compiled.options.clone(),
+            binary: compiled.kind().to_owned(),
+            source_sha256: records::sha256_hex(k.source.as_bytes()),
+            manifest_sha256: records::sha256_hex(&k.manifest_bytes),
+        },
+        run: Run {
+            date,
+            coursegen_version: env!("CARGO_PKG_VERSION").to_owned(),
+            block_threads: shape.block,
+            grid_blocks: shape.grid,
+            logical_blocks: shape.logical,
+            warmup_launches: m.sampling.warmup_launches,
+            min_samples: m.sampling.min_samples,
+            target_rel_stdev: m.sampling.target_rel_stdev,
+            time_limit_s: m.sampling.time_limit_s,
+            sweep_seconds: elapsed.as_secs_f64(),
+        },
+        rows,
+    }
+}
+
+/// Two bars on stderr: rows of the kernel, samples of the current row. Hidden when stderr
+/// is not a terminal; the one-line row summaries are printed either way.
+struct Progress {
+    multi: MultiProgress,
+    kernel: ProgressBar,
+    row: ProgressBar,
+}
+
+impl Progress {
+    fn new(name: &str, rows: usize, max_samples: u32) -> Progress {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let style = |t: &str| ProgressStyle::with_template(t).expect("a valid progress template");
+        let kernel = multi.add(ProgressBar::new(rows as u64));
+        kernel.set_style(style("{prefix:>16} [{bar:30}] {pos}/{len} rows"));
+        kernel.set_prefix(name.to_owned());
+        let row = multi.add(ProgressBar::new(u64::from(max_samples)));
+        row.set_style(style("{prefix:>16} [{bar:30}] {pos} samples {msg}"));
+        Progress { multi, kernel, row }
+    }
+
+    fn start_row(&self, label: &str) {
+        self.row.reset();
+        self.row.set_prefix(label.to_owned());
+        self.row.set_message("checking against the CPU reference");
+    }
+
+    fn sample(&self, samples: &[f64]) {
+        self.row.set_position(samples.len() as u64);
+        if let Some(s) = stats::summarize(samples) {
+            self.row.set_message(format!(
+                "median {:.4} ms, rsd {:.2}%",
+                s.median,
+                s.rel_stdev * 100.0
+            ));
+        }
+    }
+
+    fn row_done(&self, r: &Row) {
+        self.kernel.inc(1);
+        let line = format!(
+            "{:>4}: median {:.4} ms, {} samples, rsd {:.3}%, {:?}, {:.1} GB/s, SM {:.0} MHz, {} threads checked",
+            r.label,
+            r.median_ms,
+            r.samples_ms.len(),
+            r.rel_stdev * 100.0,
+            r.stop,
+            r.bandwidth_gb_s,
+            r.sm_clock_mhz,
+            r.threads_checked
+        );
+        self.multi.suspend(|| eprintln!("{line}"));
+    }
+
+    fn finish(&self) {
+        self.row.finish_and_clear();
+        self.kernel.finish_and_clear();
+    }
+}

@@ -1,0 +1,278 @@
+//! Prose bindings: `{{% ratio 32L L digits=0 %}}` in an entry's Markdown becomes a number
+//! read from the measurement record, so text cannot drift from data. Bindings inside fenced
+//! code blocks and inline code spans are left alone; `{{\%` writes a literal `{{%`.
+//! Syntax and names are documented in `measurements/README.md` ("Binding numbers in prose").
+use super::syntax::{Binding, Failure, parse, syntax};
+use super::{DeviceView, MeasuredView, RowView, fraction_of_limit};
+
+/// What a preview prints where a binding has no record to read.
+pub const NOT_MEASURED: &str = "(not measured yet)";
+
+const OPEN: &str = "{{%";
+const CLOSE: &str = "%}}";
+
+/// Why a binding could not be expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingErrorKind {
+    /// Malformed: unclosed, unknown name or option, wrong number of rows, unknown row.
+    Syntax,
+    /// The kernel has no record yet (the preview prints [`NOT_MEASURED`] instead).
+    NotMeasured,
+    /// Several GPUs have records and the binding does not say which, or names another.
+    Device,
+    /// The entry names no kernel (`measure:` missing from its front matter).
+    NoKernel,
+}
+
+/// A binding that could not be expanded: where, why, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct BindingError {
+    /// 1-based line within the body given to the expander.
+    pub line: usize,
+    /// What kind of problem.
+    pub kind: BindingErrorKind,
+    /// The message, with the fix.
+    pub message: String,
+}
+
+/// Expands every binding in `body`; any binding that cannot be expanded — no record
+/// included — is an error. What `build --strict` and the publish build use.
+pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<String, Vec<BindingError>> {
+    expand(body, Some(view), false)
+}
+
+/// Like [`expand_bindings`], but with no record a binding becomes [`NOT_MEASURED`] instead
+/// of an error (malformed bindings are still errors). What the preview uses.
+pub fn expand_bindings_preview(
+    body: &str,
+    view: &MeasuredView,
+) -> Result<String, Vec<BindingError>> {
+    expand(body, Some(view), true)
+}
+
+/// For an entry without `measure:`: every binding in `body` is an error saying so.
+pub fn check_no_bindings(body: &str) -> Result<(), Vec<BindingError>> {
+    expand(body, None, false).map(drop)
+}
+
+fn expand(
+    body: &str,
+    view: Option<&MeasuredView>,
+    preview: bool,
+) -> Result<String, Vec<BindingError>> {
+    let mut out = String::with_capacity(body.len());
+    let mut errors = Vec::new();
+    for (i, (line, in_code)) in crate::content::body::fenced_lines(body).enumerate() {
+        if in_code {
+            out.push_str(line);
+            continue;
+        }
+        for (is_code, part) in code_spans(line) {
+            if is_code {
+                out.push_str(part);
+            } else {
+                expand_text(part, i + 1, view, preview, &mut out, &mut errors);
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Splits a line into text and inline code spans (a run of n backticks up to the next run
+/// of exactly n), so `{{%` inside code stays as written.
+fn code_spans(line: &str) -> Vec<(bool, &str)> {
+    let mut parts = Vec::new();
+    let (bytes, mut start, mut i) = (line.as_bytes(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        let mut j = i + run;
+        let close = loop {
+            match bytes[j..].iter().position(|&b| b == b'`') {
+                None => break None,
+                Some(k) => {
+                    let at = j + k;
+                    let n = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+                    if n == run {
+                        break Some(at + n);
+                    }
+                    j = at + n;
+                }
+            }
+        };
+        match close {
+            Some(end) => {
+                parts.push((false, &line[start..i]));
+                parts.push((true, &line[i..end]));
+                (start, i) = (end, end);
+            }
+            None => i += run,
+        }
+    }
+    parts.push((false, &line[start..]));
+    parts
+}
+
+fn expand_text(
+    text: &str,
+    line: usize,
+    view: Option<&MeasuredView>,
+    preview: bool,
+    out: &mut String,
+    errors: &mut Vec<BindingError>,
+) {
+    let mut rest = text;
+    while let Some(open) = rest.find(OPEN) {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + OPEN.len()..];
+        let Some(close) = after.find(CLOSE) else {
+            errors.push(BindingError {
+                line,
+                kind: BindingErrorKind::Syntax,
+                message: format!(
+                    "`{OPEN}` opens a binding that is not closed: end it with `{CLOSE}` on the same \
+                     line (write `{{{{\\%` for a literal `{OPEN}`)"
+                ),
+            });
+            out.push_str(&rest[open..]);
+            return;
+        };
+        let whole = &rest[open..open + OPEN.len() + close + CLOSE.len()];
+        match resolve(after[..close].trim(), view, preview) {
+            Ok(value) => out.push_str(&value),
+            Err((kind, message)) => {
+                let message = format!("`{whole}`: {message}");
+                errors.push(BindingError {
+                    line,
+                    kind,
+                    message,
+                });
+                out.push_str(whole);
+            }
+        }
+        rest = &after[close + CLOSE.len()..];
+    }
+    out.push_str(rest);
+}
+
+fn resolve(inner: &str, view: Option<&MeasuredView>, preview: bool) -> Result<String, Failure> {
+    let binding = parse(inner)?;
+    let Some(view) = view else {
+        return Err((
+            BindingErrorKind::NoKernel,
+            "this entry measures no kernel: add `measure: <kernel>` to its front matter".into(),
+        ));
+    };
+    if let Some(bad) = binding
+        .rows
+        .iter()
+        .find(|r| !view.labels.iter().any(|l| l == *r))
+    {
+        return Err(syntax(format!(
+            "no row `{bad}` in kernel {}: rows are {}",
+            view.kernel,
+            view.labels.join(", ")
+        )));
+    }
+    let device = match pick_device(&binding, view) {
+        Err((BindingErrorKind::NotMeasured, _)) if preview => return Ok(NOT_MEASURED.into()),
+        other => other?,
+    };
+    value(&binding, device)
+}
+
+fn pick_device<'v>(b: &Binding<'_>, view: &'v MeasuredView) -> Result<&'v DeviceView, Failure> {
+    let slugs = || {
+        view.devices
+            .iter()
+            .map(|d| d.slug.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if view.devices.is_empty() {
+        return Err((
+            BindingErrorKind::NotMeasured,
+            format!(
+                "kernel {0} has no measurement record yet: run `coursegen measure --gpu --kernel {0}` \
+                 on a GPU and commit measurements/{0}/ (the preview shows “{NOT_MEASURED}”)",
+                view.kernel
+            ),
+        ));
+    }
+    match (b.device, view.devices.as_slice()) {
+        (None, [only]) => Ok(only),
+        (None, _) => Err((
+            BindingErrorKind::Device,
+            format!(
+                "kernel {} has records for {}: say which with device=SLUG",
+                view.kernel,
+                slugs()
+            ),
+        )),
+        (Some(slug), devices) => devices.iter().find(|d| d.slug == slug).ok_or_else(|| {
+            (
+                BindingErrorKind::Device,
+                format!(
+                    "no record of kernel {} on `{slug}`: records are for {}",
+                    view.kernel,
+                    slugs()
+                ),
+            )
+        }),
+    }
+}
+
+fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
+    let row = |i: usize| -> Result<&RowView, Failure> {
+        let label = b.rows[i];
+        d.sweep.iter().find(|r| r.label == label).ok_or_else(|| {
+            let m = format!(
+                "the record on {} has no row `{label}`: re-measure, the manifest changed",
+                d.slug
+            );
+            (BindingErrorKind::Device, m)
+        })
+    };
+    let r = &d.record;
+    let number = |x: f64| format!("{x:.*}", b.digits.or(b.spec.digits).unwrap_or(0));
+    Ok(match b.spec.name {
+        "ratio" => number(row(0)?.median_ms / row(1)?.median_ms),
+        "time" => format!("{} ms", number(row(0)?.median_ms)),
+        "bandwidth" => format!("{} TB/s", number(row(0)?.bandwidth_gb_s / 1000.0)),
+        "limit" => {
+            let label = &row(0)?.label;
+            let x = r.row(label).map_or(0.0, |x| fraction_of_limit(r, x));
+            format!("{}%", number(100.0 * x))
+        }
+        "banks" => row(0)?.banks.to_string(),
+        "degree" => row(0)?.degree.to_string(),
+        "samples" => r
+            .row(&row(0)?.label)
+            .map_or(0, |x| x.samples_ms.len())
+            .to_string(),
+        "device" => d.name.clone(),
+        "driver" => r
+            .software
+            .driver_version
+            .clone()
+            .unwrap_or_else(|| "unknown".into()),
+        "cuda" => r.software.cuda_driver_api.clone(),
+        "nvrtc" => r.software.nvrtc_version.clone(),
+        "clock" => format!("{} MHz", number(r.device.sm_clock_mhz)),
+        "sms" => r.device.sm_count.to_string(),
+        "date" => r.run.date.get(..10).unwrap_or(&r.run.date).to_owned(),
+        other => {
+            return Err(syntax(format!(
+                "binding `{other}` has no value (a coursegen bug)"
+            )));
+        }
+    })
+}

@@ -1,0 +1,286 @@
+//! Tests of the measured view, its template and prose bindings, on fixture records (made up
+//! in `records::fixture`, never under measurements/).
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::records::fixture;
+use crate::records::manifest::FIXTURE;
+
+const SOURCE: &[u8] = b"kernel source";
+
+fn manifest() -> Manifest {
+    Manifest::parse(Path::new("kernels/bank_conflicts.yaml"), FIXTURE).unwrap()
+}
+
+fn loaded(name: &str) -> Loaded {
+    let record = fixture::record(name, SOURCE, FIXTURE.as_bytes());
+    let path = PathBuf::from(format!(
+        "measurements/bank_conflicts/{}.json",
+        record.device.slug
+    ));
+    Loaded { path, record }
+}
+
+fn view_of(records: &[Loaded]) -> MeasuredView {
+    let m = manifest();
+    let kernel = Kernel {
+        name: "bank_conflicts",
+        manifest: &m,
+        source: SOURCE,
+        manifest_bytes: FIXTURE.as_bytes(),
+    };
+    view(kernel, records)
+}
+
+#[test]
+fn the_table_shows_the_manifest_rows_with_model_and_ratio() {
+    let v = view_of(&[loaded("Fixture GPU")]);
+    let headings: Vec<&str> = v.columns.iter().map(|c| c.heading.as_str()).collect();
+    assert_eq!(
+        headings,
+        [
+            "Lane L reads word",
+            "Banks the 32 lanes cover",
+            "Time",
+            "vs the best row",
+            "Model predicts"
+        ]
+    );
+    let d = &v.devices[0];
+    let cells: Vec<Vec<&str>> = d
+        .rows
+        .iter()
+        .map(|r| r.cells.iter().map(String::as_str).collect())
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ["L", "32", "1.100 ms", "1.00", "1×"],
+            ["32L", "1", "35.200 ms", "32.00", "32×"],
+            ["33L", "32", "1.100 ms", "1.00", "1×"],
+        ]
+    );
+    assert_eq!(d.sweep.len(), 7);
+    assert!(d.warnings.is_empty() && !d.stale, "{d:?}");
+    // 4224 × 1024 × 8192 B in 1.1 ms against 132 SMs × 128 B × 1980 MHz.
+    assert!(
+        (d.best_fraction_of_limit - 0.9629).abs() < 1e-3,
+        "{}",
+        d.best_fraction_of_limit
+    );
+}
+
+#[test]
+fn the_sentence_names_device_driver_cuda_and_options() {
+    let v = view_of(&[loaded("NVIDIA Fixture")]);
+    assert_eq!(
+        v.devices[0].sentence,
+        "On an NVIDIA Fixture, driver 580.0.0-fixture, CUDA 13.0 (NVRTC 13.0), built with NVRTC \
+         --gpu-architecture=sm_90 --std=c++17, day 15 read a 2048-word shared tile 2048 times per \
+         thread and varied one runtime argument: the word stride between neighbouring lanes."
+    );
+    let p = &v.devices[0].provenance;
+    assert!(
+        p.starts_with("Measured 2026-01-01 by coursegen 0.0.0-fixture")
+            && p.contains("132 SMs at 1980 MHz"),
+        "{p}"
+    );
+    assert!(
+        p.contains("measurements/bank_conflicts/nvidia-fixture.json"),
+        "{p}"
+    );
+}
+
+#[test]
+fn articles_follow_the_sound_of_the_name() {
+    for (name, a) in [
+        ("NVIDIA H200", "an"),
+        ("Tesla T4", "a"),
+        ("A100", "an"),
+        ("H100", "an"),
+        ("GeForce RTX", "a"),
+        ("RTX 4090", "an"),
+    ] {
+        assert_eq!(table::article(name), a, "{name}");
+    }
+}
+
+#[test]
+fn several_gpus_sit_side_by_side_sorted_by_slug() {
+    let v = view_of(&[loaded("Fixture B"), loaded("Fixture A")]);
+    let slugs: Vec<&str> = v.devices.iter().map(|d| d.slug.as_str()).collect();
+    assert_eq!(slugs, ["fixture-a", "fixture-b"]);
+}
+
+#[test]
+fn a_ratio_outside_the_band_warns_and_inside_does_not() {
+    let mut l = loaded("Fixture GPU");
+    l.record.rows[1].median_ms = 1.1 * 2.0 * (1.0 + MODEL_BAND * 0.9); // 2L: 2× predicted, within band
+    assert!(view_of(std::slice::from_ref(&l)).warnings().is_empty());
+    l.record.rows[1].median_ms = 1.1; // 2L as fast as L: the model says 2×
+    let v = view_of(&[l]);
+    let w = v.warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "2L on Fixture GPU: measured 1.00× the best row, the bank model predicts 2×"
+        ),
+        "{}",
+        w[0]
+    );
+}
+
+#[test]
+fn an_edited_kernel_makes_the_record_stale_and_strict_refuses_it() {
+    let m = manifest();
+    let kernel = Kernel {
+        name: "bank_conflicts",
+        manifest: &m,
+        source: b"edited",
+        manifest_bytes: FIXTURE.as_bytes(),
+    };
+    let v = view(kernel, &[loaded("Fixture GPU")]);
+    assert!(v.devices[0].stale);
+    let problems = v.strict_problems();
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].contains("is stale")
+            && problems[0].contains("kernels/bank_conflicts.cu has changed"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        view_of(&[loaded("Fixture GPU")])
+            .strict_problems()
+            .is_empty()
+    );
+}
+
+#[test]
+fn no_record_means_not_measured_and_strict_refuses_it() {
+    let v = view_of(&[]);
+    assert!(v.devices.is_empty());
+    assert!(
+        v.not_measured
+            .contains("coursegen measure --gpu --kernel bank_conflicts")
+    );
+    assert!(v.strict_problems()[0].contains("no measurement record"));
+}
+
+#[test]
+fn load_reads_the_kernel_files_and_names_a_missing_one() {
+    let root = tempfile::tempdir().unwrap();
+    let err = load(root.path(), "nope", &RecordSet::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("kernels/nope.cu") && err.contains("measure: nope"),
+        "{err}"
+    );
+    let kernels = root.path().join("kernels");
+    std::fs::create_dir_all(&kernels).unwrap();
+    std::fs::write(kernels.join("bank_conflicts.cu"), SOURCE).unwrap();
+    std::fs::write(kernels.join("bank_conflicts.yaml"), FIXTURE).unwrap();
+    let mut set = RecordSet::default();
+    set.by_kernel
+        .insert("bank_conflicts".into(), vec![loaded("Fixture GPU")]);
+    let v = load(root.path(), "bank_conflicts", &set).unwrap();
+    assert_eq!(v.devices.len(), 1);
+    assert!(!v.devices[0].stale);
+}
+
+fn render(view: &MeasuredView) -> String {
+    let mut tera = tera::Tera::new();
+    tera.add_raw_template(
+        "measured.html",
+        include_str!("../../templates/measured.html"),
+    )
+    .unwrap();
+    let mut ctx = tera::Context::new();
+    ctx.insert("measured", view);
+    tera.render("measured.html", &ctx).unwrap()
+}
+
+#[test]
+fn the_partial_renders_a_table_per_gpu_with_its_sentence() {
+    let html = render(&view_of(&[loaded("Fixture <GPU>")]));
+    assert!(html.contains("<table class=\"measured-table\">"), "{html}");
+    assert!(
+        html.contains("<th scope=\"col\" class=\"col-banks\">Banks the 32 lanes cover</th>"),
+        "{html}"
+    );
+    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>35.200 ms</td><td>32.00</td><td>32×</td></tr>"), "{html}");
+    assert!(
+        html.contains("On a Fixture &lt;GPU&gt;, driver"),
+        "autoescaped: {html}"
+    );
+    assert!(
+        !html.contains("not-measured")
+            && !html.contains("stale-record")
+            && !html.contains("model-warnings")
+    );
+}
+
+#[test]
+fn the_partial_says_not_measured_without_a_record_and_flags_stale_ones() {
+    let html = render(&view_of(&[]));
+    assert!(
+        html.contains("<p class=\"not-measured\">Not measured yet: run `coursegen measure --gpu"),
+        "{html}"
+    );
+    assert!(!html.contains("<table"));
+    let m = manifest();
+    let kernel = Kernel {
+        name: "bank_conflicts",
+        manifest: &m,
+        source: b"edited",
+        manifest_bytes: FIXTURE.as_bytes(),
+    };
+    let mut l = loaded("Fixture GPU");
+    l.record.rows[5].median_ms = 1.1; // 32L: warns against the model
+    let html = render(&view(kernel, &[l]));
+    assert!(
+        html.contains("measured-device stale")
+            && html.contains("<p class=\"stale-record\" role=\"note\">"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr class=\"model-disagrees\" title=\"32L on Fixture GPU"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<ul class=\"model-warnings\"><li>32L on Fixture GPU"),
+        "{html}"
+    );
+}
+
+#[path = "bindings_tests.rs"]
+mod bindings_tests;
+
+#[test]
+fn the_committed_record_is_fresh_and_renders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let set = crate::records::load_all(&root.join("measurements")).unwrap();
+    let v = load(root, "bank_conflicts", &set).unwrap();
+    let h200 = v
+        .devices
+        .iter()
+        .find(|d| d.slug == "nvidia-h200")
+        .expect("the committed H200 record");
+    assert!(!h200.stale, "{}", h200.stale_note);
+    assert!(h200.warnings.is_empty(), "{:?}", h200.warnings);
+    let labels: Vec<&str> = h200.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, ["L", "32L", "33L"]);
+    assert!(render(&v).contains("On an NVIDIA H200, driver 580.159.04, CUDA 13.0 (NVRTC 13.0)"));
+    // The issue's targets, as the committed record states them.
+    assert!(
+        h200.best_fraction_of_limit >= 0.95,
+        "{}",
+        h200.best_fraction_of_limit
+    );
+    let quoted = expand_bindings(
+        "{{% limit L %}}, a factor of {{% ratio 32L L digits=0 %}}",
+        &v,
+    );
+    assert_eq!(quoted.unwrap(), "99%, a factor of 32");
+}

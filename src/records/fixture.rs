@@ -1,0 +1,82 @@
+//! A test fixture, not a measurement: a record shaped like the H200 run, with made-up
+//! round numbers and a device name that says so. Never written under `measurements/`.
+use super::{Build, Device, FORMAT, Record, Row, Run, Software, StopReason};
+
+/// The fixture's bytes per launch (4224 logical blocks × 1024 threads × 8192 bytes).
+pub(crate) const BYTES: u64 = 4224 * 1024 * 8192;
+
+/// A fixture row with `n` identical-ish samples around `median_ms`.
+pub(crate) fn row(label: &str, value: u32, median_ms: f64) -> Row {
+    let samples_ms = vec![median_ms * 0.999, median_ms, median_ms * 1.001];
+    Row {
+        label: label.into(),
+        value,
+        median_ms,
+        min_ms: samples_ms[0],
+        max_ms: samples_ms[2],
+        samples_ms,
+        rel_stdev: 0.001,
+        stop: StopReason::Converged,
+        bytes_per_launch: BYTES,
+        bandwidth_gb_s: BYTES as f64 / (median_ms * 1e6),
+        sm_clock_mhz: 1980.0,
+        threads_checked: 4224 * 1024,
+    }
+}
+
+/// The fixture record of `bank_conflicts` on a pretend GPU named `name`; `source` and
+/// `manifest` are the bytes whose hashes it records.
+pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
+    let rows = [1u32, 2, 4, 8, 16, 32]
+        .iter()
+        .map(|&s| row(&label(s), s, 1.1 * f64::from(s)))
+        .chain([row("33L", 33, 1.1)])
+        .collect();
+    Record {
+        format: FORMAT,
+        kernel: "bank_conflicts".into(),
+        axis: "stride".into(),
+        device: Device {
+            name: name.into(),
+            slug: super::device_slug(name),
+            compute_capability: "9.0".into(),
+            sm_count: 132,
+            sm_clock_mhz: 1980.0,
+            rated_sm_clock_mhz: Some(1980.0),
+            shared_bytes_per_clock_per_sm: 128,
+        },
+        software: Software {
+            driver_version: Some("580.0.0-fixture".into()),
+            cuda_driver_api: "13.0".into(),
+            nvrtc_version: "13.0".into(),
+        },
+        build: Build {
+            source_file: "kernels/bank_conflicts.cu".into(),
+            compile_options: vec!["--gpu-architecture=sm_90".into(), "--std=c++17".into()],
+            binary: "cubin".into(),
+            source_sha256: super::sha256_hex(source),
+            manifest_sha256: super::sha256_hex(manifest),
+        },
+        run: Run {
+            date: "2026-01-01T00:00:00Z".into(),
+            coursegen_version: "0.0.0-fixture".into(),
+            block_threads: 1024,
+            grid_blocks: 264,
+            logical_blocks: 4224,
+            warmup_launches: 5,
+            min_samples: 10,
+            target_rel_stdev: 0.005,
+            time_limit_s: 5.0,
+            sweep_seconds: 2.0,
+        },
+        rows,
+    }
+}
+
+fn label(stride: u32) -> String {
+    if stride == 1 {
+        "L".into()
+    } else {
+        format!("{stride}L")
+    }
+}

@@ -1,0 +1,334 @@
+//! Kernel manifests: `kernels/<name>.yaml` beside `kernels/<name>.cu`, declaring the sweep,
+//! launch shape, sampling policy, CPU reference and glossary table as data. Pure (serde only),
+//! read by `measure` to run a kernel and by `measured` to lay out its table.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// What can be wrong with a manifest; each variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// The file could not be read.
+    #[error("cannot read manifest `{path}`: {error}")]
+    Read {
+        /// The manifest file.
+        path: PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The YAML does not match the manifest format.
+    #[error("manifest `{path}` is not valid: {error}")]
+    Parse {
+        /// The manifest file.
+        path: PathBuf,
+        /// The YAML error, with its line and column.
+        error: serde_norway::Error,
+    },
+    /// The YAML parsed but a field is inconsistent.
+    #[error("manifest `{path}`, field `{field}`: {message}")]
+    Field {
+        /// The manifest file.
+        path: PathBuf,
+        /// The dotted field name, e.g. `table.rows`.
+        field: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+}
+
+/// A kernel's manifest, as the YAML file says it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The `extern "C"` entry point in the `.cu` file.
+    pub kernel: String,
+    /// End of the generated sentence: what the experiment did ("day 15 read a …").
+    pub summary: String,
+    /// NVRTC options besides the target architecture, which `measure` picks per device.
+    #[serde(default)]
+    pub compile_options: Vec<String>,
+    /// The one swept runtime argument and its row labels.
+    pub axis: Axis,
+    /// Block size and how many logical blocks one launch runs.
+    pub launch: Launch,
+    /// Words of the input buffer the kernel copies into its tile.
+    pub input_words: u32,
+    /// Shared-memory bytes each logical thread reads per launch (bytes per launch is this
+    /// times the logical threads, which depend on the device: see [`Launch::waves`]).
+    pub bytes_per_thread: u64,
+    /// How the CPU reference computes each thread's expected result.
+    pub reference: Reference,
+    /// When to stop sampling a row.
+    pub sampling: Sampling,
+    /// Which rows and columns the glossary table shows.
+    pub table: Table,
+}
+
+/// The swept argument: one row per value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Axis {
+    /// Argument name, e.g. `stride`.
+    pub name: String,
+    /// Unit of the values, e.g. `words`.
+    pub unit: String,
+    /// The values, in row order.
+    pub values: Vec<u32>,
+    /// One label per value (e.g. `32L`), used by the table and by prose bindings.
+    pub labels: Vec<String>,
+}
+
+/// Launch shape. The grid is sized from the device so every SM gets the same work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    /// Threads per block.
+    pub block_threads: u32,
+    /// Logical blocks per launch = `waves` × (SMs × blocks resident per SM).
+    pub waves: u32,
+    /// `true`: the grid is one resident wave and each block loops over `waves` logical
+    /// blocks; `false`: one block per logical block.
+    pub persistent: bool,
+}
+
+/// The CPU reference the kernel's output is checked against before any time counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Reference {
+    /// Thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of
+    /// `input[L·value + (b & block_offset_mask) + pass + k]` over `pass < reads / window`
+    /// and `k < window`.
+    LaneWindowSum {
+        /// Reads per logical thread.
+        reads: u32,
+        /// Reads per unrolled pass.
+        window: u32,
+        /// Mask applied to the logical block index to offset every lane's start.
+        block_offset_mask: u32,
+    },
+}
+
+/// Sampling policy (after nvbench): warm up, then sample until converged or out of time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sampling {
+    /// Untimed launches before sampling a row.
+    pub warmup_launches: u32,
+    /// Samples always taken.
+    pub min_samples: u32,
+    /// Samples never exceeded.
+    pub max_samples: u32,
+    /// Stop once the relative standard deviation is at or below this (0.005 = 0.5%).
+    pub target_rel_stdev: f64,
+    /// Stop a row after this many seconds of sampling even if not converged.
+    pub time_limit_s: f64,
+}
+
+/// The glossary table: which rows, which columns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    /// Row labels shown, in order (a subset of `axis.labels`).
+    pub rows: Vec<String>,
+    /// Columns shown, in order.
+    pub columns: Vec<Column>,
+}
+
+/// One column of the glossary table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Column {
+    /// What the column shows.
+    pub id: ColumnId,
+    /// Its heading.
+    pub heading: String,
+}
+
+/// The kinds of column the measured table can show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColumnId {
+    /// The row label, e.g. `32L`.
+    Access,
+    /// Banks the 32 lanes cover, from the bank model.
+    Banks,
+    /// Median time per launch.
+    Time,
+    /// Median time over the best row's.
+    Ratio,
+    /// The bank model's predicted conflict degree.
+    Model,
+    /// Achieved shared-memory bandwidth.
+    Bandwidth,
+}
+
+impl Manifest {
+    /// Reads and checks `kernels/<name>.yaml`.
+    pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+        let text = std::fs::read_to_string(path).map_err(|error| ManifestError::Read {
+            path: path.to_owned(),
+            error,
+        })?;
+        Manifest::parse(path, &text)
+    }
+
+    /// Parses and checks manifest text; `path` is only used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+        let manifest: Manifest =
+            serde_norway::from_str(text).map_err(|error| ManifestError::Parse {
+                path: path.to_owned(),
+                error,
+            })?;
+        manifest
+            .check()
+            .map_err(|(field, message)| ManifestError::Field {
+                path: path.to_owned(),
+                field: field.to_owned(),
+                message,
+            })?;
+        Ok(manifest)
+    }
+
+    /// The axis value of a row label, if the sweep has that row.
+    pub fn value_of(&self, label: &str) -> Option<u32> {
+        let i = self.axis.labels.iter().position(|l| l == label)?;
+        self.axis.values.get(i).copied()
+    }
+
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        let axis = &self.axis;
+        if axis.values.is_empty() {
+            return Err(("axis.values", "the sweep needs at least one value".into()));
+        }
+        if axis.labels.len() != axis.values.len() {
+            return Err((
+                "axis.labels",
+                format!(
+                    "{} labels for {} values: give exactly one label per value",
+                    axis.labels.len(),
+                    axis.values.len()
+                ),
+            ));
+        }
+        let unique: BTreeSet<&String> = axis.labels.iter().collect();
+        if unique.len() != axis.labels.len() {
+            return Err(("axis.labels", "labels must be unique".into()));
+        }
+        if let Some(bad) = self.table.rows.iter().find(|r| !unique.contains(r)) {
+            return Err((
+                "table.rows",
+                format!(
+                    "`{bad}` is not an axis label; labels are {}",
+                    axis.labels.join(", ")
+                ),
+            ));
+        }
+        if self.launch.block_threads == 0 || !self.launch.block_threads.is_multiple_of(32) {
+            return Err((
+                "launch.block_threads",
+                "must be a positive multiple of 32".into(),
+            ));
+        }
+        if self.launch.waves == 0 {
+            return Err(("launch.waves", "must be at least 1".into()));
+        }
+        let s = &self.sampling;
+        if s.min_samples < 2 || s.max_samples < s.min_samples {
+            return Err((
+                "sampling.min_samples",
+                "need 2 ≤ min_samples ≤ max_samples".into(),
+            ));
+        }
+        if !(s.target_rel_stdev > 0.0 && s.time_limit_s > 0.0) {
+            return Err((
+                "sampling.target_rel_stdev",
+                "target_rel_stdev and time_limit_s must be positive".into(),
+            ));
+        }
+        self.check_reference()
+    }
+
+    fn check_reference(&self) -> Result<(), (&'static str, String)> {
+        let Reference::LaneWindowSum {
+            reads,
+            window,
+            block_offset_mask,
+        } = self.reference;
+        if window == 0 || reads % window != 0 {
+            return Err(("reference.window", "must divide reference.reads".into()));
+        }
+        if u64::from(reads) * 4 != self.bytes_per_thread {
+            return Err((
+                "bytes_per_thread",
+                format!(
+                    "{reads} reads of 4 bytes are {} bytes",
+                    u64::from(reads) * 4
+                ),
+            ));
+        }
+        let max_value = self.axis.values.iter().copied().max().unwrap_or(0);
+        let last = 31 * u64::from(max_value)
+            + u64::from(block_offset_mask)
+            + u64::from(reads / window - 1)
+            + u64::from(window - 1);
+        if last >= u64::from(self.input_words) {
+            return Err((
+                "input_words",
+                format!(
+                    "the last word read is {last}, past the {}-word tile",
+                    self.input_words
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(crate) const FIXTURE: &str = include_str!("../../kernels/bank_conflicts.yaml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Manifest, ManifestError> {
+        Manifest::parse(Path::new("kernels/x.yaml"), text)
+    }
+
+    #[test]
+    fn the_committed_manifest_parses() {
+        let m = parse(FIXTURE).unwrap();
+        assert_eq!(m.axis.values, [1, 2, 4, 8, 16, 32, 33]);
+        assert_eq!(m.table.rows, ["L", "32L", "33L"]);
+        assert_eq!(m.value_of("33L"), Some(33));
+        assert_eq!(m.value_of("64L"), None);
+    }
+
+    #[test]
+    fn unknown_fields_are_an_error_naming_the_file() {
+        let text = format!("{FIXTURE}\nstrides: [1]\n");
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(
+            err.contains("kernels/x.yaml") && err.contains("strides"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_table_row_must_be_an_axis_label() {
+        let text = FIXTURE.replace("rows: [L, 32L, 33L]", "rows: [L, 64L]");
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(err.contains("table.rows") && err.contains("`64L`"), "{err}");
+    }
+
+    #[test]
+    fn a_stride_that_reads_past_the_tile_is_refused() {
+        let text = FIXTURE.replace(
+            "values: [1, 2, 4, 8, 16, 32, 33]",
+            "values: [1, 2, 4, 8, 16, 32, 64]",
+        );
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(err.contains("input_words"), "{err}");
+    }
+}

@@ -1,0 +1,118 @@
+//! Staleness: a record is stale when the SHA-256 of the kernel source or of its manifest no
+//! longer matches the hashes recorded when it was measured.
+use std::path::{Path, PathBuf};
+
+use super::{Loaded, Record, RecordSet, RecordsError, sha256_hex};
+
+/// Whether a record still describes the kernel in `kernels/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Source and manifest hash as recorded.
+    Fresh,
+    /// Something changed since the record was made.
+    Stale {
+        /// The `.cu` file changed.
+        source_changed: bool,
+        /// The manifest changed.
+        manifest_changed: bool,
+    },
+}
+
+impl Record {
+    /// Compares the recorded hashes with the current kernel source and manifest bytes.
+    pub fn freshness(&self, source: &[u8], manifest: &[u8]) -> Freshness {
+        let source_changed = sha256_hex(source) != self.build.source_sha256;
+        let manifest_changed = sha256_hex(manifest) != self.build.manifest_sha256;
+        if source_changed || manifest_changed {
+            Freshness::Stale {
+                source_changed,
+                manifest_changed,
+            }
+        } else {
+            Freshness::Fresh
+        }
+    }
+}
+
+/// A record whose kernel changed since it was measured; `Display` is the message `check`
+/// and `build` print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleRecord {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The stale record file.
+    pub path: PathBuf,
+    /// The `.cu` file changed.
+    pub source_changed: bool,
+    /// The manifest changed.
+    pub manifest_changed: bool,
+}
+
+impl std::fmt::Display for StaleRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match (self.source_changed, self.manifest_changed) {
+            (true, true) => format!("kernels/{0}.cu and kernels/{0}.yaml have", self.kernel),
+            (true, false) => format!("kernels/{}.cu has", self.kernel),
+            _ => format!("kernels/{}.yaml has", self.kernel),
+        };
+        write!(
+            f,
+            "record `{}` of kernel `{}` is stale: {what} changed since it was measured; \
+             re-run `coursegen measure --gpu --kernel {}` on that GPU and commit the record",
+            self.path.display(),
+            self.kernel,
+            self.kernel
+        )
+    }
+}
+
+/// Compares every record in `set` with `kernels/<kernel>.cu` and `.yaml` under `kernels`.
+/// A record whose kernel files are gone is an error naming the record.
+pub fn stale_records(
+    kernels: &Path,
+    set: &RecordSet,
+) -> Result<Vec<StaleRecord>, Vec<RecordsError>> {
+    let mut stale = Vec::new();
+    let mut errors = Vec::new();
+    for (kernel, records) in &set.by_kernel {
+        let read = |ext: &str| {
+            let path = kernels.join(format!("{kernel}.{ext}"));
+            std::fs::read(&path).map_err(|error| RecordsError::Io { path, error })
+        };
+        let (source, manifest) = match (read("cu"), read("yaml")) {
+            (Ok(s), Ok(m)) => (s, m),
+            (Err(e), _) | (_, Err(e)) => {
+                errors.extend(records.iter().map(|l| orphan(l, &e)));
+                continue;
+            }
+        };
+        for Loaded { path, record } in records {
+            if let Freshness::Stale {
+                source_changed,
+                manifest_changed,
+            } = record.freshness(&source, &manifest)
+            {
+                stale.push(StaleRecord {
+                    kernel: kernel.clone(),
+                    path: path.clone(),
+                    source_changed,
+                    manifest_changed,
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(stale)
+    } else {
+        Err(errors)
+    }
+}
+
+fn orphan(loaded: &Loaded, cause: &RecordsError) -> RecordsError {
+    RecordsError::Invalid {
+        path: loaded.path.clone(),
+        message: format!(
+            "its kernel cannot be read ({cause}); delete the record if the kernel was removed"
+        ),
+    }
+}

@@ -1,0 +1,178 @@
+//! Tests of records: round trip, atomic save, loading errors, staleness.
+use super::*;
+
+fn fixture() -> Record {
+    fixture::record("Fixture GPU", b"kernel source", b"manifest")
+}
+
+#[test]
+fn a_record_round_trips_through_save_and_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = fixture();
+    let path = save(dir.path(), &record).unwrap();
+    assert_eq!(path, dir.path().join("bank_conflicts/fixture-gpu.json"));
+    assert_eq!(load(&path).unwrap(), record);
+    let set = load_all(dir.path()).unwrap();
+    assert_eq!(set.for_kernel("bank_conflicts").len(), 1);
+    assert!(set.for_kernel("other").is_empty());
+}
+
+#[test]
+fn save_replaces_the_old_record_and_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = fixture();
+    save(dir.path(), &record).unwrap();
+    record.run.date = "2026-02-02T00:00:00Z".into();
+    let path = save(dir.path(), &record).unwrap();
+    assert_eq!(load(&path).unwrap().run.date, "2026-02-02T00:00:00Z");
+    let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["fixture-gpu.json"]);
+}
+
+#[test]
+fn save_refuses_an_invalid_record_and_keeps_the_good_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = fixture();
+    let path = save(dir.path(), &good).unwrap();
+    let mut bad = good.clone();
+    bad.rows[0].median_ms = f64::NAN;
+    let err = save(dir.path(), &bad).unwrap_err().to_string();
+    assert!(
+        err.contains("fixture-gpu.json") && err.contains("row `L`"),
+        "{err}"
+    );
+    assert_eq!(load(&path).unwrap(), good);
+}
+
+#[test]
+fn load_all_reports_every_bad_file_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    save(dir.path(), &fixture()).unwrap();
+    let kernel_dir = dir.path().join("bank_conflicts");
+    std::fs::write(kernel_dir.join("broken.json"), "{ not json").unwrap();
+    std::fs::write(kernel_dir.join("notes.txt"), "ignored").unwrap();
+    let moved = serde_json::to_string(&fixture()).unwrap();
+    std::fs::write(kernel_dir.join("elsewhere.json"), moved).unwrap();
+    let errors = load_all(dir.path()).unwrap_err();
+    let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 2, "{text:?}");
+    assert!(
+        text[0].contains("broken.json") && text[0].contains("line 1"),
+        "{}",
+        text[0]
+    );
+    assert!(
+        text[1].contains("elsewhere.json") && text[1].contains("bank_conflicts/fixture-gpu.json")
+    );
+}
+
+#[test]
+fn a_missing_measurements_folder_is_an_empty_set() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        load_all(&dir.path().join("none")).unwrap(),
+        RecordSet::default()
+    );
+}
+
+#[test]
+fn unknown_fields_in_a_record_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = save(dir.path(), &fixture()).unwrap();
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen('{', "{\"extra\": 1,", 1);
+    std::fs::write(&path, text).unwrap();
+    let err = load(&path).unwrap_err().to_string();
+    assert!(err.contains("unknown field `extra`"), "{err}");
+}
+
+#[test]
+fn staleness_compares_source_and_manifest_hashes() {
+    let record = fixture();
+    assert_eq!(
+        record.freshness(b"kernel source", b"manifest"),
+        Freshness::Fresh
+    );
+    let cases = [
+        (
+            &b"kernel source // edited"[..],
+            &b"manifest"[..],
+            true,
+            false,
+        ),
+        (b"kernel source", b"manifest: edited", false, true),
+        (b"x", b"y", true, true),
+    ];
+    for (source, manifest, source_changed, manifest_changed) in cases {
+        assert_eq!(
+            record.freshness(source, manifest),
+            Freshness::Stale {
+                source_changed,
+                manifest_changed
+            }
+        );
+    }
+}
+
+#[test]
+fn slugs_are_lowercase_words_joined_by_dashes() {
+    for (name, slug) in [
+        ("NVIDIA H200", "nvidia-h200"),
+        ("Tesla T4", "tesla-t4"),
+        ("NVIDIA GeForce RTX 4090 ", "nvidia-geforce-rtx-4090"),
+        ("NVIDIA H100 80GB HBM3", "nvidia-h100-80gb-hbm3"),
+    ] {
+        assert_eq!(device_slug(name), slug);
+    }
+}
+
+#[test]
+fn sha256_is_lowercase_hex() {
+    assert_eq!(
+        sha256_hex(b"abc"),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+}
+
+#[test]
+fn stale_records_names_kernel_record_and_the_changed_file() {
+    let root = tempfile::tempdir().unwrap();
+    let (kernels, measurements) = (
+        root.path().join("kernels"),
+        root.path().join("measurements"),
+    );
+    std::fs::create_dir_all(&kernels).unwrap();
+    std::fs::write(kernels.join("bank_conflicts.cu"), "kernel source").unwrap();
+    std::fs::write(kernels.join("bank_conflicts.yaml"), "manifest").unwrap();
+    save(&measurements, &fixture()).unwrap();
+    let set = load_all(&measurements).unwrap();
+    assert_eq!(stale_records(&kernels, &set).unwrap(), []);
+
+    std::fs::write(kernels.join("bank_conflicts.cu"), "kernel source, edited").unwrap();
+    let stale = stale_records(&kernels, &set).unwrap();
+    let message = stale[0].to_string();
+    assert!(
+        message.contains("bank_conflicts/fixture-gpu.json"),
+        "{message}"
+    );
+    assert!(
+        message.contains("kernels/bank_conflicts.cu has changed"),
+        "{message}"
+    );
+    assert!(
+        message.contains("coursegen measure --gpu --kernel bank_conflicts"),
+        "{message}"
+    );
+
+    std::fs::remove_file(kernels.join("bank_conflicts.yaml")).unwrap();
+    let errors = stale_records(&kernels, &set).unwrap_err();
+    assert!(
+        errors[0].to_string().contains("fixture-gpu.json"),
+        "{}",
+        errors[0]
+    );
+}
