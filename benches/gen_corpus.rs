@@ -9,6 +9,7 @@ mod text;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
@@ -38,8 +39,17 @@ struct Args {
 /// Marks a folder as ours, so a rerun may clear it and nothing else is ever deleted.
 const MARKER: &str = ".gen_corpus";
 
-fn main() -> Result<()> {
-    let args = Args::parse();
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<()> {
     if args.n < 4 {
         bail!("--n must be at least 4, so that each entry has three other entries to relate to");
     }
