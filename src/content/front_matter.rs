@@ -254,24 +254,26 @@ pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
     if split.yaml.trim().is_empty() {
         return Ok(RawFrontMatter::default());
     }
-    let value: serde_norway::Value =
-        serde_norway::from_str(split.yaml).map_err(|e| problem(split, &e))?;
-    match value {
-        serde_norway::Value::Mapping(_) => {}
-        serde_norway::Value::Null => return Ok(RawFrontMatter::default()),
-        other => {
-            return Err(YamlProblem {
-                line: split.yaml_line,
-                field: None,
-                message: format!(
-                    "front matter must be a mapping of `field: value` lines, found {}",
-                    kind_of(&other)
-                ),
-                help: Some("write it as `title: What is a warp?` on its own line".into()),
-            });
-        }
+    // One parse in the common case; the generic value is only looked at to explain a failure.
+    let err = match serde_norway::from_str::<RawFrontMatter>(split.yaml) {
+        Ok(raw) => return Ok(raw),
+        Err(err) => err,
+    };
+    match serde_norway::from_str::<serde_norway::Value>(split.yaml) {
+        Ok(serde_norway::Value::Null) => Ok(RawFrontMatter::default()),
+        Ok(serde_norway::Value::Mapping(_)) => Err(problem(split, &err)),
+        // A syntax error explains more than the type error the typed parse met first.
+        Err(syntax) => Err(problem(split, &syntax)),
+        Ok(other) => Err(YamlProblem {
+            line: split.yaml_line,
+            field: None,
+            message: format!(
+                "front matter must be a mapping of `field: value` lines, found {}",
+                kind_of(&other)
+            ),
+            help: Some("write it as `title: What is a warp?` on its own line".into()),
+        }),
     }
-    serde_norway::from_str(split.yaml).map_err(|e| problem(split, &e))
 }
 
 fn kind_of(value: &serde_norway::Value) -> &'static str {

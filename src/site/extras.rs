@@ -145,7 +145,7 @@ impl Extras {
         let title = entry.meta.term.as_deref().unwrap_or(&entry.meta.title);
         let svg = render_svg(&spec, title, &d.alt).map_err(|e| at("diagram", e.to_string()))?;
         let png = if self.write_files {
-            let bytes = svg_to_png(&svg, 2.0)
+            let bytes = png_of(&svg)
                 .map_err(|e| at("diagram", format!("cannot rasterise the diagram: {e}")))?;
             files.push(OutFile {
                 path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
@@ -199,6 +199,24 @@ impl Extras {
             .help(format!("use one of {}", known.join(", "))),
         )
     }
+}
+
+/// The 2× PNG of a diagram. Rasterising costs ~0.1 s per diagram, and `serve` rebuilds on
+/// every save, so PNGs are kept for the life of the process, keyed by the SVG's hash.
+fn png_of(svg: &str) -> Result<Vec<u8>, bank::RasterError> {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Vec<u8>>>> = OnceLock::new();
+    let key = records::sha256_hex(svg.as_bytes());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(png) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(png.clone());
+    }
+    let png = svg_to_png(svg, 2.0)?;
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, png.clone());
+    Ok(png)
 }
 
 fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnostic {

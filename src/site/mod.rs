@@ -89,23 +89,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         title: "100 Days of GPU".into(),
         preview: opts.drafts,
     };
-    let shown: Vec<(&Entry, Option<&str>)> = verdicts
-        .iter()
-        .filter_map(|v| match v {
-            Verdict::Publish(p) => Some((p.entry(), None)),
-            Verdict::Draft(d) if opts.drafts => Some((d.entry(), Some(d.reason.as_str()))),
-            _ => None,
-        })
-        .collect();
-    // A top-level `content/<section>.md` is the introduction of that section's index.
-    let section_names: std::collections::HashSet<&str> = shown
-        .iter()
-        .map(|(e, _)| e.section.as_str())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let (intros, shown): (Vec<_>, Vec<_>) = shown
-        .into_iter()
-        .partition(|(e, _)| e.section.is_empty() && section_names.contains(e.slug.as_str()));
+    let (shown, intros) = shown_pages(&verdicts, opts.drafts);
     let extras = extras::Extras::load(
         root,
         opts,
@@ -131,35 +115,93 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         targets: &targets,
         opts,
     };
-    let rendered: Vec<Result<Vec<OutFile>, Vec<Diagnostic>>> = shown
-        .par_iter()
-        .map(|(e, reason)| render_entry(e, *reason, &ctx))
-        .collect();
-    let mut files = Vec::with_capacity(shown.len() + 8);
-    for r in rendered {
-        match r {
-            Ok(f) => files.extend(f),
-            Err(d) => problems.extend(d),
-        }
-    }
+    // Pages are written into the staging folder as soon as they are rendered, so a build
+    // never holds the whole site in memory; the folder is swapped in only at the end.
+    let staging = opts.out.as_deref().map(output::Staging::new).transpose()?;
+    let mut paths = render_all(&shown, &ctx, staging.as_ref(), &mut problems)?;
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
         return Err(SiteError::Content(Diagnostics(problems)));
     }
-    files.extend(indexes(&shown, &intros, &info, &templates)?);
-    check_collisions(&files, &copies)?;
+    let mut files = indexes(&shown, &intros, &info, &templates)?;
     if let (Some(base), false) = (&opts.base_url, opts.drafts) {
         files.push(sitemap(base, &shown));
     }
-    report.pages = files
-        .iter()
-        .filter(|f| f.path.ends_with("index.html"))
-        .count();
-    if let Some(out) = &opts.out {
-        output::write_atomically(out, &files, &copies)?;
+    paths.extend(files.iter().map(|f| f.path.clone()));
+    check_collisions(&paths, &copies)?;
+    report.pages = paths.iter().filter(|p| p.ends_with("index.html")).count();
+    if let Some(staging) = staging {
+        for f in &files {
+            staging.write(f)?;
+        }
+        staging.commit(&copies)?;
     }
     Ok(report)
+}
+
+/// The entries this build renders (drafts only in the preview), and apart from them the
+/// top-level `content/<section>.md` pages, which introduce that section's index.
+#[allow(clippy::type_complexity)]
+fn shown_pages<'a>(
+    verdicts: &'a [Verdict<'a>],
+    drafts: bool,
+) -> (
+    Vec<(&'a Entry, Option<&'a str>)>,
+    Vec<(&'a Entry, Option<&'a str>)>,
+) {
+    let shown: Vec<(&Entry, Option<&str>)> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::Publish(p) => Some((p.entry(), None)),
+            Verdict::Draft(d) if drafts => Some((d.entry(), Some(d.reason.as_str()))),
+            _ => None,
+        })
+        .collect();
+    let section_names: std::collections::HashSet<&str> = shown
+        .iter()
+        .map(|(e, _)| e.section.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let (intros, shown) = shown
+        .into_iter()
+        .partition(|(e, _)| e.section.is_empty() && section_names.contains(e.slug.as_str()));
+    (shown, intros)
+}
+
+/// Renders every entry in parallel, writing each page as it is done; returns the paths
+/// written. Content problems are collected in `problems`; an I/O failure stops the build.
+fn render_all(
+    shown: &[(&Entry, Option<&str>)],
+    ctx: &RenderCtx<'_>,
+    staging: Option<&output::Staging>,
+    problems: &mut Vec<Diagnostic>,
+) -> Result<Vec<PathBuf>, SiteError> {
+    enum Fail {
+        Content(Vec<Diagnostic>),
+        Output(OutputError),
+    }
+    let rendered: Vec<Result<Vec<PathBuf>, Fail>> = shown
+        .par_iter()
+        .map(|(e, reason)| {
+            let files = render_entry(e, *reason, ctx).map_err(Fail::Content)?;
+            if let Some(st) = staging {
+                for f in &files {
+                    st.write(f).map_err(Fail::Output)?;
+                }
+            }
+            Ok(files.into_iter().map(|f| f.path).collect())
+        })
+        .collect();
+    let mut paths = Vec::with_capacity(shown.len() * 2 + 8);
+    for r in rendered {
+        match r {
+            Ok(p) => paths.extend(p),
+            Err(Fail::Content(d)) => problems.extend(d),
+            Err(Fail::Output(e)) => return Err(e.into()),
+        }
+    }
+    Ok(paths)
 }
 
 /// What every page render shares.
@@ -327,11 +369,11 @@ fn indexes(
 }
 
 /// Two outputs at one path would silently overwrite each other: refuse instead.
-fn check_collisions(files: &[OutFile], copies: &output::Copies) -> Result<(), SiteError> {
-    let mut seen = std::collections::HashMap::with_capacity(files.len() + copies.len());
-    let all = files
+fn check_collisions(paths: &[PathBuf], copies: &output::Copies) -> Result<(), SiteError> {
+    let mut seen = std::collections::HashMap::with_capacity(paths.len() + copies.len());
+    let all = paths
         .iter()
-        .map(|f| (&f.path, None))
+        .map(|p| (p, None))
         .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
     let mut problems = Vec::new();
     for (path, src) in all {

@@ -97,41 +97,58 @@ pub struct OutFile {
 /// Where the static files come from (relative path in the output, source file).
 pub type Copies = Vec<(PathBuf, PathBuf)>;
 
-/// Writes `files` and `copies` into a fresh folder beside `out`, then swaps it in.
-pub fn write_atomically(out: &Path, files: &[OutFile], copies: &Copies) -> Result<(), OutputError> {
-    let out = absolute(out);
-    let parent = out.parent().unwrap_or(Path::new("/"));
-    std::fs::create_dir_all(parent).map_err(io(parent))?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "public".into());
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}.new-"))
-        .tempdir_in(parent)
-        .map_err(io(parent))?;
-    let dirs: std::collections::BTreeSet<PathBuf> = files
-        .iter()
-        .map(|f| &f.path)
-        .chain(copies.iter().map(|c| &c.0))
-        .filter_map(|p| p.parent().map(|d| tmp.path().join(d)))
-        .collect();
-    for d in &dirs {
-        std::fs::create_dir_all(d).map_err(io(d))?;
+/// A fresh folder beside `out` that receives the build; `commit` swaps it in, and dropping
+/// it without committing removes it, leaving `out` untouched.
+pub struct Staging {
+    dir: tempfile::TempDir,
+    out: PathBuf,
+}
+
+impl Staging {
+    /// Creates the staging folder next to `out` (same file system, so the swap is a rename).
+    pub fn new(out: &Path) -> Result<Self, OutputError> {
+        let out = absolute(out);
+        let parent = out.parent().unwrap_or(Path::new("/")).to_path_buf();
+        std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!(".{}.new-", name_of(&out)))
+            .tempdir_in(&parent)
+            .map_err(io(&parent))?;
+        Ok(Staging { dir, out })
     }
-    files.par_iter().try_for_each(|f| {
-        let p = tmp.path().join(&f.path);
-        std::fs::write(&p, &f.bytes).map_err(io(&p))
-    })?;
-    copies.par_iter().try_for_each(|(rel, src)| {
-        let p = tmp.path().join(rel);
-        std::fs::copy(src, &p).map(drop).map_err(io(src))
-    })?;
-    swap(tmp, &out, parent, &name)
+
+    /// Writes one file (its folders created as needed). Safe to call from many threads.
+    pub fn write(&self, file: &OutFile) -> Result<(), OutputError> {
+        let p = self.dir.path().join(&file.path);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).map_err(io(d))?;
+        }
+        std::fs::write(&p, &file.bytes).map_err(io(&p))
+    }
+
+    /// Copies the static files in, then moves the finished folder into place.
+    pub fn commit(self, copies: &Copies) -> Result<(), OutputError> {
+        copies.par_iter().try_for_each(|(rel, src)| {
+            let p = self.dir.path().join(rel);
+            if let Some(d) = p.parent() {
+                std::fs::create_dir_all(d).map_err(io(d))?;
+            }
+            std::fs::copy(src, &p).map(drop).map_err(io(src))
+        })?;
+        swap(self.dir, &self.out)
+    }
+}
+
+fn name_of(out: &Path) -> String {
+    out.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "public".into())
 }
 
 /// Moves the finished folder into place; the old output is removed only after the swap.
-fn swap(tmp: tempfile::TempDir, out: &Path, parent: &Path, name: &str) -> Result<(), OutputError> {
+fn swap(tmp: tempfile::TempDir, out: &Path) -> Result<(), OutputError> {
+    let parent = out.parent().unwrap_or(Path::new("/"));
+    let name = name_of(out);
     let old = if out.exists() {
         let old = tempfile::Builder::new()
             .prefix(&format!(".{name}.old-"))
@@ -190,11 +207,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
         std::fs::create_dir_all(out.join("stale")).unwrap();
-        let files = vec![OutFile {
+        let files = [OutFile {
             path: "a/index.html".into(),
             bytes: b"hi".to_vec(),
         }];
-        write_atomically(&out, &files, &Vec::new()).unwrap();
+        let staging = Staging::new(&out).unwrap();
+        files.iter().try_for_each(|f| staging.write(f)).unwrap();
+        staging.commit(&Vec::new()).unwrap();
         assert_eq!(std::fs::read(out.join("a/index.html")).unwrap(), b"hi");
         assert!(!out.join("stale").exists());
         let leftovers: Vec<_> = std::fs::read_dir(dir.path())
