@@ -182,6 +182,22 @@ impl Extras {
         }))
     }
 
+    /// Published entries whose Measured section has no record yet (an error under --strict).
+    pub(super) fn unmeasured(&self, shown: &[(&Entry, Option<&str>)]) -> Vec<Diagnostic> {
+        shown
+            .iter()
+            .filter_map(|(e, _)| {
+                let kernel = e.meta.measure.as_deref()?;
+                let view = self.views.get(kernel)?;
+                view.devices.is_empty().then(|| {
+                    Diagnostic::new(&e.file, e.lines.of("measure"), format!("published with no measurement record of `{kernel}`: the page says \"not measured yet\""))
+                        .field("measure")
+                        .help("run `coursegen measure --gpu` on a GPU machine and commit the record; `build --strict` refuses this")
+                })
+            })
+            .collect()
+    }
+
     /// `cc` must be a compute capability the bank model knows.
     pub(super) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
         let cc = entry.meta.cc.as_deref()?;
