@@ -1121,3 +1121,29 @@ fn base_url_must_be_http() {
         assert!(stderr(&o).contains("--base-url"), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn records_of_several_gpus_render_side_by_side() {
+    let site = measured_site(true);
+    let h200 = site.read("measurements/bank_conflicts/nvidia-h200.json");
+    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
+    other["device"]["name"] = "Second GPU".into();
+    other["device"]["slug"] = "second-gpu".into();
+    site.write(
+        "measurements/bank_conflicts/second-gpu.json",
+        serde_json::to_string_pretty(&other).unwrap(),
+    );
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(
+        html.contains("id=\"measured-nvidia-h200\"") && html.contains("id=\"measured-second-gpu\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("On a Second GPU,") || html.contains("On an Second GPU,"),
+        "{html}"
+    );
+    // The copy measured the same times, so the rounded ratio in prose holds on both.
+    assert!(html.contains("A factor of 32 between the rows."), "{html}");
+}
