@@ -1147,3 +1147,27 @@ fn records_of_several_gpus_render_side_by_side() {
     // The copy measured the same times, so the rounded ratio in prose holds on both.
     assert!(html.contains("A factor of 32 between the rows."), "{html}");
 }
+
+#[cfg(unix)]
+#[test]
+fn static_symlinks_are_copied_inside_the_root_and_refused_outside() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    site.write("shared/logo.svg", "<svg/>");
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::os::unix::fs::symlink(
+        site.root().join("shared/logo.svg"),
+        site.root().join("static/logo.svg"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), site.root().join("static/secret.txt")).unwrap();
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    assert_eq!(site.read("public/logo.svg"), "<svg/>");
+    assert!(!site.exists("public/secret.txt"));
+    assert!(
+        stderr(&o).contains("warning: static/secret.txt: symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+}

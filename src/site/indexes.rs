@@ -158,10 +158,14 @@ pub(super) fn sitemap(base: &str, shown: &[(&Entry, Option<&str>)]) -> OutFile {
 }
 
 /// `static/` goes to the output root; content assets mirror their place under content/.
+/// Symbolic links inside static/ are copied when they point at a file inside the root, and
+/// left out with a warning otherwise (as content/ refuses links that leave the root).
 pub(super) fn static_copies(
     root: &Path,
     assets: &[(PathBuf, PathBuf)],
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<output::Copies, SiteError> {
+    let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut copies = Vec::new();
     let dir = root.join("static");
     if dir.is_dir() {
@@ -172,7 +176,23 @@ pub(super) fn static_copies(
                     .into_io_error()
                     .unwrap_or_else(|| std::io::Error::other("loop in folder links")),
             })?;
-            if item.file_type().is_file() {
+            let rel_to_root = item.path().strip_prefix(root).unwrap_or(item.path());
+            if item.path_is_symlink() {
+                let target = item.path().canonicalize().ok();
+                if !target
+                    .as_ref()
+                    .is_some_and(|t| t.starts_with(&canon_root) && t.is_file())
+                {
+                    warnings.push(
+                        Diagnostic::new(rel_to_root, 0, "symbolic link to a folder, a missing file or a file outside the site root: not copied")
+                            .help("copy the file into static/ instead of linking to it"),
+                    );
+                    continue;
+                }
+            } else if !item.file_type().is_file() {
+                continue;
+            }
+            {
                 let rel = item
                     .path()
                     .strip_prefix(&dir)
