@@ -1171,3 +1171,20 @@ fn static_symlinks_are_copied_inside_the_root_and_refused_outside() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_broken_record_is_reported_once_and_by_name() {
+    let site = measured_site(true);
+    site.write("measurements/bank_conflicts/nvidia-h200.json", "{ not json");
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("nvidia-h200.json") && err.contains("not valid JSON"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 problem found"),
+        "no echo as missing records or bindings: {err}"
+    );
+}

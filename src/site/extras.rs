@@ -30,7 +30,9 @@ impl Extras {
         problems: &mut Vec<Diagnostic>,
         warnings: &mut Vec<Diagnostic>,
     ) -> Self {
+        let mut records_broken = false;
         let records = records::load_all(&root.join("measurements")).unwrap_or_else(|errors| {
+            records_broken = true;
             problems.extend(
                 errors
                     .iter()
@@ -39,6 +41,8 @@ impl Extras {
             records::RecordSet::default()
         });
         let mut views = HashMap::new();
+        // With a broken record reported, "no record" and binding errors would only echo it.
+        let entries = entries.filter(|_| !records_broken);
         for entry in entries {
             let Some(kernel) = entry.meta.measure.as_deref() else {
                 continue;
