@@ -1,9 +1,15 @@
 //! The command line: `build | check | measure | serve | new`, parsed with clap, each mapped to
-//! the module that does the work. Uses anyhow for the top-level error chain only.
-use std::path::PathBuf;
+//! the module that does the work, each module's error mapped to the exit codes of the
+//! contract. The only module besides `main` that uses anyhow.
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::content;
+use crate::measure::{self, MeasureOptions};
+use crate::site::{self, BuildOptions, Report, SiteError};
 
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]
@@ -124,8 +130,13 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            let (Failure::Content(err) | Failure::Usage(err)) = &failure;
-            eprintln!("error: {err:#}");
+            match &failure {
+                // Content problems print one `error:` line each, compiler style.
+                Failure::Content(err) if err.downcast_ref::<SiteError>().is_some() => {
+                    eprintln!("{err:#}")
+                }
+                Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
+            }
             ExitCode::from(failure.exit_code())
         }
     }
@@ -133,11 +144,107 @@ pub fn main() -> ExitCode {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
+    let root = &cli.root;
     match cli.command {
-        Command::Build(args) => crate::site::cli_build(&cli.root, &args),
-        Command::Check(args) => crate::site::cli_check(&cli.root, &args),
-        Command::Measure(args) => crate::measure::cli_measure(&cli.root, &args),
-        Command::Serve(args) => crate::site::cli_serve(&cli.root, &args),
-        Command::New(args) => crate::content::cli_new(&cli.root, &args),
+        Command::Build(args) => {
+            if let Some(url) = &args.base_url {
+                check_base_url(url)?;
+            }
+            let out = args.out.clone().unwrap_or_else(|| root.join("public"));
+            let opts = BuildOptions {
+                drafts: args.drafts,
+                strict: args.strict,
+                highlight: !args.no_highlight,
+                out: Some(out.clone()),
+                base_url: args.base_url.clone(),
+            };
+            build(root, &opts, &format!("built {} with", out.display()))
+        }
+        Command::Check(args) => {
+            let opts = BuildOptions {
+                drafts: args.drafts,
+                strict: args.strict,
+                highlight: false,
+                out: None,
+                base_url: None,
+            };
+            build(root, &opts, "checked, nothing written:")
+        }
+        Command::Measure(args) => {
+            let opts = MeasureOptions {
+                gpu: args.gpu,
+                kernel: args.kernel,
+                device: args.device,
+            };
+            measure::measure(root, &opts).map_err(|e| {
+                if e.is_content() {
+                    Failure::Content(e.into())
+                } else {
+                    Failure::Usage(e.into())
+                }
+            })
+        }
+        Command::Serve(args) => site::serve::serve(root, args.port, !args.no_drafts)
+            .map_err(|e| Failure::Usage(e.into())),
+        Command::New(args) => {
+            let path = content::create_entry(root, &args.section, &args.slug)
+                .map_err(|e| Failure::Usage(e.into()))?;
+            println!(
+                "created {} (a draft: fill in the fields, then ask a reviewer to sign it)",
+                path.display()
+            );
+            Ok(())
+        }
+    }
+}
+
+fn check_base_url(url: &str) -> Result<(), Failure> {
+    let ok = (url.starts_with("https://") || url.starts_with("http://"))
+        && url
+            .split("://")
+            .nth(1)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::Usage(anyhow::anyhow!(
+            "--base-url `{url}` is not an http(s) address; write it like https://course.example.org"
+        )))
+    }
+}
+
+fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
+    let start = Instant::now();
+    let report = site::build(root, opts).map_err(|err| match err {
+        SiteError::Content(_) => Failure::Content(err.into()),
+        SiteError::NoContent(_) | SiteError::Templates(_) | SiteError::Output(_) => {
+            Failure::Usage(err.into())
+        }
+    })?;
+    print_report(&report, opts, verb, start.elapsed());
+    Ok(())
+}
+
+fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    let ms = elapsed.as_secs_f64() * 1000.0;
+    let drafts = report.drafts.len();
+    let what = if opts.drafts {
+        "rendered with a draft banner"
+    } else {
+        "left out"
+    };
+    println!(
+        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}",
+        report.pages,
+        if report.pages == 1 { "" } else { "s" },
+        report.published,
+        if report.published == 1 { "y" } else { "ies" },
+        if drafts == 1 { "" } else { "s" },
+    );
+    for (file, reason) in &report.drafts {
+        println!("  draft {}: {reason}", file.display());
     }
 }

@@ -87,13 +87,22 @@ pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>
     let mut newlines: Option<Vec<usize>> = None;
     let mut events: Vec<Event<'_>> = Vec::new();
     for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
-        if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &event {
+        let mut line = || {
             let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
-            let line = 1 + nl.partition_point(|&i| i < range.start);
-            links.push(Link {
-                url: dest_url.to_string(),
-                line,
-            });
+            1 + nl.partition_point(|&i| i < range.start)
+        };
+        match &event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                links.push(Link {
+                    url: dest_url.to_string(),
+                    line: line(),
+                });
+            }
+            Event::Html(html) | Event::InlineHtml(html) => {
+                let line = line();
+                links.extend(html_urls(html).map(|url| Link { url, line }));
+            }
+            _ => {}
         }
         events.push(event);
     }
@@ -106,6 +115,37 @@ pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let html = if raw_html { sanitise(&html) } else { html };
     Rendered { html, links }
+}
+
+/// The values of `href` and `src` attributes in a fragment of raw HTML, so that links
+/// written as HTML are checked like Markdown ones.
+fn html_urls(html: &str) -> impl Iterator<Item = String> + '_ {
+    let lower = html.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for attr in ["href", "src"] {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(attr).map(|i| i + from) {
+            from = i + attr.len();
+            let before = lower[..i].chars().next_back();
+            if !before.is_some_and(char::is_whitespace) {
+                continue;
+            }
+            let rest = html[from..].trim_start();
+            let Some(rest) = rest.strip_prefix('=') else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            let value = match rest.chars().next() {
+                Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+                _ => rest
+                    .split(|c: char| c.is_whitespace() || c == '>')
+                    .next()
+                    .unwrap_or(""),
+            };
+            found.push(value.replace("&amp;", "&"));
+        }
+    }
+    found.into_iter()
 }
 
 fn memchr_lines(text: &str) -> Vec<usize> {
@@ -254,6 +294,17 @@ mod tests {
             got,
             [("/glossary/warp/", 1), ("img.png", 4), ("https://e.org", 4)]
         );
+        let html = render(
+            "x\n\n<a href=\"/a/\">a</a> <img src='/b.png' data-src=\"/no/\">\n",
+            RenderOptions { highlight: false },
+            &mut HashSet::new(),
+        );
+        let got: Vec<_> = html
+            .links
+            .iter()
+            .map(|l| (l.url.as_str(), l.line))
+            .collect();
+        assert_eq!(got, [("/a/", 3), ("/b.png", 3)]);
     }
 
     #[test]

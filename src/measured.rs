@@ -155,7 +155,7 @@ pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
         labels: m.axis.labels.clone(),
         devices,
         not_measured: format!(
-            "Not measured yet: run `coursegen measure --gpu --kernel {0}` on a GPU and commit \
+            "Run coursegen measure --gpu --kernel {0} on a GPU machine and commit \
              measurements/{0}/.",
             kernel.name
         ),

@@ -8,12 +8,12 @@ use serde::Serialize;
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
     /// The templates folder is missing or unreadable.
-    #[error("cannot read templates in {path}: {source}")]
+    #[error("cannot read templates in {path}: {error}")]
     Io {
         /// The folder or file.
         path: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A template does not parse.
     #[error("template error in {path}: {message}")]
@@ -51,7 +51,7 @@ impl Templates {
         for item in walkdir::WalkDir::new(dir).sort_by_file_name() {
             let item = item.map_err(|e| TemplateError::Io {
                 path: e.path().unwrap_or(dir).to_path_buf(),
-                source: e
+                error: e
                     .into_io_error()
                     .unwrap_or_else(|| std::io::Error::other("loop in folder links")),
             })?;
@@ -64,11 +64,10 @@ impl Templates {
                 .unwrap_or(item.path())
                 .to_string_lossy()
                 .replace('\\', "/");
-            let text =
-                std::fs::read_to_string(item.path()).map_err(|source| TemplateError::Io {
-                    path: item.path().into(),
-                    source,
-                })?;
+            let text = std::fs::read_to_string(item.path()).map_err(|error| TemplateError::Io {
+                path: item.path().into(),
+                error,
+            })?;
             sources.push((name, text));
         }
         let mut tera = tera::Tera::new();

@@ -114,8 +114,10 @@ fn refuses_a_reviewer_who_is_the_author() {
         "reviewed_by: Grace Hopper",
         "reviewed_by: \" ada  LOVELACE\"",
     );
-    site.write("content/glossary/warp.md", text);
+    site.write("content/glossary/lane.md", published("Lane", ""));
+    assert_code(&site.run(&["build"]), 0);
     site.write("public/keep.txt", "previous build");
+    site.write("content/glossary/warp.md", text);
     let o = site.run(&["build"]);
     assert_code(&o, 1);
     let err = stderr(&o);
@@ -127,7 +129,8 @@ fn refuses_a_reviewer_who_is_the_author() {
         "previous build",
         "a failed build must leave public/ alone"
     );
-    assert!(!site.exists("public/glossary"));
+    assert!(site.exists("public/glossary/lane/index.html"));
+    assert!(!site.exists("public/glossary/warp"));
 }
 
 #[test]
@@ -229,7 +232,11 @@ fn bad_front_matter_is_reported_with_file_line_and_field() {
         (
             "yaml syntax",
             "---\ntitle: x\nrelated: [a, b\n---\n",
-            &["x.md:", "did not find expected"],
+            &[
+                "x.md:3:",
+                "did not find expected",
+                "help: the YAML does not parse near here",
+            ],
         ),
         (
             "not a mapping",
@@ -264,7 +271,7 @@ fn bad_front_matter_is_reported_with_file_line_and_field() {
         (
             "no title",
             "---\nterm: x\n---\n",
-            &["x.md:", "field `title`"],
+            &["x.md:1:", "field `title`", "add `title:"],
         ),
         (
             "diagram without alt",
@@ -440,7 +447,7 @@ fn front_matter_values_are_escaped_everywhere() {
 #[test]
 fn raw_html_in_bodies_is_sanitised() {
     let site = Site::new();
-    site.write("content/glossary/x.md", "---\ntitle: x\n---\n<img src=x onerror=\"alert(1)\"><script>alert(2)</script>\n\n<b>kept</b>\n");
+    site.write("content/glossary/x.md", "---\ntitle: x\n---\n<img src=\"https://example.org/x.png\" onerror=\"alert(1)\"><script>alert(2)</script>\n\n<b>kept</b>\n");
     assert_code(&site.run(&["build", "--drafts"]), 0);
     let html = site.read("public/glossary/x/index.html");
     assert!(
@@ -454,7 +461,16 @@ fn raw_html_in_bodies_is_sanitised() {
 fn dangerous_out_folders_are_refused() {
     let site = Site::new();
     site.write("content/glossary/x.md", draft("X"));
-    for out in [".", "content", "templates", "static", ".."] {
+    for out in [
+        ".",
+        "content",
+        "templates",
+        "static",
+        "kernels",
+        "measurements",
+        "src",
+        "..",
+    ] {
         let path: PathBuf = site.root().join(out);
         let o = site.run(&["build", "--drafts", "--out", path.to_str().unwrap()]);
         assert_code(&o, 2);
@@ -943,5 +959,232 @@ fn unknown_bindings_are_errors_with_lines() {
         stderr(&o).contains("x.md:5:"),
         "a binding needs `measure:`: {}",
         stderr(&o)
+    );
+}
+
+#[test]
+fn out_must_be_a_folder_coursegen_owns() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    site.write("notes.txt", "my notes");
+    let o = site.run(&[
+        "build",
+        "--drafts",
+        "--out",
+        site.root().join("notes.txt").to_str().unwrap(),
+    ]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("an existing file"), "{}", stderr(&o));
+    assert_eq!(site.read("notes.txt"), "my notes");
+    site.write("thesis/thesis.tex", "chapter 1");
+    let o = site.run(&[
+        "build",
+        "--drafts",
+        "--out",
+        site.root().join("thesis").to_str().unwrap(),
+    ]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("did not write"), "{}", stderr(&o));
+    assert_eq!(site.read("thesis/thesis.tex"), "chapter 1");
+    // Our own output is replaced, build after build; an empty folder is fine too.
+    std::fs::create_dir_all(site.root().join("empty")).unwrap();
+    assert_code(
+        &site.run(&[
+            "build",
+            "--drafts",
+            "--out",
+            site.root().join("empty").to_str().unwrap(),
+        ]),
+        0,
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert!(site.exists("public/.coursegen-output"));
+}
+
+#[test]
+fn only_entries_and_known_assets_are_published() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/secret.MD", draft("Secret"));
+    site.write("content/glossary/warp.md~", published("Old warp", ""));
+    site.write("content/glossary/tile.png", b"\x89PNG".as_slice());
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(!site.exists("public/glossary/secret.MD") && !site.exists("public/glossary/secret"));
+    assert!(!site.exists("public/glossary/warp.md~"));
+    assert!(site.exists("public/glossary/tile.png"));
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: content/glossary/warp.md~: not an entry"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("draft content/glossary/secret.MD"));
+}
+
+#[test]
+fn links_written_as_html_are_checked_too() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/warp.md",
+        format!(
+            "{}\n<a href=\"/glossary/nope/\">x</a>\n",
+            published("Warp", "")
+        ),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("warp.md:20: broken link: `/glossary/nope/`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn several_names_in_one_string_are_refused() {
+    let site = Site::new();
+    let text = published("Warp", "").replace(
+        "written_by: Ada Lovelace",
+        "written_by: Ada Lovelace, Grace Hopper",
+    );
+    site.write("content/glossary/warp.md", text);
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("warp.md:12: field `byline.written_by`: `Ada Lovelace, Grace Hopper` looks like several names"), "{err}");
+    assert!(
+        err.contains("written_by: [Ada Lovelace, Grace Hopper]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_broken_entry_does_not_cascade_into_its_referrers() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/bank.md",
+        "---\ntitle: Bank\nrow: x\n---\n",
+    );
+    site.write(
+        "content/glossary/warp.md",
+        "---\ntitle: Warp\nrelated: [bank]\n---\n",
+    );
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("bank.md:3: field `row`"), "{err}");
+    assert!(
+        !err.contains("warp.md"),
+        "only the real problem is reported: {err}"
+    );
+    assert!(err.contains("1 problem found"), "{err}");
+}
+
+#[test]
+fn a_root_without_content_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["check", "--root"])
+        .arg(dir.path().join("nope"))
+        .output()
+        .unwrap();
+    assert_code(&o, 2);
+    assert!(
+        stderr(&o).contains("has no content/ folder"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn new_refuses_case_twins_and_allows_nested_sections() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", draft("Warp"));
+    let o = site.run(&["new", "glossary", "Warp"]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_code(&site.run(&["new", "glossary/memory", "smem-carveout"]), 0);
+    assert!(site.exists("content/glossary/memory/smem-carveout.md"));
+    assert_code(&site.run(&["new", "glossary/..", "x"]), 2);
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert!(site.exists("public/glossary/memory/smem-carveout/index.html"));
+}
+
+#[test]
+fn base_url_must_be_http() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    for bad in ["ftp://x", "not a url", "https://"] {
+        let o = site.run(&["build", "--base-url", bad]);
+        assert_code(&o, 2);
+        assert!(stderr(&o).contains("--base-url"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn records_of_several_gpus_render_side_by_side() {
+    let site = measured_site(true);
+    let h200 = site.read("measurements/bank_conflicts/nvidia-h200.json");
+    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
+    other["device"]["name"] = "Second GPU".into();
+    other["device"]["slug"] = "second-gpu".into();
+    site.write(
+        "measurements/bank_conflicts/second-gpu.json",
+        serde_json::to_string_pretty(&other).unwrap(),
+    );
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(
+        html.contains("id=\"measured-nvidia-h200\"") && html.contains("id=\"measured-second-gpu\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("On a Second GPU,") || html.contains("On an Second GPU,"),
+        "{html}"
+    );
+    // The copy measured the same times, so the rounded ratio in prose holds on both.
+    assert!(html.contains("A factor of 32 between the rows."), "{html}");
+}
+
+#[cfg(unix)]
+#[test]
+fn static_symlinks_are_copied_inside_the_root_and_refused_outside() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    site.write("shared/logo.svg", "<svg/>");
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::os::unix::fs::symlink(
+        site.root().join("shared/logo.svg"),
+        site.root().join("static/logo.svg"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), site.root().join("static/secret.txt")).unwrap();
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    assert_eq!(site.read("public/logo.svg"), "<svg/>");
+    assert!(!site.exists("public/secret.txt"));
+    assert!(
+        stderr(&o).contains("warning: static/secret.txt: symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_broken_record_is_reported_once_and_by_name() {
+    let site = measured_site(true);
+    site.write("measurements/bank_conflicts/nvidia-h200.json", "{ not json");
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("nvidia-h200.json") && err.contains("not valid JSON"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 problem found"),
+        "no echo as missing records or bindings: {err}"
     );
 }

@@ -68,7 +68,7 @@ pub struct Diagnostics(pub Vec<Diagnostic>);
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for d in &self.0 {
-            writeln!(f, "{d}")?;
+            writeln!(f, "error: {d}")?;
         }
         let n = self.0.len();
         write!(f, "{n} problem{} found", if n == 1 { "" } else { "s" })

@@ -292,10 +292,16 @@ fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
         Some(i) => full[..i].to_string(),
         None => full,
     };
+    // libyaml reports where it gave up and, after "while parsing", where the construct it
+    // could not finish began: the earlier line is where the author has to look.
+    let context = full_message_lines(&err.to_string()).min();
     let line = err
         .location()
-        .map(|l| split.yaml_line + l.line().saturating_sub(1))
-        .unwrap_or(split.yaml_line);
+        .map(|l| l.line())
+        .into_iter()
+        .chain(context)
+        .min()
+        .map_or(split.yaml_line, |l| split.yaml_line + l.saturating_sub(1));
     // serde_norway prefixes nested errors with the path ("byline: unknown field ...").
     let (field, message) = match message.split_once(": ") {
         Some((path, rest))
@@ -307,7 +313,7 @@ fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
         }
         _ => (None, message),
     };
-    let help = unknown_field_help(&message);
+    let help = unknown_field_help(&message).or_else(|| general_help(field.as_deref(), &message));
     // The help lists the allowed fields; don't repeat them in the message.
     let message = match (help.is_some(), message.find(", expected one of")) {
         (true, Some(i)) => message[..i].to_string(),
@@ -323,6 +329,40 @@ fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
         message,
         help,
     }
+}
+
+/// The line numbers a libyaml message mentions ("… at line 3 column 1, while parsing … at line 2 …").
+fn full_message_lines(message: &str) -> impl Iterator<Item = usize> + '_ {
+    message.split(" at line ").skip(1).filter_map(|rest| {
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    })
+}
+
+/// A suggested fix for type, duplicate and syntax errors, by field where it matters.
+fn general_help(field: Option<&str>, message: &str) -> Option<String> {
+    let help = if message.contains("duplicate") {
+        "each field may appear only once: remove one of them"
+    } else if message.contains("invalid type") || message.contains("invalid value") {
+        match field.unwrap_or("") {
+            "related" | "appears_in" => "write a list of slugs: `related: [warp, bank-conflict]`",
+            "sources" => "write a list of items, each with `title:` and `url:` (see README)",
+            "byline" => "byline holds written_by, reviewed_by, written_on and last_checked_on",
+            f if f.starts_with("diagram.") => {
+                "diagram sizes and positions are whole numbers, e.g. `width: 33`"
+            }
+            "diagram" => "diagram holds preset, highlight, width, stride and alt (see README)",
+            _ => "see the front-matter reference in README.md for the type of each field",
+        }
+    } else if field.is_none() {
+        "the YAML does not parse near here: brackets and quotes must close, and a value that \
+         contains `: ` or starts with `[`, `{`, `*`, `&`, `!`, `%` or `@` needs quotes"
+    } else {
+        return None;
+    };
+    Some(help.to_string())
 }
 
 fn unknown_field_name(message: &str) -> Option<&str> {
@@ -409,7 +449,7 @@ mod tests {
             Some("byline.writen_by"),
             "unknown field",
         );
-        yaml_case("title: [a\n", 3, None, "");
+        yaml_case("title: [a\n", 2, None, "did not find expected");
         yaml_case("- a\n- b\n", 2, None, "mapping");
     }
 

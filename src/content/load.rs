@@ -1,6 +1,6 @@
 //! Walks `content/` (nested sections allowed), reads each entry once, and checks what can
 //! be checked per site: slugs, duplicates, and that related terms and days resolve.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -19,22 +19,41 @@ pub const DAYS: &str = "days";
 pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
     let content = root.join("content");
     let mut problems = Vec::new();
-    let (files, assets) = walk(root, &content, &mut problems);
+    let mut warnings = Vec::new();
+    let (files, assets) = walk(root, &content, &mut problems, &mut warnings);
     let results: Vec<Result<Entry, Vec<Diagnostic>>> = files
         .par_iter()
         .map(|(rel, abs)| read_entry(rel, abs))
         .collect();
     let mut entries = Vec::with_capacity(results.len());
-    for r in results {
+    // Entries that failed to load still exist: references to them are not reported again.
+    let mut failed: HashSet<(String, String)> = HashSet::new();
+    for (r, (rel, _)) in results.into_iter().zip(&files) {
         match r {
             Ok(e) => entries.push(e),
-            Err(d) => problems.extend(d),
+            Err(d) => {
+                problems.extend(d);
+                let section = rel
+                    .iter()
+                    .nth(1)
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let stem = rel
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                failed.insert((section, stem));
+            }
         }
     }
     check_unique(&entries, &mut problems);
-    check_references(&entries, &mut problems);
+    check_references(&entries, &failed, &mut problems);
     if problems.is_empty() {
-        Ok(Site { entries, assets })
+        Ok(Site {
+            entries,
+            assets,
+            warnings,
+        })
     } else {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         Err(problems)
@@ -43,8 +62,19 @@ pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
 
 type Files = Vec<(PathBuf, PathBuf)>;
 
+/// Extensions of files under content/ that are copied beside the pages.
+pub const ASSETS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "pdf", "mp4", "webm", "csv", "txt",
+    "cu", "cuh", "py", "zip",
+];
+
 /// Lists entry files and other files (assets) as (relative-to-root, absolute) pairs.
-fn walk(root: &Path, content: &Path, problems: &mut Vec<Diagnostic>) -> (Files, Files) {
+fn walk(
+    root: &Path,
+    content: &Path,
+    problems: &mut Vec<Diagnostic>,
+    skipped: &mut Vec<Diagnostic>,
+) -> (Files, Files) {
     let mut files = Vec::new();
     let mut assets = Vec::new();
     if !content.is_dir() {
@@ -109,10 +139,29 @@ fn walk(root: &Path, content: &Path, problems: &mut Vec<Diagnostic>) -> (Files, 
         } else if item.file_type().is_dir() {
             continue;
         }
-        if path.extension().is_some_and(|e| e == "md") {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if ext == "md" {
             files.push((relative, path));
-        } else {
+        } else if ASSETS.contains(&ext.as_str()) {
             assets.push((relative, path));
+        } else {
+            // Not published, and said so: an editor backup (`warp.md~`) or a stray export
+            // could otherwise carry a draft past the editorial rule.
+            skipped.push(
+                Diagnostic::new(
+                    relative,
+                    0,
+                    "not an entry (.md) nor an asset type coursegen copies; left out of the site",
+                )
+                .help(format!(
+                    "assets are copied when their extension is one of: {}",
+                    ASSETS.join(", ")
+                )),
+            );
         }
     }
     (files, assets)
@@ -269,7 +318,11 @@ fn check_unique(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
 }
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
-fn check_references(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
+fn check_references(
+    entries: &[Entry],
+    failed: &HashSet<(String, String)>,
+    problems: &mut Vec<Diagnostic>,
+) {
     let index = |section: &str| -> HashMap<&str, &Entry> {
         entries
             .iter()
@@ -285,14 +338,16 @@ fn check_references(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
             ("appears_in", &e.meta.appears_in, &days, "day page"),
         ] {
             for slug in wanted {
-                if known.contains_key(slug.as_str()) {
+                let section = if field == "related" { GLOSSARY } else { DAYS };
+                if known.contains_key(slug.as_str())
+                    || failed.contains(&(section.to_string(), slug.clone()))
+                {
                     continue;
                 }
                 let closest = known
                     .keys()
                     .min_by_key(|k| edit_distance(slug, k))
                     .filter(|k| edit_distance(slug, k) <= 3);
-                let section = if field == "related" { GLOSSARY } else { DAYS };
                 let help = match closest {
                     Some(k) => format!("did you mean `{k}`?"),
                     None => format!(

@@ -203,6 +203,13 @@ fn diagram(
     })
 }
 
+/// "Ada, Grace", "Ada & Grace", "Ada and Grace": one string naming several people, which
+/// would let a reviewer who is also an author slip past the editorial rule.
+fn looks_like_several(name: &str) -> bool {
+    let lower = format!(" {} ", name.to_lowercase());
+    name.contains([',', ';', '&', '/', '+']) || lower.contains(" and ")
+}
+
 fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnostic>) -> Byline {
     let mut date = |field: &str, value: Option<String>| -> Option<jiff::civil::Date> {
         let value = value?;
@@ -224,17 +231,23 @@ fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnos
     };
     let written_on = date("byline.written_on", raw.written_on);
     let last_checked_on = date("byline.last_checked_on", raw.last_checked_on);
+    let mut names = |field: &str, value: Option<Names>| -> Vec<String> {
+        let names = value.as_ref().map(Names::to_vec).unwrap_or_default();
+        for name in names.iter().filter(|n| looks_like_several(n)) {
+            out.push(Diagnostic {
+                message: format!("`{name}` looks like several names in one"),
+                help: Some(format!(
+                    "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
+                    field.trim_start_matches("byline.")
+                )),
+                ..at(field)
+            });
+        }
+        names
+    };
     Byline {
-        written_by: raw
-            .written_by
-            .as_ref()
-            .map(Names::to_vec)
-            .unwrap_or_default(),
-        reviewed_by: raw
-            .reviewed_by
-            .as_ref()
-            .map(Names::to_vec)
-            .unwrap_or_default(),
+        written_by: names("byline.written_by", raw.written_by),
+        reviewed_by: names("byline.reviewed_by", raw.reviewed_by),
         written_on,
         last_checked_on,
     }

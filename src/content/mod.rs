@@ -40,6 +40,8 @@ pub struct Site {
     pub entries: Vec<Entry>,
     /// Other files (images…), copied as they are: (relative to root, absolute).
     pub assets: Vec<(PathBuf, PathBuf)>,
+    /// Files found but left out (not an entry, not an asset type).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The file `coursegen new <section> <slug>` writes: every field, with a note on each.
@@ -49,7 +51,7 @@ pub fn scaffold(slug: &str) -> String {
         r#"---
 title: What is {term}?            # the question, as the page heading
 term: {term}                      # the term, as the glossary index lists it
-category: Memory                  # groups the glossary index
+category: Uncategorised           # groups the glossary index, e.g. Memory, Execution
 cc: "7.5"                         # compute capability the entry is written against
 summary: One sentence that defines the term.
 related: []                       # slugs of glossary entries, e.g. [warp, bank-conflict]
@@ -79,28 +81,64 @@ may quote the record: `{{{{% ratio 32L L digits=0 %}}}}`. With `diagram:` set, p
     )
 }
 
-/// Runs `coursegen new <section> <slug>`: writes the scaffold, never over an existing file.
-pub fn cli_new(root: &Path, args: &crate::cli::NewArgs) -> Result<(), crate::cli::Failure> {
-    use crate::cli::Failure;
-    for part in [&args.section, &args.slug] {
-        load::check_slug(part).map_err(|why| {
-            Failure::Usage(anyhow::anyhow!("`{part}` cannot be part of a URL: {why}"))
+/// Why `coursegen new` could not create an entry.
+#[derive(Debug, thiserror::Error)]
+pub enum NewError {
+    /// A section folder or the slug is not a valid URL segment.
+    #[error("`{part}` cannot be part of a URL: {why}; use lowercase letters, digits and hyphens")]
+    BadSegment {
+        /// The offending segment.
+        part: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// An entry with that slug exists already (compared ignoring case).
+    #[error("{0} already exists (slugs are compared ignoring case); not overwriting it")]
+    Exists(PathBuf),
+    /// Writing failed.
+    #[error("cannot write {path}: {error}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+/// Writes the scaffold of a new draft at `content/<section>/<slug>.md` (section may nest:
+/// `glossary/memory`), never over an existing entry of the same slug in any case.
+pub fn create_entry(root: &Path, section: &str, slug: &str) -> Result<PathBuf, NewError> {
+    let parts: Vec<&str> = section.split('/').filter(|p| !p.is_empty()).collect();
+    for part in parts.iter().chain(std::iter::once(&slug)) {
+        load::check_slug(part).map_err(|why| NewError::BadSegment {
+            part: part.to_string(),
+            why,
         })?;
     }
-    let dir = root.join("content").join(&args.section);
-    let path = dir.join(format!("{}.md", args.slug));
-    if path.exists() {
-        return Err(Failure::Usage(anyhow::anyhow!(
-            "{} already exists; not overwriting it",
-            path.display()
-        )));
+    let dir = parts.iter().fold(root.join("content"), |d, p| d.join(p));
+    let path = dir.join(format!("{slug}.md"));
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| NewError::Io { path, error }
+    };
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let wanted = format!("{slug}.md").to_lowercase();
+    for item in std::fs::read_dir(&dir).map_err(io(&dir))?.flatten() {
+        if item.file_name().to_string_lossy().to_lowercase() == wanted {
+            return Err(NewError::Exists(item.path()));
+        }
     }
-    std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&path, scaffold(&args.slug)))
-        .map_err(|e| Failure::Usage(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
-    println!(
-        "created {} (a draft: fill in the fields, then ask a reviewer to sign it)",
-        path.display()
-    );
-    Ok(())
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::AlreadyExists => NewError::Exists(path.clone()),
+            _ => NewError::Io {
+                path: path.clone(),
+                error,
+            },
+        })?;
+    std::io::Write::write_all(&mut file, scaffold(slug).as_bytes()).map_err(io(&path))?;
+    Ok(path)
 }

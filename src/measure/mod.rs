@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 
 use cudarc::driver::DriverError;
 
-use crate::cli::{Failure, MeasureArgs};
 use crate::records::manifest::{Manifest, ManifestError};
 use crate::records::{self, RecordsError};
 
@@ -169,18 +168,19 @@ pub(crate) struct KernelFiles {
     pub(crate) manifest: Manifest,
 }
 
-/// Runs `coursegen measure`.
-pub fn cli_measure(root: &Path, args: &MeasureArgs) -> Result<(), Failure> {
-    measure(root, args).map_err(|e| {
-        if e.is_content() {
-            Failure::Content(e.into())
-        } else {
-            Failure::Usage(e.into())
-        }
-    })
+/// What `coursegen measure` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct MeasureOptions {
+    /// `--gpu` was given (measuring always means a real run).
+    pub gpu: bool,
+    /// Only this kernel.
+    pub kernel: Option<String>,
+    /// CUDA device ordinal.
+    pub device: usize,
 }
 
-fn measure(root: &Path, args: &MeasureArgs) -> Result<(), MeasureError> {
+/// Runs `coursegen measure`: every kernel (or one), a record each.
+pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     if !args.gpu {
         return Err(MeasureError::NoGpuFlag);
     }
@@ -260,8 +260,8 @@ fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelFiles>, MeasureE
 mod tests {
     use super::*;
 
-    fn args(gpu: bool) -> MeasureArgs {
-        MeasureArgs {
+    fn args(gpu: bool) -> MeasureOptions {
+        MeasureOptions {
             gpu,
             kernel: None,
             device: 0,

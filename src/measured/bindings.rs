@@ -182,11 +182,39 @@ fn resolve(inner: &str, view: Option<&MeasuredView>, preview: bool) -> Result<St
             view.labels.join(", ")
         )));
     }
+    if binding.device.is_none() && view.devices.len() > 1 {
+        return agreed_value(&binding, view);
+    }
     let device = match pick_device(&binding, view) {
         Err((BindingErrorKind::NotMeasured, _)) if preview => return Ok(NOT_MEASURED.into()),
         other => other?,
     };
     value(&binding, device)
+}
+
+/// With records from several GPUs and no `device=`, prose states something of all of them:
+/// the binding stands when every GPU gives the same text, and otherwise asks which one.
+fn agreed_value(b: &Binding<'_>, view: &MeasuredView) -> Result<String, Failure> {
+    let values = view
+        .devices
+        .iter()
+        .map(|d| value(b, d).map(|v| (d.slug.as_str(), v)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if values.iter().all(|(_, v)| *v == values[0].1) {
+        return Ok(values[0].1.clone());
+    }
+    let each: Vec<String> = values
+        .iter()
+        .map(|(slug, v)| format!("{slug}: {v}"))
+        .collect();
+    Err((
+        BindingErrorKind::Device,
+        format!(
+            "kernel {} has records for several GPUs and they differ here ({}): say which with device=SLUG",
+            view.kernel,
+            each.join(", ")
+        ),
+    ))
 }
 
 fn pick_device<'v>(b: &Binding<'_>, view: &'v MeasuredView) -> Result<&'v DeviceView, Failure> {

@@ -179,14 +179,22 @@ fn without_a_record_strict_fails_and_preview_says_not_measured() {
 }
 
 #[test]
-fn with_several_gpus_a_binding_must_say_which() {
+fn with_several_gpus_a_binding_stands_when_they_agree_and_else_must_say_which() {
     let v = view_of(&[loaded("Fixture A"), loaded("Fixture B")]);
-    let errors = expand_bindings("{{% ratio 32L L %}}", &v).unwrap_err();
+    // Both fixtures measured the same times: the prose's claim holds on every GPU.
+    assert_eq!(
+        expand_bindings("{{% ratio 32L L digits=0 %}}", &v).unwrap(),
+        "32"
+    );
+    // The device names differ: the prose must say which GPU it quotes.
+    let errors = expand_bindings("{{% device %}}", &v).unwrap_err();
     assert_eq!(errors[0].kind, BindingErrorKind::Device);
     assert!(
         errors[0]
             .message
-            .contains("records for fixture-a, fixture-b: say which with device=SLUG")
+            .contains("they differ here (fixture-a: Fixture A, fixture-b: Fixture B): say which with device=SLUG"),
+        "{}",
+        errors[0].message
     );
     assert_eq!(
         expand_bindings("{{% device device=fixture-b %}}", &v).unwrap(),

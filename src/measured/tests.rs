@@ -190,6 +190,10 @@ fn load_reads_the_kernel_files_and_names_a_missing_one() {
 }
 
 fn render(view: &MeasuredView) -> String {
+    render_in(view, true)
+}
+
+fn render_in(view: &MeasuredView, preview: bool) -> String {
     let mut tera = tera::Tera::new();
     tera.add_raw_template(
         "measured.html",
@@ -198,6 +202,7 @@ fn render(view: &MeasuredView) -> String {
     .unwrap();
     let mut ctx = tera::Context::new();
     ctx.insert("measured", view);
+    ctx.insert("site", &serde_json::json!({ "preview": preview }));
     tera.render("measured.html", &ctx).unwrap()
 }
 
@@ -225,8 +230,13 @@ fn the_partial_renders_a_table_per_gpu_with_its_sentence() {
 fn the_partial_says_not_measured_without_a_record_and_flags_stale_ones() {
     let html = render(&view_of(&[]));
     assert!(
-        html.contains("<p class=\"not-measured\">Not measured yet: run `coursegen measure --gpu"),
+        html.contains("<p class=\"not-measured\">Not measured yet. <span class=\"author-hint\">Run coursegen measure --gpu"),
         "{html}"
+    );
+    let published = render_in(&view_of(&[]), false);
+    assert!(
+        published.contains("<p class=\"not-measured\">Not measured yet.</p>"),
+        "readers are not told to run the tool: {published}"
     );
     assert!(!html.contains("<table"));
     let m = manifest();

@@ -30,7 +30,9 @@ impl Extras {
         problems: &mut Vec<Diagnostic>,
         warnings: &mut Vec<Diagnostic>,
     ) -> Self {
+        let mut records_broken = false;
         let records = records::load_all(&root.join("measurements")).unwrap_or_else(|errors| {
+            records_broken = true;
             problems.extend(
                 errors
                     .iter()
@@ -39,6 +41,8 @@ impl Extras {
             records::RecordSet::default()
         });
         let mut views = HashMap::new();
+        // With a broken record reported, "no record" and binding errors would only echo it.
+        let entries = entries.filter(|_| !records_broken);
         for entry in entries {
             let Some(kernel) = entry.meta.measure.as_deref() else {
                 continue;
@@ -180,6 +184,22 @@ impl Extras {
             view: view.clone(),
             prose_html: prose_html.unwrap_or_default(),
         }))
+    }
+
+    /// Published entries whose Measured section has no record yet (an error under --strict).
+    pub(super) fn unmeasured(&self, shown: &[(&Entry, Option<&str>)]) -> Vec<Diagnostic> {
+        shown
+            .iter()
+            .filter_map(|(e, _)| {
+                let kernel = e.meta.measure.as_deref()?;
+                let view = self.views.get(kernel)?;
+                view.devices.is_empty().then(|| {
+                    Diagnostic::new(&e.file, e.lines.of("measure"), format!("published with no measurement record of `{kernel}`: the page says \"not measured yet\""))
+                        .field("measure")
+                        .help("run `coursegen measure --gpu` on a GPU machine and commit the record; `build --strict` refuses this")
+                })
+            })
+            .collect()
     }
 
     /// `cc` must be a compute capability the bank model knows.

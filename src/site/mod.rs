@@ -2,26 +2,24 @@
 //! diagrams from `bank` and tables from `records`/`measured`. The only module that knows
 //! all the others; output is written atomically by `output`.
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::cli::{BuildArgs, CheckArgs, Failure};
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
 use crate::markdown::RenderOptions;
 use crate::policy::{self, Verdict};
 use crate::templates::Templates;
 
 mod extras;
+mod indexes;
 mod links;
 pub mod output;
 pub mod pages;
-mod serve;
+pub mod serve;
 
-pub use serve::cli_serve;
-
+use indexes::{check_collisions, indexes, page_path, sitemap, static_copies};
 use output::{OutFile, OutputError};
-use pages::{EntryCtx, HomeCtx, IndexItem, Lookup, SectionCtx, SiteInfo};
+use pages::{EntryCtx, Lookup, SiteInfo};
 
 /// How to build.
 #[derive(Debug, Clone)]
@@ -42,8 +40,14 @@ pub struct BuildOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     /// Content problems: exit 1, nothing written.
-    #[error("{0}\nnothing was written")]
+    #[error("{0}; nothing was written")]
     Content(Diagnostics),
+    /// The root has no content/ folder: wrong directory or wrong --root.
+    #[error(
+        "{0} has no content/ folder: run coursegen from the site root, pass --root DIR, \
+         or start one with `coursegen new glossary <slug>`"
+    )]
+    NoContent(PathBuf),
     /// Templates missing or broken.
     #[error(transparent)]
     Templates(#[from] crate::templates::TemplateError),
@@ -70,10 +74,16 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
         output::check_out(root, out)?;
     }
+    if !root.join("content").is_dir() {
+        return Err(SiteError::NoContent(root.to_path_buf()));
+    }
     let site = content::load(root).map_err(|d| SiteError::Content(Diagnostics(d)))?;
     let verdicts: Vec<Verdict<'_>> = site.entries.iter().map(policy::check).collect();
     let mut problems: Vec<Diagnostic> = Vec::new();
-    let mut report = Report::default();
+    let mut report = Report {
+        warnings: site.warnings.clone(),
+        ..Report::default()
+    };
     for v in &verdicts {
         match v {
             Verdict::Refused(d) => problems.extend(d.iter().cloned()),
@@ -97,7 +107,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         &mut problems,
         &mut report.warnings,
     );
-    let copies = static_copies(root, &site.assets)?;
+    let copies = static_copies(root, &site.assets, &mut report.warnings)?;
     let left_out = verdicts.iter().filter_map(|v| match v {
         Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
         _ => None,
@@ -127,6 +137,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     let mut files = indexes(&shown, &intros, &info, &templates)?;
     if let (Some(base), false) = (&opts.base_url, opts.drafts) {
         files.push(sitemap(base, &shown));
+    }
+    if !opts.drafts && !opts.strict {
+        // A published page must not tell readers to run the tool: say so at build time.
+        report.warnings.extend(extras.unmeasured(&shown));
     }
     paths.extend(files.iter().map(|f| f.path.clone()));
     check_collisions(&paths, &copies)?;
@@ -286,244 +300,4 @@ fn render_entry(
         bytes: html.into_bytes(),
     });
     Ok(files)
-}
-
-/// `/glossary/warp/` → `glossary/warp/index.html`.
-fn page_path(url: &str) -> PathBuf {
-    Path::new(url.trim_matches('/')).join("index.html")
-}
-
-/// The home page, one index per section, and the search index.
-fn indexes(
-    shown: &[(&Entry, Option<&str>)],
-    intros: &[(&Entry, Option<&str>)],
-    info: &SiteInfo,
-    templates: &Templates,
-) -> Result<Vec<OutFile>, SiteError> {
-    let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
-        Default::default();
-    for (e, reason) in shown {
-        let item = IndexItem {
-            term: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
-            title: e.meta.title.clone(),
-            summary: e.meta.summary.clone(),
-            url: e.url.clone(),
-            draft: reason.is_some(),
-        };
-        by_section
-            .entry(e.section.as_str())
-            .or_default()
-            .push((e.meta.category.clone(), item));
-    }
-    let mut files = Vec::new();
-    let mut sections = Vec::new();
-    let mut search = Vec::new();
-    let mut pages_at_top = by_section.remove("").unwrap_or_default();
-    pages_at_top.sort_by(|a, b| a.1.title.cmp(&b.1.title));
-    for (section, items) in by_section {
-        let intro = intros
-            .iter()
-            .find(|(e, _)| e.slug == section)
-            .map(|(e, _)| *e);
-        let title = intro.map_or_else(|| pages::section_title(section), |e| e.meta.title.clone());
-        let intro_html = intro.map(|e| {
-            let opts = RenderOptions { highlight: true };
-            crate::markdown::render(&e.body, opts, &mut Default::default()).html
-        });
-        let url = format!("/{section}/");
-        sections.push(pages::SectionLink {
-            title: title.clone(),
-            url: url.clone(),
-            count: items.len(),
-        });
-        search.extend(items.iter().map(|(_, i)| i.clone()));
-        let ctx = SectionCtx {
-            site: info.clone(),
-            section: section.into(),
-            title,
-            url: url.clone(),
-            intro_html,
-            groups: pages::groups(items),
-        };
-        files.push(OutFile {
-            path: page_path(&url),
-            bytes: templates.render("section.html", &ctx)?.into_bytes(),
-        });
-    }
-    let home = HomeCtx {
-        site: info.clone(),
-        url: "/".into(),
-        sections,
-        pages: pages_at_top.into_iter().map(|(_, i)| i).collect(),
-    };
-    files.push(OutFile {
-        path: "index.html".into(),
-        bytes: templates.render("index.html", &home)?.into_bytes(),
-    });
-    let json = serde_json::to_vec(&search).expect("index items serialise");
-    files.push(OutFile {
-        path: "search-index.json".into(),
-        bytes: json,
-    });
-    Ok(files)
-}
-
-/// Two outputs at one path would silently overwrite each other: refuse instead.
-fn check_collisions(paths: &[PathBuf], copies: &output::Copies) -> Result<(), SiteError> {
-    let mut seen = std::collections::HashMap::with_capacity(paths.len() + copies.len());
-    let all = paths
-        .iter()
-        .map(|p| (p, None))
-        .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
-    let mut problems = Vec::new();
-    for (path, src) in all {
-        if let Some(first) = seen.insert(path.clone(), src) {
-            let what = |s: Option<&PathBuf>| {
-                s.map_or_else(
-                    || "a generated page".to_string(),
-                    |p| p.display().to_string(),
-                )
-            };
-            problems.push(
-                Diagnostic::new(
-                    src.map_or(path.as_path(), |p| p.as_path()),
-                    0,
-                    format!(
-                        "{} would be written twice (by {} and {})",
-                        path.display(),
-                        what(first),
-                        what(src)
-                    ),
-                )
-                .help("rename the file, or move the entry so that its URL differs"),
-            );
-        }
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(SiteError::Content(Diagnostics(problems)))
-    }
-}
-
-/// sitemap.xml: the home page, section indexes and every published entry, absolute URLs.
-fn sitemap(base: &str, shown: &[(&Entry, Option<&str>)]) -> OutFile {
-    let base = base.trim_end_matches('/');
-    let mut urls: std::collections::BTreeSet<String> = ["/".to_string()].into();
-    for (e, _) in shown {
-        if !e.section.is_empty() {
-            urls.insert(format!("/{}/", e.section));
-        }
-        urls.insert(e.url.clone());
-    }
-    let mut xml = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-    );
-    for u in urls {
-        xml.push_str(&format!(
-            "  <url><loc>{}</loc></url>\n",
-            crate::markdown::escape(&format!("{base}{u}"))
-        ));
-    }
-    xml.push_str("</urlset>\n");
-    OutFile {
-        path: "sitemap.xml".into(),
-        bytes: xml.into_bytes(),
-    }
-}
-
-/// `static/` goes to the output root; content assets mirror their place under content/.
-fn static_copies(root: &Path, assets: &[(PathBuf, PathBuf)]) -> Result<output::Copies, SiteError> {
-    let mut copies = Vec::new();
-    let dir = root.join("static");
-    if dir.is_dir() {
-        for item in walkdir::WalkDir::new(&dir).sort_by_file_name() {
-            let item = item.map_err(|e| OutputError::Io {
-                path: e.path().unwrap_or(&dir).to_path_buf(),
-                source: e
-                    .into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other("loop in folder links")),
-            })?;
-            if item.file_type().is_file() {
-                let rel = item
-                    .path()
-                    .strip_prefix(&dir)
-                    .unwrap_or(item.path())
-                    .to_path_buf();
-                copies.push((rel, item.path().to_path_buf()));
-            }
-        }
-    }
-    for (rel, abs) in assets {
-        let under = rel.strip_prefix("content").unwrap_or(rel).to_path_buf();
-        copies.push((under, abs.clone()));
-    }
-    Ok(copies)
-}
-
-fn failure(err: SiteError) -> Failure {
-    match err {
-        SiteError::Content(_) => Failure::Content(err.into()),
-        SiteError::Templates(_) | SiteError::Output(_) => Failure::Usage(err.into()),
-    }
-}
-
-fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
-    let ms = elapsed.as_secs_f64() * 1000.0;
-    let drafts = report.drafts.len();
-    let what = if opts.drafts {
-        "rendered with a draft banner"
-    } else {
-        "left out"
-    };
-    println!(
-        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}",
-        report.pages,
-        if report.pages == 1 { "" } else { "s" },
-        report.published,
-        if report.published == 1 { "y" } else { "ies" },
-        if drafts == 1 { "" } else { "s" },
-    );
-    for (file, reason) in &report.drafts {
-        println!("  draft {}: {reason}", file.display());
-    }
-}
-
-/// Runs `coursegen build`.
-pub fn cli_build(root: &Path, args: &BuildArgs) -> Result<(), Failure> {
-    let out = args.out.clone().unwrap_or_else(|| root.join("public"));
-    let opts = BuildOptions {
-        drafts: args.drafts,
-        strict: args.strict,
-        highlight: !args.no_highlight,
-        out: Some(out.clone()),
-        base_url: args.base_url.clone(),
-    };
-    let start = Instant::now();
-    let report = build(root, &opts).map_err(failure)?;
-    print_report(
-        &report,
-        &opts,
-        &format!("built {} with", out.display()),
-        start.elapsed(),
-    );
-    Ok(())
-}
-
-/// Runs `coursegen check`.
-pub fn cli_check(root: &Path, args: &CheckArgs) -> Result<(), Failure> {
-    let opts = BuildOptions {
-        drafts: args.drafts,
-        strict: args.strict,
-        highlight: false,
-        out: None,
-        base_url: None,
-    };
-    let start = Instant::now();
-    let report = build(root, &opts).map_err(failure)?;
-    print_report(&report, &opts, "checked, nothing written:", start.elapsed());
-    Ok(())
 }

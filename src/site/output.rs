@@ -16,19 +16,19 @@ pub enum OutputError {
         what: String,
     },
     /// File-system failure.
-    #[error("I/O error at {path}: {source}")]
+    #[error("I/O error at {path}: {error}")]
     Io {
         /// Where it happened.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
-    move |source| OutputError::Io {
+    move |error| OutputError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -83,8 +83,23 @@ pub fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
             ));
         }
     }
+    if out_abs.exists() && !out_abs.is_dir() {
+        return refuse("an existing file, not a folder".into());
+    }
+    let foreign = std::fs::read_dir(&out_abs)
+        .map(|mut items| items.next().is_some() && !out_abs.join(MARKER).is_file())
+        .unwrap_or(false);
+    if foreign {
+        return refuse(format!(
+            "a folder with files that coursegen did not write (no {MARKER} in it); \
+             the build replaces the whole folder, so pick a new or empty one, or remove it first"
+        ));
+    }
     Ok(())
 }
+
+/// Written into every output folder, so that a later build knows it may replace it.
+pub const MARKER: &str = ".coursegen-output";
 
 /// A file of the output, relative to the output folder.
 pub struct OutFile {
@@ -128,6 +143,12 @@ impl Staging {
 
     /// Copies the static files in, then moves the finished folder into place.
     pub fn commit(self, copies: &Copies) -> Result<(), OutputError> {
+        let marker = self.dir.path().join(MARKER);
+        std::fs::write(
+            &marker,
+            "Written by coursegen build; the next build replaces this folder whole.\n",
+        )
+        .map_err(io(&marker))?;
         copies.par_iter().try_for_each(|(rel, src)| {
             let p = self.dir.path().join(rel);
             if let Some(d) = p.parent() {
@@ -169,7 +190,7 @@ fn swap(tmp: tempfile::TempDir, out: &Path) -> Result<(), OutputError> {
         let _ = std::fs::remove_dir_all(&new);
         return Err(OutputError::Io {
             path: out.to_path_buf(),
-            source,
+            error: source,
         });
     }
     if let Some(old) = old {

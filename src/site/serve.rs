@@ -8,22 +8,36 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use crate::cli::{Failure, ServeArgs};
 use crate::site::{BuildOptions, build};
 
 /// The script added to HTML responses: polls the build number and reloads when it moves.
 const RELOAD: &str = "<script>(()=>{let v=null;setInterval(async()=>{try{const r=await fetch('/__coursegen/version');const t=await r.text();if(v!==null&&t!==v)location.reload();v=t}catch(e){}},1000)})()</script>";
 
-/// Runs `coursegen serve`.
-pub fn cli_serve(root: &Path, args: &ServeArgs) -> Result<(), Failure> {
-    let usage = |e: anyhow::Error| Failure::Usage(e);
+/// Why the preview server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// No temporary folder for the preview build.
+    #[error("cannot create a folder for the preview build: {0}")]
+    TempDir(std::io::Error),
+    /// The port is taken or not allowed.
+    #[error("cannot listen on 127.0.0.1:{port}: {error}; pick another with --port")]
+    Listen {
+        /// The port asked for.
+        port: u16,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed.
+pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
     let dir = tempfile::Builder::new()
         .prefix("coursegen-serve-")
         .tempdir()
-        .map_err(|e| usage(e.into()))?;
+        .map_err(ServeError::TempDir)?;
     let out = dir.path().join("site");
     let opts = BuildOptions {
-        drafts: !args.no_drafts,
+        drafts,
         strict: false,
         highlight: true,
         out: Some(out.clone()),
@@ -31,13 +45,9 @@ pub fn cli_serve(root: &Path, args: &ServeArgs) -> Result<(), Failure> {
     };
     let version = Arc::new(AtomicU64::new(0));
     rebuild(root, &opts, &version);
-    let listener = TcpListener::bind(("127.0.0.1", args.port)).map_err(|e| {
-        usage(anyhow::anyhow!(
-            "cannot listen on 127.0.0.1:{}: {e}",
-            args.port
-        ))
-    })?;
-    let addr = listener.local_addr().map_err(|e| usage(e.into()))?;
+    let listen = |error| ServeError::Listen { port, error };
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(listen)?;
+    let addr = listener.local_addr().map_err(listen)?;
     println!(
         "serving http://{addr}/ (preview{}); Ctrl-C to stop",
         if opts.drafts { " with drafts" } else { "" }
