@@ -18,6 +18,7 @@
 #     create/delete cycles (BENCHMARKS.md), so disk timings measure the disk's state, not
 #     the build. Set WORK=/tmp/coursegen-bench to time on disk anyway.
 #   COURSEGEN=/path/to/coursegen  times that binary instead of building this checkout's.
+# Side by side with Hugo, on the same corpora: benches/compare.sh.
 # Needs GNU time (/usr/bin/time); installs the Debian package `time` when it is missing.
 set -euo pipefail
 

@@ -13,7 +13,7 @@
 # round runs every tool once, the starting tool rotating from round to round, so the disk's
 # state (it slows as files are deleted, see BENCHMARKS.md) weighs on each tool alike. One
 # untimed warm-up round per cell, then RUNS timed ones. A fourth "tool", copy, is no site
-# generator: `cp -r` of coursegen's output for the same cell (10,005 files, 128 MB at 10,000
+# generator: `cp -r` of coursegen's output for the same cell (10,005 files, 120 MB at 10,000
 # entries) to a fresh folder on the same storage, the cost of merely writing those files
 # there; on a slow disk it shows how much of every tool's time is the file system's. Wall time from the clock (ns), peak
 # RSS from GNU time's %M. It prints Markdown tables (medians, ratios Hugo / coursegen, every
