@@ -5,23 +5,6 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-/// Every field the front matter may carry (SPEC, "Content model"); the names are the contract.
-pub const FIELDS: &[&str] = &[
-    "title",
-    "slug",
-    "term",
-    "category",
-    "cc",
-    "summary",
-    "related",
-    "appears_in",
-    "sources",
-    "diagram",
-    "measure",
-    "status",
-    "byline",
-];
-
 /// An entry file cut in two.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split<'a> {

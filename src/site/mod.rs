@@ -253,8 +253,8 @@ fn render_entry(
         return Err(broken);
     }
     let mut files = Vec::new();
-    let diagram = extras.diagram(entry, bodies.diagram.clone(), &mut files)?;
-    let measured = extras.measured(entry, bodies.measured.clone())?;
+    let diagram = extras.diagram(entry, bodies.diagram, &mut files)?;
+    let measured = extras.measured(entry, bodies.measured)?;
     let m = &entry.meta;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
     let ctx = EntryCtx {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::content::{Entry, Status};
+use crate::content::Entry;
 use crate::markdown::{self, RenderOptions};
 use crate::policy::Verdict;
 
@@ -318,9 +318,4 @@ pub fn groups(items: Vec<(Option<String>, IndexItem)>) -> Vec<Group> {
             Group { name, items }
         })
         .collect()
-}
-
-/// Whether the entry page should say "stays a draft until…" (its status is not published).
-pub fn is_draft(entry: &Entry) -> bool {
-    entry.meta.status != Status::Published
 }
