@@ -1,93 +1,13 @@
 //! Runs the real `coursegen` binary on small fixture sites in temp dirs and checks exit
 //! codes, stderr and the files written (after mdBook's testsuite and just's tests/lib.rs).
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+//!
+//! One integration binary; each subject adds a module here and uses `util`.
+mod util;
 
-struct Site {
-    dir: tempfile::TempDir,
-}
+use std::path::PathBuf;
+use std::process::Command;
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for item in walkdir::WalkDir::new(from) {
-        let item = item.unwrap();
-        let dest = to.join(item.path().strip_prefix(from).unwrap());
-        if item.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(item.path(), &dest).unwrap();
-        }
-    }
-}
-
-const SIGNED: &str = "byline:\n  written_by: Ada Lovelace\n  reviewed_by: Grace Hopper\n  written_on: 2026-11-01\n  last_checked_on: 2026-11-20\n";
-
-/// Front matter of a complete, published glossary entry, with `extra` lines added.
-fn published(title: &str, extra: &str) -> String {
-    format!(
-        "---\ntitle: {title}\nterm: {title}\ncategory: Memory\ncc: \"8.0\"\nsummary: A term.\nsources:\n  - title: Guide\n    url: https://docs.nvidia.com/\nstatus: published\n{extra}{SIGNED}---\n\nBody of {title}.\n"
-    )
-}
-
-fn draft(title: &str) -> String {
-    format!("---\ntitle: {title}\nstatus: draft\n---\nDraft body.\n")
-}
-
-impl Site {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&repo().join("templates"), &dir.path().join("templates"));
-        copy_dir(&repo().join("static"), &dir.path().join("static"));
-        std::fs::create_dir_all(dir.path().join("content/glossary")).unwrap();
-        Site { dir }
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> &Self {
-        let p = self.root().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-        self
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_coursegen"))
-            .args(args)
-            .arg("--root")
-            .arg(self.root())
-            .output()
-            .unwrap()
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
-    fn exists(&self, rel: &str) -> bool {
-        self.root().join(rel).exists()
-    }
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-#[track_caller]
-fn assert_code(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        stderr(o)
-    );
-}
+use util::*;
 
 #[test]
 fn publishes_a_signed_entry() {

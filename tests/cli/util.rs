@@ -1,0 +1,89 @@
+//! Fixture sites in temp dirs and the assertions every subject's tests share.
+use std::path::Path;
+use std::process::{Command, Output};
+
+pub(crate) struct Site {
+    dir: tempfile::TempDir,
+}
+
+pub(crate) fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    for item in walkdir::WalkDir::new(from) {
+        let item = item.unwrap();
+        let dest = to.join(item.path().strip_prefix(from).unwrap());
+        if item.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(item.path(), &dest).unwrap();
+        }
+    }
+}
+
+pub(crate) const SIGNED: &str = "byline:\n  written_by: Ada Lovelace\n  reviewed_by: Grace Hopper\n  written_on: 2026-11-01\n  last_checked_on: 2026-11-20\n";
+
+/// Front matter of a complete, published glossary entry, with `extra` lines added.
+pub(crate) fn published(title: &str, extra: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nterm: {title}\ncategory: Memory\ncc: \"8.0\"\nsummary: A term.\nsources:\n  - title: Guide\n    url: https://docs.nvidia.com/\nstatus: published\n{extra}{SIGNED}---\n\nBody of {title}.\n"
+    )
+}
+
+pub(crate) fn draft(title: &str) -> String {
+    format!("---\ntitle: {title}\nstatus: draft\n---\nDraft body.\n")
+}
+
+impl Site {
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join("templates"), &dir.path().join("templates"));
+        copy_dir(&repo().join("static"), &dir.path().join("static"));
+        std::fs::create_dir_all(dir.path().join("content/glossary")).unwrap();
+        Site { dir }
+    }
+
+    pub(crate) fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub(crate) fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> &Self {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+        self
+    }
+
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            .args(args)
+            .arg("--root")
+            .arg(self.root())
+            .output()
+            .unwrap()
+    }
+
+    pub(crate) fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub(crate) fn exists(&self, rel: &str) -> bool {
+        self.root().join(rel).exists()
+    }
+}
+
+pub(crate) fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+pub(crate) fn assert_code(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(o)
+    );
+}
