@@ -5,10 +5,15 @@
 //! The lexers are hand-written rather than TextMate grammars (syntect): a 20-line CUDA block
 //! costs about 3.5 µs here against 1–5 ms there, and syntect has no CUDA grammar anyway
 //! (BENCHMARKS.md has the measurements).
+mod block;
 mod c_family;
 mod emit;
+pub mod fence;
+pub mod include;
 mod python;
 mod shell;
+
+pub use block::render as render_block;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
