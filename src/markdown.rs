@@ -237,10 +237,12 @@ fn code_blocks<'a>(
             (None, Event::Start(Tag::CodeBlock(kind))) => {
                 let info = match kind {
                     // A malformed option was reported by the check stage; show the code anyway.
-                    CodeBlockKind::Fenced(info) => FenceInfo::parse(&info).unwrap_or_else(|_| FenceInfo {
-                        lang: info.split_whitespace().next().unwrap_or("").to_string(),
-                        ..FenceInfo::default()
-                    }),
+                    CodeBlockKind::Fenced(info) => {
+                        FenceInfo::parse(&info).unwrap_or_else(|_| FenceInfo {
+                            lang: info.split_whitespace().next().unwrap_or("").to_string(),
+                            ..FenceInfo::default()
+                        })
+                    }
                     CodeBlockKind::Indented => FenceInfo::default(),
                 };
                 code = Some((info, String::new()));
@@ -248,7 +250,9 @@ fn code_blocks<'a>(
             (Some((_, text)), Event::Text(t)) => text.push_str(&t),
             (Some(_), Event::End(TagEnd::CodeBlock)) => {
                 let (info, text) = code.take().unwrap_or_default();
-                out.push(Event::Html(CowStr::from(code_html(&info, &text, opts, sources))));
+                out.push(Event::Html(CowStr::from(code_html(
+                    &info, &text, opts, sources,
+                ))));
             }
             (Some(_), _) => {}
             (None, e) => out.push(e),
@@ -257,7 +261,12 @@ fn code_blocks<'a>(
     out
 }
 
-fn code_html(info: &FenceInfo, text: &str, opts: RenderOptions, sources: Option<&Sources>) -> String {
+fn code_html(
+    info: &FenceInfo,
+    text: &str,
+    opts: RenderOptions,
+    sources: Option<&Sources>,
+) -> String {
     let included = match (&info.file, sources) {
         (Some(_), Some(sources)) => match sources.resolve(info) {
             Ok(inc) => Some(inc),

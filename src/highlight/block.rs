@@ -7,7 +7,12 @@ use super::fence::FenceInfo;
 use super::include::{Included, SOURCE_DIR};
 
 /// Renders a block: `code` is the fence body, or the included text when `included` is set.
-pub fn render(info: &FenceInfo, code: &str, included: Option<&Included>, highlight: bool) -> String {
+pub fn render(
+    info: &FenceInfo,
+    code: &str,
+    included: Option<&Included>,
+    highlight: bool,
+) -> String {
     let inner = highlight
         .then(|| super::highlight(code, &info.lang))
         .flatten()
@@ -18,8 +23,11 @@ pub fn render(info: &FenceInfo, code: &str, included: Option<&Included>, highlig
         });
     let numbered = info.linenos || !info.hl_lines.is_empty();
     let inner = if numbered {
-        let first = included.and_then(|i| i.numbers.first().copied()).unwrap_or(1);
-        let number = |k: usize| included.map_or(first + k, |i| i.numbers.get(k).copied().unwrap_or(0));
+        let first = included
+            .and_then(|i| i.numbers.first().copied())
+            .unwrap_or(1);
+        let number =
+            |k: usize| included.map_or(first + k, |i| i.numbers.get(k).copied().unwrap_or(0));
         lines(&inner, info, number)
     } else {
         inner
@@ -178,7 +186,12 @@ mod tests {
             numbers: vec![40, 41],
             stale: Some("changed".into()),
         };
-        let html = render(&info("cuda file=kernels/k.cu linenos hl_lines=41"), &inc.text, Some(&inc), false);
+        let html = render(
+            &info("cuda file=kernels/k.cu linenos hl_lines=41"),
+            &inc.text,
+            Some(&inc),
+            false,
+        );
         assert!(html.starts_with("<figure class=\"code-file\">\n<figcaption><a href=\"/source/kernels/k.cu\"><code>kernels/k.cu</code></a>, lines 40–41</figcaption>\n<p class=\"code-stale\" role=\"note\">changed</p>\n"), "{html}");
         assert!(html.contains("<span class=\"line\"><span class=\"ln\" aria-hidden=\"true\">40</span>a;\n</span><span class=\"line hl\"><span class=\"ln\" aria-hidden=\"true\">41</span>b;\n</span>"), "{html}");
         assert!(html.ends_with("</figure>\n"));

@@ -101,7 +101,11 @@ fn is_range(w: &str) -> bool {
 
 /// `A`, `A-B` or `A-` (to the end), 1-based; `B` must not be before `A`.
 fn line_range(value: &str) -> Result<(usize, Option<usize>), String> {
-    let bad = || format!("`lines={value}` is not a line range: write `lines=40-62`, `lines=40` or `lines=40-`");
+    let bad = || {
+        format!(
+            "`lines={value}` is not a line range: write `lines=40-62`, `lines=40` or `lines=40-`"
+        )
+    };
     let num = |s: &str| s.parse::<usize>().ok().filter(|&n| n > 0);
     let (a, b) = match value.split_once('-') {
         Some((a, "")) => (num(a).ok_or_else(bad)?, None),

@@ -151,7 +151,12 @@ impl Sources {
             let count = lines.len();
             let b = b.unwrap_or(count);
             if a > count || b > count {
-                let range = format!("{a}-{}", info.lines.and_then(|l| l.1).map_or(String::new(), |b| b.to_string()));
+                let range = format!(
+                    "{a}-{}",
+                    info.lines
+                        .and_then(|l| l.1)
+                        .map_or(String::new(), |b| b.to_string())
+                );
                 return Err(IncludeError::OutOfRange { path, range, count });
             }
             lines = lines[a - 1..b].to_vec();
@@ -162,16 +167,16 @@ impl Sources {
                 known: regions(&lines),
             })?;
         }
+        // Preprocessor lines sit at column 0 inside indented code: they do not count.
         let indent = lines
             .iter()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(_, l)| l.len() - l.trim_start_matches([' ', '\t']).len())
+            .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|(_, l)| blanks(l))
             .min()
             .unwrap_or(0);
         let mut out = String::with_capacity(lines.iter().map(|(_, l)| l.len() + 1).sum());
         for (_, l) in &lines {
-            // Lines shorter than the indent are blank: keep just their newline.
-            out.push_str(l.get(indent..).unwrap_or("\n"));
+            out.push_str(&l[blanks(l).min(indent)..]);
             if !l.ends_with('\n') {
                 out.push('\n');
             }
@@ -224,6 +229,11 @@ impl Sources {
     pub fn full_path(&self, path: &str) -> PathBuf {
         self.root.join(path)
     }
+}
+
+/// The number of leading spaces and tabs.
+fn blanks(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
 }
 
 /// The path from the root, `/`-separated; refuses what would leave the root, hidden files
@@ -338,7 +348,9 @@ pub fn check(body: &str, sources: &Sources) -> Checked {
             }
             Event::Text(t) if open.is_some() => has_body |= !t.trim().is_empty(),
             Event::End(TagEnd::CodeBlock) => match open.take() {
-                Some((line, Ok(_))) if has_body => out.errors.push((line, IncludeError::BodyAndFile)),
+                Some((line, Ok(_))) if has_body => {
+                    out.errors.push((line, IncludeError::BodyAndFile))
+                }
                 Some((line, Ok(inc))) => {
                     if let Some(note) = &inc.stale {
                         out.stale.push((line, inc.path.clone(), note.clone()));

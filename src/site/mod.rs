@@ -109,12 +109,20 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         &mut report.warnings,
     );
     let sources = Sources::new(root, extras.stale_sources.clone());
-    let included = check_includes(&shown, &sources, opts.strict, &mut problems, &mut report.warnings);
+    let included = check_includes(
+        &shown,
+        &sources,
+        opts.strict,
+        &mut problems,
+        &mut report.warnings,
+    );
     let mut copies = static_copies(root, &site.assets, &mut report.warnings)?;
     // Captions link to the included files: publish them beside the pages.
-    copies.extend(included.iter().map(|rel| {
-        (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))
-    }));
+    copies.extend(
+        included
+            .iter()
+            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    );
     let left_out = verdicts.iter().filter_map(|v| match v {
         Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
         _ => None,
@@ -179,11 +187,9 @@ fn check_includes(
     let mut files = std::collections::BTreeSet::new();
     for (e, c) in checked {
         let at = |line: usize| e.body_line + line - 1;
-        problems.extend(
-            c.errors
-                .iter()
-                .map(|(line, err)| Diagnostic::new(&e.file, at(*line), err.to_string()).help(err.help())),
-        );
+        problems.extend(c.errors.iter().map(|(line, err)| {
+            Diagnostic::new(&e.file, at(*line), err.to_string()).help(err.help())
+        }));
         let stale = c.stale.iter().map(|(line, path, _)| {
             Diagnostic::new(
                 &e.file,

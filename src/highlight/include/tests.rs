@@ -35,7 +35,10 @@ fn ranges_and_regions() {
     assert_eq!(inc.text, "for (int i = 0; i < 4; ++i)\n    a[i] = i;\n");
     assert_eq!(inc.numbers, [5, 6]);
     let inc = resolve(&s, "cuda file=kernels/k.cu lines=8-").unwrap();
-    assert_eq!((inc.text.as_str(), inc.lines_label()), ("}\n", "line 8".into()));
+    assert_eq!(
+        (inc.text.as_str(), inc.lines_label()),
+        ("}\n", "line 8".into())
+    );
     assert_eq!(resolve(&s, "cuda file=kernels/k.cu").unwrap().text, KERNEL);
 }
 
@@ -43,10 +46,19 @@ fn ranges_and_regions() {
 fn bad_includes_say_why() {
     let (_d, s) = sources();
     for (info, want) in [
-        ("cuda file=kernels/k.cu lines=7-9", "`lines=7-9` is outside `kernels/k.cu`, which has 8 lines"),
+        (
+            "cuda file=kernels/k.cu lines=7-9",
+            "`lines=7-9` is outside `kernels/k.cu`, which has 8 lines",
+        ),
         ("cuda file=kernels/k.cu lines=9", "outside"),
-        ("cuda file=kernels/k.cu region=loop", "`kernels/k.cu` has no region `loop` (it has: body)"),
-        ("cuda file=kernels/nope.cu", "cannot include `kernels/nope.cu`: no such file"),
+        (
+            "cuda file=kernels/k.cu region=loop",
+            "`kernels/k.cu` has no region `loop` (it has: body)",
+        ),
+        (
+            "cuda file=kernels/nope.cu",
+            "cannot include `kernels/nope.cu`: no such file",
+        ),
         ("cuda file=../etc/passwd", "leaves the site root"),
         ("cuda file=/etc/passwd", "is absolute"),
         ("sh file=.env", "hidden"),
@@ -64,7 +76,9 @@ fn symlinks_out_of_the_root_are_refused() {
     let (d, s) = sources();
     let outside = tempfile::NamedTempFile::new().unwrap();
     std::os::unix::fs::symlink(outside.path(), d.path().join("kernels/out.cu")).unwrap();
-    let err = resolve(&s, "cuda file=kernels/out.cu").unwrap_err().to_string();
+    let err = resolve(&s, "cuda file=kernels/out.cu")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("leaves the site root"), "{err}");
 }
 
@@ -81,7 +95,10 @@ fn check_reports_lines_stale_includes_and_files() {
     assert!(errors[1].1.contains("its own body would be dropped"));
     assert_eq!(errors[2].0, 13);
     assert!(errors[2].1.contains("did you mean `file`?"));
-    assert_eq!(c.stale, [(3, "kernels/k.cu".to_string(), "changed".to_string())]);
+    assert_eq!(
+        c.stale,
+        [(3, "kernels/k.cu".to_string(), "changed".to_string())]
+    );
     assert_eq!(c.files, ["kernels/k.cu"]);
     assert!(check("no includes\n```cuda\nx\n```\n", &s).files.is_empty());
 }
@@ -98,4 +115,19 @@ fn marker_lines() {
     ] {
         assert_eq!(is_marker_line(line), is, "{line:?}");
     }
+}
+
+#[test]
+fn preprocessor_lines_do_not_stop_the_dedent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cu"),
+        "    for (;;) {\n#pragma unroll\n        x;\n\n    }\n",
+    )
+    .unwrap();
+    let s = Sources::new(dir.path(), HashMap::new());
+    let inc = s
+        .resolve(&FenceInfo::parse("cuda file=k.cu").unwrap())
+        .unwrap();
+    assert_eq!(inc.text, "for (;;) {\n#pragma unroll\n    x;\n\n}\n");
 }
