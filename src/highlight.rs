@@ -10,11 +10,12 @@ mod asm;
 mod block;
 mod c_family;
 mod console;
+pub(crate) mod cuda_api;
 mod data;
 mod emit;
 pub mod fence;
 pub mod include;
-mod python;
+pub(crate) mod python;
 mod shell;
 mod yaml;
 
