@@ -4,6 +4,7 @@ use super::emit::Class;
 use super::{Cache, Lang, css, highlight, highlight_uncached};
 use proptest::prelude::*;
 
+mod corpus;
 mod langs;
 use rayon::prelude::*;
 
