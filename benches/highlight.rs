@@ -26,7 +26,7 @@ fn median_ns(rounds: usize, iters: usize, mut f: impl FnMut()) -> f64 {
 fn main() {
     println!("| block | lines | bytes | HTML bytes | uncached | MB/s | cache hit |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for &(lang, code) in samples::BLOCKS {
+    for &(lang, code) in samples::BLOCKS.iter().chain(samples::MORE_BLOCKS) {
         let html = highlight_uncached(code, lang).expect("a known language");
         let uncached = median_ns(21, 2000, || {
             black_box(highlight_uncached(black_box(code), lang));

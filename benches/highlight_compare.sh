@@ -2,7 +2,7 @@
 # Highlighting build time against a base revision (issue 15): is a highlighted build of
 # the 10,000-entry corpus within 10 % of what it was before the change?
 #
-#   bash benches/highlight_compare.sh            # BASE defaults to the merge base with main
+#   BASE=8ef3998 bash benches/highlight_compare.sh     # 8ef3998: main before issue 15
 #   BASE=8ef3998 SIZE=10000 RUNS=7 bash benches/highlight_compare.sh
 #
 # It exports BASE's tree with `git archive` (no worktree, nothing in .git changes), builds
@@ -18,7 +18,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-BASE=${BASE:-$(git merge-base HEAD main)}
+BASE=${BASE:?set BASE to the revision to compare against, e.g. BASE=8ef3998 (main before issue 15)}
 SIZE=${SIZE:-10000}
 RUNS=${RUNS:-7}
 SEED=${SEED:-1}
