@@ -18,6 +18,9 @@ pub(super) struct Extras {
     strict: bool,
     write_files: bool,
     views: HashMap<String, MeasuredView>,
+    /// Kernel sources (`kernels/K.cu`) changed since a record of theirs: the note a page
+    /// including that source shows.
+    pub(super) stale_sources: HashMap<String, String>,
 }
 
 impl Extras {
@@ -73,8 +76,18 @@ impl Extras {
                 }),
             }
         }
+        let mut stale_sources = HashMap::new();
         match records::stale_records(&root.join("kernels"), &records) {
             Ok(stale) => {
+                for s in stale.iter().filter(|s| s.source_changed) {
+                    stale_sources.insert(
+                        format!("kernels/{}.cu", s.kernel),
+                        format!(
+                            "This code changed after it was measured: the record `{}` was made with an earlier version, so the measured numbers may not match it.",
+                            s.path.display()
+                        ),
+                    );
+                }
                 let found = stale
                     .iter()
                     .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
@@ -94,6 +107,7 @@ impl Extras {
             strict: opts.strict,
             write_files: opts.out.is_some(),
             views,
+            stale_sources,
         }
     }
 

@@ -24,8 +24,11 @@ fn measured_tables_and_bindings_come_from_the_record() {
         html.contains(&format!("A factor of {} between the rows.", ratio.round())),
         "{html}"
     );
+    // The table's ratio column divides by the fastest of its rows (L or 33L, whichever the
+    // record has faster).
+    let best = median("L").min(median("33L"));
     assert!(
-        html.contains(&format!("<td>{:.2}</td>", ratio)),
+        html.contains(&format!("<td>{:.2}</td>", median("32L") / best)),
         "table ratio from the record: {html}"
     );
     assert!(html.contains("On an NVIDIA H200, driver "), "{html}");
