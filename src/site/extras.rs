@@ -5,8 +5,9 @@ use std::path::Path;
 
 use crate::bank::{self, Cell, DiagramError, DiagramSpec, Preset, render_svg, svg_to_png};
 use crate::content::{Diagnostic, Entry};
-use crate::measured::{self, BindingError, MeasuredView};
-use crate::records;
+use crate::measurement::bindings::{self, BindingError};
+use crate::measurement::record as records;
+use crate::measurement::view::{self as measured, MeasuredView};
 use crate::site::BuildOptions;
 use crate::site::links::DIAGRAM_PNG;
 use crate::site::output::OutFile;
@@ -120,16 +121,16 @@ impl Extras {
                 .collect()
         };
         let Some(kernel) = entry.meta.measure.as_deref() else {
-            measured::check_no_bindings(&entry.body).map_err(located)?;
+            bindings::check_no_bindings(&entry.body).map_err(located)?;
             return Ok(entry.body.clone());
         };
         let Some(view) = self.views.get(kernel) else {
             return Ok(entry.body.clone()); // its load error is already reported
         };
         let expanded = if self.strict {
-            measured::expand_bindings(&entry.body, view)
+            bindings::expand_bindings(&entry.body, view)
         } else {
-            measured::expand_bindings_preview(&entry.body, view)
+            bindings::expand_bindings_preview(&entry.body, view)
         };
         expanded.map_err(located)
     }

@@ -1,5 +1,5 @@
 //! `build` and `check`: orchestrates content → policy → markdown/templates → output, with
-//! diagrams from `bank` and tables from `records`/`measured`. The only module that knows
+//! diagrams from `bank` and tables from `measurement`. The only module that knows
 //! all the others; output is written atomically by `output`.
 use std::path::{Path, PathBuf};
 
