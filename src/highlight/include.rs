@@ -331,7 +331,10 @@ pub struct Checked {
 pub fn check(body: &str, sources: &Sources) -> Checked {
     let mut out = Checked::default();
     // Most bodies have neither: skip the parse for them.
-    if !["file=", "lines=", "hl_lines"].iter().any(|k| body.contains(k)) {
+    if !["file=", "lines=", "hl_lines"]
+        .iter()
+        .any(|k| body.contains(k))
+    {
         return out;
     }
     // The open block: its line, options (or why they are wrong) and body text.
