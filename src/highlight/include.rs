@@ -352,10 +352,10 @@ pub fn check(body: &str, sources: &Sources) -> Checked {
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
-                if let Some((line, info, text)) = open.take() {
-                    if let Err(e) = check_block(info, &text, sources, line, &mut out) {
-                        out.errors.push((line, e));
-                    }
+                if let Some((line, info, text)) = open.take()
+                    && let Err(e) = check_block(info, &text, sources, line, &mut out)
+                {
+                    out.errors.push((line, e));
                 }
             }
             _ => {}
