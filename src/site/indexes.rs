@@ -21,6 +21,7 @@ pub(super) fn indexes(
     intros: &[(&Entry, Option<&str>)],
     info: &SiteInfo,
     templates: &Templates,
+    sources: &crate::highlight::include::Sources,
 ) -> Result<Vec<OutFile>, SiteError> {
     let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
         Default::default();
@@ -50,7 +51,7 @@ pub(super) fn indexes(
         let title = intro.map_or_else(|| pages::section_title(section), |e| e.meta.title.clone());
         let intro_html = intro.map(|e| {
             let opts = RenderOptions { highlight: true };
-            crate::markdown::render(&e.body, opts, &mut Default::default()).html
+            crate::markdown::render_with(&e.body, opts, &mut Default::default(), Some(sources)).html
         });
         let url = format!("/{section}/");
         sections.push(pages::SectionLink {

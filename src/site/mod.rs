@@ -109,8 +109,9 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         &mut report.warnings,
     );
     let sources = Sources::new(root, extras.stale_sources.clone());
+    let pages: Vec<&Entry> = shown.iter().chain(&intros).map(|(e, _)| *e).collect();
     let included = check_includes(
-        &shown,
+        &pages,
         &sources,
         opts.strict,
         &mut problems,
@@ -150,7 +151,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         problems.dedup();
         return Err(SiteError::Content(Diagnostics(problems)));
     }
-    let mut files = indexes(&shown, &intros, &info, &templates)?;
+    let mut files = indexes(&shown, &intros, &info, &templates, &sources)?;
     if let (Some(base), false) = (&opts.base_url, opts.drafts) {
         files.push(sitemap(base, &shown));
     }
@@ -173,16 +174,17 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
 /// The check stage's part for code blocks: every `file=` include of the shown pages must
 /// resolve (errors), and an include of a kernel whose record is stale is a warning (an
 /// error under `--strict`). Returns the files included, to publish beside the pages.
+/// `pages` are the entries shown and the section intros.
 fn check_includes(
-    shown: &[(&Entry, Option<&str>)],
+    pages: &[&Entry],
     sources: &Sources,
     strict: bool,
     problems: &mut Vec<Diagnostic>,
     warnings: &mut Vec<Diagnostic>,
 ) -> std::collections::BTreeSet<String> {
-    let checked: Vec<(&Entry, include::Checked)> = shown
+    let checked: Vec<(&Entry, include::Checked)> = pages
         .par_iter()
-        .map(|(e, _)| (*e, include::check(&e.body, sources)))
+        .map(|e| (*e, include::check(&e.body, sources)))
         .collect();
     let mut files = std::collections::BTreeSet::new();
     for (e, c) in checked {
