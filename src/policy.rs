@@ -194,6 +194,7 @@ mod tests {
         .expect("valid");
         Entry {
             file: "content/glossary/t.md".into(),
+            kind: crate::content::Kind::Page,
             section: GLOSSARY.into(),
             slug: "t".into(),
             url: "/glossary/t/".into(),

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::diagnostic::Diagnostic;
 use super::front_matter::{self, FieldLines, edit_distance};
 use super::meta::{self, Meta};
-use super::{Entry, Site};
+use super::{Entry, Kind, Site};
 
 /// The section whose entries `related:` names.
 pub const GLOSSARY: &str = "glossary";
@@ -46,6 +46,7 @@ pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
             }
         }
     }
+    mark_intros(&mut entries);
     check_unique(&entries, &mut problems);
     check_references(&entries, &failed, &mut problems);
     if problems.is_empty() {
@@ -208,6 +209,7 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
     }
     Ok(Entry {
         file: file.to_path_buf(),
+        kind: Kind::Page,
         section,
         slug,
         url,
@@ -276,6 +278,21 @@ fn locate(
         }
     }
     (parts.first().cloned().unwrap_or_default(), parts, slug)
+}
+
+/// A top-level entry named like a section (`content/glossary.md` beside entries under
+/// `content/glossary/`) is that section's introduction.
+fn mark_intros(entries: &mut [Entry]) {
+    let sections: HashSet<String> = entries
+        .iter()
+        .filter(|e| !e.section.is_empty())
+        .map(|e| e.section.clone())
+        .collect();
+    for e in entries.iter_mut() {
+        if e.section.is_empty() && sections.contains(&e.slug) {
+            e.kind = Kind::Intro;
+        }
+    }
 }
 
 /// A slug (or folder name) must be a plain URL path segment.

@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use super::diagrams::DIAGRAM_PNG;
 use crate::content::{Diagnostic, Entry};
 use crate::markdown::Link;
 
@@ -11,9 +12,6 @@ pub(super) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
 }
-
-/// File name of the PNG written beside a page that has a diagram.
-pub(super) const DIAGRAM_PNG: &str = "diagram.png";
 
 impl Targets {
     /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the output).

@@ -1,0 +1,149 @@
+//! The measurement side of a build, for the check stage: records and kernel views loaded
+//! once, staleness, and each entry's prose bindings expanded from its kernel's view. Uses
+//! `records` and `measured`; never touches the GPU.
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::content::{Diagnostic, Entry};
+use crate::measured::{self, BindingError, MeasuredView};
+use crate::records;
+use crate::site::BuildOptions;
+use crate::site::pages::MeasuredCtx;
+
+/// One measured view per kernel an entry names, loaded once per build.
+pub(super) struct Measurements {
+    strict: bool,
+    views: HashMap<String, MeasuredView>,
+}
+
+impl Measurements {
+    /// Loads records and the views of every kernel an entry names. Problems that stop the
+    /// build go to `problems`; stale records and model disagreements go to `warnings`, or to
+    /// `problems` under `--strict`.
+    pub(super) fn load<'a>(
+        root: &Path,
+        opts: &BuildOptions,
+        entries: impl Iterator<Item = &'a Entry>,
+        problems: &mut Vec<Diagnostic>,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Self {
+        let mut records_broken = false;
+        let records = records::load_all(&root.join("measurements")).unwrap_or_else(|errors| {
+            records_broken = true;
+            problems.extend(
+                errors
+                    .iter()
+                    .map(|e| Diagnostic::new("measurements", 0, e.to_string())),
+            );
+            records::RecordSet::default()
+        });
+        let mut views = HashMap::new();
+        // With a broken record reported, "no record" and binding errors would only echo it.
+        let entries = entries.filter(|_| !records_broken);
+        for entry in entries {
+            let Some(kernel) = entry.meta.measure.as_deref() else {
+                continue;
+            };
+            if views.contains_key(kernel) {
+                continue;
+            }
+            let at = Diagnostic::new(&entry.file, entry.lines.of("measure"), "").field("measure");
+            match measured::load(root, kernel, &records) {
+                Ok(view) => {
+                    if opts.strict && view.devices.is_empty() {
+                        problems.extend(view.strict_problems().into_iter().map(|m| Diagnostic {
+                            message: m,
+                            ..at.clone()
+                        }));
+                    }
+                    let model = view.devices.iter().flat_map(|d| d.warnings.iter());
+                    warnings.extend(model.map(|m| Diagnostic {
+                        message: m.clone(),
+                        ..at.clone()
+                    }));
+                    views.insert(kernel.to_string(), view);
+                }
+                Err(e) => problems.push(Diagnostic {
+                    message: e.to_string(),
+                    ..at
+                }),
+            }
+        }
+        match records::stale_records(&root.join("kernels"), &records) {
+            Ok(stale) => {
+                let found = stale
+                    .iter()
+                    .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
+                if opts.strict {
+                    problems.extend(found)
+                } else {
+                    warnings.extend(found)
+                }
+            }
+            Err(errors) => problems.extend(
+                errors
+                    .iter()
+                    .map(|e| Diagnostic::new("kernels", 0, e.to_string())),
+            ),
+        }
+        Measurements {
+            strict: opts.strict,
+            views,
+        }
+    }
+
+    /// The entry's body with its number bindings replaced by recorded values. Without a
+    /// record a binding reads "(not measured yet)", except under `--strict`.
+    pub(super) fn expand_bindings<'e>(
+        &self,
+        entry: &'e Entry,
+    ) -> Result<Cow<'e, str>, Vec<Diagnostic>> {
+        let located = |errors: Vec<BindingError>| -> Vec<Diagnostic> {
+            errors
+                .into_iter()
+                .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
+                .collect()
+        };
+        let Some(kernel) = entry.meta.measure.as_deref() else {
+            measured::check_no_bindings(&entry.body).map_err(located)?;
+            return Ok(Cow::Borrowed(&entry.body));
+        };
+        let Some(view) = self.views.get(kernel) else {
+            return Ok(Cow::Borrowed(&entry.body)); // its load error is already reported
+        };
+        let expanded = if self.strict {
+            measured::expand_bindings(&entry.body, view)
+        } else {
+            measured::expand_bindings_preview(&entry.body, view)
+        };
+        expanded.map(Cow::Owned).map_err(located)
+    }
+
+    /// The Measured section: the kernel's view (tables per GPU) and the prose under it.
+    pub(super) fn section(&self, entry: &Entry, prose_html: Option<String>) -> Option<MeasuredCtx> {
+        let kernel = entry.meta.measure.as_deref()?;
+        self.views.get(kernel).map(|view| MeasuredCtx {
+            view: view.clone(),
+            prose_html: prose_html.unwrap_or_default(),
+        })
+    }
+
+    /// Published entries whose Measured section has no record yet (an error under --strict).
+    pub(super) fn unmeasured<'a>(
+        &self,
+        entries: impl Iterator<Item = &'a Entry>,
+    ) -> Vec<Diagnostic> {
+        entries
+            .filter_map(|e| {
+                let kernel = e.meta.measure.as_deref()?;
+                let view = self.views.get(kernel)?;
+                view.devices.is_empty().then(|| {
+                    Diagnostic::new(&e.file, e.lines.of("measure"), format!("published with no measurement record of `{kernel}`: the page says \"not measured yet\""))
+                        .field("measure")
+                        .help("run `coursegen measure --gpu` on a GPU machine and commit the record; `build --strict` refuses this")
+                })
+            })
+            .collect()
+    }
+}
