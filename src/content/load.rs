@@ -15,8 +15,10 @@ pub const GLOSSARY: &str = "glossary";
 /// The section whose entries `appears_in:` names.
 pub const DAYS: &str = "days";
 
-/// Loads every entry under `<root>/content`, or returns every problem found.
-pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
+/// Loads every entry under `<root>/content`. Entries that fail to load are left out and
+/// their problems kept in [`Site::problems`], so that the check stage still runs on the
+/// rest and a build reports everything at once.
+pub fn load(root: &Path) -> Site {
     let content = root.join("content");
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
@@ -28,37 +30,52 @@ pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
     let mut entries = Vec::with_capacity(results.len());
     // Entries that failed to load still exist: references to them are not reported again.
     let mut failed: HashSet<(String, String)> = HashSet::new();
+    let mut unloaded = Vec::new();
     for (r, (rel, _)) in results.into_iter().zip(&files) {
         match r {
             Ok(e) => entries.push(e),
             Err(d) => {
                 problems.extend(d);
-                let section = rel
-                    .iter()
-                    .nth(1)
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let stem = rel
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let (section, dirs, stem) = place(rel);
+                unloaded.push(url_of(&dirs, &stem));
                 failed.insert((section, stem));
             }
         }
     }
     mark_intros(&mut entries);
-    check_unique(&entries, &mut problems);
+    check_unique(&mut entries, &mut problems);
     check_references(&entries, &failed, &mut problems);
-    if problems.is_empty() {
-        Ok(Site {
-            entries,
-            assets,
-            warnings,
-        })
-    } else {
-        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-        Err(problems)
+    Site {
+        entries,
+        assets,
+        warnings,
+        problems,
+        unloaded,
     }
+}
+
+/// Section, sub-folders and file stem of `content/<dirs…>/<stem>.md`.
+fn place(file: &Path) -> (String, Vec<String>, String) {
+    let dirs: Vec<String> = file
+        .parent()
+        .and_then(|p| p.strip_prefix("content").ok())
+        .map(|p| p.iter().map(|s| s.to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (dirs.first().cloned().unwrap_or_default(), dirs, stem)
+}
+
+/// `/dirs…/slug/`.
+fn url_of(dirs: &[String], slug: &str) -> String {
+    let mut url = String::from("/");
+    for part in dirs.iter().map(String::as_str).chain(std::iter::once(slug)) {
+        url.push_str(part);
+        url.push('/');
+    }
+    url
 }
 
 type Files = Vec<(PathBuf, PathBuf)>;
@@ -202,11 +219,7 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
     let (Some(meta), true) = (meta, problems.is_empty()) else {
         return Err(problems);
     };
-    let mut url = String::from("/");
-    for part in dirs.iter().chain(std::iter::once(&slug)) {
-        url.push_str(part);
-        url.push('/');
-    }
+    let url = url_of(&dirs, &slug);
     Ok(Entry {
         file: file.to_path_buf(),
         kind: Kind::Page,
@@ -248,15 +261,7 @@ fn locate(
     lines: &FieldLines,
     problems: &mut Vec<Diagnostic>,
 ) -> (String, Vec<String>, String) {
-    let parts: Vec<String> = file
-        .parent()
-        .and_then(|p| p.strip_prefix("content").ok())
-        .map(|p| p.iter().map(|s| s.to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (section, parts, stem) = place(file);
     let (slug, field, line) = match meta.and_then(|m| m.slug.clone()) {
         Some(s) => (s, Some("slug"), lines.of("slug")),
         None => (stem, None, 1),
@@ -277,7 +282,7 @@ fn locate(
             problems.push(d);
         }
     }
-    (parts.first().cloned().unwrap_or_default(), parts, slug)
+    (section, parts, slug)
 }
 
 /// A top-level entry named like a section (`content/glossary.md` beside entries under
@@ -318,20 +323,23 @@ pub fn check_slug(slug: &str) -> Result<(), &'static str> {
 }
 
 /// Two entries may not share a URL, nor a slug within a section (case-insensitively:
-/// they would collide on case-insensitive file systems and in `related:` lookups).
-fn check_unique(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(String, String), &Entry> = HashMap::with_capacity(entries.len());
-    for e in entries {
+/// they would collide on case-insensitive file systems and in `related:` lookups). The
+/// second of a pair is reported and dropped, so that later checks do not report it again.
+fn check_unique(entries: &mut Vec<Entry>, problems: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<(String, String), PathBuf> = HashMap::with_capacity(entries.len());
+    entries.retain(|e| {
         let key = (e.section.to_lowercase(), e.slug.to_lowercase());
         if let Some(first) = seen.get(&key) {
             problems.push(
-                Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.file.display()))
+                Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
                     .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`"),
             );
+            false
         } else {
-            seen.insert(key, e);
+            seen.insert(key, e.file.clone());
+            true
         }
-    }
+    });
 }
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.

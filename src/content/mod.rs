@@ -54,6 +54,10 @@ pub struct Site {
     pub assets: Vec<(PathBuf, PathBuf)>,
     /// Files found but left out (not an entry, not an asset type).
     pub warnings: Vec<Diagnostic>,
+    /// Problems found while loading (each failed entry is left out of `entries`).
+    pub problems: Vec<Diagnostic>,
+    /// URLs of entries that failed to load: links to them are not reported again.
+    pub unloaded: Vec<String>,
 }
 
 /// The file `coursegen new <section> <slug>` writes: every field, with a note on each.

@@ -53,7 +53,7 @@ pub(super) fn check<'a>(
     site: &'a content::Site,
     opts: &BuildOptions,
 ) -> Result<Checked<'a>, Vec<Diagnostic>> {
-    let mut problems = Vec::new();
+    let mut problems = site.problems.clone();
     let mut report = Report {
         warnings: site.warnings.clone(),
         ..Report::default()
@@ -99,6 +99,7 @@ pub(super) fn check<'a>(
         shown.iter().map(|(e, _)| *e),
         left_out.into_iter(),
         copies.iter().map(|c| c.0.clone()),
+        &site.unloaded,
     );
     let render = RenderOptions {
         highlight: opts.highlight,

@@ -19,6 +19,7 @@ impl Targets {
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
         files: impl Iterator<Item = PathBuf>,
+        unloaded: &[String],
     ) -> Self {
         let mut built: HashSet<String> = [
             "/".to_string(),
@@ -35,6 +36,8 @@ impl Targets {
                 built.insert(format!("{}{DIAGRAM_PNG}", e.url));
             }
         }
+        // An entry that failed to load is reported once, not again by every link to it.
+        built.extend(unloaded.iter().cloned());
         for f in files {
             built.insert(format!("/{}", f.to_string_lossy().replace('\\', "/")));
         }

@@ -94,7 +94,7 @@ fn load(root: &Path) -> Result<content::Site, SiteError> {
     if !root.join("content").is_dir() {
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
-    content::load(root).map_err(|d| SiteError::Content(Diagnostics(d)))
+    Ok(content::load(root))
 }
 
 /// Render and write: pages are rendered in parallel and stored in the staging folder as
