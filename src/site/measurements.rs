@@ -72,9 +72,11 @@ impl Measurements {
         }
         match records::stale_records(&root.join("kernels"), &records) {
             Ok(stale) => {
-                let found = stale
-                    .iter()
-                    .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
+                let found = stale.into_iter().map(|s| {
+                    let path = s.path.strip_prefix(root).unwrap_or(&s.path).to_path_buf();
+                    let s = records::StaleRecord { path, ..s };
+                    Diagnostic::new(&s.path, 0, s.to_string())
+                });
                 if opts.strict {
                     problems.extend(found)
                 } else {
