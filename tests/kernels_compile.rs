@@ -5,8 +5,8 @@
 //! it fails: an ignored test is reported as ignored, never as a pass.
 use std::path::Path;
 
-use coursegen::measure::nvrtc::{self, Binary};
-use coursegen::records::manifest::Manifest;
+use coursegen::measurement::manifest::Manifest;
+use coursegen::measurement::run::nvrtc::{self, Binary};
 
 /// Architectures every kernel must compile for: Turing (T4) and Hopper (H100/H200).
 const TARGETS: [(u32, u32); 2] = [(7, 5), (9, 0)];

@@ -47,7 +47,7 @@ pub(super) fn draw(entry: &Entry) -> Result<Option<Drawn>, Diagnostic> {
 pub(super) fn png_of(svg: &str) -> Result<Vec<u8>, bank::RasterError> {
     use std::sync::{Mutex, OnceLock};
     static CACHE: OnceLock<Mutex<HashMap<String, Vec<u8>>>> = OnceLock::new();
-    let key = crate::records::sha256_hex(svg.as_bytes());
+    let key = crate::measurement::record::sha256_hex(svg.as_bytes());
     let cache = CACHE.get_or_init(Default::default);
     if let Some(png) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(png.clone());

@@ -1,13 +1,14 @@
 //! The measurement side of a build, for the check stage: records and kernel views loaded
 //! once, staleness, and each entry's prose bindings expanded from its kernel's view. Uses
-//! `records` and `measured`; never touches the GPU.
+//! `measurement` (record, view, bindings); never touches the GPU.
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::content::{Diagnostic, Entry};
-use crate::measured::{self, BindingError, MeasuredView};
-use crate::records;
+use crate::measurement::bindings::{self, BindingError};
+use crate::measurement::record as records;
+use crate::measurement::view::{self as measured, MeasuredView};
 use crate::site::BuildOptions;
 use crate::site::pages::MeasuredCtx;
 
@@ -108,16 +109,16 @@ impl Measurements {
                 .collect()
         };
         let Some(kernel) = entry.meta.measure.as_deref() else {
-            measured::check_no_bindings(&entry.body).map_err(located)?;
+            bindings::check_no_bindings(&entry.body).map_err(located)?;
             return Ok(Cow::Borrowed(&entry.body));
         };
         let Some(view) = self.views.get(kernel) else {
             return Ok(Cow::Borrowed(&entry.body)); // its load error is already reported
         };
         let expanded = if self.strict {
-            measured::expand_bindings(&entry.body, view)
+            bindings::expand_bindings(&entry.body, view)
         } else {
-            measured::expand_bindings_preview(&entry.body, view)
+            bindings::expand_bindings_preview(&entry.body, view)
         };
         expanded.map(Cow::Owned).map_err(located)
     }

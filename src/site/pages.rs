@@ -60,9 +60,9 @@ pub struct DiagramCtx {
 /// The Measured section.
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasuredCtx {
-    /// The view from `measured` (tables per GPU, sentences), flattened for the template.
+    /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
     #[serde(flatten)]
-    pub view: crate::measured::MeasuredView,
+    pub view: crate::measurement::view::MeasuredView,
     /// Author prose under `## Measured`.
     pub prose_html: String,
 }

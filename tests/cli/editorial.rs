@@ -214,15 +214,27 @@ fn entries_in_review_are_left_out_of_the_publish_build_even_when_signed() {
     let o = site.run(&["build"]);
     assert_code(&o, 0);
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("draft content/glossary/lane.md: status is in-review"),
+        String::from_utf8_lossy(&o.stdout)
+            .contains("draft content/glossary/lane.md: status is in-review"),
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
     assert!(!site.exists("public/glossary/lane"));
-    assert!(!site.read("public/glossary/index.html").contains("/glossary/lane/"));
-    assert!(!site.read("public/search-index.json").contains("/glossary/lane/"));
+    assert!(
+        !site
+            .read("public/glossary/index.html")
+            .contains("/glossary/lane/")
+    );
+    assert!(
+        !site
+            .read("public/search-index.json")
+            .contains("/glossary/lane/")
+    );
     assert_code(&site.run(&["build", "--drafts"]), 0);
-    assert!(site.read("public/glossary/lane/index.html").contains("draft-banner"));
+    assert!(
+        site.read("public/glossary/lane/index.html")
+            .contains("draft-banner")
+    );
 }
 
 #[test]

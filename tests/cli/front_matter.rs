@@ -297,7 +297,13 @@ fn crlf_files_report_the_same_line_numbers() {
     let text = "---\ntitle: x\ncategroy: y\n---\n";
     let body = "---\ntitle: y\n---\n\nline 5\n\n[a](/glossary/nope/)\n";
     for (name, crlf) in [("lf", false), ("crlf", true)] {
-        let fix = |t: &str| if crlf { t.replace('\n', "\r\n") } else { t.to_string() };
+        let fix = |t: &str| {
+            if crlf {
+                t.replace('\n', "\r\n")
+            } else {
+                t.to_string()
+            }
+        };
         site.write(&format!("content/glossary/{name}-x.md"), fix(text));
         site.write(&format!("content/glossary/{name}-y.md"), fix(body));
     }
@@ -305,7 +311,10 @@ fn crlf_files_report_the_same_line_numbers() {
     assert_code(&o, 1);
     let err = stderr(&o);
     for name in ["lf", "crlf"] {
-        assert!(err.contains(&format!("{name}-x.md:3: field `categroy`")), "{err}");
+        assert!(
+            err.contains(&format!("{name}-x.md:3: field `categroy`")),
+            "{err}"
+        );
         assert!(
             err.contains(&format!("{name}-y.md:7: broken link: `/glossary/nope/`")),
             "{err}"

@@ -89,6 +89,12 @@ fn links_in_the_measured_and_diagram_prose_are_checked() {
     let o = site.run(&["check"]);
     assert_code(&o, 1);
     let err = stderr(&o);
-    assert!(err.contains("bank.md:26: broken link: `/glossary/no-measured/`"), "{err}");
-    assert!(err.contains("bank.md:30: broken link: `/glossary/no-diagram/`"), "{err}");
+    assert!(
+        err.contains("bank.md:26: broken link: `/glossary/no-measured/`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bank.md:30: broken link: `/glossary/no-diagram/`"),
+        "{err}"
+    );
 }

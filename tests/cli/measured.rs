@@ -148,7 +148,10 @@ fn records_of_several_gpus_render_side_by_side() {
     };
     let ratio = median("33L") / median("L");
     assert!(h200.contains(&format!("<td>{ratio:.2}</td>")), "{h200}");
-    assert!(second.contains(&format!("<td>{:.2}</td>", ratio * 1.5)), "{second}");
+    assert!(
+        second.contains(&format!("<td>{:.2}</td>", ratio * 1.5)),
+        "{second}"
+    );
     assert!(
         html.contains("On a Second GPU,") || html.contains("On an Second GPU,"),
         "{html}"
@@ -184,7 +187,10 @@ fn a_stale_record_beside_a_fresh_one_fails_strict_builds() {
             && err.contains("`bank_conflicts` is stale"),
         "{err}"
     );
-    assert!(!err.contains("nvidia-h200.json"), "the H200 record is fresh: {err}");
+    assert!(
+        !err.contains("nvidia-h200.json"),
+        "the H200 record is fresh: {err}"
+    );
     let o = site.run(&["build"]);
     assert_code(&o, 0);
     assert!(

@@ -250,7 +250,10 @@ fn two_runs_of_the_binary_write_byte_identical_sites() {
     let site = Site::new();
     let diagram = "diagram:\n  preset: lane-banks\n  stride: 2\n  alt: Two lanes per bank.\n";
     site.write("content/glossary/bank.md", published("Bank", diagram));
-    site.write("content/glossary/warp.md", published("Warp", "related: [bank]\n"));
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "related: [bank]\n"),
+    );
     site.write("content/glossary/lane.md", draft("Lane"));
     let mut trees = Vec::new();
     for out in ["one", "two"] {
@@ -264,9 +267,16 @@ fn two_runs_of_the_binary_write_byte_identical_sites() {
         "{:?}",
         trees[0].keys()
     );
-    assert_eq!(trees[0].keys().collect::<Vec<_>>(), trees[1].keys().collect::<Vec<_>>());
+    assert_eq!(
+        trees[0].keys().collect::<Vec<_>>(),
+        trees[1].keys().collect::<Vec<_>>()
+    );
     for (path, bytes) in &trees[0] {
-        assert!(&trees[1][path] == bytes, "{} differs between runs", path.display());
+        assert!(
+            &trees[1][path] == bytes,
+            "{} differs between runs",
+            path.display()
+        );
     }
 }
 
@@ -280,12 +290,17 @@ fn no_highlight_shows_code_plainly_and_escaped() {
     );
     assert_code(&site.run(&["build"]), 0);
     let html = site.read("public/glossary/warp/index.html");
-    assert!(html.contains("<span class=\"hl-"), "highlighted by default: {html}");
+    assert!(
+        html.contains("<span class=\"hl-"),
+        "highlighted by default: {html}"
+    );
     assert_code(&site.run(&["build", "--no-highlight"]), 0);
     let html = site.read("public/glossary/warp/index.html");
     assert!(!html.contains("<span class=\"hl-"), "{html}");
     assert!(
-        html.contains("<code class=\"language-cuda\">__global__ void k(int *a) { if (a &lt; 0) {} }"),
+        html.contains(
+            "<code class=\"language-cuda\">__global__ void k(int *a) { if (a &lt; 0) {} }"
+        ),
         "{html}"
     );
 }
