@@ -197,18 +197,17 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-fn check_base_url(url: &str) -> Result<(), Failure> {
-    let ok = (url.starts_with("https://") || url.starts_with("http://"))
-        && url
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::Usage(anyhow::anyhow!(
-            "--base-url `{url}` is not an http(s) address; write it like https://course.example.org"
-        )))
+fn check_base_url(base: &str) -> Result<(), Failure> {
+    match url::Url::parse(base) {
+        Ok(u)
+            if matches!(u.scheme(), "http" | "https")
+                && u.host_str().is_some_and(|h| !h.is_empty()) =>
+        {
+            Ok(())
+        }
+        _ => Err(Failure::Usage(anyhow::anyhow!(
+            "--base-url `{base}` is not an http(s) address; write it like https://course.example.org"
+        ))),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::diagnostic::Diagnostic;
-use super::front_matter::{self, FieldLines, edit_distance};
+use super::front_matter::{self, FieldLines};
 use super::meta::{self, Meta};
 use super::{Entry, Kind, Site};
 
@@ -371,8 +371,8 @@ fn check_references(
                 }
                 let closest = known
                     .keys()
-                    .min_by_key(|k| edit_distance(slug, k))
-                    .filter(|k| edit_distance(slug, k) <= 3);
+                    .min_by_key(|k| strsim::levenshtein(slug, k))
+                    .filter(|k| strsim::levenshtein(slug, k) <= 3);
                 let help = match closest {
                     Some(k) => format!("did you mean `{k}`?"),
                     None => format!(

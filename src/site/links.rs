@@ -88,45 +88,28 @@ impl Targets {
     }
 }
 
-/// The site path a link points to, or `None` for external links and same-page anchors.
-fn internal_path(page_url: &str, url: &str) -> Option<String> {
-    let url = url.split(['#', '?']).next().unwrap_or("");
-    if url.is_empty() || url.starts_with("//") || has_scheme(url) {
+/// A stand-in origin for the site, so that links resolve as a browser resolves them.
+const ORIGIN: &str = "http://coursegen.invalid";
+
+/// The site path a link on the page at `page_url` points to (percent-decoded, no query or
+/// fragment), or `None` for external links and same-page anchors.
+fn internal_path(page_url: &str, link: &str) -> Option<String> {
+    if link.is_empty() || link.starts_with('#') {
         return None;
     }
-    let joined = if url.starts_with('/') {
-        url.to_string()
-    } else {
-        format!("{page_url}{url}")
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
+    let base = url::Url::parse(&format!("{ORIGIN}{page_url}")).ok()?;
+    let joined = base.join(link).ok()?;
+    if joined.origin() != base.origin() || !link_is_relative_or_local(link) {
+        return None;
     }
-    let mut path = format!("/{}", parts.join("/"));
-    if joined.ends_with('/') && path != "/" {
-        path.push('/');
-    }
-    Some(path)
+    let path = percent_encoding::percent_decode_str(joined.path()).decode_utf8_lossy();
+    Some(path.into_owned())
 }
 
-fn has_scheme(url: &str) -> bool {
-    match url.split_once(':') {
-        Some((scheme, _)) => {
-            !scheme.is_empty()
-                && !scheme.contains('/')
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
-        }
-        None => false,
-    }
+/// A link with its own scheme or host (`https://…`, `mailto:…`, `//cdn…`) leaves the site,
+/// even when it happens to name our stand-in origin.
+fn link_is_relative_or_local(link: &str) -> bool {
+    !link.starts_with("//") && url::Url::parse(link) == Err(url::ParseError::RelativeUrlWithoutBase)
 }
 
 #[cfg(test)]
@@ -144,6 +127,10 @@ mod tests {
             ("mailto:a@b", None),
             ("#anchor", None),
             ("//cdn.example/x", None),
+            ("http://coursegen.invalid/x", None),
+            ("my%20image.png?x=1", Some("/glossary/lane/my image.png")),
+            ("../../../../etc/", Some("/etc/")),
+            ("", None),
         ];
         for (url, want) in cases {
             assert_eq!(

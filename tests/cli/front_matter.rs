@@ -1,7 +1,7 @@
 //! Front matter and `new`: every bad input is named by file, line and field, all at once.
 use crate::util::*;
 
-/// Every bad input of issue 2 item 7: (file contents, expected line, expected stderr fragments).
+/// Every kind of bad front matter: (name, file contents, expected stderr fragments, line included).
 #[test]
 fn bad_front_matter_is_reported_with_file_line_and_field() {
     let cases: &[(&str, &str, &[&str])] = &[
