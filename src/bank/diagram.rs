@@ -7,8 +7,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::svg::Frame;
-use super::{bank_map, lane_banks};
 pub use super::tile::{Cell, TILE_ROWS};
+use super::{bank_map, lane_banks};
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
 pub const TILE_WIDTHS: [u32; 2] = [32, 33];
