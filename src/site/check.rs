@@ -16,6 +16,7 @@ use super::pages::{self, Bodies, Lookup};
 use super::{BuildOptions, Report, assets};
 use crate::bank;
 use crate::content::{self, Diagnostic, Entry, Kind};
+use crate::highlight::include::{self, SOURCE_DIR, Sources};
 use crate::markdown::RenderOptions;
 use crate::policy::{self, Verdict};
 
@@ -88,13 +89,27 @@ pub(super) fn check<'a>(
         &mut problems,
         &mut report.warnings,
     );
-    let copies = match assets::copies(root, &site.assets, &mut report.warnings) {
+    let sources = Sources::new(root, measurements.stale_sources.clone());
+    let included = check_includes(
+        &shown,
+        &sources,
+        opts.strict,
+        &mut problems,
+        &mut report.warnings,
+    );
+    let mut copies = match assets::copies(root, &site.assets, &mut report.warnings) {
         Ok(c) => c,
         Err(d) => {
             problems.push(d);
             Vec::new()
         }
     };
+    // Captions link to the included files: publish them beside the pages.
+    copies.extend(
+        included
+            .iter()
+            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    );
     let targets = Targets::new(
         shown.iter().map(|(e, _)| *e),
         left_out.into_iter(),
@@ -106,7 +121,15 @@ pub(super) fn check<'a>(
     };
     let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
         .into_par_iter()
-        .map(|(entry, reason)| page(entry, reason, &measurements, &targets, render))
+        .map(|(entry, reason)| {
+            let cx = PageCx {
+                measurements: &measurements,
+                targets: &targets,
+                sources: &sources,
+                render,
+            };
+            page(entry, reason, cx)
+        })
         .collect();
     let (mut pages, mut intros) = (Vec::new(), Vec::new());
     for c in checked {
@@ -139,20 +162,33 @@ pub(super) fn check<'a>(
     })
 }
 
+/// What checking one page needs from the site.
+#[derive(Clone, Copy)]
+struct PageCx<'a> {
+    measurements: &'a Measurements,
+    targets: &'a Targets,
+    sources: &'a Sources,
+    render: RenderOptions,
+}
+
 /// Checks one shown entry and converts its Markdown; every problem of the entry at once.
 fn page<'a>(
     entry: &'a Entry,
     draft_reason: Option<String>,
-    measurements: &Measurements,
-    targets: &Targets,
-    render: RenderOptions,
+    cx: PageCx<'_>,
 ) -> Result<Page<'a>, Vec<Diagnostic>> {
+    let PageCx {
+        measurements,
+        targets,
+        sources,
+        render,
+    } = cx;
     let mut problems: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
     let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
         problems.extend(d);
         std::borrow::Cow::Borrowed(&entry.body)
     });
-    let mut bodies = pages::bodies(&body, render, entry.kind == Kind::Page);
+    let mut bodies = pages::bodies(&body, render, entry.kind == Kind::Page, Some(sources));
     problems.extend(targets.check(entry, &bodies.links));
     bodies.links = Vec::new();
     for (prose, heading, field, present) in [
@@ -202,6 +238,44 @@ fn page<'a>(
     } else {
         Err(problems)
     }
+}
+
+/// Every `file=` include of the shown pages must resolve (errors), and an include of a
+/// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
+/// included, to publish beside the pages.
+fn check_includes(
+    shown: &[(&Entry, Option<String>)],
+    sources: &Sources,
+    strict: bool,
+    problems: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
+) -> BTreeSet<String> {
+    let checked: Vec<(&Entry, include::Checked)> = shown
+        .par_iter()
+        .map(|(e, _)| (*e, include::check(&e.body, sources)))
+        .collect();
+    let mut files = BTreeSet::new();
+    for (e, c) in checked {
+        let at = |line: usize| e.body_line + line - 1;
+        problems.extend(c.errors.iter().map(|(line, err)| {
+            Diagnostic::new(&e.file, at(*line), err.to_string()).help(err.help())
+        }));
+        let stale = c.stale.iter().map(|(line, path, _)| {
+            Diagnostic::new(
+                &e.file,
+                at(*line),
+                format!("the code block shows `{path}`, which changed since its measurement record was made; the page says so"),
+            )
+            .help("re-run `coursegen measure --gpu` on that GPU and commit the record")
+        });
+        if strict {
+            problems.extend(stale);
+        } else {
+            warnings.extend(stale);
+        }
+        files.extend(c.files);
+    }
+    files
 }
 
 /// `cc` must be a compute capability the bank model knows.

@@ -16,6 +16,9 @@ use crate::site::pages::MeasuredCtx;
 pub(super) struct Measurements {
     strict: bool,
     views: HashMap<String, MeasuredView>,
+    /// Kernel sources (`kernels/K.cu`) changed since a record of theirs: the note a page
+    /// including that source shows.
+    pub(super) stale_sources: HashMap<String, String>,
 }
 
 impl Measurements {
@@ -71,13 +74,28 @@ impl Measurements {
                 }),
             }
         }
+        let mut stale_sources = HashMap::new();
         match records::stale_records(&root.join("kernels"), &records) {
             Ok(stale) => {
-                let found = stale.into_iter().map(|s| {
-                    let path = s.path.strip_prefix(root).unwrap_or(&s.path).to_path_buf();
-                    let s = records::StaleRecord { path, ..s };
-                    Diagnostic::new(&s.path, 0, s.to_string())
-                });
+                let stale: Vec<records::StaleRecord> = stale
+                    .into_iter()
+                    .map(|s| {
+                        let path = s.path.strip_prefix(root).unwrap_or(&s.path).to_path_buf();
+                        records::StaleRecord { path, ..s }
+                    })
+                    .collect();
+                for s in stale.iter().filter(|s| s.source_changed) {
+                    stale_sources.insert(
+                        format!("kernels/{}.cu", s.kernel),
+                        format!(
+                            "This code changed after it was measured: the record `{}` was made with an earlier version, so the measured numbers may not match it.",
+                            s.path.display()
+                        ),
+                    );
+                }
+                let found = stale
+                    .iter()
+                    .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
                 if opts.strict {
                     problems.extend(found)
                 } else {
@@ -93,6 +111,7 @@ impl Measurements {
         Measurements {
             strict: opts.strict,
             views,
+            stale_sources,
         }
     }
 

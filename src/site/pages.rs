@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 
 use crate::content::Entry;
+use crate::highlight::include::Sources;
 use crate::markdown::{self, RenderOptions};
 use crate::policy::Verdict;
 
@@ -274,7 +275,7 @@ pub struct Bodies {
 
 /// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
 /// false (section introductions) the whole body is the main text.
-pub fn bodies(body: &str, opts: RenderOptions, cut: bool) -> Bodies {
+pub fn bodies(body: &str, opts: RenderOptions, cut: bool, sources: Option<&Sources>) -> Bodies {
     let parts = if cut {
         markdown::sections(body)
     } else {
@@ -296,7 +297,7 @@ pub fn bodies(body: &str, opts: RenderOptions, cut: bool) -> Bodies {
     .collect();
     let mut links = Vec::new();
     let mut render = |text: &str, first_line: usize| {
-        let r = markdown::render(text, opts, &mut anchors);
+        let r = markdown::render_with(text, opts, &mut anchors, sources);
         links.extend(r.links.into_iter().map(|l| markdown::Link {
             line: l.line + first_line - 1,
             ..l
