@@ -300,23 +300,46 @@ fn mark_intros(entries: &mut [Entry]) {
     }
 }
 
+/// Why a slug (or folder name) cannot be a URL path segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SlugError {
+    /// Nothing at all.
+    #[error("it is empty")]
+    Empty,
+    /// `..` would climb out of the section.
+    #[error("it contains `..`")]
+    DotDot,
+    /// `/` or `\`.
+    #[error("it contains a path separator")]
+    Separator,
+    /// A tab, newline or other control character.
+    #[error("it contains a control character")]
+    Control,
+    /// A hidden file's name.
+    #[error("it starts with a dot")]
+    LeadingDot,
+    /// Anything but ASCII letters, digits, `-`, `_` and `.`.
+    #[error("only ASCII letters, digits, `-`, `_` and `.` are allowed")]
+    Character,
+}
+
 /// A slug (or folder name) must be a plain URL path segment.
-pub fn check_slug(slug: &str) -> Result<(), &'static str> {
+pub fn check_slug(slug: &str) -> Result<(), SlugError> {
     if slug.is_empty() {
-        Err("it is empty")
+        Err(SlugError::Empty)
     } else if slug.contains("..") {
-        Err("it contains `..`")
+        Err(SlugError::DotDot)
     } else if slug.contains('/') || slug.contains('\\') {
-        Err("it contains a path separator")
+        Err(SlugError::Separator)
     } else if slug.chars().any(char::is_control) {
-        Err("it contains a control character")
+        Err(SlugError::Control)
     } else if slug.starts_with('.') {
-        Err("it starts with a dot")
+        Err(SlugError::LeadingDot)
     } else if !slug
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
     {
-        Err("only ASCII letters, digits, `-`, `_` and `.` are allowed")
+        Err(SlugError::Character)
     } else {
         Ok(())
     }

@@ -106,7 +106,7 @@ pub enum NewError {
         /// The offending segment.
         part: String,
         /// What is wrong with it.
-        why: &'static str,
+        why: load::SlugError,
     },
     /// An entry with that slug exists already (compared ignoring case).
     #[error("{0} already exists (slugs are compared ignoring case); not overwriting it")]
