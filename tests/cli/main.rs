@@ -9,6 +9,7 @@ mod front_matter;
 mod links;
 mod measured;
 mod output;
+mod pipeline;
 mod regression;
 mod serve;
 mod util;
