@@ -11,5 +11,7 @@ pub mod measure;
 pub mod measured;
 pub mod policy;
 pub mod records;
+pub mod sign;
 pub mod site;
+pub mod status;
 pub mod templates;

@@ -34,6 +34,10 @@ pub struct BuildOptions {
     pub out: Option<PathBuf>,
     /// Public address, for sitemap.xml (publish builds only).
     pub base_url: Option<String>,
+    /// A review older than this many days has expired (a warning; an error under `strict`).
+    pub review_max_age_days: u32,
+    /// The date the editorial rule takes as today; `None` reads the clock.
+    pub today: Option<jiff::civil::Date>,
 }
 
 /// Why a build failed.
@@ -78,13 +82,24 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
     let site = content::load(root).map_err(|d| SiteError::Content(Diagnostics(d)))?;
-    let verdicts: Vec<Verdict<'_>> = site.entries.iter().map(policy::check).collect();
+    let rules = policy::Rules {
+        today: opts.today.unwrap_or_else(policy::clock_today),
+        review_max_age_days: opts.review_max_age_days,
+        strict: opts.strict,
+        preview: opts.drafts,
+    };
+    let verdicts: Vec<Verdict<'_>> = site
+        .entries
+        .par_iter()
+        .map(|e| policy::check(e, &rules))
+        .collect();
     let mut problems: Vec<Diagnostic> = Vec::new();
     let mut report = Report {
         warnings: site.warnings.clone(),
         ..Report::default()
     };
     for v in &verdicts {
+        report.warnings.extend(v.warnings().iter().cloned());
         match v {
             Verdict::Refused(d) => problems.extend(d.iter().cloned()),
             Verdict::Publish(_) => report.published += 1,
