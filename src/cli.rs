@@ -312,13 +312,17 @@ fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
         preview: false,
     };
     let report = crate::status::report(&site.entries, &rules);
-    if args.json {
+    let text = if args.json {
         let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.into()))?;
-        println!("{json}");
+        json + "\n"
     } else {
-        print!("{}", crate::status::table(&report));
+        crate::status::table(&report)
+    };
+    // `coursegen status | head` closes the pipe early: that is not an error.
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Usage(e.into())),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 fn check_base_url(url: &str) -> Result<(), Failure> {

@@ -130,12 +130,14 @@ pub enum NewError {
     },
     /// The top-level section does not exist yet, and `--new-section` was not given.
     #[error(
-        "there is no section `{section}` under content/ (sections now: {known}); check the \
-         spelling, or pass --new-section to start a new one"
+        "there is no section `{section}` under content/ (sections now: {known}); {hint}pass \
+         --new-section to start a new one"
     )]
     UnknownSection {
         /// The section asked for.
         section: String,
+        /// "did you mean `glossary`? Else " when one is close, else empty.
+        hint: String,
         /// The sections there are, comma separated.
         known: String,
     },
@@ -186,8 +188,14 @@ pub fn create_entry(
     let top = parts.first().copied().unwrap_or("");
     let known = sections(&content);
     if !top.is_empty() && !new_section && !known.iter().any(|k| k == top) {
+        let hint = known
+            .iter()
+            .min_by_key(|k| front_matter::edit_distance(top, k))
+            .filter(|k| front_matter::edit_distance(top, k) <= 2)
+            .map_or_else(String::new, |k| format!("did you mean `{k}`? Else "));
         return Err(NewError::UnknownSection {
             section: top.to_string(),
+            hint,
             known: known.join(", "),
         });
     }
