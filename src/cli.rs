@@ -194,7 +194,10 @@ pub fn main() -> ExitCode {
         Err(failure) => {
             match &failure {
                 // Content problems print one `error:` line each, compiler style.
-                Failure::Content(err) if err.downcast_ref::<SiteError>().is_some() => {
+                Failure::Content(err)
+                    if err.downcast_ref::<SiteError>().is_some()
+                        || err.downcast_ref::<sign::SignError>().is_some() =>
+                {
                     eprintln!("{err:#}")
                 }
                 Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),

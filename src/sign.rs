@@ -64,7 +64,7 @@ pub struct Signed {
     pub notes: Vec<Diagnostic>,
 }
 
-/// Signs the entry `file` (a path as the user typed it, or relative to `root`).
+/// Signs the entry `file` (relative to `root`, or as the user typed it).
 pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, SignError> {
     let (rel, abs) = locate(root, file)?;
     let io = |what, error| SignError::Io {
@@ -130,10 +130,12 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
 /// (relative to root, absolute) for the entry file, which must lie under `<root>/content`.
 fn locate(root: &Path, file: &Path) -> Result<(PathBuf, PathBuf), SignError> {
     let not = || SignError::NotAnEntry(file.to_path_buf());
-    let abs = if file.exists() {
-        file.to_path_buf()
-    } else {
+    // Relative to the root first (`coursegen --root site sign content/glossary/warp.md`),
+    // else as typed (`site/content/glossary/warp.md`).
+    let abs = if root.join(file).exists() {
         root.join(file)
+    } else {
+        file.to_path_buf()
     };
     let abs = abs.canonicalize().map_err(|_| not())?;
     let root = root.canonicalize().map_err(|_| not())?;

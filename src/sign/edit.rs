@@ -63,7 +63,8 @@ pub fn set_byline(yaml: &str, key: &str, value: &str) -> Result<String, EditErro
 
 /// A YAML scalar for `text`: plain when that reads back as the same string, else quoted.
 pub fn scalar(text: &str) -> String {
-    let plain = text.chars().next().is_some_and(char::is_alphanumeric)
+    // Starting with a letter also keeps numbers (`42`) and dates from reading back as such.
+    let plain = text.chars().next().is_some_and(char::is_alphabetic)
         && text
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '-' | '\'' | ':'))
@@ -284,6 +285,8 @@ mod tests {
             ("-x", "\"-x\""),
             ("a\"b", "\"a\\\"b\""),
             ("sha256:00ff", "sha256:00ff"),
+            ("42", "\"42\""),
+            ("2026-11-30", "\"2026-11-30\""),
         ] {
             assert_eq!(scalar(text), want);
             let back: String = serde_norway::from_str(&scalar(text)).unwrap();
