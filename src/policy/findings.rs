@@ -144,20 +144,21 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
             .help("a reviewer who is not an author must put their name in `reviewed_by`"),
         );
     }
-    for (shown, reviewer) in &reviewers {
-        let Some((author, a)) = authors.iter().find(|(_, a)| a.same_person(reviewer)) else {
-            continue;
-        };
+    // One report is enough: fixing it means choosing a different reviewer.
+    let twin = reviewers.iter().find_map(|(shown, reviewer)| {
+        let (author, _) = authors.iter().find(|(_, a)| a.same_person(reviewer))?;
+        Some((shown, author))
+    });
+    if let Some((shown, author)) = twin {
         let message = if names::canonical_name(author) == names::canonical_name(shown) {
             format!(
-                "reviewer `{shown}` is also an author (names are compared ignoring case, spacing and Unicode form)"
+                "reviewer `{shown}` is also an author (names are compared ignoring case, spacing, invisible characters and Unicode form)"
             )
         } else {
             format!(
                 "reviewer `{shown}` looks the same as author `{author}` (names are also compared by their Unicode confusable skeleton, so `Аda` with a Cyrillic А is `Ada`)"
             )
         };
-        let _ = a;
         out.push(
             finding(
                 entry,
@@ -168,7 +169,6 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
             )
             .help("an entry needs a reviewer who did not write it"),
         );
-        break;
     }
     !authors.is_empty() && !reviewers.is_empty() && !out.iter().any(|f| f.kind == Kind::Unsigned)
 }

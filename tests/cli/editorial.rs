@@ -565,3 +565,28 @@ fn status_lists_every_entry_with_what_it_needs() {
     assert_eq!(d["problems"][0]["field"], "byline.reviewed_hash");
     assert_eq!(d["problems"][0]["line"], 16);
 }
+
+#[test]
+fn status_reports_broken_entries_and_a_missing_content_folder() {
+    let site = Site::new();
+    site.write(WARP, "---\ntitle: Warp\nstatus: publshed\n---\n");
+    let o = site.run(&["status"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("warp.md:3: field `status`: unknown status `publshed`"),
+        "{}",
+        stderr(&o)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["status", "--root"])
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_code(&o, 2);
+    assert!(
+        stderr(&o).contains("has no content/ folder"),
+        "{}",
+        stderr(&o)
+    );
+}
