@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 
 use crate::content::{self, Diagnostics};
-use crate::measure::{self, MeasureOptions};
+use crate::measurement::run::{self as measure, MeasureOptions};
 use crate::policy;
 use crate::sign::{self, SignOptions};
 use crate::site::{self, BuildOptions, Report, SiteError};
