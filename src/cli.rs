@@ -70,10 +70,17 @@ pub enum Command {
 #[derive(Debug, Clone, Copy, Args)]
 pub struct ReviewArgs {
     /// Days after `last_checked_on` at which a review expires: a warning, and an error
-    /// under --strict.
-    #[arg(long, value_name = "DAYS", default_value_t = policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub review_max_age: u32,
+    /// under --strict [default: 365]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub review_max_age: Option<u32>,
+}
+
+impl ReviewArgs {
+    /// The flag's value, else the default (a site configuration may supply one instead).
+    pub fn max_age_days(&self) -> u32 {
+        self.review_max_age
+            .unwrap_or(policy::DEFAULT_REVIEW_MAX_AGE_DAYS)
+    }
 }
 
 /// Flags of `coursegen build`.
@@ -222,7 +229,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 highlight: !args.no_highlight,
                 out: Some(out.clone()),
                 base_url: args.base_url.clone(),
-                review_max_age_days: args.review.review_max_age,
+                review_max_age_days: args.review.max_age_days(),
                 today: Some(today()?),
             };
             build(root, &opts, &format!("built {} with", out.display()))
@@ -234,7 +241,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 highlight: false,
                 out: None,
                 base_url: None,
-                review_max_age_days: args.review.review_max_age,
+                review_max_age_days: args.review.max_age_days(),
                 today: Some(today()?),
             };
             build(root, &opts, "checked, nothing written:")
@@ -310,7 +317,7 @@ fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
         .map_err(|d| Failure::Content(SiteError::Content(Diagnostics(d)).into()))?;
     let rules = policy::Rules {
         today: today()?,
-        review_max_age_days: args.review.review_max_age,
+        review_max_age_days: args.review.max_age_days(),
         strict: false,
         preview: false,
     };
