@@ -259,7 +259,9 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
             "diagram.alt" => m.diagram.as_ref().map(|d| d.alt.as_str()),
             _ => None,
         };
-        if value.is_some_and(|v| v.to_lowercase().contains(&text.to_lowercase())) {
+        // Ignoring case and the closing full stop: deleting the period is not writing the text.
+        let wanted = text.trim_end_matches('.').to_lowercase();
+        if value.is_some_and(|v| v.to_lowercase().contains(&wanted)) {
             out.push(
                 finding(
                     entry,

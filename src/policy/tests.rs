@@ -494,6 +494,20 @@ fn scaffold_text_blocks_publishing() {
         &PLAIN,
         Want::Draft("status is draft; scaffold text left in summary"),
     );
+    // Case and the closing full stop do not make it the author's own.
+    case(
+        &text(&[("summary: s", "summary: one sentence that defines the term")]),
+        &PLAIN,
+        Want::Refused(Some("summary"), 6, "placeholder"),
+    );
+    case(
+        &text(&[(
+            "summary: s",
+            "summary: One sentence that defines the term of art.",
+        )]),
+        &PLAIN,
+        Want::Publish,
+    );
 }
 
 #[test]
