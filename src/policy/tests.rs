@@ -500,13 +500,14 @@ fn scaffold_text_blocks_publishing() {
         &PLAIN,
         Want::Refused(Some("summary"), 6, "placeholder"),
     );
+    // Text added around it does not either.
     case(
         &text(&[(
             "summary: s",
-            "summary: One sentence that defines the term of art.",
+            "summary: One sentence that defines the term. A warp is 32 lanes.",
         )]),
         &PLAIN,
-        Want::Publish,
+        Want::Refused(Some("summary"), 6, "placeholder"),
     );
 }
 
