@@ -159,7 +159,9 @@ fn edit_yaml(
     text: &str,
     f: impl FnOnce(&str) -> Result<String, edit::EditError>,
 ) -> Result<String, SignError> {
-    let split = content::front_matter::split(text).expect("parsed before");
+    let split = content::front_matter::split(text).map_err(|e| {
+        SignError::Content(Diagnostics(vec![Diagnostic::new(rel, 1, e.to_string())]))
+    })?;
     let start = split.yaml.as_ptr() as usize - text.as_ptr() as usize;
     let end = start + split.yaml.len();
     let yaml = f(split.yaml).map_err(|e| {
