@@ -78,11 +78,18 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     let text =
         content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
     parse(&rel, &text)?;
+    // Invisible characters are not written into the file; the rest is judged as given.
+    let clean = |list: &[String]| -> Vec<String> {
+        list.iter()
+            .map(|n| policy::names::without_invisible(n))
+            .collect()
+    };
+    let (reviewers, authors) = (clean(&opts.reviewers), clean(&opts.authors));
     let mut signed = text.clone();
     let byline =
         |t: &str, key: &str, value: &str| edit_yaml(&rel, t, |y| edit::set_byline(y, key, value));
-    if !opts.authors.is_empty() {
-        signed = byline(&signed, "written_by", &edit::names(&opts.authors))?;
+    if !authors.is_empty() {
+        signed = byline(&signed, "written_by", &edit::names(&authors))?;
         if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
             signed = byline(&signed, "written_on", &opts.today.to_string())?;
         }
@@ -92,7 +99,7 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
             Ok(edit::set_top(y, "status", "published"))
         })?;
     }
-    signed = byline(&signed, "reviewed_by", &edit::names(&opts.reviewers))?;
+    signed = byline(&signed, "reviewed_by", &edit::names(&reviewers))?;
     signed = byline(&signed, "last_checked_on", &opts.today.to_string())?;
     let entry = parse(&rel, &signed)?;
     refuse_bad_signatures(&entry, opts)?;
@@ -103,7 +110,7 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     let b = &entry.meta.byline;
     if b.reviewed_hash.as_deref() != Some(hash.as_str())
         || pin::review_hash(&entry) != hash
-        || b.reviewed_by != opts.reviewers
+        || b.reviewed_by != reviewers
     {
         return Err(SignError::Content(Diagnostics(vec![
             Diagnostic::new(&rel, entry.lines.of("byline"), "the signed byline would not read back as written (a bug in coursegen: please report it with the file)")

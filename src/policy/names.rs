@@ -123,6 +123,12 @@ pub fn display_name(name: &str) -> String {
         .join(" ")
 }
 
+/// A name as `coursegen sign` writes it: invisible and bidi control characters removed,
+/// surrounding space trimmed, everything else (line breaks included) left for the rule to judge.
+pub fn without_invisible(name: &str) -> String {
+    strip_invisible(name).trim().to_string()
+}
+
 /// True for `pending`, `TBD.`, `-`, empty and the rest of `PLACEHOLDERS`.
 pub fn is_unsigned(name: &str) -> bool {
     classify(name) == Name::Unsigned
