@@ -76,46 +76,54 @@ pub(crate) fn sign_command(entry: &Entry, who: &str) -> String {
     )
 }
 
+/// The people named in one byline field (as shown, and as compared); several names in one
+/// string and names without letters are reported, placeholders skipped.
+fn people(
+    entry: &Entry,
+    field: &str,
+    list: &[String],
+    out: &mut Vec<Finding>,
+) -> Vec<(String, Name)> {
+    let mut people = Vec::new();
+    for raw in list {
+        let shown = raw.escape_debug().to_string();
+        match names::classify(raw) {
+            Name::Unsigned => {}
+            Name::Several => out.push(
+                finding(
+                    entry,
+                    Kind::Invalid,
+                    field,
+                    "one name per person",
+                    format!("`{shown}` looks like several names in one"),
+                )
+                .help(format!(
+                    "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
+                    field.trim_start_matches("byline.")
+                )),
+            ),
+            Name::NotAName => out.push(
+                finding(
+                    entry,
+                    Kind::Invalid,
+                    field,
+                    "a name with letters",
+                    format!("`{shown}` is not a name: a name must contain letters"),
+                )
+                .help("write the person's name, or `pending` until they sign"),
+            ),
+            person => people.push((names::display_name(raw), person)),
+        }
+    }
+    people
+}
+
 /// Judges every name; true when a named author and a named reviewer who is none of the
 /// authors signed.
 fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
     let byline = &entry.meta.byline;
-    let mut judged = |field: &str, list: &[String]| -> Vec<(String, Name)> {
-        let mut people = Vec::new();
-        for raw in list {
-            let shown = raw.escape_debug().to_string();
-            match names::classify(raw) {
-                Name::Unsigned => {}
-                Name::Several => out.push(
-                    finding(
-                        entry,
-                        Kind::Invalid,
-                        field,
-                        "one name per person",
-                        format!("`{shown}` looks like several names in one"),
-                    )
-                    .help(format!(
-                        "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
-                        field.trim_start_matches("byline.")
-                    )),
-                ),
-                Name::NotAName => out.push(
-                    finding(
-                        entry,
-                        Kind::Invalid,
-                        field,
-                        "a name with letters",
-                        format!("`{shown}` is not a name: a name must contain letters"),
-                    )
-                    .help("write the person's name, or `pending` until they sign"),
-                ),
-                person => people.push((names::display_name(raw), person)),
-            }
-        }
-        people
-    };
-    let authors = judged("byline.written_by", &byline.written_by);
-    let reviewers = judged("byline.reviewed_by", &byline.reviewed_by);
+    let authors = people(entry, "byline.written_by", &byline.written_by, out);
+    let reviewers = people(entry, "byline.reviewed_by", &byline.reviewed_by, out);
     if out.iter().any(|f| f.kind == Kind::Invalid) {
         // The names must be fixed first; what is missing follows from the fixed list.
         return false;

@@ -161,7 +161,10 @@ fn sign_with_author_and_publish_fills_the_byline_of_a_draft() {
     ]);
     assert_code(&o, 0);
     let text = site.read(WARP);
-    assert!(!text.contains('\u{200B}'), "invisible characters are not written");
+    assert!(
+        !text.contains('\u{200B}'),
+        "invisible characters are not written"
+    );
     for line in [
         "status: published",
         "written_by: Ada Lovelace",
