@@ -16,17 +16,19 @@ use crate::site::{self, BuildOptions, Report, SiteError};
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]
 pub enum Failure {
-    /// Content or validation error: exit 1.
+    /// The problems of a site, each already an `error:` line, compiler style: exit 1.
+    Problems(content::Diagnostics),
+    /// Another content or validation error (a bad manifest, a kernel that fails its check): exit 1.
     Content(anyhow::Error),
     /// Usage or environment error (bad flag, no GPU, unwritable output): exit 2.
     Usage(anyhow::Error),
 }
 
 impl Failure {
-    /// The exit code SPEC assigns to this kind of failure.
+    /// The exit code the README gives this kind of failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Content(_) => 1,
+            Failure::Problems(_) | Failure::Content(_) => 1,
             Failure::Usage(_) => 2,
         }
     }
@@ -45,7 +47,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands of the contract (SPEC, "Commands").
+/// The subcommands of the contract (README, "Commands").
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
@@ -200,11 +202,9 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             match &failure {
-                // Content problems print one `error:` line each, compiler style.
-                Failure::Content(err)
-                    if err.downcast_ref::<SiteError>().is_some()
-                        || err.downcast_ref::<sign::SignError>().is_some() =>
-                {
+                Failure::Problems(problems) => eprintln!("{problems}; nothing was written"),
+                // Problems found by `sign` print one `error:` line each, compiler style.
+                Failure::Content(err) if err.downcast_ref::<sign::SignError>().is_some() => {
                     eprintln!("{err:#}")
                 }
                 Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
@@ -313,8 +313,7 @@ fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
             SiteError::NoContent(root.to_path_buf()).into(),
         ));
     }
-    let site = content::load(root)
-        .map_err(|d| Failure::Content(SiteError::Content(Diagnostics(d)).into()))?;
+    let site = content::load(root);
     let rules = policy::Rules {
         today: today()?,
         review_max_age_days: args.review.max_age_days(),
@@ -330,33 +329,42 @@ fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
     };
     // `coursegen status | head` closes the pipe early: that is not an error.
     match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Usage(e.into())),
-        _ => Ok(()),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(Failure::Usage(e.into()));
+        }
+        _ => {}
     }
+    if site.problems.is_empty() {
+        return Ok(());
+    }
+    eprintln!("{}", Diagnostics(site.problems.clone()));
+    Err(Failure::Content(anyhow::anyhow!(
+        "the files above could not be read as entries, so the table leaves them out"
+    )))
 }
 
-fn check_base_url(url: &str) -> Result<(), Failure> {
-    let ok = (url.starts_with("https://") || url.starts_with("http://"))
-        && url
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::Usage(anyhow::anyhow!(
-            "--base-url `{url}` is not an http(s) address; write it like https://course.example.org"
-        )))
+fn check_base_url(base: &str) -> Result<(), Failure> {
+    match url::Url::parse(base) {
+        Ok(u)
+            if matches!(u.scheme(), "http" | "https")
+                && u.host_str().is_some_and(|h| !h.is_empty()) =>
+        {
+            Ok(())
+        }
+        _ => Err(Failure::Usage(anyhow::anyhow!(
+            "--base-url `{base}` is not an http(s) address; write it like https://course.example.org"
+        ))),
     }
 }
 
 fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
-        SiteError::Content(_) => Failure::Content(err.into()),
-        SiteError::NoContent(_) | SiteError::Templates(_) | SiteError::Output(_) => {
-            Failure::Usage(err.into())
-        }
+        SiteError::Content(problems) => Failure::Problems(problems),
+        SiteError::NoContent(_)
+        | SiteError::Templates(_)
+        | SiteError::Output(_)
+        | SiteError::Render(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());
     Ok(())

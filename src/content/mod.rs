@@ -14,11 +14,23 @@ pub use load::load;
 pub use meta::{Meta, Status};
 pub use scaffold::{NewError, create_entry};
 
+/// What kind of page an entry makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A page of its own at its URL (glossary entries, day pages, top-level pages).
+    Page,
+    /// `content/<section>.md` beside a folder `content/<section>/`: it introduces that
+    /// section's index and is shown at the top of it, at the same URL.
+    Intro,
+}
+
 /// One loaded entry: its file, where it goes, what its front matter says, and its body.
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// Path relative to the site root (`content/glossary/warp.md`).
     pub file: PathBuf,
+    /// A page of its own, or a section's introduction.
+    pub kind: Kind,
     /// Top-level section under content/ (`glossary`, `days`), empty for top-level pages.
     pub section: String,
     /// The last URL segment.
@@ -44,4 +56,8 @@ pub struct Site {
     pub assets: Vec<(PathBuf, PathBuf)>,
     /// Files found but left out (not an entry, not an asset type).
     pub warnings: Vec<Diagnostic>,
+    /// Problems found while loading (each failed entry is left out of `entries`).
+    pub problems: Vec<Diagnostic>,
+    /// URLs of entries that failed to load: links to them are not reported again.
+    pub unloaded: Vec<String>,
 }

@@ -126,7 +126,7 @@ pub enum NewError {
         /// The offending segment.
         part: String,
         /// What is wrong with it.
-        why: &'static str,
+        why: load::SlugError,
     },
     /// The top-level section does not exist yet, and `--new-section` was not given.
     #[error(
@@ -190,8 +190,8 @@ pub fn create_entry(
     if !top.is_empty() && !new_section && !known.iter().any(|k| k == top) {
         let hint = known
             .iter()
-            .min_by_key(|k| front_matter::edit_distance(top, k))
-            .filter(|k| front_matter::edit_distance(top, k) <= 2)
+            .min_by_key(|k| strsim::levenshtein(top, k))
+            .filter(|k| strsim::levenshtein(top, k) <= 2)
             .map_or_else(String::new, |k| format!("did you mean `{k}`? Else "));
         return Err(NewError::UnknownSection {
             section: top.to_string(),
