@@ -11,5 +11,6 @@ mod measured;
 mod output;
 mod pipeline;
 mod regression;
+mod review;
 mod serve;
 mod util;
