@@ -45,6 +45,15 @@ const LANGS: [&str; 12] = [
     "shell-session",
 ];
 
+#[test]
+fn the_property_tests_cover_every_lexer() {
+    let covered: std::collections::HashSet<Lang> =
+        LANGS.iter().filter_map(|l| Lang::from_info(l)).collect();
+    for lang in Lang::ALL {
+        assert!(covered.contains(&lang), "{lang:?} is missing from LANGS");
+    }
+}
+
 const KERNEL: &str = r#"#include <cuda_runtime.h>
 #define TILE 32
 // Transpose through shared memory, padded to dodge bank conflicts.
