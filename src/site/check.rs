@@ -60,27 +60,7 @@ pub(super) fn check<'a>(
         ..Report::default()
     };
     let verdicts: Vec<Verdict<'a>> = site.entries.iter().map(policy::check).collect();
-    let mut shown = Vec::new();
-    let mut left_out = Vec::new();
-    for v in &verdicts {
-        match v {
-            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
-            Verdict::Publish(p) => {
-                report.published += 1;
-                shown.push((p.entry(), None));
-            }
-            Verdict::Draft(d) => {
-                report
-                    .drafts
-                    .push((d.entry().file.clone(), d.reason.clone()));
-                if opts.drafts {
-                    shown.push((d.entry(), Some(d.reason.clone())));
-                } else {
-                    left_out.push(d.entry());
-                }
-            }
-        }
-    }
+    let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
         root,
@@ -97,18 +77,12 @@ pub(super) fn check<'a>(
         &mut problems,
         &mut report.warnings,
     );
-    let mut copies = match assets::copies(root, &site.assets, &mut report.warnings) {
-        Ok(c) => c,
-        Err(d) => {
-            problems.push(d);
-            Vec::new()
-        }
-    };
-    // Captions link to the included files: publish them beside the pages.
-    copies.extend(
-        included
-            .iter()
-            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    let copies = copies(
+        root,
+        site,
+        (&included, &sources),
+        &mut problems,
+        &mut report,
     );
     let targets = Targets::new(
         shown.iter().map(|(e, _)| *e),
@@ -119,26 +93,13 @@ pub(super) fn check<'a>(
     let render = RenderOptions {
         highlight: opts.highlight,
     };
-    let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
-        .into_par_iter()
-        .map(|(entry, reason)| {
-            let cx = PageCx {
-                measurements: &measurements,
-                targets: &targets,
-                sources: &sources,
-                render,
-            };
-            page(entry, reason, cx)
-        })
-        .collect();
-    let (mut pages, mut intros) = (Vec::new(), Vec::new());
-    for c in checked {
-        match c {
-            Ok(p) if p.entry.kind == Kind::Intro => intros.push(p),
-            Ok(p) => pages.push(p),
-            Err(d) => problems.extend(d),
-        }
-    }
+    let cx = PageCx {
+        measurements: &measurements,
+        targets: &targets,
+        sources: &sources,
+        render,
+    };
+    let (pages, intros) = check_pages(shown, cx, &mut problems);
     let outputs = outputs(&pages, &intros, opts);
     problems.extend(collisions(&outputs, &copies));
     if !problems.is_empty() {
@@ -160,6 +121,84 @@ pub(super) fn check<'a>(
         copies,
         report,
     })
+}
+
+/// A shown entry and, in the preview, why it is a draft.
+type Shown<'a> = Vec<(&'a Entry, Option<String>)>;
+
+/// Sorts the editorial verdicts: refusals into `problems`, the entries this build shows,
+/// and the drafts it leaves out (links to them are reported as such).
+fn apply_verdicts<'a>(
+    verdicts: &[Verdict<'a>],
+    preview: bool,
+    problems: &mut Vec<Diagnostic>,
+    report: &mut Report,
+) -> (Shown<'a>, Vec<&'a Entry>) {
+    let mut shown = Vec::new();
+    let mut left_out = Vec::new();
+    for v in verdicts {
+        match v {
+            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
+            Verdict::Publish(p) => {
+                report.published += 1;
+                shown.push((p.entry(), None));
+            }
+            Verdict::Draft(d) => {
+                report
+                    .drafts
+                    .push((d.entry().file.clone(), d.reason.clone()));
+                if preview {
+                    shown.push((d.entry(), Some(d.reason.clone())));
+                } else {
+                    left_out.push(d.entry());
+                }
+            }
+        }
+    }
+    (shown, left_out)
+}
+
+/// The files copied as they are, and the files code blocks include (their captions link to
+/// the copies beside the pages).
+fn copies(
+    root: &Path,
+    site: &content::Site,
+    (included, sources): (&BTreeSet<String>, &Sources),
+    problems: &mut Vec<Diagnostic>,
+    report: &mut Report,
+) -> Copies {
+    let mut copies = assets::copies(root, &site.assets, &mut report.warnings).unwrap_or_else(|d| {
+        problems.push(d);
+        Vec::new()
+    });
+    copies.extend(
+        included
+            .iter()
+            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    );
+    copies
+}
+
+/// Checks every shown entry in parallel: the pages and intros that passed, problems of the
+/// others into `problems`.
+fn check_pages<'a>(
+    shown: Shown<'a>,
+    cx: PageCx<'_>,
+    problems: &mut Vec<Diagnostic>,
+) -> (Vec<Page<'a>>, Vec<Page<'a>>) {
+    let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
+        .into_par_iter()
+        .map(|(entry, reason)| page(entry, reason, cx))
+        .collect();
+    let (mut pages, mut intros) = (Vec::new(), Vec::new());
+    for c in checked {
+        match c {
+            Ok(p) if p.entry.kind == Kind::Intro => intros.push(p),
+            Ok(p) => pages.push(p),
+            Err(d) => problems.extend(d),
+        }
+    }
+    (pages, intros)
 }
 
 /// What checking one page needs from the site.
@@ -244,7 +283,7 @@ fn page<'a>(
 /// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
 /// included, to publish beside the pages.
 fn check_includes(
-    shown: &[(&Entry, Option<String>)],
+    shown: &Shown<'_>,
     sources: &Sources,
     strict: bool,
     problems: &mut Vec<Diagnostic>,
