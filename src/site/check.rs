@@ -8,29 +8,17 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::diagrams::{self, Drawn};
+use super::diagrams;
 use super::links::Targets;
 use super::measurements::Measurements;
 use super::output::Copies;
-use super::pages::{self, Bodies, Lookup};
+use super::pages::{self, Lookup, Page};
 use super::{BuildOptions, Report, assets, plan};
 use crate::bank;
 use crate::content::{self, Diagnostic, Entry, Kind};
 use crate::highlight::include::{self, SOURCE_DIR, Sources};
 use crate::markdown::RenderOptions;
 use crate::policy::{self, Verdict};
-
-/// A page that passed every check: its entry, body fragments and drawn diagram.
-pub(super) struct Page<'a> {
-    /// The entry.
-    pub(super) entry: &'a Entry,
-    /// Why it is a draft (preview only); `None` when published.
-    pub(super) draft_reason: Option<String>,
-    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
-    pub(super) bodies: Bodies,
-    /// The diagram, when the entry declares one.
-    pub(super) diagram: Option<Drawn>,
-}
 
 /// What the render and write stages need from a checked site.
 pub(super) struct Checked<'a> {

@@ -4,9 +4,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::BuildOptions;
-use super::check::Page;
 use super::diagrams::DIAGRAM_PNG;
 use super::output::Copies;
+use super::pages::Page;
 use crate::content::Diagnostic;
 
 /// `/glossary/warp/` → `glossary/warp/index.html`.
