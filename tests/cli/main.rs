@@ -10,5 +10,6 @@ mod measured;
 mod output;
 mod pipeline;
 mod regression;
+mod review;
 mod serve;
 mod util;
