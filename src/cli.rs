@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::config::{Config, ConfigError};
 use crate::content;
 use crate::measure::{self, MeasureOptions};
 use crate::site::{self, BuildOptions, Report, SiteError};
@@ -39,6 +40,10 @@ pub struct Cli {
     /// Site root: the folder holding content/, templates/, static/, kernels/ and measurements/.
     #[arg(long, global = true, default_value = ".", value_name = "DIR")]
     pub root: PathBuf,
+    /// Site config (default: <root>/coursegen.toml when it exists): title, base_url,
+    /// repository, language, review expiry, links.external_prefixes. Flags override it.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -70,8 +75,9 @@ pub struct BuildArgs {
     /// Skip build-time code highlighting (code is still escaped and shown plainly).
     #[arg(long)]
     pub no_highlight: bool,
-    /// Public address of the site (e.g. https://course.example.org); when given, the publish
-    /// build writes sitemap.xml with absolute URLs of the published pages.
+    /// Public address of the site, which may carry a sub-path (e.g.
+    /// https://user.github.io/course/: every URL the site emits then starts with /course/);
+    /// overrides `base_url` in coursegen.toml. The publish build also writes sitemap.xml.
     #[arg(long, value_name = "URL", env = "COURSEGEN_BASE_URL")]
     pub base_url: Option<String>,
     /// Output folder (default: <root>/public). It is replaced whole, atomically.
@@ -132,7 +138,10 @@ pub fn main() -> ExitCode {
         Err(failure) => {
             match &failure {
                 // Content problems print one `error:` line each, compiler style.
-                Failure::Content(err) if err.downcast_ref::<SiteError>().is_some() => {
+                Failure::Content(err)
+                    if err.downcast_ref::<SiteError>().is_some()
+                        || err.downcast_ref::<ConfigError>().is_some() =>
+                {
                     eprintln!("{err:#}")
                 }
                 Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
@@ -145,10 +154,16 @@ pub fn main() -> ExitCode {
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
     let root = &cli.root;
+    let config_file = cli.config.as_deref();
     match cli.command {
         Command::Build(args) => {
+            let mut config = load_config(root, config_file)?;
             if let Some(url) = &args.base_url {
-                check_base_url(url)?;
+                config.override_base_url(url).map_err(|m| {
+                    Failure::Usage(anyhow::anyhow!(
+                        "{m}; write it like https://course.example.org or https://user.github.io/course/"
+                    ))
+                })?;
             }
             let out = args.out.clone().unwrap_or_else(|| root.join("public"));
             let opts = BuildOptions {
@@ -156,7 +171,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 strict: args.strict,
                 highlight: !args.no_highlight,
                 out: Some(out.clone()),
-                base_url: args.base_url.clone(),
+                config,
             };
             build(root, &opts, &format!("built {} with", out.display()))
         }
@@ -166,7 +181,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 strict: args.strict,
                 highlight: false,
                 out: None,
-                base_url: None,
+                config: load_config(root, config_file)?,
             };
             build(root, &opts, "checked, nothing written:")
         }
@@ -184,8 +199,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 }
             })
         }
-        Command::Serve(args) => site::serve::serve(root, args.port, !args.no_drafts)
-            .map_err(|e| Failure::Usage(e.into())),
+        Command::Serve(args) => {
+            load_config(root, config_file)?;
+            site::serve::serve(root, args.port, !args.no_drafts, cli.config.clone())
+                .map_err(|e| Failure::Usage(e.into()))
+        }
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug)
                 .map_err(|e| Failure::Usage(e.into()))?;
@@ -198,19 +216,12 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-fn check_base_url(url: &str) -> Result<(), Failure> {
-    let ok = (url.starts_with("https://") || url.starts_with("http://"))
-        && url
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::Usage(anyhow::anyhow!(
-            "--base-url `{url}` is not an http(s) address; write it like https://course.example.org"
-        )))
-    }
+/// The site config; a broken file is a content error (exit 1), an unreadable one a usage error.
+fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Failure> {
+    Config::load(root, file).map_err(|e| match e {
+        ConfigError::Invalid(_) => Failure::Content(e.into()),
+        ConfigError::Io { .. } => Failure::Usage(e.into()),
+    })
 }
 
 fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::SiteError;
 use super::output::{self, OutFile, OutputError};
 use super::pages::{self, HomeCtx, IndexItem, SectionCtx, SiteInfo};
+use super::urls::Urls;
 use crate::content::{Diagnostic, Diagnostics, Entry};
 use crate::markdown::RenderOptions;
 use crate::templates::Templates;
@@ -21,6 +22,7 @@ pub(super) fn indexes(
     intros: &[(&Entry, Option<&str>)],
     info: &SiteInfo,
     templates: &Templates,
+    urls: Urls<'_>,
 ) -> Result<Vec<OutFile>, SiteError> {
     let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
         Default::default();
@@ -29,7 +31,7 @@ pub(super) fn indexes(
             term: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
             title: e.meta.title.clone(),
             summary: e.meta.summary.clone(),
-            url: e.url.clone(),
+            url: urls.page(&e.url),
             draft: reason.is_some(),
         };
         by_section
@@ -50,9 +52,10 @@ pub(super) fn indexes(
         let title = intro.map_or_else(|| pages::section_title(section), |e| e.meta.title.clone());
         let intro_html = intro.map(|e| {
             let opts = RenderOptions { highlight: true };
-            crate::markdown::render(&e.body, opts, &mut Default::default()).html
+            urls.content_html(crate::markdown::render(&e.body, opts, &mut Default::default()).html)
         });
-        let url = format!("/{section}/");
+        let path = format!("/{section}/");
+        let url = urls.page(&path);
         sections.push(pages::SectionLink {
             title: title.clone(),
             url: url.clone(),
@@ -68,13 +71,13 @@ pub(super) fn indexes(
             groups: pages::groups(items),
         };
         files.push(OutFile {
-            path: page_path(&url),
+            path: page_path(&path),
             bytes: templates.render("section.html", &ctx)?.into_bytes(),
         });
     }
     let home = HomeCtx {
         site: info.clone(),
-        url: "/".into(),
+        url: urls.page("/"),
         sections,
         pages: pages_at_top.into_iter().map(|(_, i)| i).collect(),
     };

@@ -10,6 +10,9 @@ use crate::markdown::Link;
 pub(super) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
+    /// For `links.external_prefixes` (same domain, outside this site: not checked) and
+    /// the base path (to explain a link written with it).
+    config: crate::config::Config,
 }
 
 /// File name of the PNG written beside a page that has a diagram.
@@ -21,6 +24,7 @@ impl Targets {
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
         files: impl Iterator<Item = PathBuf>,
+        config: &crate::config::Config,
     ) -> Self {
         let mut built: HashSet<String> = [
             "/".to_string(),
@@ -41,7 +45,11 @@ impl Targets {
             built.insert(format!("/{}", f.to_string_lossy().replace('\\', "/")));
         }
         let drafts = left_out.map(|e| (e.url.clone(), e.file.clone())).collect();
-        Targets { built, drafts }
+        Targets {
+            built,
+            drafts,
+            config: config.clone(),
+        }
     }
 
     /// Problems with `entry`'s links (lines are body-relative in `links`).
@@ -52,7 +60,10 @@ impl Targets {
                 continue;
             };
             let with_slash = format!("{}/", path.trim_end_matches('/'));
-            if self.built.contains(&path) || self.built.contains(&with_slash) {
+            if self.built.contains(&path)
+                || self.built.contains(&with_slash)
+                || self.config.is_external(&path)
+            {
                 continue;
             }
             let line = entry.body_line + link.line - 1;
@@ -79,11 +90,29 @@ impl Targets {
                         link.url
                     ),
                 )
-                .help("site links look like /glossary/<slug>/; check the slug"),
+                .help(self.broken_help(&path)),
             };
             out.push(d);
         }
         out
+    }
+}
+
+impl Targets {
+    /// A link written with the base path (`/course/glossary/warp/`) would get it twice.
+    fn broken_help(&self, path: &str) -> String {
+        let root = self.config.root.trim_end_matches('/');
+        match path
+            .strip_prefix(root)
+            .filter(|p| !root.is_empty() && p.starts_with('/'))
+        {
+            Some(inner) if self.built.contains(inner) => format!(
+                "write it as `{inner}`: the base path `{root}/` is added when the site is built"
+            ),
+            _ => "site links look like /glossary/<slug>/; check the slug, or list paths \
+                  that live outside this site under `links.external_prefixes` in coursegen.toml"
+                .into(),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::config::Config;
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
 use crate::markdown::RenderOptions;
 use crate::policy::{self, Verdict};
@@ -16,10 +17,12 @@ mod links;
 pub mod output;
 pub mod pages;
 pub mod serve;
+mod urls;
 
 use indexes::{check_collisions, indexes, page_path, sitemap, static_copies};
 use output::{OutFile, OutputError};
 use pages::{EntryCtx, Lookup, SiteInfo};
+use urls::Urls;
 
 /// How to build.
 #[derive(Debug, Clone)]
@@ -32,8 +35,9 @@ pub struct BuildOptions {
     pub highlight: bool,
     /// Output folder; `None` for `check` (nothing written).
     pub out: Option<PathBuf>,
-    /// Public address, for sitemap.xml (publish builds only).
-    pub base_url: Option<String>,
+    /// The site config (`coursegen.toml` with the command line's overrides): title,
+    /// base path, edit links, external link prefixes.
+    pub config: Config,
 }
 
 /// Why a build failed.
@@ -93,12 +97,9 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
                 .push((d.entry().file.clone(), d.reason.clone())),
         }
     }
-    let templates = Templates::load(&root.join("templates"))?;
+    let templates = Templates::load(&root.join("templates"))?.with_root(&opts.config.root);
     let lookup = Lookup::new(&verdicts, opts.drafts);
-    let info = SiteInfo {
-        title: "100 Days of GPU".into(),
-        preview: opts.drafts,
-    };
+    let info = SiteInfo::new(&opts.config, opts.drafts);
     let (shown, intros) = shown_pages(&verdicts, opts.drafts);
     let extras = extras::Extras::load(
         root,
@@ -116,6 +117,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         shown.iter().map(|(e, _)| *e),
         left_out,
         copies.iter().map(|c| c.0.clone()),
+        &opts.config,
     );
     let ctx = RenderCtx {
         info: &info,
@@ -134,8 +136,9 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         problems.dedup();
         return Err(SiteError::Content(Diagnostics(problems)));
     }
-    let mut files = indexes(&shown, &intros, &info, &templates)?;
-    if let (Some(base), false) = (&opts.base_url, opts.drafts) {
+    let urls = Urls::new(&opts.config);
+    let mut files = indexes(&shown, &intros, &info, &templates, urls)?;
+    if let (Some(base), false) = (&opts.config.base_url, opts.drafts) {
         files.push(sitemap(base, &shown));
     }
     if !opts.drafts && !opts.strict {
@@ -245,6 +248,7 @@ fn render_entry(
     let render_opts = RenderOptions {
         highlight: opts.highlight,
     };
+    let urls = Urls::new(&opts.config);
     let body = extras.expand_bindings(entry)?;
     let bodies = pages::bodies(&body, render_opts);
     let mut broken = targets.check(entry, &bodies.links);
@@ -253,40 +257,43 @@ fn render_entry(
         return Err(broken);
     }
     let mut files = Vec::new();
-    let diagram = extras.diagram(entry, bodies.diagram, &mut files)?;
-    let measured = extras.measured(entry, bodies.measured)?;
+    let content = |html: Option<String>| html.map(|h| urls.content_html(h));
+    let diagram = extras.diagram(entry, content(bodies.diagram), &mut files)?;
+    let measured = extras.measured(entry, content(bodies.measured))?;
     let m = &entry.meta;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let linked = |l: pages::LinkCtx| pages::LinkCtx {
+        url: l.url.map(|u| urls.page(&u)),
+        ..l
+    };
     let ctx = EntryCtx {
         site: info.clone(),
-        url: entry.url.clone(),
+        url: urls.page(&entry.url),
         section: entry.section.clone(),
-        section_url: format!("/{}/", entry.section),
+        section_url: urls.page(&format!("/{}/", entry.section)),
         section_title: pages::section_title(&entry.section),
         title: m.title.clone(),
         term: m.term.clone(),
         category: m.category.clone(),
         cc: m.cc.clone(),
         summary: m.summary.clone(),
-        body_html: bodies.main,
+        body_html: urls.content_html(bodies.main),
         og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
-            format!(
-                "{}{}{png}",
-                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
-                entry.url
-            )
+            let path = format!("{}{png}", entry.url);
+            urls.absolute(&path).unwrap_or_else(|| urls.page(&path))
         }),
+        edit_url: opts.config.edit_link(&entry.file),
         measured,
         diagram,
         related: m
             .related
             .iter()
-            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
+            .map(|s| linked(lookup.link(content::load::GLOSSARY, s, term_of)))
             .collect(),
         appears_in: m
             .appears_in
             .iter()
-            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
+            .map(|s| linked(lookup.link(content::load::DAYS, s, |e| e.meta.title.clone())))
             .collect(),
         sources: m.sources.clone(),
         byline: pages::byline(entry),
