@@ -19,19 +19,19 @@ pub(super) struct Targets {
 pub(super) const DIAGRAM_PNG: &str = "diagram.png";
 
 impl Targets {
-    /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the output).
+    /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the
+    /// output); `/sitemap.xml` only when this build writes one.
     pub(super) fn new<'a>(
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
         files: impl Iterator<Item = PathBuf>,
         config: &crate::config::Config,
+        sitemap: bool,
     ) -> Self {
-        let mut built: HashSet<String> = [
-            "/".to_string(),
-            "/search-index.json".into(),
-            "/sitemap.xml".into(),
-        ]
-        .into();
+        let mut built: HashSet<String> = ["/".to_string(), "/search-index.json".into()].into();
+        if sitemap {
+            built.insert("/sitemap.xml".into());
+        }
         for e in shown {
             built.insert(e.url.clone());
             if !e.section.is_empty() {

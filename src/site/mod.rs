@@ -118,6 +118,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         left_out,
         copies.iter().map(|c| c.0.clone()),
         &opts.config,
+        writes_sitemap(opts),
     );
     let ctx = RenderCtx {
         info: &info,
@@ -138,7 +139,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     }
     let urls = Urls::new(&opts.config);
     let mut files = indexes(&shown, &intros, &info, &templates, urls)?;
-    if let (Some(base), false) = (&opts.config.base_url, opts.drafts) {
+    if let (Some(base), true) = (&opts.config.base_url, writes_sitemap(opts)) {
         files.push(sitemap(base, &shown));
     }
     if !opts.drafts && !opts.strict {
@@ -155,6 +156,12 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         staging.commit(&copies)?;
     }
     Ok(report)
+}
+
+/// The publish build with a known address lists its pages in sitemap.xml; the preview,
+/// whose drafts are `noindex`, has none.
+fn writes_sitemap(opts: &BuildOptions) -> bool {
+    opts.config.base_url.is_some() && !opts.drafts
 }
 
 /// The entries this build renders (drafts only in the preview), and apart from them the

@@ -1108,3 +1108,4 @@ fn a_broken_record_is_reported_once_and_by_name() {
         "no echo as missing records or bindings: {err}"
     );
 }
+mod publish;
