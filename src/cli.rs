@@ -83,6 +83,10 @@ pub struct BuildArgs {
     /// Output folder (default: <root>/public). It is replaced whole, atomically.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also write the build summary as Markdown to FILE (pages, published entries, what
+    /// keeps each draft back), for a pull-request comment or a CI job summary.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
 }
 
 /// Flags of `coursegen check`.
@@ -173,7 +177,16 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 out: Some(out.clone()),
                 config,
             };
-            build(root, &opts, &format!("built {} with", out.display()))
+            let report = build(root, &opts, &format!("built {} with", out.display()))?;
+            if let Some(file) = &args.summary {
+                std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
+                    Failure::Usage(anyhow::anyhow!(
+                        "cannot write the summary {}: {e}",
+                        file.display()
+                    ))
+                })?;
+            }
+            Ok(())
         }
         Command::Check(args) => {
             let opts = BuildOptions {
@@ -183,7 +196,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 out: None,
                 config: load_config(root, config_file)?,
             };
-            build(root, &opts, "checked, nothing written:")
+            build(root, &opts, "checked, nothing written:").map(drop)
         }
         Command::Measure(args) => {
             let opts = MeasureOptions {
@@ -224,7 +237,7 @@ fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Failure> {
     })
 }
 
-fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
+fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
         SiteError::Content(_) => Failure::Content(err.into()),
@@ -233,7 +246,7 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
         }
     })?;
     print_report(&report, opts, verb, start.elapsed());
-    Ok(())
+    Ok(report)
 }
 
 fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {

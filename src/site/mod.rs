@@ -17,6 +17,7 @@ mod links;
 pub mod output;
 pub mod pages;
 pub mod serve;
+mod summary;
 mod urls;
 
 use indexes::{check_collisions, indexes, page_path, sitemap, static_copies};
