@@ -57,9 +57,13 @@ fn course() -> Site {
     );
     site.write(
         "content/days/day-1.md",
-        format!("---\ntitle: Day 1\nstatus: published\n{SIGNED}---\n\nRead [the warp](/glossary/warp/).\n"),
+        format!(
+            "---\ntitle: Day 1\nstatus: published\n{SIGNED}---\n\nRead [the warp](/glossary/warp/).\n\n\
+             ```cuda file=kernels/k.cu lines=1-2\n```\n"
+        ),
     );
     site.write("content/glossary/unsigned.md", draft("Unsigned"));
+    site.write("kernels/k.cu", "__global__ void k() {}\n// two\n");
     site
 }
 
@@ -220,6 +224,11 @@ fn a_sub_path_build_emits_only_urls_under_the_base_path_that_reach_files() {
     assert!(
         sitemap.contains("<loc>https://example.org/course/glossary/warp/</loc>"),
         "{sitemap}"
+    );
+    let day = site.read("public/days/day-1/index.html");
+    assert!(
+        day.contains("<a href=\"/course/source/kernels/k.cu\">"),
+        "{day}"
     );
     let search = site.read("public/search-index.json");
     assert!(search.contains("\"/course/glossary/warp/\""), "{search}");
