@@ -53,6 +53,8 @@ pub fn serve(
     };
     let opts = Watched { opts, config_file };
     let version = Arc::new(AtomicU64::new(0));
+    // Taken before the first build, so that an edit made while it runs is not missed.
+    let snapshot = newest(root);
     rebuild(root, &opts, &version);
     let listen = |error| ServeError::Listen { port, error };
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(listen)?;
@@ -64,7 +66,7 @@ pub fn serve(
     let _ = std::io::stdout().flush();
     {
         let (root, opts, version) = (root.to_path_buf(), opts.clone(), version.clone());
-        std::thread::spawn(move || watch(&root, &opts, &version));
+        std::thread::spawn(move || watch(&root, &opts, &version, snapshot));
     }
     for stream in listener.incoming().flatten() {
         let (out, version) = (out.clone(), version.clone());
@@ -102,8 +104,7 @@ fn rebuild(root: &Path, watched: &Watched, version: &AtomicU64) {
 }
 
 /// Polls modification times (cheap for a course-sized tree; no platform watcher needed).
-fn watch(root: &Path, opts: &Watched, version: &AtomicU64) {
-    let mut last = newest(root);
+fn watch(root: &Path, opts: &Watched, version: &AtomicU64, mut last: (SystemTime, usize)) {
     loop {
         std::thread::sleep(Duration::from_millis(500));
         let now = newest(root);

@@ -431,3 +431,56 @@ fn a_link_to_the_sitemap_is_broken_where_no_sitemap_is_written() {
             .contains("href=\"/course/sitemap.xml\"")
     );
 }
+
+#[test]
+fn serve_builds_for_the_domain_root_and_rereads_the_config() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    site.write(
+        "coursegen.toml",
+        format!("title = \"First\"\nbase_url = \"{BASE}\"\n"),
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["serve", "--port", "0", "--root"])
+        .arg(site.root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(rest) = line.strip_prefix("serving http://") {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    let get = |path: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut r = String::new();
+        s.read_to_string(&mut r).unwrap();
+        r
+    };
+    let first = get("/glossary/lane/");
+    site.write("coursegen.toml", "title = \"Second\"\n");
+    let mut second = String::new();
+    for _ in 0..60 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        second = get("/glossary/lane/");
+        if second.contains("Second") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    assert!(
+        first.contains("href=\"/style.css\"") && first.contains(">First</a>"),
+        "{first}"
+    );
+    assert!(
+        second.contains(">Second</a>"),
+        "the edited config is read again: {second}"
+    );
+}
