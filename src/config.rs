@@ -134,10 +134,10 @@ impl Config {
         }
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| line_of(text, s.start));
-            vec![
-                Diagnostic::new(file, line, e.message().trim().to_string())
-                    .help("see \"Site config\" in README.md for each key and its type"),
-            ]
+            let mut d = Diagnostic::new(file, line, e.message().trim().to_string())
+                .help("see \"Site config\" in README.md for each key and its type");
+            d.field = e.span().and_then(|s| key_at(text, s.start));
+            vec![d]
         })?;
         let mut problems = Vec::new();
         let mut config = Config::default();
@@ -280,6 +280,24 @@ fn unknown_keys(
     }
     out.sort_by_key(|d| d.line);
     out
+}
+
+/// The dotted key whose value holds byte `offset`, for type errors.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut found = None;
+    for (key, value) in doc.get_ref() {
+        if value.span().contains(&offset) {
+            found = Some(key.get_ref().to_string());
+        }
+        // A `[table]`'s own span may cover only its header: look at its keys in any case.
+        for (inner, v) in value.get_ref().as_table().into_iter().flatten() {
+            if v.span().contains(&offset) {
+                found = Some(format!("{}.{}", key.get_ref(), inner.get_ref()));
+            }
+        }
+    }
+    found
 }
 
 /// 1-based line of a byte offset.

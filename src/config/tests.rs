@@ -212,26 +212,33 @@ fn bad_values_are_all_reported_with_their_line() {
 }
 
 #[test]
-fn type_errors_and_broken_toml_name_their_line() {
+fn type_errors_and_broken_toml_name_their_line_and_key() {
     let cases = [
-        ("title = \"x\"\nbase_url = 3\n", 2, "invalid type"),
+        ("title = \"x\"\nbase_url = 3\n", 2, Some("base_url")),
         (
             "title = \"x\"\nreview_max_age_days = \"a year\"\n",
             2,
-            "invalid type",
+            Some("review_max_age_days"),
         ),
-        ("title = \"x\nlanguage = \"en\"\n", 1, ""),
         (
             "[links]\nexternal_prefixes = \"/docs/\"\n",
             2,
-            "invalid type",
+            Some("links.external_prefixes"),
         ),
+        ("title = \"x\nlanguage = \"en\"\n", 1, None),
     ];
-    for (text, line, message) in cases {
+    for (text, line, field) in cases {
         let d = parse(text).expect_err(text);
         assert_eq!(d.len(), 1, "{text}");
-        assert_eq!(d[0].line, line, "{text}: {}", d[0]);
-        assert!(d[0].message.contains(message), "{text}: {}", d[0]);
+        assert_eq!(
+            (d[0].line, d[0].field.as_deref()),
+            (line, field),
+            "{text}: {}",
+            d[0]
+        );
+        if field.is_some() {
+            assert!(d[0].message.contains("invalid type"), "{text}: {}", d[0]);
+        }
     }
 }
 

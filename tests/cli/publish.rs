@@ -359,7 +359,9 @@ fn config_errors_name_the_file_line_and_key_and_write_nothing() {
     );
     let err = stderr(&site.run(&["build"]));
     assert!(
-        err.contains("coursegen.toml:2: invalid type: string \"a year\", expected i64"),
+        err.contains(
+            "coursegen.toml:2: field `review_max_age_days`: invalid type: string \"a year\""
+        ),
         "{err}"
     );
 }
