@@ -15,17 +15,19 @@ use crate::site::{self, BuildOptions, Report, SiteError};
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]
 pub enum Failure {
-    /// Content or validation error: exit 1.
+    /// The problems of a site, each already an `error:` line, compiler style: exit 1.
+    Problems(content::Diagnostics),
+    /// Another content or validation error (a bad manifest, a kernel that fails its check): exit 1.
     Content(anyhow::Error),
     /// Usage or environment error (bad flag, no GPU, unwritable output): exit 2.
     Usage(anyhow::Error),
 }
 
 impl Failure {
-    /// The exit code SPEC assigns to this kind of failure.
+    /// The exit code the README gives this kind of failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Content(_) => 1,
+            Failure::Problems(_) | Failure::Content(_) => 1,
             Failure::Usage(_) => 2,
         }
     }
@@ -48,7 +50,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands of the contract (SPEC, "Commands").
+/// The subcommands of the contract (README, "Commands").
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
@@ -141,13 +143,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             match &failure {
-                // Content problems print one `error:` line each, compiler style.
-                Failure::Content(err)
-                    if err.downcast_ref::<SiteError>().is_some()
-                        || err.downcast_ref::<ConfigError>().is_some() =>
-                {
-                    eprintln!("{err:#}")
-                }
+                Failure::Problems(problems) => eprintln!("{problems}; nothing was written"),
                 Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
             }
             ExitCode::from(failure.exit_code())
@@ -232,7 +228,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 /// The site config; a broken file is a content error (exit 1), an unreadable one a usage error.
 fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Failure> {
     Config::load(root, file).map_err(|e| match e {
-        ConfigError::Invalid(_) => Failure::Content(e.into()),
+        ConfigError::Invalid(problems) => Failure::Problems(content::Diagnostics(problems)),
         ConfigError::Io { .. } => Failure::Usage(e.into()),
     })
 }
@@ -240,10 +236,11 @@ fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Failure> {
 fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
-        SiteError::Content(_) => Failure::Content(err.into()),
-        SiteError::NoContent(_) | SiteError::Templates(_) | SiteError::Output(_) => {
-            Failure::Usage(err.into())
-        }
+        SiteError::Content(problems) => Failure::Problems(problems),
+        SiteError::NoContent(_)
+        | SiteError::Templates(_)
+        | SiteError::Output(_)
+        | SiteError::Render(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());
     Ok(report)

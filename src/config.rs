@@ -10,7 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::content::Diagnostic;
-use crate::content::front_matter::edit_distance;
+use strsim::levenshtein as edit_distance;
 
 /// The config file's name at the site root.
 pub const FILE: &str = "coursegen.toml";

@@ -166,6 +166,8 @@ pub struct SectionCtx {
     pub url: String,
     /// Introduction from `content/<section>.md`, when there is one.
     pub intro_html: Option<String>,
+    /// Why the introduction is a draft (preview only), else null.
+    pub intro_draft_reason: Option<String>,
     /// Groups by category, alphabetical.
     pub groups: Vec<Group>,
 }
@@ -289,9 +291,17 @@ pub struct Bodies {
     pub links: Vec<markdown::Link>,
 }
 
-/// Renders an entry's body (after bindings were expanded) into its parts.
-pub fn bodies(body: &str, opts: RenderOptions, sources: Option<&Sources>) -> Bodies {
-    let parts = markdown::sections(body);
+/// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
+/// false (section introductions) the whole body is the main text.
+pub fn bodies(body: &str, opts: RenderOptions, cut: bool, sources: Option<&Sources>) -> Bodies {
+    let parts = if cut {
+        markdown::sections(body)
+    } else {
+        markdown::Sections {
+            main: body,
+            ..Default::default()
+        }
+    };
     let mut anchors: HashSet<String> = [
         "measured",
         "diagram",

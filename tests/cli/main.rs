@@ -8,6 +8,7 @@ mod front_matter;
 mod links;
 mod measured;
 mod output;
+mod pipeline;
 mod publish;
 mod regression;
 mod serve;
