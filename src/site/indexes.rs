@@ -26,7 +26,7 @@ pub(super) fn indexes(
             term: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
             title: e.meta.title.clone(),
             summary: e.meta.summary.clone(),
-            url: urls.page(&e.url),
+            url: e.url.clone(),
             draft: p.draft_reason.is_some(),
         };
         match by_section.get_mut(e.section.as_str()) {
@@ -44,14 +44,17 @@ pub(super) fn indexes(
             || pages::section_title(section),
             |p| p.entry.meta.title.clone(),
         );
-        let path = format!("/{section}/");
-        let url = urls.page(&path);
+        let url = format!("/{section}/");
         sections.push(pages::SectionLink {
             title: title.clone(),
             url: url.clone(),
             count: items.len(),
         });
-        search.extend(items.iter().map(|(_, i)| i.clone()));
+        // Scripts use the search index's URLs as they are: they carry the base path.
+        search.extend(items.iter().map(|(_, i)| IndexItem {
+            url: urls.page(&i.url),
+            ..i.clone()
+        }));
         let ctx = SectionCtx {
             site: info.clone(),
             section: section.into(),
@@ -62,13 +65,13 @@ pub(super) fn indexes(
             groups: pages::groups(items),
         };
         files.push(OutFile {
-            path: page_path(&path),
+            path: page_path(&url),
             bytes: templates.render("section.html", &ctx)?.into_bytes(),
         });
     }
     let home = HomeCtx {
         site: info.clone(),
-        url: urls.page("/"),
+        url: "/".into(),
         sections,
         pages: pages_at_top,
     };

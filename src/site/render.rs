@@ -7,7 +7,7 @@ use super::BuildOptions;
 use super::check::{Checked, Page, page_path};
 use super::diagrams::{self, DIAGRAM_PNG};
 use super::output::OutFile;
-use super::pages::{self, DiagramCtx, EntryCtx, LinkCtx, SiteInfo};
+use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
 use super::urls::Urls;
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
@@ -90,15 +90,11 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
     let m = &entry.meta;
     let lookup = &checked.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
-    let linked = |l: LinkCtx| LinkCtx {
-        url: l.url.map(|u| urls.page(&u)),
-        ..l
-    };
     let ctx = EntryCtx {
         site: info.clone(),
-        url: urls.page(&entry.url),
+        url: entry.url.clone(),
         section: entry.section.clone(),
-        section_url: urls.page(&format!("/{}/", entry.section)),
+        section_url: format!("/{}/", entry.section),
         section_title: pages::section_title(&entry.section),
         title: m.title.clone(),
         term: m.term.clone(),
@@ -116,12 +112,12 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         related: m
             .related
             .iter()
-            .map(|s| linked(lookup.link(content::load::GLOSSARY, s, term_of)))
+            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
             .collect(),
         appears_in: m
             .appears_in
             .iter()
-            .map(|s| linked(lookup.link(content::load::DAYS, s, |e| e.meta.title.clone())))
+            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
             .collect(),
         sources: m.sources.clone(),
         byline: pages::byline(entry),

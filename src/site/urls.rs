@@ -1,7 +1,8 @@
-//! Where the site lives: every URL a build emits goes through here, so that a site built
-//! for a sub-path (`https://user.github.io/course/`) links only within it. Page contexts
-//! get final URLs; templates write their own with `{{ root }}`; content links written
-//! site-absolute (`/glossary/warp/`) are moved under the base path by `content_html`.
+//! Where the site lives, so that a site built for a sub-path (`https://user.github.io/course/`)
+//! links only within it. Templates write every site-absolute URL as `{{ root }}path` (page
+//! contexts carry site paths without the base path); here are the rest: absolute addresses,
+//! the search index's URLs, and content links written site-absolute (`/glossary/warp/`),
+//! moved under the base path by `content_html`.
 use crate::config::Config;
 
 /// The site's base path and public address, as the render stage uses them.
@@ -16,7 +17,7 @@ impl<'a> Urls<'a> {
         Urls { config }
     }
 
-    /// A site path (`/glossary/warp/`) as pages link to it (`/course/glossary/warp/`).
+    /// A site path (`/glossary/warp/`) as a link outside templates (`/course/glossary/warp/`).
     pub(super) fn page(&self, path: &str) -> String {
         format!("{}{}", self.config.root, path.trim_start_matches('/'))
     }
