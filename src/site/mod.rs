@@ -39,6 +39,10 @@ pub struct BuildOptions {
     /// The site config (`coursegen.toml` with the command line's overrides): title,
     /// base path, edit links, external link prefixes.
     pub config: Config,
+    /// A review older than this many days has expired (a warning; an error under `strict`).
+    pub review_max_age_days: u32,
+    /// The date the editorial rule takes as today; `None` reads the clock.
+    pub today: Option<jiff::civil::Date>,
 }
 
 /// Why a build failed.

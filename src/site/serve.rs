@@ -50,6 +50,8 @@ pub fn serve(
         highlight: true,
         out: Some(out.clone()),
         config: Config::default(),
+        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        today: crate::policy::today().ok(),
     };
     let opts = Watched { opts, config_file };
     let version = Arc::new(AtomicU64::new(0));
@@ -93,6 +95,9 @@ fn rebuild(root: &Path, watched: &Watched, version: &AtomicU64) {
         }
     };
     let opts = BuildOptions {
+        review_max_age_days: config
+            .review_max_age_days
+            .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS),
         config,
         ..watched.opts.clone()
     };

@@ -11,5 +11,6 @@ mod output;
 mod pipeline;
 mod publish;
 mod regression;
+mod review;
 mod serve;
 mod util;

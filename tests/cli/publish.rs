@@ -486,3 +486,26 @@ fn serve_builds_for_the_domain_root_and_rereads_the_config() {
         "the edited config is read again: {second}"
     );
 }
+
+#[test]
+fn the_review_expiry_comes_from_the_config_unless_the_flag_gives_one() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("coursegen.toml", "review_max_age_days = 5\n");
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("a review is valid for 5 days"),
+        "{}",
+        stderr(&o)
+    );
+    let o = site.run(&["build", "--review-max-age", "30"]);
+    assert_code(&o, 0);
+    assert!(
+        !stderr(&o).contains("a review is valid for"),
+        "{}",
+        stderr(&o)
+    );
+    site.write("coursegen.toml", "");
+    assert!(!stderr(&site.run(&["build"])).contains("a review is valid for"));
+}
