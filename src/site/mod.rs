@@ -17,6 +17,7 @@ mod links;
 mod measurements;
 pub mod output;
 pub mod pages;
+mod plan;
 mod render;
 pub mod serve;
 mod summary;
