@@ -68,7 +68,8 @@ fn course() -> Site {
 }
 
 /// Every URL in the files of `out` that a browser or crawler would follow: attribute
-/// values, sitemap and feed locations, and JSON strings under keys ending in `url`.
+/// values, sitemap and feed locations, JSON strings under keys ending in `url`, CSS
+/// `url()`s, and Markdown links in text files.
 fn emitted_urls(out: &Path) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for item in walkdir::WalkDir::new(out) {
@@ -83,7 +84,7 @@ fn emitted_urls(out: &Path) -> Vec<(String, String)> {
             continue;
         };
         let text = match ext {
-            "html" | "xml" | "json" | "txt" | "css" | "js" => {
+            "html" | "xml" | "json" | "txt" | "md" | "css" | "js" => {
                 std::fs::read_to_string(item.path()).unwrap()
             }
             _ => continue,
@@ -107,6 +108,12 @@ fn emitted_urls(out: &Path) -> Vec<(String, String)> {
         if ext == "json" {
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();
             json_urls(&v, &mut push);
+        }
+        if ext == "txt" || ext == "md" {
+            // Markdown links: llms.txt and Markdown copies of pages.
+            for part in text.split("](").skip(1) {
+                push(part.split([')', ' ']).next().unwrap());
+            }
         }
         if ext == "css" {
             for part in text.split("url(").skip(1) {
