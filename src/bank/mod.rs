@@ -3,6 +3,7 @@
 
 mod bank_map;
 pub mod diagram;
+mod glyphs;
 mod lane_banks;
 pub mod model;
 pub mod raster;

@@ -74,19 +74,23 @@ fn fonts() -> &'static Arc<fontdb::Database> {
     })
 }
 
+/// usvg's options for our SVGs: text in the embedded font only.
+pub(crate) fn options() -> usvg::Options<'static> {
+    usvg::Options {
+        fontdb: Arc::clone(fonts()),
+        font_family: FONT_FAMILY.to_owned(),
+        ..usvg::Options::default()
+    }
+}
+
 /// Renders `svg` to PNG bytes at `scale` times its size; the site calls it with 2.0 for each
 /// diagram's image beside the page.
 pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
     if !(scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE) {
         return Err(RasterError::BadScale { scale });
     }
-    let options = usvg::Options {
-        fontdb: Arc::clone(fonts()),
-        font_family: FONT_FAMILY.to_owned(),
-        ..usvg::Options::default()
-    };
     let tree =
-        usvg::Tree::from_str(svg, &options).map_err(|source| RasterError::Parse { source })?;
+        usvg::Tree::from_str(svg, &options()).map_err(|source| RasterError::Parse { source })?;
     let size = tree.size();
     let canvas_error = || RasterError::Canvas {
         width: size.width(),

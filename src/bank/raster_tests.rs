@@ -5,9 +5,10 @@ use resvg::tiny_skia::Pixmap;
 
 use super::bank_map::cell_origin;
 use super::diagram_tests::{bank_map, lane_banks, render};
+use super::glyphs;
 use super::lane_banks::{BANK_TOP, box_left};
 use super::raster::svg_to_png;
-use super::svg::{bank_fill, load_level};
+use super::svg::{BACKGROUND, INK, bank_fill, load_level};
 
 const SCALE: f32 = 2.0;
 
@@ -61,6 +62,22 @@ fn in_a_33_wide_map_one_column_shows_32_distinct_colours() {
     colours.sort_unstable();
     colours.dedup();
     assert_eq!(colours.len(), 32);
+    // Rows are one strip of cells shifted and clipped: nothing of it shows beside the tile.
+    let background = rgba(BACKGROUND);
+    for row in 1..32 {
+        let (left, y) = cell_origin(row, 0);
+        let (right, _) = cell_origin(row, 33);
+        assert_eq!(
+            pixel(&image, (left - 4, y + 4)),
+            background,
+            "left of row {row}"
+        );
+        assert_eq!(
+            pixel(&image, (right + 4, y + 4)),
+            background,
+            "right of row {row}"
+        );
+    }
 }
 
 #[test]
@@ -148,4 +165,50 @@ fn text_renders_with_the_embedded_font() {
             spec.preset
         );
     }
+}
+
+#[test]
+fn glyph_labels_cover_the_pixels_text_would() {
+    // Every label a diagram draws, at whole and half-unit centres, as `<use>` of the digit
+    // glyphs and as the `<text>` they replace. They may differ only where float rounding
+    // tips one anti-aliasing sample: a step of at most 1/16 on a few edge pixels.
+    let open = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"440\" height=\"100\">\
+                <rect width=\"440\" height=\"100\" fill=\"#fed5de\"/>";
+    let mut uses = format!("{open}<defs>{}</defs><g fill=\"{INK}\">", glyphs::defs("t"));
+    let mut texts = format!(
+        "{open}<g fill=\"{INK}\" font-size=\"{}\" text-anchor=\"middle\" \
+         font-family=\"DejaVu Sans Mono\">",
+        glyphs::LABEL_SIZE
+    );
+    for value in 0..=64u32 {
+        let (x, y) = (10.0 + (value % 20) as f32 * 21.5, 20 + (value / 20) * 20);
+        uses.push_str(&glyphs::label("t", (x, y), value));
+        texts.push_str(&format!("<text x=\"{x}\" y=\"{y}\">{value}</text>"));
+    }
+    let (uses, texts) = (
+        raster(&format!("{uses}</g></svg>")),
+        raster(&format!("{texts}</g></svg>")),
+    );
+    let background = rgba("#fed5de");
+    let inked = texts
+        .pixels()
+        .iter()
+        .filter(|p| [p.red(), p.green(), p.blue(), p.alpha()] != background);
+    let inked = inked.count();
+    let mut differing = 0;
+    for (a, b) in uses.pixels().iter().zip(texts.pixels()) {
+        let channels = [
+            a.red().abs_diff(b.red()),
+            a.green().abs_diff(b.green()),
+            a.blue().abs_diff(b.blue()),
+        ];
+        let worst = channels.into_iter().max().unwrap();
+        assert!(worst <= 16, "a pixel differs by {worst}");
+        differing += usize::from(worst > 0);
+    }
+    assert!(inked > 5_000, "{inked} pixels of ink");
+    assert!(
+        differing * 50 < inked,
+        "{differing} of {inked} inked pixels differ"
+    );
 }
