@@ -77,6 +77,35 @@ pub struct BuildArgs {
     /// Output folder (default: <root>/public). It is replaced whole, atomically.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Where rendered diagram images are kept between builds.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Raster cache folder: diagram images rendered by earlier builds are reused from it,
+    /// so an unchanged diagram is rasterised once (default: <root>/.coursegen-cache). Safe
+    /// to delete; safe to share between builds running at once.
+    #[arg(long, value_name = "DIR", env = "COURSEGEN_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Render every diagram afresh and keep nothing between builds.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder this run uses, or `None` for no cache.
+    pub fn dir(&self, root: &Path) -> Option<PathBuf> {
+        if self.no_cache {
+            return None;
+        }
+        Some(
+            self.cache_dir
+                .clone()
+                .unwrap_or_else(|| root.join(site::raster_cache::DEFAULT_DIR)),
+        )
+    }
 }
 
 /// Flags of `coursegen check`.
@@ -113,6 +142,8 @@ pub struct ServeArgs {
     /// Serve the publish build instead of the preview with drafts.
     #[arg(long)]
     pub no_drafts: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 /// Arguments of `coursegen new`.
@@ -157,6 +188,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 highlight: !args.no_highlight,
                 out: Some(out.clone()),
                 base_url: args.base_url.clone(),
+                cache_dir: args.cache.dir(root),
             };
             build(root, &opts, &format!("built {} with", out.display()))
         }
@@ -167,6 +199,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 highlight: false,
                 out: None,
                 base_url: None,
+                cache_dir: None,
             };
             build(root, &opts, "checked, nothing written:")
         }
@@ -184,8 +217,10 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 }
             })
         }
-        Command::Serve(args) => site::serve::serve(root, args.port, !args.no_drafts)
-            .map_err(|e| Failure::Usage(e.into())),
+        Command::Serve(args) => {
+            site::serve::serve(root, args.port, !args.no_drafts, args.cache.dir(root))
+                .map_err(|e| Failure::Usage(e.into()))
+        }
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug)
                 .map_err(|e| Failure::Usage(e.into()))?;

@@ -7,12 +7,14 @@ use std::sync::{Arc, OnceLock};
 use resvg::tiny_skia::{Pixmap, Transform};
 use resvg::usvg::{self, fontdb};
 
+use super::palette;
 use super::svg::FONT_FAMILY;
 
 // resvg silently drops text whose font it cannot find, so a machine with no fonts would
 // produce a PNG without a single label. Embedding the font removes that failure.
 // DejaVu Sans Mono 2.37, Bitstream Vera licence: see assets/fonts/LICENSE-DejaVu.txt.
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+/// The embedded font file; the raster cache keys on its hash.
+pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
 
 /// Largest scale factor accepted; the site uses 2.
 pub const MAX_SCALE: f32 = 8.0;
@@ -83,9 +85,26 @@ pub(crate) fn options() -> usvg::Options<'static> {
     }
 }
 
-/// Renders `svg` to PNG bytes at `scale` times its size; the site calls it with 2.0 for each
-/// diagram's image beside the page.
+/// Renders `svg` to PNG bytes at `scale` times its size, in full RGBA; tests and anyone who
+/// wants a diagram at print size use it.
 pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
+    render(svg, scale)?
+        .encode_png()
+        .map_err(|error| RasterError::Encode {
+            message: error.to_string(),
+        })
+}
+
+/// Renders `svg` at its own size to an indexed-colour PNG (see `bank::palette`): what the
+/// site writes for a diagram's social card, a fraction of the bytes of [`svg_to_png`].
+pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
+    let pixmap = render(svg, 1.0)?;
+    palette::encode_indexed(&pixmap).map_err(|error| RasterError::Encode {
+        message: error.to_string(),
+    })
+}
+
+fn render(svg: &str, scale: f32) -> Result<Pixmap, RasterError> {
     if !(scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE) {
         return Err(RasterError::BadScale { scale });
     }
@@ -107,9 +126,7 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
         Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
-    pixmap.encode_png().map_err(|error| RasterError::Encode {
-        message: error.to_string(),
-    })
+    Ok(pixmap)
 }
 
 #[cfg(test)]

@@ -212,3 +212,74 @@ fn glyph_labels_cover_the_pixels_text_would() {
         "{differing} of {inked} inked pixels differ"
     );
 }
+
+/// The social card of `spec`, as the site makes it for the seed entry.
+fn card_of(spec: &super::diagram::DiagramSpec) -> Vec<u8> {
+    let text = super::card::CardText {
+        title: "Shared memory bank",
+        subtitle: Some("What is a shared memory bank on a GPU?"),
+        kicker: "100 Days of GPU · CUDA glossary",
+    };
+    let card = super::card::card_svg(&render(spec), &text).expect("our SVG has a size");
+    super::raster::svg_to_indexed_png(&card).expect("card rasterises")
+}
+
+#[test]
+fn social_cards_are_1200_by_630_and_under_100_kb() {
+    for spec in [
+        bank_map(None, Some((0, 5))),
+        bank_map(Some(33), Some((3, 7))),
+        lane_banks(32),
+        lane_banks(3),
+    ] {
+        let start = std::time::Instant::now();
+        let png = card_of(&spec);
+        let elapsed = start.elapsed();
+        if let Some(dir) = std::env::var_os("BANK_DIAGRAM_OUT") {
+            let name = format!(
+                "card-{:?}-{:?}-{:?}.png",
+                spec.preset, spec.width, spec.stride
+            );
+            std::fs::write(std::path::Path::new(&dir).join(name), &png).unwrap();
+            eprintln!("{:?}: {} bytes in {elapsed:?}", spec, png.len());
+        }
+        let image = Pixmap::decode_png(&png).unwrap();
+        assert_eq!((image.width(), image.height()), (1200, 630), "{spec:?}");
+        assert!(png.len() <= 100 * 1024, "{spec:?}: {} bytes", png.len());
+    }
+}
+
+#[test]
+fn the_card_shows_the_diagram_title_and_bank_colours() {
+    let card = Pixmap::decode_png(&card_of(&bank_map(None, Some((0, 5))))).unwrap();
+    let at = |x: u32, y: u32| {
+        let c = card.pixel(x, y).unwrap();
+        [c.red(), c.green(), c.blue(), c.alpha()]
+    };
+    // The band of bank colours across the top, exact despite the palette.
+    for bank in [0, 1, 31] {
+        assert_eq!(
+            at(bank * 1200 / 32 + 10, 3),
+            rgba(bank_fill(bank)),
+            "bank {bank}"
+        );
+    }
+    // Ink of the title on the left, and every bank fill somewhere in the diagram.
+    let ink = card
+        .pixels()
+        .iter()
+        .take(1200 * 300)
+        .enumerate()
+        .filter(|(i, p)| i % 1200 < 600 && p.red() < 0x40 && p.green() < 0x40);
+    assert!(ink.count() > 1_000, "the title is drawn");
+    let mut seen: Vec<[u8; 4]> = card
+        .pixels()
+        .iter()
+        .map(|c| [c.red(), c.green(), c.blue(), c.alpha()])
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    for bank in 0..32 {
+        assert!(seen.contains(&rgba(bank_fill(bank))), "bank {bank} fill");
+    }
+}

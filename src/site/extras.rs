@@ -3,7 +3,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::bank::{self, Cell, DiagramError, DiagramSpec, Preset, render_svg, svg_to_png};
+use crate::bank::{
+    self, CardText, Cell, DiagramError, DiagramSpec, Preset, card_svg, render_svg,
+    svg_to_indexed_png,
+};
 use crate::content::{Diagnostic, Entry};
 use crate::measured::{self, BindingError, MeasuredView};
 use crate::records;
@@ -11,12 +14,14 @@ use crate::site::BuildOptions;
 use crate::site::links::DIAGRAM_PNG;
 use crate::site::output::OutFile;
 use crate::site::pages::{DiagramCtx, MeasuredCtx};
+use crate::site::raster_cache::RasterCache;
 
 /// What the build loaded once for every page: one measured view per kernel, and options.
 pub(super) struct Extras {
     strict: bool,
     write_files: bool,
     views: HashMap<String, MeasuredView>,
+    raster_cache: RasterCache,
 }
 
 impl Extras {
@@ -93,6 +98,7 @@ impl Extras {
             strict: opts.strict,
             write_files: opts.out.is_some(),
             views,
+            raster_cache: RasterCache::new(opts.cache_dir.clone()),
         }
     }
 
@@ -120,11 +126,13 @@ impl Extras {
         expanded.map_err(located)
     }
 
-    /// The Diagram section, drawn from the bank model; pushes the PNG beside the page into `files`.
+    /// The Diagram section, drawn from the bank model; pushes the social card beside the
+    /// page (`og:image`, headed by `kicker`) into `files`.
     pub(super) fn diagram(
         &self,
         entry: &Entry,
         prose_html: Option<String>,
+        kicker: &str,
         files: &mut Vec<OutFile>,
     ) -> Result<Option<DiagramCtx>, Vec<Diagnostic>> {
         let Some(d) = &entry.meta.diagram else {
@@ -149,7 +157,15 @@ impl Extras {
         let title = entry.meta.term.as_deref().unwrap_or(&entry.meta.title);
         let svg = render_svg(&spec, title, &d.alt).map_err(|e| at("diagram", e.to_string()))?;
         let png = if self.write_files {
-            let bytes = png_of(&svg)
+            let text = CardText {
+                title,
+                subtitle: (title != entry.meta.title).then_some(entry.meta.title.as_str()),
+                kicker,
+            };
+            let card = card_svg(&svg, &text).expect("render_svg writes its size on the root");
+            let bytes = self
+                .raster_cache
+                .get_or_render("card", &card, svg_to_indexed_png)
                 .map_err(|e| at("diagram", format!("cannot rasterise the diagram: {e}")))?;
             files.push(OutFile {
                 path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
@@ -202,6 +218,11 @@ impl Extras {
             .collect()
     }
 
+    /// A warning if the raster cache could not store what this build rendered.
+    pub(super) fn cache_warning(&self) -> Option<Diagnostic> {
+        self.raster_cache.warning()
+    }
+
     /// `cc` must be a compute capability the bank model knows.
     pub(super) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
         let cc = entry.meta.cc.as_deref()?;
@@ -219,24 +240,6 @@ impl Extras {
             .help(format!("use one of {}", known.join(", "))),
         )
     }
-}
-
-/// The 2× PNG of a diagram. Rasterising costs ~0.1 s per diagram, and `serve` rebuilds on
-/// every save, so PNGs are kept for the life of the process, keyed by the SVG's hash.
-fn png_of(svg: &str) -> Result<Vec<u8>, bank::RasterError> {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Vec<u8>>>> = OnceLock::new();
-    let key = records::sha256_hex(svg.as_bytes());
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(png) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(png.clone());
-    }
-    let png = svg_to_png(svg, 2.0)?;
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, png.clone());
-    Ok(png)
 }
 
 fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnostic {

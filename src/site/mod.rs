@@ -15,6 +15,7 @@ mod indexes;
 mod links;
 pub mod output;
 pub mod pages;
+pub mod raster_cache;
 pub mod serve;
 
 use indexes::{check_collisions, indexes, page_path, sitemap, static_copies};
@@ -34,6 +35,9 @@ pub struct BuildOptions {
     pub out: Option<PathBuf>,
     /// Public address, for sitemap.xml (publish builds only).
     pub base_url: Option<String>,
+    /// Folder of the persistent raster cache (see `raster_cache`); `None` renders every
+    /// diagram afresh.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Why a build failed.
@@ -142,6 +146,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         // A published page must not tell readers to run the tool: say so at build time.
         report.warnings.extend(extras.unmeasured(&shown));
     }
+    report.warnings.extend(extras.cache_warning());
     paths.extend(files.iter().map(|f| f.path.clone()));
     check_collisions(&paths, &copies)?;
     report.pages = paths.iter().filter(|p| p.ends_with("index.html")).count();
@@ -253,7 +258,8 @@ fn render_entry(
         return Err(broken);
     }
     let mut files = Vec::new();
-    let diagram = extras.diagram(entry, bodies.diagram, &mut files)?;
+    let kicker = format!("{} · {}", info.title, pages::section_title(&entry.section));
+    let diagram = extras.diagram(entry, bodies.diagram, &kicker, &mut files)?;
     let measured = extras.measured(entry, bodies.measured)?;
     let m = &entry.meta;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());

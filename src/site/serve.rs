@@ -29,8 +29,14 @@ pub enum ServeError {
     },
 }
 
-/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed.
-pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
+/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed;
+/// diagrams are rasterised through the cache in `cache_dir`, if any.
+pub fn serve(
+    root: &Path,
+    port: u16,
+    drafts: bool,
+    cache_dir: Option<PathBuf>,
+) -> Result<(), ServeError> {
     let dir = tempfile::Builder::new()
         .prefix("coursegen-serve-")
         .tempdir()
@@ -42,6 +48,7 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
         highlight: true,
         out: Some(out.clone()),
         base_url: None,
+        cache_dir,
     };
     let version = Arc::new(AtomicU64::new(0));
     rebuild(root, &opts, &version);
