@@ -3,14 +3,14 @@
 //! build. Keyed by the SHA-256 of the SVG plus the versions of everything else that shapes
 //! the pixels (renderer, font, encoder); an entry is written atomically and checked against
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
-//! cost a re-render. Uses `records::sha256_hex` and `bank` for the font.
+//! cost a re-render. Uses `measurement::record::sha256_hex` and `bank` for the font.
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use crate::bank;
 use crate::content::Diagnostic;
-use crate::records::sha256_hex;
+use crate::measurement::record::sha256_hex;
 
 /// Folder under the site root that holds the cache unless `--cache-dir` says otherwise.
 pub const DEFAULT_DIR: &str = ".coursegen-cache";
