@@ -4,7 +4,7 @@
 
 use super::diagram::{Cell, TILE_ROWS, describe_access};
 use super::model::{self, Geometry};
-use super::svg::{Anchor, Frame, INK, MUTED_INK, Svg, bank_fill};
+use super::svg::{Anchor, Frame, INK, MUTED_INK, STATIC_END, STATIC_START, Svg, bank_fill};
 
 /// Side of a word cell, including the 1-unit gap that separates it from the next.
 pub(crate) const CELL: u32 = 20;
@@ -31,7 +31,10 @@ pub(crate) fn render<'a>(
     ));
     heading(&mut svg, width);
     axes(&mut svg, width, highlight);
+    // The tile depends on the width alone: marked so rasterising can reuse its pixels.
+    svg.line(format_args!("{STATIC_START}"));
     cells(&mut svg, width, geometry);
+    svg.line(format_args!("{STATIC_END}"));
     if let Some(cell) = highlight {
         outlines(&mut svg, width, cell);
     }

@@ -15,14 +15,18 @@ const MAX_COLOURS: usize = 256;
 #[error("cannot encode the indexed PNG: {0}")]
 pub(crate) struct EncodeError(#[from] png::EncodingError);
 
-/// Straight-alpha RGBA of every pixel.
+/// Straight-alpha RGBA of every pixel. Cards are opaque, where premultiplied is straight.
 fn colours(pixmap: &Pixmap) -> Vec<[u8; 4]> {
     pixmap
         .pixels()
         .iter()
         .map(|p| {
-            let c = p.demultiply();
-            [c.red(), c.green(), c.blue(), c.alpha()]
+            if p.alpha() == 255 {
+                [p.red(), p.green(), p.blue(), 255]
+            } else {
+                let c = p.demultiply();
+                [c.red(), c.green(), c.blue(), c.alpha()]
+            }
         })
         .collect()
 }
@@ -86,7 +90,9 @@ pub(crate) fn encode_indexed(pixmap: &Pixmap) -> Result<Vec<u8>, EncodeError> {
     if alpha.iter().any(|&a| a < 255) {
         encoder.set_trns(alpha);
     }
-    encoder.set_compression(png::Compression::High);
+    // zlib's default level: its best saves 3 % more at 10 % more time; fdeflate's fast mode
+    // made the seed card 6× larger.
+    encoder.set_compression(png::Compression::Balanced);
     // Palette indices are labels, not intensities: differencing filters only blur them.
     encoder.set_filter(png::Filter::NoFilter);
     let mut writer = encoder.write_header()?;

@@ -283,3 +283,58 @@ fn the_card_shows_the_diagram_title_and_bank_colours() {
         assert!(seen.contains(&rgba(bank_fill(bank))), "bank {bank} fill");
     }
 }
+
+/// Where a card's time goes; a measurement, not a check:
+/// `cargo test --release --lib card_cost -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints timings; run in release by hand"]
+fn card_cost_breakdown() {
+    use std::time::Instant;
+    let text = super::card::CardText {
+        title: "Shared memory bank",
+        subtitle: Some("What is a shared memory bank on a GPU?"),
+        kicker: "100 Days of GPU · Glossary",
+    };
+    let _ = card_of(&bank_map(None, Some((0, 5))));
+    for spec in [
+        bank_map(None, Some((1, 6))),
+        bank_map(Some(33), Some((2, 9))),
+        lane_banks(5),
+    ] {
+        let start = Instant::now();
+        let svg = render(&spec);
+        let card = super::card::card_svg(&svg, &text).unwrap();
+        let t_svg = start.elapsed();
+        let tree = resvg::usvg::Tree::from_str(&card, &super::raster::options()).unwrap();
+        let t_parse = start.elapsed();
+        let mut pixmap = Pixmap::new(1200, 630).unwrap();
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::identity(),
+            &mut pixmap.as_mut(),
+        );
+        let t_render = start.elapsed();
+        let png = super::palette::encode_indexed(&pixmap).unwrap();
+        let t_encode = start.elapsed();
+        eprintln!(
+            "{:?}: svg {:?} parse {:?} render {:?} quantise+encode {:?} ({} B, {} nodes)",
+            spec.preset,
+            t_svg,
+            t_parse - t_svg,
+            t_render - t_parse,
+            t_encode - t_render,
+            png.len(),
+            count(tree.root()),
+        );
+    }
+    fn count(group: &resvg::usvg::Group) -> usize {
+        group
+            .children()
+            .iter()
+            .map(|n| match n {
+                resvg::usvg::Node::Group(g) => 1 + count(g),
+                _ => 1,
+            })
+            .sum()
+    }
+}

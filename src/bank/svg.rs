@@ -95,6 +95,12 @@ pub(crate) fn load_level(words: u32) -> &'static LoadLevel {
         .unwrap_or(&LOAD_LEVELS[LOAD_LEVELS.len() - 1])
 }
 
+/// Marks the start of a part of a diagram that is the same in every diagram of its kind (a
+/// bank map's tile): `raster` renders such a part once per process and reuses the pixels.
+pub(crate) const STATIC_START: &str = "<!--coursegen:static-->";
+/// Marks the end of that part.
+pub(crate) const STATIC_END: &str = "<!--coursegen:/static-->";
+
 /// Escapes text for XML content and attribute values.
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
