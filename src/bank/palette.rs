@@ -4,6 +4,7 @@
 //! compression. Deterministic, and without a GPL quantiser. Uses the `png` crate.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use resvg::tiny_skia::Pixmap;
 
@@ -14,6 +15,25 @@ const MAX_COLOURS: usize = 256;
 #[derive(Debug, thiserror::Error)]
 #[error("cannot encode the indexed PNG: {0}")]
 pub(crate) struct EncodeError(#[from] png::EncodingError);
+
+/// A hasher for colours: one multiply instead of SipHash, which was a tenth of a card's
+/// time. The keys are pixel colours, not attacker-chosen strings.
+#[derive(Default)]
+struct ColourHasher(u64);
+
+impl Hasher for ColourHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 << 8 | u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+}
+
+type ColourMap<V> = HashMap<[u8; 4], V, BuildHasherDefault<ColourHasher>>;
 
 /// Straight-alpha RGBA of every pixel. Cards are opaque, where premultiplied is straight.
 fn colours(pixmap: &Pixmap) -> Vec<[u8; 4]> {
@@ -34,7 +54,7 @@ fn colours(pixmap: &Pixmap) -> Vec<[u8; 4]> {
 /// The palette: colours by descending frequency (ties by value, so the order is fixed),
 /// at most [`MAX_COLOURS`].
 fn palette(pixels: &[[u8; 4]]) -> Vec<[u8; 4]> {
-    let mut counts: HashMap<[u8; 4], u32> = HashMap::new();
+    let mut counts: ColourMap<u32> = ColourMap::default();
     // Fills come in long runs; counting runs instead of pixels saves most lookups.
     for run in pixels.chunk_by(|a, b| a == b) {
         *counts.entry(run[0]).or_default() += run.len() as u32;
@@ -55,7 +75,7 @@ fn distance(a: [u8; 4], b: [u8; 4]) -> u32 {
 /// The palette index of every pixel: exact where the colour is in the palette, else the
 /// nearest entry (the first of equals).
 fn indices(pixels: &[[u8; 4]], palette: &[[u8; 4]]) -> Vec<u8> {
-    let mut index: HashMap<[u8; 4], u8> = (0u8..=255)
+    let mut index: ColourMap<u8> = (0u8..=255)
         .zip(palette.iter().copied())
         .map(|(i, c)| (c, i))
         .collect();
@@ -90,9 +110,10 @@ pub(crate) fn encode_indexed(pixmap: &Pixmap) -> Result<Vec<u8>, EncodeError> {
     if alpha.iter().any(|&a| a < 255) {
         encoder.set_trns(alpha);
     }
-    // zlib's default level: its best saves 3 % more at 10 % more time; fdeflate's fast mode
-    // made the seed card 6× larger.
-    encoder.set_compression(png::Compression::Balanced);
+    // zlib level 2 (greedy, few probes): deflating was a fifth of a card's time at the
+    // default level 6, which made the seed card only ~6 % smaller; fdeflate's fast mode
+    // made it 6× larger.
+    encoder.set_deflate_compression(png::DeflateCompression::Level(2));
     // Palette indices are labels, not intensities: differencing filters only blur them.
     encoder.set_filter(png::Filter::NoFilter);
     let mut writer = encoder.write_header()?;
