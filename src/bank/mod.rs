@@ -10,6 +10,7 @@ pub mod model;
 mod palette;
 pub mod raster;
 mod svg;
+mod tile;
 
 #[cfg(test)]
 mod diagram_tests;

@@ -6,31 +6,162 @@ use super::emit::{Class, Emitter, ident_end, is_ident, line_end, number_end, quo
 /// Every name of Python 3.13's `builtins` module (functions, types, exceptions, warnings,
 /// constants) and the module attributes every file has; sorted, for binary search.
 pub(crate) const BUILTINS: &[&str] = &[
-    "ArithmeticError", "AssertionError", "AttributeError", "BaseException",
-    "BaseExceptionGroup", "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning",
-    "ChildProcessError", "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError",
-    "ConnectionResetError", "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning",
-    "EnvironmentError", "Exception", "ExceptionGroup", "FileExistsError", "FileNotFoundError",
-    "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
-    "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError",
-    "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError",
-    "NameError", "NotADirectoryError", "NotImplemented", "NotImplementedError", "OSError",
-    "OverflowError", "PendingDeprecationWarning", "PermissionError", "ProcessLookupError",
-    "PythonFinalizationError", "RecursionError", "ReferenceError", "ResourceWarning",
-    "RuntimeError", "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError",
-    "SyntaxWarning", "SystemError", "SystemExit", "TabError", "TimeoutError", "TypeError",
-    "UnboundLocalError", "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError",
-    "UnicodeTranslateError", "UnicodeWarning", "UserWarning", "ValueError", "Warning",
-    "ZeroDivisionError", "__builtins__", "__debug__", "__doc__", "__file__", "__import__",
-    "__loader__", "__name__", "__package__", "__spec__", "abs", "aiter", "all", "anext", "any",
-    "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr",
-    "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir",
-    "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
-    "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
-    "issubclass", "iter", "len", "license", "list", "locals", "map", "max", "memoryview", "min",
-    "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr",
-    "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
-    "super", "tuple", "type", "vars", "zip",
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BaseExceptionGroup",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "Ellipsis",
+    "EncodingWarning",
+    "EnvironmentError",
+    "Exception",
+    "ExceptionGroup",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NotADirectoryError",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "PythonFinalizationError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "__builtins__",
+    "__debug__",
+    "__doc__",
+    "__file__",
+    "__import__",
+    "__loader__",
+    "__name__",
+    "__package__",
+    "__spec__",
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "copyright",
+    "credits",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "exit",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
 ];
 
 /// Lexes `src`, reporting tokens to `out`.
@@ -46,19 +177,11 @@ fn lex_range(src: &str, start: usize, out: &mut Emitter<'_>) {
     // Set by `def` and `class`: the class of the name that follows.
     let mut naming: Option<Class> = None;
     while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                continue;
-            }
-            _ => {}
+        if let Some(newline) = super::step_blank(b, &mut i) {
+            line_start |= newline;
+            continue;
         }
+        let c = b[i];
         let at_line_start = std::mem::replace(&mut line_start, false);
         let names = naming.take();
         let (end, class) = match c {
@@ -80,7 +203,9 @@ fn lex_range(src: &str, start: usize, out: &mut Emitter<'_>) {
                 let end = ident_end(b, i);
                 let word = &src[i..end];
                 match b.get(end) {
-                    Some(b'"' | b'\'') if is_string_prefix(word) && word.contains(['f', 'F', 't', 'T']) => {
+                    Some(b'"' | b'\'')
+                        if is_string_prefix(word) && word.contains(['f', 'F', 't', 'T']) =>
+                    {
                         i = fstring(src, i, end, out);
                         continue;
                     }
@@ -145,8 +270,13 @@ fn fstring(src: &str, start: usize, quote: usize, out: &mut Emitter<'_>) -> usiz
     let b = src.as_bytes();
     let end = string_end(b, quote);
     let q = b[quote];
-    let open_len = if b.get(quote + 1) == Some(&q) && b.get(quote + 2) == Some(&q) { 3 } else { 1 };
-    let closed = end >= quote + 2 * open_len && b[end - 1] == q && (open_len == 1 || end >= quote + 6);
+    let open_len = if b.get(quote + 1) == Some(&q) && b.get(quote + 2) == Some(&q) {
+        3
+    } else {
+        1
+    };
+    let closed =
+        end >= quote + 2 * open_len && b[end - 1] == q && (open_len == 1 || end >= quote + 6);
     let body_end = if closed { end - open_len } else { end };
     out.open(start, Class::String);
     let mut i = quote + open_len;
@@ -183,7 +313,10 @@ fn field(b: &[u8], start: usize, limit: usize) -> (usize, usize) {
             b'}' => return (expr_end.unwrap_or(i), i),
             b'\'' | b'"' if expr_end.is_none() => {
                 let q = b[i];
-                i += b[i + 1..limit].iter().position(|&c| c == q).map_or(limit - i, |n| n + 1);
+                i += b[i + 1..limit]
+                    .iter()
+                    .position(|&c| c == q)
+                    .map_or(limit - i, |n| n + 1);
             }
             b'!' if depth == 0 && expr_end.is_none() && b.get(i + 1) != Some(&b'=') => {
                 expr_end = Some(i)

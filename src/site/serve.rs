@@ -29,8 +29,8 @@ pub enum ServeError {
     },
 }
 
-/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed;
-/// diagrams are rasterised through the cache in `cache_dir`, if any.
+/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed.
+/// Diagrams are rasterised through the cache in `cache_dir`, if any.
 pub fn serve(
     root: &Path,
     port: u16,
@@ -48,6 +48,8 @@ pub fn serve(
         highlight: true,
         out: Some(out.clone()),
         base_url: None,
+        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        today: crate::policy::today().ok(),
         cache_dir,
     };
     let version = Arc::new(AtomicU64::new(0));

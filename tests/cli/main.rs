@@ -9,6 +9,8 @@ mod front_matter;
 mod links;
 mod measured;
 mod output;
+mod pipeline;
 mod regression;
+mod review;
 mod serve;
 mod util;
