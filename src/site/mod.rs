@@ -16,8 +16,8 @@ mod links;
 mod measurements;
 pub mod output;
 pub mod pages;
-mod render;
 pub mod raster_cache;
+mod render;
 pub mod serve;
 
 use output::OutputError;

@@ -7,8 +7,8 @@ use super::BuildOptions;
 use super::check::{Checked, Page, page_path};
 use super::diagrams::{self, DIAGRAM_PNG};
 use super::output::OutFile;
-use super::raster_cache::RasterCache;
 use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
+use super::raster_cache::RasterCache;
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
 
@@ -64,12 +64,13 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         Some(d) => {
             let png = if opts.out.is_some() {
                 let kicker = format!("{} · {}", info.title, pages::section_title(&entry.section));
-                let bytes = diagrams::card_of(&d.svg, entry, &kicker, raster_cache).map_err(
-                    |error| RenderError::Raster {
-                        file: entry.file.clone(),
-                        error,
-                    },
-                )?;
+                let bytes =
+                    diagrams::card_of(&d.svg, entry, &kicker, raster_cache).map_err(|error| {
+                        RenderError::Raster {
+                            file: entry.file.clone(),
+                            error,
+                        }
+                    })?;
                 files.push(OutFile {
                     path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
                     bytes,

@@ -204,7 +204,7 @@ fn builds_running_at_once_share_one_cache() {
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
-        .filter(|e| !e.path().extension().is_some_and(|x| x == "bin"))
+        .filter(|e| e.path().extension().is_none_or(|x| x != "bin"))
         .filter(|e| e.file_name() != "CACHEDIR.TAG")
         .count();
     assert_eq!(leftovers, 0);
