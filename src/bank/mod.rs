@@ -12,11 +12,6 @@ pub mod raster;
 mod svg;
 mod tile;
 
-#[cfg(test)]
-mod diagram_tests;
-#[cfg(test)]
-mod raster_tests;
-
 pub use card::{CARD_HEIGHT, CARD_WIDTH, CardText, card_svg};
 pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 pub use model::{

@@ -16,6 +16,7 @@ mod links;
 mod measurements;
 pub mod output;
 pub mod pages;
+mod plan;
 pub mod raster_cache;
 mod render;
 pub mod serve;

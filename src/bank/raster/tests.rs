@@ -3,12 +3,13 @@
 
 use resvg::tiny_skia::Pixmap;
 
-use super::bank_map::cell_origin;
-use super::diagram_tests::{bank_map, lane_banks, render};
-use super::glyphs;
-use super::lane_banks::{BANK_TOP, box_left};
-use super::raster::svg_to_png;
-use super::svg::{BACKGROUND, INK, bank_fill, load_level};
+use super::*;
+use crate::bank::bank_map::cell_origin;
+use crate::bank::diagram::tests::{bank_map, lane_banks, render};
+use crate::bank::glyphs;
+use crate::bank::lane_banks::{BANK_TOP, box_left};
+use crate::bank::svg::{BACKGROUND, INK};
+use crate::bank::svg::{bank_fill, load_level};
 
 const SCALE: f32 = 2.0;
 
@@ -214,14 +215,14 @@ fn glyph_labels_cover_the_pixels_text_would() {
 }
 
 /// The social card of `spec`, as the site makes it for the seed entry.
-fn card_of(spec: &super::diagram::DiagramSpec) -> Vec<u8> {
-    let text = super::card::CardText {
+fn card_of(spec: &crate::bank::diagram::DiagramSpec) -> Vec<u8> {
+    let text = crate::bank::card::CardText {
         title: "Shared memory bank",
         subtitle: Some("What is a shared memory bank on a GPU?"),
         kicker: "100 Days of GPU · CUDA glossary",
     };
-    let card = super::card::card_svg(&render(spec), &text).expect("our SVG has a size");
-    super::raster::svg_to_indexed_png(&card).expect("card rasterises")
+    let card = crate::bank::card::card_svg(&render(spec), &text).expect("our SVG has a size");
+    crate::bank::raster::svg_to_indexed_png(&card).expect("card rasterises")
 }
 
 #[test]
@@ -290,7 +291,7 @@ fn the_card_shows_the_diagram_title_and_bank_colours() {
 #[ignore = "prints timings; run in release by hand"]
 fn card_cost_breakdown() {
     use std::time::Instant;
-    let text = super::card::CardText {
+    let text = crate::bank::card::CardText {
         title: "Shared memory bank",
         subtitle: Some("What is a shared memory bank on a GPU?"),
         kicker: "100 Days of GPU · Glossary",
@@ -303,9 +304,9 @@ fn card_cost_breakdown() {
     ] {
         let start = Instant::now();
         let svg = render(&spec);
-        let card = super::card::card_svg(&svg, &text).unwrap();
+        let card = crate::bank::card::card_svg(&svg, &text).unwrap();
         let t_svg = start.elapsed();
-        let tree = resvg::usvg::Tree::from_str(&card, &super::raster::options()).unwrap();
+        let tree = resvg::usvg::Tree::from_str(&card, &crate::bank::raster::options()).unwrap();
         let t_parse = start.elapsed();
         let mut pixmap = Pixmap::new(1200, 630).unwrap();
         resvg::render(
@@ -314,7 +315,7 @@ fn card_cost_breakdown() {
             &mut pixmap.as_mut(),
         );
         let t_render = start.elapsed();
-        let png = super::palette::encode_indexed(&pixmap).unwrap();
+        let png = crate::bank::palette::encode_indexed(&pixmap).unwrap();
         let t_encode = start.elapsed();
         eprintln!(
             "{:?}: svg {:?} parse {:?} render {:?} quantise+encode {:?} ({} B, {} nodes)",
@@ -337,4 +338,74 @@ fn card_cost_breakdown() {
             })
             .sum()
     }
+}
+
+#[test]
+fn the_embedded_font_is_the_family_the_svgs_ask_for() {
+    let families: Vec<&str> = fonts()
+        .faces()
+        .flat_map(|face| face.families.iter().map(|(name, _)| name.as_str()))
+        .collect();
+    assert_eq!(families, [FONT_FAMILY]);
+}
+
+#[track_caller]
+fn bad_scale(scale: f32) {
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#;
+    assert!(
+        matches!(svg_to_png(svg, scale), Err(RasterError::BadScale { .. })),
+        "{scale}"
+    );
+}
+
+#[test]
+fn scales_outside_the_range_are_refused() {
+    bad_scale(0.0);
+    bad_scale(-1.0);
+    bad_scale(f32::NAN);
+    bad_scale(f32::INFINITY);
+    bad_scale(MAX_SCALE * 2.0);
+}
+
+#[test]
+fn malformed_svg_is_an_error_not_a_panic() {
+    let error = svg_to_png("<svg", 1.0).unwrap_err();
+    assert!(matches!(error, RasterError::Parse { .. }), "{error}");
+}
+
+#[test]
+fn an_enormous_canvas_is_refused() {
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>"#;
+    let error = svg_to_png(svg, 1.0).unwrap_err();
+    assert!(matches!(error, RasterError::Canvas { .. }), "{error}");
+}
+
+#[test]
+fn a_card_rendered_in_layers_matches_one_rendered_whole() {
+    use crate::bank::card::{CardText, card_svg};
+    let text = CardText {
+        title: "Shared memory bank",
+        subtitle: None,
+        kicker: "100 Days of GPU",
+    };
+    for spec in [bank_map(None, Some((3, 4))), bank_map(Some(33), None)] {
+        let card = card_svg(&render(&spec), &text).unwrap();
+        let layers = Layers::of(&card).expect("a bank map card has a static part");
+        let whole = super::render(&card, 1.0).unwrap();
+        // Twice: the second takes the static part's pixels from memory.
+        for _ in 0..2 {
+            let layered = layers.render().unwrap();
+            let worst = whole
+                .data()
+                .iter()
+                .zip(layered.data())
+                .map(|(a, b)| a.abs_diff(*b))
+                .max()
+                .unwrap();
+            // Compositing a premultiplied layer rounds once more than drawing in place.
+            assert!(worst <= 4, "{spec:?}: a channel differs by {worst}");
+        }
+    }
+    let card = card_svg(&render(&lane_banks(2)), &text).unwrap();
+    assert!(Layers::of(&card).is_none(), "lane-banks has no static part");
 }
