@@ -323,8 +323,14 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Serve(args) => {
             load_config(root, config_file)?;
-            site::serve::serve(root, args.port, !args.no_drafts, cli.config.clone(), args.cache.dir(root))
-                .map_err(|e| Failure::Usage(e.into()))
+            site::serve::serve(
+                root,
+                args.port,
+                !args.no_drafts,
+                cli.config.clone(),
+                args.cache.dir(root),
+            )
+            .map_err(|e| Failure::Usage(e.into()))
         }
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug, args.new_section)
