@@ -11,5 +11,6 @@ pub mod measure;
 pub mod measured;
 pub mod policy;
 pub mod records;
+pub mod sanitize;
 pub mod site;
 pub mod templates;
