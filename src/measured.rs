@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 
 pub use bindings::{
-    BindingError, BindingErrorKind, NOT_MEASURED, check_no_bindings, expand_bindings,
+    BindingError, BindingErrorKind, Expanded, NOT_MEASURED, check_no_bindings, expand_bindings,
     expand_bindings_preview,
 };
 

@@ -5,12 +5,12 @@ use std::path::Path;
 
 use crate::bank::{self, Cell, DiagramError, DiagramSpec, Preset, render_svg, svg_to_png};
 use crate::content::{Diagnostic, Entry};
-use crate::measured::{self, BindingError, MeasuredView};
+use crate::measured::{self, BindingError, Expanded, MeasuredView};
 use crate::records;
 use crate::site::BuildOptions;
 use crate::site::links::DIAGRAM_PNG;
 use crate::site::output::OutFile;
-use crate::site::pages::{DiagramCtx, MeasuredCtx};
+use crate::site::pages::{self, DiagramCtx, MeasuredCtx};
 
 /// What the build loaded once for every page: one measured view per kernel, and options.
 pub(super) struct Extras {
@@ -96,21 +96,17 @@ impl Extras {
         }
     }
 
-    /// The entry's body with its number bindings replaced by recorded values. Without a
-    /// record a binding reads "(not measured yet)", except under `--strict`.
-    pub(super) fn expand_bindings(&self, entry: &Entry) -> Result<String, Vec<Diagnostic>> {
-        let located = |errors: Vec<BindingError>| -> Vec<Diagnostic> {
-            errors
-                .into_iter()
-                .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
-                .collect()
-        };
+    /// The entry's body with its number bindings resolved to recorded values (filled in
+    /// after rendering, see [`Expanded::fill`]). Without a record a binding reads
+    /// "(not measured yet)", except under `--strict`.
+    pub(super) fn expand_bindings(&self, entry: &Entry) -> Result<Expanded, Vec<Diagnostic>> {
+        let located = |errors| located(entry, errors);
         let Some(kernel) = entry.meta.measure.as_deref() else {
             measured::check_no_bindings(&entry.body).map_err(located)?;
-            return Ok(entry.body.clone());
+            return Ok(Expanded::plain(&entry.body));
         };
         let Some(view) = self.views.get(kernel) else {
-            return Ok(entry.body.clone()); // its load error is already reported
+            return Ok(Expanded::plain(&entry.body)); // its load error is already reported
         };
         let expanded = if self.strict {
             measured::expand_bindings(&entry.body, view)
@@ -118,6 +114,19 @@ impl Extras {
             measured::expand_bindings_preview(&entry.body, view)
         };
         expanded.map_err(located)
+    }
+
+    /// Writes the bound values into the rendered body, main text and special sections.
+    pub(super) fn fill_bindings(
+        &self,
+        entry: &Entry,
+        expanded: &Expanded,
+        bodies: &mut pages::Bodies,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let fragments = std::iter::once(&mut bodies.main)
+            .chain(bodies.measured.as_mut())
+            .chain(bodies.diagram.as_mut());
+        expanded.fill(fragments).map_err(|e| located(entry, e))
     }
 
     /// The Diagram section, drawn from the bank model; pushes the PNG beside the page into `files`.
@@ -237,6 +246,14 @@ fn png_of(svg: &str) -> Result<Vec<u8>, bank::RasterError> {
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, png.clone());
     Ok(png)
+}
+
+/// Binding errors carry body lines; diagnostics name the whole file's.
+fn located(entry: &Entry, errors: Vec<BindingError>) -> Vec<Diagnostic> {
+    errors
+        .into_iter()
+        .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
+        .collect()
 }
 
 fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnostic {

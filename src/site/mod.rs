@@ -246,7 +246,8 @@ fn render_entry(
         highlight: opts.highlight,
     };
     let body = extras.expand_bindings(entry)?;
-    let bodies = pages::bodies(&body, render_opts);
+    let mut bodies = pages::bodies(&body.markdown, render_opts);
+    extras.fill_bindings(entry, &body, &mut bodies)?;
     let mut broken = targets.check(entry, &bodies.links);
     broken.extend(extras.check_cc(entry));
     if !broken.is_empty() {
