@@ -1,9 +1,14 @@
 //! The one HTML policy for everything a contributor or a record can influence: every
 //! rendered Markdown fragment (body, `## Measured` and `## Diagram` prose, section intros)
 //! goes through [`html`], always. ammonia does the parsing and the filtering; this module
-//! only states the policy. Depends on no other module of ours.
+//! only states the policy. SVG assets are checked against an allowlist by [`check_svg`].
+//! Depends on no other module of ours.
 use std::collections::HashSet;
 use std::sync::OnceLock;
+
+mod svg;
+
+pub use svg::{SvgProblem, check_svg};
 
 /// URL schemes a link or image from content may use; anything else (`javascript:`,
 /// `data:`, `vbscript:`, `file:` …) is dropped. Relative URLs are always kept.

@@ -107,7 +107,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         &mut problems,
         &mut report.warnings,
     );
-    let copies = static_copies(root, &site.assets, &mut report.warnings)?;
+    let copies = static_copies(root, &site.assets, &mut problems, &mut report.warnings)?;
     let left_out = verdicts.iter().filter_map(|v| match v {
         Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
         _ => None,
