@@ -90,10 +90,17 @@ pub(super) fn indexes(
     Ok(files)
 }
 
-/// Two outputs at one path would silently overwrite each other: refuse instead.
+/// Files the build may generate at the site root whatever this build's options (a sitemap
+/// only with --base-url, but `check` must find the clash without it).
+const GENERATED: &[&str] = &["sitemap.xml", "search-index.json", output::MARKER];
+
+/// Two outputs at one path would silently overwrite each other, and a page whose folder is
+/// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
+/// naming the entry or file to rename.
 pub(super) fn check_collisions(
     paths: &[PathBuf],
     copies: &output::Copies,
+    shown: &[(&Entry, Option<&str>)],
 ) -> Result<(), SiteError> {
     let mut seen = std::collections::HashMap::with_capacity(paths.len() + copies.len());
     let all = paths
@@ -124,9 +131,40 @@ pub(super) fn check_collisions(
             );
         }
     }
+    let pages: std::collections::HashMap<PathBuf, &Entry> =
+        shown.iter().map(|(e, _)| (page_path(&e.url), *e)).collect();
+    for (path, src) in &seen {
+        let Some(folder) = path
+            .ancestors()
+            .skip(1)
+            .filter(|a| !a.as_os_str().is_empty())
+            .find(|a| seen.contains_key(*a) || GENERATED.iter().any(|g| Path::new(g) == *a))
+        else {
+            continue;
+        };
+        let file = match seen.get(folder) {
+            Some(Some(src)) => src.display().to_string(),
+            _ => "a file coursegen generates".into(),
+        };
+        let at = match (pages.get(path), src) {
+            (Some(e), _) => Diagnostic::new(&e.file, e.lines.of("slug"), "").field("slug"),
+            (None, Some(src)) => Diagnostic::new(src, 0, ""),
+            (None, None) => Diagnostic::new(path, 0, ""),
+        };
+        problems.push(Diagnostic {
+            message: format!(
+                "{} needs a folder `{}`, but that is also {file}",
+                path.display(),
+                folder.display()
+            ),
+            help: Some("give the entry another slug (or rename the file) so the two differ".into()),
+            ..at
+        });
+    }
     if problems.is_empty() {
         Ok(())
     } else {
+        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         Err(SiteError::Content(Diagnostics(problems)))
     }
 }

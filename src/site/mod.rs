@@ -143,7 +143,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         report.warnings.extend(extras.unmeasured(&shown));
     }
     paths.extend(files.iter().map(|f| f.path.clone()));
-    check_collisions(&paths, &copies)?;
+    check_collisions(&paths, &copies, &shown)?;
     report.pages = paths.iter().filter(|p| p.ends_with("index.html")).count();
     if let Some(staging) = staging {
         for f in &files {
