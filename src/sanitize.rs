@@ -34,6 +34,12 @@ fn cleaner() -> &'static ammonia::Builder<'static> {
         // Headings and highlighted code carry ids and classes; nothing else is added.
         b.add_generic_attributes(["class", "id"]);
         b.add_tags(["figure", "figcaption", "details", "summary"]);
+        // What the code-block renderer writes: line numbers hidden from screen readers,
+        // the stale-source note.
+        b.add_tag_attributes("span", ["aria-hidden"]);
+        b.add_tag_attributes("p", ["role"]);
+        // `rel="noopener"` guards `target=_blank`, which content cannot set.
+        b.link_rel(None);
         b
     })
 }
@@ -59,7 +65,7 @@ pub fn url_allowed(url: &str) -> bool {
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
-    let scheme_end = url.find(|c: char| matches!(c, ':' | '/' | '?' | '#'));
+    let scheme_end = url.find([':', '/', '?', '#']);
     match scheme_end {
         Some(i) if url[i..].starts_with(':') => {
             let scheme = url[..i].to_ascii_lowercase();

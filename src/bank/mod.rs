@@ -7,6 +7,7 @@ mod lane_banks;
 pub mod model;
 pub mod raster;
 mod svg;
+mod tile;
 
 #[cfg(test)]
 mod diagram_tests;

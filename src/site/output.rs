@@ -147,11 +147,7 @@ impl Staging {
         let out = absolute(out);
         let parent = out.parent().unwrap_or(Path::new("/")).to_path_buf();
         std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-        // A lock on the parent folder itself leaves no lock file behind. Where folders
-        // cannot be opened as files (Windows), builds simply do not wait for each other.
-        let lock = std::fs::File::open(&parent)
-            .ok()
-            .filter(|f| f.lock().is_ok());
+        let lock = lock_folder(&parent);
         let name = name_of(&out);
         remove_leftovers(&parent, &name);
         let dir = tempfile::Builder::new()
@@ -197,6 +193,20 @@ fn name_of(out: &Path) -> String {
     out.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "public".into())
+}
+
+/// Takes an exclusive lock on the folder itself (so no lock file is left behind), released
+/// when the returned handle is dropped. Elsewhere than Linux builds do not wait for each other.
+#[cfg(target_os = "linux")]
+fn lock_folder(dir: &Path) -> Option<std::fs::File> {
+    let folder = std::fs::File::open(dir).ok()?;
+    rustix::fs::flock(&folder, rustix::fs::FlockOperation::LockExclusive).ok()?;
+    Some(folder)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lock_folder(_: &Path) -> Option<std::fs::File> {
+    None
 }
 
 /// Removes `.<name>.new-*` and `.<name>.old-*` folders in `parent`: staging folders of a

@@ -1,6 +1,18 @@
 //! The grammar of a prose binding, `{{% NAME [ROW…] [digits=N] [device=SLUG] %}}`: its names,
 //! how many row labels each takes, and the parse of one binding's inside into a [`Binding`].
-use super::bindings::BindingErrorKind;
+
+/// Why a binding could not be expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingErrorKind {
+    /// Malformed: unclosed, unknown name or option, wrong number of rows, unknown row.
+    Syntax,
+    /// The kernel has no record yet (the preview prints `NOT_MEASURED` instead).
+    NotMeasured,
+    /// Several GPUs have records and the binding does not say which, or names another.
+    Device,
+    /// The entry names no kernel (`measure:` missing from its front matter).
+    NoKernel,
+}
 
 /// A binding's name, how many row labels it takes, and its default digits (`None`: not a
 /// decimal number, so `digits=` is refused).
@@ -56,7 +68,7 @@ pub(super) fn parse(inner: &str) -> Result<Binding<'_>, Failure> {
         let names: Vec<&str> = SPECS.iter().map(|s| s.name).collect();
         let hint = SPECS
             .iter()
-            .map(|s| (edit_distance(s.name, name), s.name))
+            .map(|s| (strsim::levenshtein(s.name, name), s.name))
             .min()
             .filter(|(d, _)| *d <= 2)
             .map_or(String::new(), |(_, n)| format!("did you mean `{n}`? "));
@@ -108,22 +120,4 @@ pub(super) fn parse(inner: &str) -> Result<Binding<'_>, Failure> {
         )));
     }
     Ok(binding)
-}
-
-/// Levenshtein distance, for "did you mean" on a misspelt binding name.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
