@@ -141,7 +141,7 @@ pub(super) fn check<'a>(
         }
     }
     let outputs = outputs(&pages, &intros, opts);
-    problems.extend(collisions(&outputs, &copies, &pages));
+    problems.extend(collisions(root, &outputs, &copies, &pages));
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
@@ -364,7 +364,12 @@ const GENERATED: &[&str] = &["sitemap.xml", "search-index.json", super::output::
 /// Two outputs at one path would silently overwrite each other, and a page whose folder is
 /// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
 /// naming the entry or file to rename.
-fn collisions(paths: &[PathBuf], copies: &Copies, pages: &[Page<'_>]) -> Vec<Diagnostic> {
+fn collisions(
+    root: &Path,
+    paths: &[PathBuf],
+    copies: &Copies,
+    pages: &[Page<'_>],
+) -> Vec<Diagnostic> {
     let mut seen: HashMap<&Path, Option<&PathBuf>> =
         HashMap::with_capacity(paths.len() + copies.len());
     let all = paths
@@ -395,12 +400,16 @@ fn collisions(paths: &[PathBuf], copies: &Copies, pages: &[Page<'_>]) -> Vec<Dia
             );
         }
     }
-    problems.extend(folder_clashes(&seen, pages));
+    problems.extend(folder_clashes(root, &seen, pages));
     problems
 }
 
 /// Outputs that need a folder where another output (or a generated file) is a file.
-fn folder_clashes(seen: &HashMap<&Path, Option<&PathBuf>>, pages: &[Page<'_>]) -> Vec<Diagnostic> {
+fn folder_clashes(
+    root: &Path,
+    seen: &HashMap<&Path, Option<&PathBuf>>,
+    pages: &[Page<'_>],
+) -> Vec<Diagnostic> {
     let by_path: HashMap<PathBuf, &Entry> = pages
         .iter()
         .map(|p| (page_path(&p.entry.url), p.entry))
@@ -417,7 +426,7 @@ fn folder_clashes(seen: &HashMap<&Path, Option<&PathBuf>>, pages: &[Page<'_>]) -
             continue;
         };
         let file = match seen.get(folder) {
-            Some(Some(src)) => src.display().to_string(),
+            Some(Some(src)) => src.strip_prefix(root).unwrap_or(src).display().to_string(),
             _ => "a file coursegen generates".into(),
         };
         let at = match (by_path.get(*path), src) {
@@ -425,7 +434,7 @@ fn folder_clashes(seen: &HashMap<&Path, Option<&PathBuf>>, pages: &[Page<'_>]) -
                 Diagnostic::new(&e.file, e.lines.of("slug"), "").field("slug")
             }
             (Some(e), _) => Diagnostic::new(&e.file, 1, ""),
-            (None, Some(src)) => Diagnostic::new(src, 0, ""),
+            (None, Some(src)) => Diagnostic::new(src.strip_prefix(root).unwrap_or(src), 0, ""),
             (None, None) => Diagnostic::new(path, 0, ""),
         };
         problems.push(Diagnostic {

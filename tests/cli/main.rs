@@ -10,5 +10,6 @@ mod measured;
 mod output;
 mod pipeline;
 mod regression;
+mod security;
 mod serve;
 mod util;
