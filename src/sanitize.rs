@@ -6,8 +6,10 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+mod audit;
 mod svg;
 
+pub use audit::active_content;
 pub use svg::{SvgProblem, check_svg};
 
 /// URL schemes a link or image from content may use; anything else (`javascript:`,
@@ -53,6 +55,48 @@ pub fn html(fragment: &str) -> String {
         }
     }
     cleaner().clean(&fragment).to_string()
+}
+
+/// Decodes the character references a browser decodes in an attribute value (numeric ones
+/// and the few names that spell URL punctuation), so `&#106;avascript&colon;` is checked
+/// as what it is.
+pub fn decode_references(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let name = rest[1..].split(';').next().unwrap_or("");
+        let c = match name {
+            "amp" => Some('&'),
+            "colon" => Some(':'),
+            "tab" => Some('\t'),
+            "newline" => Some('\n'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            n => n
+                .strip_prefix("#x")
+                .or_else(|| n.strip_prefix("#X"))
+                .map(|h| u32::from_str_radix(h, 16))
+                .or_else(|| n.strip_prefix('#').map(str::parse))
+                .and_then(Result::ok)
+                .and_then(char::from_u32),
+        };
+        match c {
+            Some(c) if rest[1..].contains(';') => {
+                out.push(c);
+                rest = &rest[name.len() + 2..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether `url` is one a page may link to or load: relative, or of an allowed scheme.
@@ -164,6 +208,14 @@ mod tests {
             "<details><summary>s</summary><b>b</b><sub>2</sub></details>",
             "<details><summary>s</summary><b>b</b><sub>2</sub></details>",
             &[],
+        );
+    }
+
+    #[test]
+    fn references_decode_as_a_browser_does() {
+        assert_eq!(
+            decode_references("&#x6A;ava&#115;cript&colon;x&amp;y &unknown; &#xZZ; a&b"),
+            "javascript:x&y &unknown; &#xZZ; a&b"
         );
     }
 
