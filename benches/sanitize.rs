@@ -51,7 +51,9 @@ fn main() {
     let clean_us = median_us(21, &html, |h| {
         black_box(sanitize::html(black_box(h)));
     });
-    println!("| entries | mean body | render (incl. sanitiser) | sanitiser | share | sanitiser × 10,000 entries, one core |");
+    println!(
+        "| entries | mean body | render (incl. sanitiser) | sanitiser | share | sanitiser × 10,000 entries, one core |"
+    );
     println!("| ---: | ---: | ---: | ---: | ---: | ---: |");
     println!(
         "| {} | {:.1} KB | {render_us:.1} µs | {clean_us:.1} µs | {:.0}% | {:.2} s |",

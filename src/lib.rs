@@ -4,11 +4,14 @@
 
 pub mod bank;
 pub mod cli;
+pub mod config;
 pub mod content;
 pub mod highlight;
 pub mod markdown;
 pub mod measurement;
 pub mod policy;
 pub mod sanitize;
+pub mod sign;
 pub mod site;
+pub mod status;
 pub mod templates;

@@ -122,7 +122,12 @@ fn builds_without_script(dir: &Path) -> Result<(), TestCaseError> {
             strict: false,
             highlight: true,
             out: Some(out.clone()),
-            base_url: Some("https://course.example.org".into()),
+            config: crate::config::Config {
+                base_url: Some("https://course.example.org/".into()),
+                ..Default::default()
+            },
+            review_max_age_days: 3650,
+            today: jiff::civil::Date::new(2026, 11, 30).ok(),
         };
         match build(dir, &opts) {
             Ok(_) => {}

@@ -1,0 +1,144 @@
+//! The files a build will write, planned in the check stage from the checked pages: their
+//! paths, the sections that get an index, and the refusal of two outputs at one path or of
+//! a page whose folder is a file.
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::BuildOptions;
+use super::diagrams::DIAGRAM_PNG;
+use super::output::Copies;
+use super::pages::Page;
+use crate::content::{Diagnostic, Entry};
+
+/// `/glossary/warp/` → `glossary/warp/index.html`.
+pub(super) fn page_path(url: &str) -> PathBuf {
+    Path::new(url.trim_matches('/')).join("index.html")
+}
+
+/// The sections whose index this build writes: those with a shown entry or intro.
+pub(super) fn sections<'a>(pages: &'a [Page<'_>], intros: &'a [Page<'_>]) -> BTreeSet<&'a str> {
+    let of_pages = pages.iter().map(|p| p.entry.section.as_str());
+    let of_intros = intros.iter().map(|p| p.entry.slug.as_str());
+    of_pages
+        .chain(of_intros)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Every file the render stage will write, relative to the output folder.
+pub(super) fn outputs(
+    pages: &[Page<'_>],
+    intros: &[Page<'_>],
+    opts: &BuildOptions,
+) -> Vec<PathBuf> {
+    let mut paths = Vec::with_capacity(pages.len() * 2 + 8);
+    for p in pages {
+        paths.push(page_path(&p.entry.url));
+        if p.diagram.is_some() {
+            paths.push(Path::new(p.entry.url.trim_matches('/')).join(DIAGRAM_PNG));
+        }
+    }
+    paths.extend(
+        sections(pages, intros)
+            .into_iter()
+            .map(|s| page_path(&format!("/{s}/"))),
+    );
+    paths.extend(["index.html".into(), "search-index.json".into()]);
+    if super::writes_sitemap(opts) {
+        paths.push("sitemap.xml".into());
+    }
+    paths
+}
+
+/// Files the build may generate at the site root whatever its options (a sitemap only with
+/// --base-url, but `check` must find the clash without it).
+const GENERATED: &[&str] = &["sitemap.xml", "search-index.json", super::output::MARKER];
+
+/// Two outputs at one path would silently overwrite each other, and a page whose folder is
+/// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
+/// naming the entry or file to rename.
+pub(super) fn collisions(
+    root: &Path,
+    paths: &[PathBuf],
+    copies: &Copies,
+    pages: &[Page<'_>],
+) -> Vec<Diagnostic> {
+    let mut seen: HashMap<&Path, Option<&PathBuf>> =
+        HashMap::with_capacity(paths.len() + copies.len());
+    let all = paths
+        .iter()
+        .map(|p| (p, None))
+        .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
+    let mut problems = Vec::new();
+    for (path, src) in all {
+        if let Some(first) = seen.insert(path, src) {
+            let what = |s: Option<&PathBuf>| {
+                s.map_or_else(
+                    || "a generated page".to_string(),
+                    |p| p.display().to_string(),
+                )
+            };
+            problems.push(
+                Diagnostic::new(
+                    src.map_or(path.as_path(), |p| p.as_path()),
+                    0,
+                    format!(
+                        "{} would be written twice (by {} and {})",
+                        path.display(),
+                        what(first),
+                        what(src)
+                    ),
+                )
+                .help("rename the file, or move the entry so that its URL differs"),
+            );
+        }
+    }
+    problems.extend(folder_clashes(root, &seen, pages));
+    problems
+}
+
+/// Outputs that need a folder where another output (or a generated file) is a file.
+fn folder_clashes(
+    root: &Path,
+    seen: &HashMap<&Path, Option<&PathBuf>>,
+    pages: &[Page<'_>],
+) -> Vec<Diagnostic> {
+    let by_path: HashMap<PathBuf, &Entry> = pages
+        .iter()
+        .map(|p| (page_path(&p.entry.url), p.entry))
+        .collect();
+    let mut problems = Vec::new();
+    for (path, src) in seen {
+        let is_file =
+            |a: &Path| seen.contains_key(a) || GENERATED.iter().any(|g| Path::new(g) == a);
+        let Some(folder) = path
+            .ancestors()
+            .skip(1)
+            .find(|a| !a.as_os_str().is_empty() && is_file(a))
+        else {
+            continue;
+        };
+        let file = match seen.get(folder) {
+            Some(Some(src)) => src.strip_prefix(root).unwrap_or(src).display().to_string(),
+            _ => "a file coursegen generates".into(),
+        };
+        let at = match (by_path.get(*path), src) {
+            (Some(e), _) if e.meta.slug.is_some() => {
+                Diagnostic::new(&e.file, e.lines.of("slug"), "").field("slug")
+            }
+            (Some(e), _) => Diagnostic::new(&e.file, 1, ""),
+            (None, Some(src)) => Diagnostic::new(src.strip_prefix(root).unwrap_or(src), 0, ""),
+            (None, None) => Diagnostic::new(path, 0, ""),
+        };
+        problems.push(Diagnostic {
+            message: format!(
+                "{} needs a folder `{}`, but that is also {file}",
+                path.display(),
+                folder.display()
+            ),
+            help: Some("give the entry another slug (or rename the file) so the two differ".into()),
+            ..at
+        });
+    }
+    problems
+}
