@@ -244,14 +244,15 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            match &failure {
-                Failure::Problems(problems) => eprintln!("{problems}; nothing was written"),
+            let text = match &failure {
+                Failure::Problems(problems) => format!("{problems}; nothing was written\n"),
                 // Problems found by `sign` print one `error:` line each, compiler style.
                 Failure::Content(err) if err.downcast_ref::<sign::SignError>().is_some() => {
-                    eprintln!("{err:#}")
+                    format!("{err:#}\n")
                 }
-                Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
-            }
+                Failure::Content(err) | Failure::Usage(err) => format!("error: {err:#}\n"),
+            };
+            emit(&mut std::io::stderr(), &text);
             ExitCode::from(failure.exit_code())
         }
     }
@@ -335,10 +336,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug, args.new_section)
                 .map_err(|e| Failure::Usage(e.into()))?;
-            println!(
-                "created {} (a draft: replace the placeholder text, then ask a reviewer to run `coursegen sign`)",
+            let text = format!(
+                "created {} (a draft: replace the placeholder text, then ask a reviewer to run `coursegen sign`)\n",
                 path.display()
             );
+            emit(&mut std::io::stdout(), &text);
             Ok(())
         }
         Command::Sign(args) => run_sign(root, args),
@@ -435,10 +437,20 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure
     Ok(report)
 }
 
+/// Writes to stdout or stderr and ignores failure: a reader that went away
+/// (`coursegen build | head`) is no reason to panic or to fail a finished build.
+fn emit(stream: &mut impl std::io::Write, text: &str) {
+    let _ = stream.write_all(text.as_bytes());
+    let _ = stream.flush();
+}
+
 fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
+    use std::fmt::Write as _;
+    let mut err = String::new();
     for w in &report.warnings {
-        eprintln!("warning: {w}");
+        let _ = writeln!(err, "warning: {w}");
     }
+    emit(&mut std::io::stderr(), &err);
     let ms = elapsed.as_secs_f64() * 1000.0;
     let drafts = report.drafts.len();
     let what = if opts.drafts {
@@ -446,8 +458,8 @@ fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::
     } else {
         "left out"
     };
-    println!(
-        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}",
+    let mut out = format!(
+        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}\n",
         report.pages,
         if report.pages == 1 { "" } else { "s" },
         report.published,
@@ -455,6 +467,7 @@ fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::
         if drafts == 1 { "" } else { "s" },
     );
     for (file, reason) in &report.drafts {
-        println!("  draft {}: {reason}", file.display());
+        let _ = writeln!(out, "  draft {}: {reason}", file.display());
     }
+    emit(&mut std::io::stdout(), &out);
 }

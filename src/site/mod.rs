@@ -12,6 +12,8 @@ use crate::templates::Templates;
 mod assets;
 mod check;
 mod diagrams;
+#[cfg(test)]
+mod fuzz_tests;
 mod indexes;
 mod links;
 mod measurements;

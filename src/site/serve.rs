@@ -205,7 +205,7 @@ fn respond(stream: TcpStream, out: &Path, version: &AtomicU64) -> std::io::Resul
     };
     let kind = content_type(&file);
     if kind.starts_with("text/html") {
-        body.extend_from_slice(RELOAD.as_bytes());
+        body = crate::templates::allow_inline_script(&body, RELOAD);
     }
     send(
         &mut stream,

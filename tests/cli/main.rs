@@ -14,5 +14,6 @@ mod pipeline;
 mod publish;
 mod regression;
 mod review;
+mod security;
 mod serve;
 mod util;
