@@ -1,7 +1,8 @@
-//! Shared-memory banks: the pure bank model, the diagrams drawn from it (SVG) and their PNG
-//! rendering. Depends on no other module of ours, so it could become its own crate.
+//! Shared-memory banks and global-memory sectors: the pure bank and coalescing models, the
+//! diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
 
 mod bank_map;
+pub mod coalescing;
 pub mod diagram;
 mod lane_banks;
 pub mod model;

@@ -86,6 +86,12 @@ pub struct DeviceView {
     pub sweep: Vec<RowView>,
     /// Model-versus-measurement disagreements, one line each.
     pub warnings: Vec<String>,
+    /// The run was disturbed and written with `--accept-noisy`: why, one line each.
+    pub noise: Vec<String>,
+    /// Rows whose sampling stopped before the spread was small enough, one line each.
+    pub unsettled: Vec<String>,
+    /// GPUs of this model whose records the table merges (1 unless several were measured).
+    pub gpus: usize,
     /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
@@ -103,8 +109,24 @@ pub struct RowView {
     pub banks: u32,
     /// Predicted conflict degree (bank model).
     pub degree: u32,
+    /// Sectors one warp-wide global load touches (coalescing model).
+    pub sectors: u32,
+    /// Useful bytes over fetched bytes (coalescing model).
+    pub efficiency: f64,
+    /// What the kernel's model says one request costs (degree or sectors).
+    pub model_cost: u32,
+    /// The model's predicted time over the best row's.
+    pub predicted_ratio: f64,
     /// Median time per launch, ms.
     pub median_ms: f64,
+    /// Relative standard deviation of the samples.
+    pub rel_stdev: f64,
+    /// Whether sampling stopped because the spread was small enough.
+    pub converged: bool,
+    /// Hardware counter per request (`measure --counters`), when counted.
+    pub counted: Option<f64>,
+    /// What the counter counts, e.g. `global sectors per load request`.
+    pub counter_what: String,
     /// Median over the best row's median.
     pub ratio: f64,
     /// Achieved shared-memory bandwidth, GB/s.
@@ -179,7 +201,9 @@ pub fn load(root: &Path, kernel: &str, records: &RecordSet) -> Result<MeasuredVi
 }
 
 impl MeasuredView {
-    /// What `build --strict` refuses: no record at all, or stale records (one line each).
+    /// What `build --strict` refuses besides stale records (which `record::stale_records`
+    /// reports): no record at all, a noisy record, a row that did not settle, a model or
+    /// counter disagreement — one line each, naming the row and why.
     pub fn strict_problems(&self) -> Vec<String> {
         if self.devices.is_empty() {
             return vec![format!(
@@ -187,22 +211,26 @@ impl MeasuredView {
                 self.kernel, self.not_measured
             )];
         }
-        self.devices
-            .iter()
-            .filter(|d| d.stale)
-            .map(|d| d.stale_note.clone())
-            .collect()
+        self.warnings()
     }
 
-    /// Every warning worth printing during a build: stale records and model disagreements.
+    /// What a build without `--strict` prints as warnings: noisy records, unsettled rows,
+    /// model and counter disagreements (stale records are reported with the records).
     pub fn warnings(&self) -> Vec<String> {
-        let stale = self
-            .devices
+        self.devices
             .iter()
-            .filter(|d| d.stale)
-            .map(|d| d.stale_note.clone());
-        let model = self.devices.iter().flat_map(|d| d.warnings.iter().cloned());
-        stale.chain(model).collect()
+            .flat_map(|d| {
+                let noisy = d.noise.iter().map(move |n| {
+                    format!(
+                        "the record of `{}` on {} is marked noisy (written with --accept-noisy): {n}",
+                        self.kernel, d.name
+                    )
+                });
+                noisy
+                    .chain(d.unsettled.iter().cloned())
+                    .chain(d.warnings.iter().cloned())
+            })
+            .collect()
     }
 }
 
@@ -237,6 +265,20 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         .map(|row| fraction_of_limit(r, row))
         .fold(0.0, f64::max);
     let (stale, stale_note) = staleness(kernel, loaded);
+    let unsettled = sweep
+        .iter()
+        .filter(|v| !v.converged)
+        .map(|v| {
+            format!(
+                "row `{}` on {} did not settle: its samples spread ±{:.2}%, more than the \
+                 manifest's target of {:.2}%; re-measure on a quiet GPU",
+                v.label,
+                r.device.name,
+                v.rel_stdev * 100.0,
+                r.run.target_rel_stdev * 100.0
+            )
+        })
+        .collect();
     DeviceView {
         slug: r.device.slug.clone(),
         name: r.device.name.clone(),
@@ -245,6 +287,9 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         stale,
         stale_note,
         warnings,
+        noise: r.run.noise.clone(),
+        unsettled,
+        gpus: 1,
         rows,
         sweep,
         best_fraction_of_limit,

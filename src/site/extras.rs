@@ -54,15 +54,15 @@ impl Extras {
             let at = Diagnostic::new(&entry.file, entry.lines.of("measure"), "").field("measure");
             match measured::load(root, kernel, &records) {
                 Ok(view) => {
-                    if opts.strict && view.devices.is_empty() {
-                        problems.extend(view.strict_problems().into_iter().map(|m| Diagnostic {
-                            message: m,
-                            ..at.clone()
-                        }));
-                    }
-                    let model = view.devices.iter().flat_map(|d| d.warnings.iter());
-                    warnings.extend(model.map(|m| Diagnostic {
-                        message: m.clone(),
+                    // Noisy records, unsettled rows and model or counter disagreements:
+                    // warnings in the preview, errors under --strict.
+                    let (found, into) = if opts.strict {
+                        (view.strict_problems(), &mut *problems)
+                    } else {
+                        (view.warnings(), &mut *warnings)
+                    };
+                    into.extend(found.into_iter().map(|m| Diagnostic {
+                        message: m,
                         ..at.clone()
                     }));
                     views.insert(kernel.to_string(), view);

@@ -1,11 +1,27 @@
-//! The text of a device's table and sentence: each row's banks and predicted degree from the
-//! bank model beside its measured ratio, the cells in column order, and the provenance lines.
+//! The text of a device's table and sentence: each row's cost from its model (bank conflict
+//! degree or global sectors) beside its measured ratio and counted value, the cells in column
+//! order, and the provenance lines.
 use super::{MODEL_BAND, RowView, bank_model};
-use crate::measurement::manifest::{ColumnId, Manifest};
-use crate::measurement::record::{Loaded, Record, Row};
+use crate::bank::coalescing;
+use crate::measurement::manifest::{ColumnId, Manifest, ModelKind};
+use crate::measurement::record::{Loaded, Record, Row, StopReason};
 
-/// Every row of the record, with model columns, ratio to the best row and a warning when the
-/// ratio leaves the model's band ([`MODEL_BAND`]).
+/// What the model says one request of a row costs: the conflict degree (shared-memory
+/// wavefronts per load instruction) or the sectors one warp-wide global load touches.
+pub(super) fn model_cost(m: &Manifest, r: &Record, value: u32) -> u32 {
+    match m.model {
+        ModelKind::SharedBanks => {
+            let geometry = bank_model::geometry(&r.device.compute_capability)
+                .unwrap_or(bank_model::Geometry::STANDARD);
+            bank_model::conflict_degree_for_stride(value, geometry)
+        }
+        ModelKind::GlobalSectors => coalescing::strided_load(value).sectors_per_request(),
+    }
+}
+
+/// Every row of the record, with model columns, ratio to the best row, the counted value,
+/// and a warning when the ratio leaves the model's band ([`MODEL_BAND`]) or the counter
+/// differs from the model at all.
 pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
     let geometry = bank_model::geometry(&r.device.compute_capability)
         .unwrap_or(bank_model::Geometry::STANDARD);
@@ -14,30 +30,51 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
         .iter()
         .map(|row| row.median_ms)
         .fold(f64::INFINITY, f64::min);
-    // Ratios are to the best row, so the prediction is too: degree over the best row's.
-    let best_degree = r
+    // Ratios are to the best row, so the prediction is too: cost over the best row's.
+    let best_cost = r
         .rows
         .iter()
         .filter(|row| row.median_ms == best)
-        .map(|row| bank_model::conflict_degree_for_stride(row.value, geometry))
+        .map(|row| model_cost(m, r, row.value))
         .min()
-        .unwrap_or(1);
+        .unwrap_or(1)
+        .max(1);
     r.rows
         .iter()
         .map(|row| {
-            let degree = bank_model::conflict_degree_for_stride(row.value, geometry);
+            let cost = model_cost(m, r, row.value);
             let ratio = row.median_ms / best;
-            let predicted = f64::from(degree) / f64::from(best_degree);
+            let predicted = f64::from(cost) / f64::from(best_cost);
+            let load = coalescing::strided_load(row.value);
+            let counted = row.counters.as_ref().map(|c| c.per_request());
+            let mut warnings = vec![disagreement(row, r, ratio, predicted)];
+            warnings.push(counter_disagreement(row, r, counted, cost));
             let mut view = RowView {
                 label: row.label.clone(),
                 value: row.value,
                 banks: bank_model::banks_covered_by_stride(row.value, geometry),
-                degree,
+                degree: bank_model::conflict_degree_for_stride(row.value, geometry),
+                sectors: load.sectors_per_request(),
+                efficiency: load.efficiency(),
+                model_cost: cost,
+                predicted_ratio: predicted,
                 median_ms: row.median_ms,
+                rel_stdev: row.rel_stdev,
+                converged: row.stop == StopReason::Converged,
                 ratio,
                 bandwidth_gb_s: row.bandwidth_gb_s,
+                counted,
+                counter_what: row
+                    .counters
+                    .as_ref()
+                    .map(|c| c.what.clone())
+                    .unwrap_or_default(),
                 cells: Vec::new(),
-                warning: disagreement(row, r, ratio, predicted),
+                warning: warnings
+                    .into_iter()
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; "),
             };
             view.cells = m.table.columns.iter().map(|c| cell(c.id, &view)).collect();
             view
@@ -50,13 +87,34 @@ fn disagreement(row: &Row, r: &Record, ratio: f64, predicted: f64) -> String {
         return String::new();
     }
     format!(
-        "{} on {}: measured {ratio:.2}× the best row, the bank model predicts {predicted:.0}× \
-         (outside ±{:.0}%): check the kernel and the bank geometry of CC {}",
+        "{} on {}: measured {ratio:.2}× the best row, the model predicts {} \
+         (outside ±{:.0}%): check the kernel and the model's geometry for CC {}",
         row.label,
         r.device.name,
+        times(predicted),
         MODEL_BAND * 100.0,
         r.device.compute_capability
     )
+}
+
+/// Counters count what the model counts, so they must agree exactly.
+fn counter_disagreement(row: &Row, r: &Record, counted: Option<f64>, cost: u32) -> String {
+    match (counted, &row.counters) {
+        (Some(n), Some(c)) if (n - f64::from(cost)).abs() > 1e-9 => format!(
+            "{} on {}: ncu counted {n:.3} {} ({} / {}), the model predicts exactly {cost}",
+            row.label, r.device.name, c.what, c.count, c.requests
+        ),
+        _ => String::new(),
+    }
+}
+
+/// `8×`, `2.5×`: a predicted ratio without needless decimals.
+fn times(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}×", x.round())
+    } else {
+        format!("{x:.2}×")
+    }
 }
 
 fn cell(id: ColumnId, v: &RowView) -> String {
@@ -65,8 +123,21 @@ fn cell(id: ColumnId, v: &RowView) -> String {
         ColumnId::Banks => v.banks.to_string(),
         ColumnId::Time => format!("{:.3} ms", v.median_ms),
         ColumnId::Ratio => format!("{:.2}", v.ratio),
-        ColumnId::Model => format!("{}×", v.degree),
-        ColumnId::Bandwidth => format!("{:.1} TB/s", v.bandwidth_gb_s / 1000.0),
+        ColumnId::Model => times(v.predicted_ratio),
+        ColumnId::Bandwidth => format!("{:.2} TB/s", v.bandwidth_gb_s / 1000.0),
+        ColumnId::Spread => {
+            let rsd = format!("±{:.2}%", v.rel_stdev * 100.0);
+            if v.converged {
+                rsd
+            } else {
+                format!("{rsd} (did not settle)")
+            }
+        }
+        ColumnId::Counter => v
+            .counted
+            .map_or_else(|| "not counted".to_owned(), |n| format!("{n:.2}")),
+        ColumnId::Sectors => v.sectors.to_string(),
+        ColumnId::Efficiency => format!("{:.1}%", v.efficiency * 100.0),
     }
 }
 
