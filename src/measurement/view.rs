@@ -3,13 +3,14 @@
 //! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
 //! `record` and `manifest`, the bank model, and `content::body` (to leave fenced code alone).
 use crate::bank::model as bank_model;
+mod gpus;
 mod table;
 
 use std::path::Path;
 
 use serde::Serialize;
 
-use crate::measurement::manifest::{ColumnId, Manifest, ManifestError};
+use crate::measurement::manifest::{ColumnId, Manifest, ManifestError, ModelKind};
 use crate::measurement::record::{Freshness, Loaded, Record, RecordSet, Row};
 
 /// Reading a kernel's files for its view failed.
@@ -92,6 +93,8 @@ pub struct DeviceView {
     pub unsettled: Vec<String>,
     /// GPUs of this model whose records the table merges (1 unless several were measured).
     pub gpus: usize,
+    /// The model the rows are checked against.
+    pub model: ModelKind,
     /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
@@ -135,6 +138,8 @@ pub struct RowView {
     pub cells: Vec<String>,
     /// Why the measured ratio disagrees with the model, or empty.
     pub warning: String,
+    /// (max − min) / median of this row's time across the GPUs of this model (0 for one).
+    pub gpu_spread: f64,
 }
 
 /// A kernel as `view` needs it: name, checked manifest, and the bytes whose hashes decide
@@ -154,8 +159,25 @@ pub struct Kernel<'a> {
 /// Builds the view of one kernel from its records (pure: no I/O, no GPU).
 pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
     let m = kernel.manifest;
-    let mut devices: Vec<DeviceView> = records.iter().map(|l| device_view(kernel, l)).collect();
-    devices.sort_by(|a, b| a.slug.cmp(&b.slug));
+    // One table per GPU model: the records of several GPUs of one model merge into it.
+    let devices: Vec<DeviceView> = gpus::by_model(records)
+        .iter()
+        .map(|group| {
+            let (merged, spread) = gpus::merge(group);
+            let mut d = device_view(kernel, &merged);
+            if group.len() > 1 {
+                d.gpus = group.len();
+                for row in d.rows.iter_mut().chain(d.sweep.iter_mut()) {
+                    row.gpu_spread = spread.get(&row.label).copied().unwrap_or(0.0);
+                }
+                d.provenance = table::provenance_of_several(group, &d);
+                if let Some(stale) = group.iter().map(|l| staleness(kernel, l)).find(|s| s.0) {
+                    (d.stale, d.stale_note) = stale;
+                }
+            }
+            d
+        })
+        .collect();
     MeasuredView {
         kernel: kernel.name.to_owned(),
         columns: m
@@ -262,7 +284,7 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
     let best_fraction_of_limit = r
         .rows
         .iter()
-        .map(|row| fraction_of_limit(r, row))
+        .map(|row| fraction_of_limit(m.model, r, row))
         .fold(0.0, f64::max);
     let (stale, stale_note) = staleness(kernel, loaded);
     let unsettled = sweep
@@ -290,6 +312,7 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         noise: r.run.noise.clone(),
         unsettled,
         gpus: 1,
+        model: m.model,
         rows,
         sweep,
         best_fraction_of_limit,
@@ -297,10 +320,17 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
     }
 }
 
-/// A row's bandwidth over the shared-memory limit: SMs × bytes per clock × the SM clock read
-/// during that row (the record's clock if the row has none).
-pub(crate) fn fraction_of_limit(r: &Record, row: &Row) -> f64 {
+/// A row's bandwidth over the hardware limit of its model. Shared memory: SMs × bytes per
+/// clock × the SM clock read during that row (the record's clock if the row has none).
+/// Device memory: the bytes fetched (useful bytes × sectors × 32 / 128) over the driver's
+/// peak, 2 × memory clock × bus width.
+pub(crate) fn fraction_of_limit(model: ModelKind, r: &Record, row: &Row) -> f64 {
     let d = &r.device;
+    if model == ModelKind::GlobalSectors {
+        let load = crate::bank::coalescing::strided_load(row.value);
+        let fetched = row.bandwidth_gb_s * load.fetched_bytes() as f64 / load.useful_bytes as f64;
+        return d.dram_peak_gb_s.filter(|p| *p > 0.0).map_or(0.0, |p| fetched / p);
+    }
     let mhz = if row.sm_clock_mhz > 0.0 {
         row.sm_clock_mhz
     } else {

@@ -162,15 +162,57 @@ pub(super) fn provenance(loaded: &Loaded) -> String {
     let file = loaded.path.iter().rev().take(3).collect::<Vec<_>>();
     let file: std::path::PathBuf = file.into_iter().rev().collect();
     format!(
-        "Measured {date} by coursegen {}: compute capability {}, {} SMs at {:.0} MHz during the run, \
-         median of at least {} timed launches per row, every thread checked against a CPU reference. \
+        "Measured {date} by coursegen {}{}: compute capability {}, {} SMs at {:.0} MHz during the run, \
+         median of at least {} timed launches per row, every thread checked against a CPU reference{}. \
          Record: {}.",
         r.run.coursegen_version,
+        match (&r.run.git_commit, r.run.git_dirty) {
+            (Some(c), Some(true)) => format!(" at commit {} (with uncommitted changes)", &c[..c.len().min(12)]),
+            (Some(c), _) => format!(" at commit {}", &c[..c.len().min(12)]),
+            _ => String::new(),
+        },
         r.device.compute_capability,
         r.device.sm_count,
         r.device.sm_clock_mhz,
         r.run.min_samples,
+        r.run
+            .counters_tool
+            .as_ref()
+            .map_or(String::new(), |t| format!(", counters read by {t}")),
         file.display()
+    )
+}
+
+/// The provenance of a table merged from several GPUs of one model.
+pub(super) fn provenance_of_several(group: &[&Loaded], d: &super::DeviceView) -> String {
+    let r = &group[0].record;
+    let ids: Vec<String> = group
+        .iter()
+        .map(|l| l.record.device.gpu_id.clone().unwrap_or_else(|| "unknown".into()))
+        .collect();
+    let (label, worst) = d
+        .sweep
+        .iter()
+        .map(|v| (v.label.as_str(), v.gpu_spread))
+        .fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    let dates: Vec<&str> = group
+        .iter()
+        .map(|l| l.record.run.date.get(..10).unwrap_or(&l.record.run.date))
+        .collect();
+    format!(
+        "Measured {} by coursegen {} on {} {}s (GPU ids {}): each time is the median of the \
+         GPUs' medians, which differ by at most {:.2}% (row {label}); compute capability {}, \
+         {} SMs, median of at least {} timed launches per row, every thread checked against a \
+         CPU reference.",
+        dates.join(", "),
+        r.run.coursegen_version,
+        group.len(),
+        r.device.name,
+        ids.join(", "),
+        worst * 100.0,
+        r.device.compute_capability,
+        r.device.sm_count,
+        r.run.min_samples
     )
 }
 
