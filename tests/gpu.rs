@@ -88,7 +88,7 @@ fn measure_on_a_machine_without_a_gpu_exits_2_and_says_so() {
 #[ignore = "needs an NVIDIA GPU"]
 fn measure_writes_a_checked_fresh_record_for_every_row() {
     let root = site_with_kernels(str::to_owned);
-    let out = measure(root.path(), &["--gpu"]);
+    let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let set = records::load_all(&root.path().join("measurements")).unwrap();
     let loaded = &set.for_kernel("bank_conflicts")[0];
@@ -206,6 +206,7 @@ fn a_run_under_a_competing_load_exits_1_keeps_the_record_and_noisy_records_fail_
     let quiet = std::fs::read(&path).unwrap();
     let mut load = competing_load();
     let out = measure(root.path(), &only);
+    let kept = std::fs::read(&path).unwrap();
     let refused = stderr(&out);
     let noisy_args = [&only[..], &["--accept-noisy"]].concat();
     let accepted = measure(root.path(), &noisy_args);
@@ -218,7 +219,7 @@ fn a_run_under_a_competing_load_exits_1_keeps_the_record_and_noisy_records_fail_
         "{refused}"
     );
     assert!(refused.contains("is kept as it was"), "{refused}");
-    assert_eq!(std::fs::read(&path).unwrap(), quiet, "the record changed");
+    assert!(kept == quiet, "the refused run changed the record");
 
     eprintln!("under load, --accept-noisy:\n{}", stderr(&accepted));
     assert_eq!(accepted.status.code(), Some(0), "{}", stderr(&accepted));
@@ -300,6 +301,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// What the view accepts as "the counter agrees with the model" (see `view::table`).
+const COUNTER_TOLERANCE: f64 = 0.005;
+
 #[test]
 #[ignore = "needs an NVIDIA GPU and Nsight Compute (ncu on the PATH)"]
 fn counters_agree_with_both_models_exactly() {
@@ -324,7 +328,8 @@ fn counters_agree_with_both_models_exactly() {
         ("32L", 32.0),
         ("33L", 1.0),
     ] {
-        assert_eq!(per("bank_conflicts", label), want, "{label}");
+        let got = per("bank_conflicts", label);
+        assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
     }
     for (label, want) in [
         ("S1", 4.0),
@@ -333,6 +338,7 @@ fn counters_agree_with_both_models_exactly() {
         ("S8", 32.0),
         ("S32", 32.0),
     ] {
-        assert_eq!(per("coalescing", label), want, "{label}");
+        let got = per("coalescing", label);
+        assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
     }
 }

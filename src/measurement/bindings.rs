@@ -268,7 +268,9 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
         "bandwidth" => format!("{} TB/s", number(row(0)?.bandwidth_gb_s / 1000.0)),
         "limit" => {
             let label = &row(0)?.label;
-            let x = r.row(label).map_or(0.0, |x| fraction_of_limit(d.model, r, x));
+            let x = r
+                .row(label)
+                .map_or(0.0, |x| fraction_of_limit(d.model, r, x));
             format!("{}%", number(100.0 * x))
         }
         "banks" => row(0)?.banks.to_string(),

@@ -329,7 +329,10 @@ pub(crate) fn fraction_of_limit(model: ModelKind, r: &Record, row: &Row) -> f64 
     if model == ModelKind::GlobalSectors {
         let load = crate::bank::coalescing::strided_load(row.value);
         let fetched = row.bandwidth_gb_s * load.fetched_bytes() as f64 / load.useful_bytes as f64;
-        return d.dram_peak_gb_s.filter(|p| *p > 0.0).map_or(0.0, |p| fetched / p);
+        return d
+            .dram_peak_gb_s
+            .filter(|p| *p > 0.0)
+            .map_or(0.0, |p| fetched / p);
     }
     let mhz = if row.sm_clock_mhz > 0.0 {
         row.sm_clock_mhz

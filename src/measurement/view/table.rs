@@ -69,6 +69,7 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
                     .as_ref()
                     .map(|c| c.what.clone())
                     .unwrap_or_default(),
+                gpu_spread: 0.0,
                 cells: Vec::new(),
                 warning: warnings
                     .into_iter()
@@ -97,10 +98,17 @@ fn disagreement(row: &Row, r: &Record, ratio: f64, predicted: f64) -> String {
     )
 }
 
-/// Counters count what the model counts, so they must agree exactly.
+/// How far a counted value per request may sit from the model's whole number: the page shows
+/// two decimals, and the counter must read exactly the model there. On the H200 the shared
+/// wavefront counter holds some 14,000–19,000 wavefronts per launch beyond the measured loads'
+/// (5 × 10⁻⁵ of 277 M requests, whatever the stride), far inside this; one request in 200
+/// served at the wrong cost is outside it.
+pub(crate) const COUNTER_TOLERANCE: f64 = 0.005;
+
+/// Counters count what the model counts, so they must agree to the digits the page shows.
 fn counter_disagreement(row: &Row, r: &Record, counted: Option<f64>, cost: u32) -> String {
     match (counted, &row.counters) {
-        (Some(n), Some(c)) if (n - f64::from(cost)).abs() > 1e-9 => format!(
+        (Some(n), Some(c)) if (n - f64::from(cost)).abs() > COUNTER_TOLERANCE => format!(
             "{} on {}: ncu counted {n:.3} {} ({} / {}), the model predicts exactly {cost}",
             row.label, r.device.name, c.what, c.count, c.requests
         ),
@@ -167,7 +175,10 @@ pub(super) fn provenance(loaded: &Loaded) -> String {
          Record: {}.",
         r.run.coursegen_version,
         match (&r.run.git_commit, r.run.git_dirty) {
-            (Some(c), Some(true)) => format!(" at commit {} (with uncommitted changes)", &c[..c.len().min(12)]),
+            (Some(c), Some(true)) => format!(
+                " at commit {} (with uncommitted changes)",
+                &c[..c.len().min(12)]
+            ),
             (Some(c), _) => format!(" at commit {}", &c[..c.len().min(12)]),
             _ => String::new(),
         },
@@ -188,7 +199,13 @@ pub(super) fn provenance_of_several(group: &[&Loaded], d: &super::DeviceView) ->
     let r = &group[0].record;
     let ids: Vec<String> = group
         .iter()
-        .map(|l| l.record.device.gpu_id.clone().unwrap_or_else(|| "unknown".into()))
+        .map(|l| {
+            l.record
+                .device
+                .gpu_id
+                .clone()
+                .unwrap_or_else(|| "unknown".into())
+        })
         .collect();
     let (label, worst) = d
         .sweep
