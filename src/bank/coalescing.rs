@@ -11,6 +11,11 @@ pub const SECTOR_BYTES: u64 = 32;
 pub const LINE_BYTES: u64 = 128;
 /// Bytes each lane reads in the course's kernels (one `unsigned int`).
 pub const WORD_BYTES: u64 = 4;
+/// Bytes device memory delivers for any sector it is asked for: two sectors. The H200 showed
+/// it (measurements/README.md): at a lane stride of 16 words every lane needs one sector of
+/// its own 64-byte piece, and the load costs twice the stride-8 load, although both touch 32
+/// sectors. Sectors count what L1 asks of L2; these pieces count what HBM moves.
+pub const DRAM_ATOM_BYTES: u64 = 64;
 
 /// What one warp-wide load costs the memory system.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +42,15 @@ impl WarpLoad {
     /// Useful bytes over fetched bytes (1.0 when perfectly coalesced).
     pub fn efficiency(&self) -> f64 {
         self.useful_bytes as f64 / self.fetched_bytes() as f64
+    }
+
+    /// Bytes device memory moves for this request: distinct 64-byte pieces × 64, what a
+    /// load that misses every cache costs in time.
+    pub fn dram_bytes(&self) -> u64 {
+        let per_atom = DRAM_ATOM_BYTES / SECTOR_BYTES;
+        let mut atoms: Vec<u64> = self.sectors.iter().map(|s| s / per_atom).collect();
+        atoms.dedup();
+        atoms.len() as u64 * DRAM_ATOM_BYTES
     }
 }
 
@@ -75,6 +89,17 @@ mod tests {
             (sectors, lines, efficiency),
             "stride {stride}"
         );
+    }
+
+    /// Device memory moves two sectors at a time: strides up to 8 words cost their sectors,
+    /// 16 and 32 cost a 64-byte piece per lane.
+    #[test]
+    fn dram_bytes_double_once_lanes_leave_their_neighbours_pieces() {
+        let bytes: Vec<u64> = [1, 2, 4, 8, 16, 32]
+            .iter()
+            .map(|&s| strided_load(s).dram_bytes())
+            .collect();
+        assert_eq!(bytes, [128, 256, 512, 1024, 2048, 2048]);
     }
 
     /// Every claim the coalescing entry makes: stride 1 is four sectors of one line, and each

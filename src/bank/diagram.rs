@@ -1,13 +1,13 @@
-//! Diagrams drawn from the bank model as deterministic, accessible SVG: the preset names an
-//! entry's front matter may use, the checks on their options, and `render_svg`. Uses
-//! `bank::model` and nothing else of ours.
+//! Diagrams drawn from the bank and coalescing models as deterministic, accessible SVG: the
+//! preset names an entry's front matter may use, the checks on their options, and
+//! `render_svg`. Uses `bank::model`, `bank::coalescing` and nothing else of ours.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::model::{WARP_SIZE, WarpAccess};
 use super::svg::Frame;
-use super::{bank_map, lane_banks};
+use super::{bank_map, lane_banks, lane_sectors};
 
 /// Rows of the tile a `bank-map` draws: one per lane of a warp.
 pub const TILE_ROWS: u32 = WARP_SIZE as u32;
@@ -18,6 +18,9 @@ pub const TILE_WIDTHS: [u32; 2] = [32, 33];
 /// Largest word stride a `lane-banks` diagram draws; past 64 the picture only repeats.
 pub const MAX_STRIDE: u32 = 64;
 
+/// Largest word stride a `lane-sectors` diagram draws: at 32 every lane has a line of its own.
+pub const MAX_SECTOR_STRIDE: u32 = 32;
+
 /// A diagram kind an entry names in its front matter (`diagram.preset`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Preset {
@@ -25,17 +28,20 @@ pub enum Preset {
     BankMap,
     /// `lane-banks`: the 32 lanes of a warp and the bank each one reads for a stride.
     LaneBanks,
+    /// `lane-sectors`: the 32 lanes of a warp and the global-memory sector each one reads.
+    LaneSectors,
 }
 
 impl Preset {
     /// Every preset, in the order error messages list them.
-    pub const ALL: [Preset; 2] = [Preset::BankMap, Preset::LaneBanks];
+    pub const ALL: [Preset; 3] = [Preset::BankMap, Preset::LaneBanks, Preset::LaneSectors];
 
     /// The name front matter uses for this preset.
     pub fn name(self) -> &'static str {
         match self {
             Preset::BankMap => "bank-map",
             Preset::LaneBanks => "lane-banks",
+            Preset::LaneSectors => "lane-sectors",
         }
     }
 }
@@ -138,6 +144,14 @@ pub enum DiagramError {
         /// Words per row of the tile drawn.
         columns: u32,
     },
+    /// A `lane-sectors` stride is past [`MAX_SECTOR_STRIDE`].
+    #[error(
+        "lane-sectors stride {stride} is out of range; use a word stride from 0 to {MAX_SECTOR_STRIDE}"
+    )]
+    SectorStrideOutOfRange {
+        /// The stride as written.
+        stride: u32,
+    },
     /// `stride` is past [`MAX_STRIDE`].
     #[error("lane-banks stride {stride} is out of range; use a word stride from 0 to {MAX_STRIDE}")]
     StrideOutOfRange {
@@ -153,7 +167,7 @@ fn preset_list() -> String {
 fn options_of(preset: Preset) -> &'static str {
     match preset {
         Preset::BankMap => "`highlight` and `width`",
-        Preset::LaneBanks => "`stride`",
+        Preset::LaneBanks | Preset::LaneSectors => "`stride`",
     }
 }
 
@@ -161,6 +175,7 @@ fn options_of(preset: Preset) -> &'static str {
 enum Checked {
     BankMap { width: u32, highlight: Option<Cell> },
     LaneBanks { stride: u32 },
+    LaneSectors { stride: u32 },
 }
 
 fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
@@ -190,7 +205,7 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
                 highlight: spec.highlight,
             })
         }
-        Preset::LaneBanks => {
+        Preset::LaneBanks | Preset::LaneSectors => {
             if spec.highlight.is_some() {
                 return Err(not_applicable("highlight"));
             }
@@ -198,6 +213,12 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
                 return Err(not_applicable("width"));
             }
             let stride = spec.stride.unwrap_or(1);
+            if preset == Preset::LaneSectors {
+                if stride > MAX_SECTOR_STRIDE {
+                    return Err(DiagramError::SectorStrideOutOfRange { stride });
+                }
+                return Ok(Checked::LaneSectors { stride });
+            }
             if stride > MAX_STRIDE {
                 return Err(DiagramError::StrideOutOfRange { stride });
             }
@@ -221,6 +242,7 @@ pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String,
     Ok(match checked {
         Checked::BankMap { width, highlight } => bank_map::render(width, highlight, frame),
         Checked::LaneBanks { stride } => lane_banks::render(stride, frame),
+        Checked::LaneSectors { stride } => lane_sectors::render(stride, frame),
     })
 }
 

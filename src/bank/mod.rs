@@ -5,6 +5,7 @@ mod bank_map;
 pub mod coalescing;
 pub mod diagram;
 mod lane_banks;
+mod lane_sectors;
 pub mod model;
 pub mod raster;
 mod svg;

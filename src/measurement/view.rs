@@ -223,6 +223,66 @@ pub fn load(root: &Path, kernel: &str, records: &RecordSet) -> Result<MeasuredVi
 }
 
 impl MeasuredView {
+    /// What the page says when the entry is written against compute capability `entry_cc`
+    /// and a record comes from another: that the model's geometry is the same for both (one
+    /// sentence per other CC), or an error when it is not, since the table would then not
+    /// show what the entry describes.
+    pub fn cc_note(&self, entry_cc: &str) -> Result<String, String> {
+        let mut others: Vec<&str> = self
+            .devices
+            .iter()
+            .map(|d| d.record.device.compute_capability.as_str())
+            .filter(|cc| *cc != entry_cc)
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        let Some(model) = self.devices.first().map(|d| d.model) else {
+            return Ok(String::new());
+        };
+        let mut sentences = Vec::new();
+        for cc in others {
+            match model {
+                ModelKind::SharedBanks => {
+                    let (want, got) = (bank_model::geometry(entry_cc), bank_model::geometry(cc));
+                    let (Some(want), Some(got)) = (want, got) else {
+                        return Err(format!(
+                            "the record of `{}` is from compute capability {cc}, which the bank \
+                             model does not know; it cannot say the table holds for {entry_cc}",
+                            self.kernel
+                        ));
+                    };
+                    if want != got {
+                        return Err(format!(
+                            "this entry is written against compute capability {entry_cc}, but the \
+                             table of `{}` was measured on {cc}, whose bank geometry differs \
+                             ({} banks of {} bytes against {} of {}): measure on a {entry_cc} GPU",
+                            self.kernel,
+                            got.banks(),
+                            got.word_bytes(),
+                            want.banks(),
+                            want.word_bytes()
+                        ));
+                    }
+                    sentences.push(format!(
+                        "This entry is written against compute capability {entry_cc}; the table \
+                         was measured on {cc}. The bank model's geometry, {} banks of {} bytes, \
+                         is the same for both, so the rows show what the entry describes.",
+                        want.banks(),
+                        want.word_bytes()
+                    ));
+                }
+                ModelKind::GlobalSectors => sentences.push(format!(
+                    "This entry is written against compute capability {entry_cc}; the table was \
+                     measured on {cc}. The coalescing model's {}-byte sectors and {}-byte lines \
+                     are the same for both, so the rows show what the entry describes.",
+                    crate::bank::coalescing::SECTOR_BYTES,
+                    crate::bank::coalescing::LINE_BYTES
+                )),
+            }
+        }
+        Ok(sentences.join(" "))
+    }
+
     /// What `build --strict` refuses besides stale records (which `record::stale_records`
     /// reports): no record at all, a noisy record, a row that did not settle, a model or
     /// counter disagreement — one line each, naming the row and why.

@@ -181,9 +181,19 @@ impl Extras {
                 None => Ok(None),
             };
         };
-        Ok(self.views.get(kernel).map(|view| MeasuredCtx {
+        let Some(view) = self.views.get(kernel) else {
+            return Ok(None);
+        };
+        let cc_note = match entry.meta.cc.as_deref() {
+            Some(cc) => view.cc_note(cc).map_err(|message| {
+                vec![Diagnostic::new(&entry.file, entry.lines.of("cc"), message).field("cc")]
+            })?,
+            None => String::new(),
+        };
+        Ok(Some(MeasuredCtx {
             view: view.clone(),
             prose_html: prose_html.unwrap_or_default(),
+            cc_note,
         }))
     }
 

@@ -9,4 +9,5 @@ mod measured;
 mod output;
 mod regression;
 mod serve;
+mod trust;
 mod util;

@@ -19,6 +19,15 @@ pub(super) fn model_cost(m: &Manifest, r: &Record, value: u32) -> u32 {
     }
 }
 
+/// What the model says one request of a row costs in time: the conflict degree (passes of
+/// the shared-memory pipe) or the bytes device memory moves.
+fn time_cost(m: &Manifest, r: &Record, value: u32) -> f64 {
+    match m.model {
+        ModelKind::SharedBanks => f64::from(model_cost(m, r, value)),
+        ModelKind::GlobalSectors => coalescing::strided_load(value).dram_bytes() as f64,
+    }
+}
+
 /// Every row of the record, with model columns, ratio to the best row, the counted value,
 /// and a warning when the ratio leaves the model's band ([`MODEL_BAND`]) or the counter
 /// differs from the model at all.
@@ -35,16 +44,19 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
         .rows
         .iter()
         .filter(|row| row.median_ms == best)
-        .map(|row| model_cost(m, r, row.value))
-        .min()
-        .unwrap_or(1)
-        .max(1);
+        .map(|row| time_cost(m, r, row.value))
+        .fold(f64::INFINITY, f64::min);
+    let best_cost = if best_cost.is_finite() && best_cost > 0.0 {
+        best_cost
+    } else {
+        1.0
+    };
     r.rows
         .iter()
         .map(|row| {
             let cost = model_cost(m, r, row.value);
             let ratio = row.median_ms / best;
-            let predicted = f64::from(cost) / f64::from(best_cost);
+            let predicted = time_cost(m, r, row.value) / best_cost;
             let load = coalescing::strided_load(row.value);
             let counted = row.counters.as_ref().map(|c| c.per_request());
             let mut warnings = vec![disagreement(row, r, ratio, predicted)];
@@ -174,22 +186,12 @@ pub(super) fn provenance(loaded: &Loaded) -> String {
          median of at least {} timed launches per row, every thread checked against a CPU reference{}. \
          Record: {}.",
         r.run.coursegen_version,
-        match (&r.run.git_commit, r.run.git_dirty) {
-            (Some(c), Some(true)) => format!(
-                " at commit {} (with uncommitted changes)",
-                &c[..c.len().min(12)]
-            ),
-            (Some(c), _) => format!(" at commit {}", &c[..c.len().min(12)]),
-            _ => String::new(),
-        },
+        commit(r),
         r.device.compute_capability,
         r.device.sm_count,
         r.device.sm_clock_mhz,
         r.run.min_samples,
-        r.run
-            .counters_tool
-            .as_ref()
-            .map_or(String::new(), |t| format!(", counters read by {t}")),
+        counters_tool(r),
         file.display()
     )
 }
@@ -212,25 +214,47 @@ pub(super) fn provenance_of_several(group: &[&Loaded], d: &super::DeviceView) ->
         .iter()
         .map(|v| (v.label.as_str(), v.gpu_spread))
         .fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a });
-    let dates: Vec<&str> = group
+    let mut dates: Vec<&str> = group
         .iter()
         .map(|l| l.record.run.date.get(..10).unwrap_or(&l.record.run.date))
         .collect();
+    dates.sort_unstable();
+    dates.dedup();
     format!(
-        "Measured {} by coursegen {} on {} {}s (GPU ids {}): each time is the median of the \
+        "Measured {} by coursegen {}{} on {} {}s (GPU ids {}): each time is the median of the \
          GPUs' medians, which differ by at most {:.2}% (row {label}); compute capability {}, \
          {} SMs, median of at least {} timed launches per row, every thread checked against a \
-         CPU reference.",
+         CPU reference{}.",
         dates.join(", "),
         r.run.coursegen_version,
+        commit(r),
         group.len(),
         r.device.name,
         ids.join(", "),
         worst * 100.0,
         r.device.compute_capability,
         r.device.sm_count,
-        r.run.min_samples
+        r.run.min_samples,
+        counters_tool(r)
     )
+}
+
+fn commit(r: &Record) -> String {
+    match (&r.run.git_commit, r.run.git_dirty) {
+        (Some(c), Some(true)) => format!(
+            " at commit {} (with uncommitted changes)",
+            &c[..c.len().min(12)]
+        ),
+        (Some(c), _) => format!(" at commit {}", &c[..c.len().min(12)]),
+        _ => String::new(),
+    }
+}
+
+fn counters_tool(r: &Record) -> String {
+    r.run
+        .counters_tool
+        .as_ref()
+        .map_or(String::new(), |t| format!(", counters read by {t}"))
 }
 
 /// "a" or "an" before a device name, by its sound: an NVIDIA, an RTX, a Tesla, an A100.

@@ -41,7 +41,9 @@ fn the_table_shows_the_manifest_rows_with_model_and_ratio() {
         [
             "Lane L reads word",
             "Banks the 32 lanes cover",
+            "Wavefronts per load (ncu)",
             "Time",
+            "Spread",
             "vs the best row",
             "Model predicts"
         ]
@@ -55,9 +57,25 @@ fn the_table_shows_the_manifest_rows_with_model_and_ratio() {
     assert_eq!(
         cells,
         [
-            ["L", "32", "1.100 ms", "1.00", "1×"],
-            ["32L", "1", "35.200 ms", "32.00", "32×"],
-            ["33L", "32", "1.100 ms", "1.00", "1×"],
+            ["L", "32", "not counted", "1.100 ms", "±0.10%", "1.00", "1×"],
+            [
+                "32L",
+                "1",
+                "not counted",
+                "35.200 ms",
+                "±0.10%",
+                "32.00",
+                "32×"
+            ],
+            [
+                "33L",
+                "32",
+                "not counted",
+                "1.100 ms",
+                "±0.10%",
+                "1.00",
+                "1×"
+            ],
         ]
     );
     assert_eq!(d.sweep.len(), 7);
@@ -211,7 +229,7 @@ fn the_partial_renders_a_table_per_gpu_with_its_sentence() {
         html.contains("<th scope=\"col\" class=\"col-banks\">Banks the 32 lanes cover</th>"),
         "{html}"
     );
-    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>35.200 ms</td><td>32.00</td><td>32×</td></tr>"), "{html}");
+    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>not counted</td><td>35.200 ms</td><td>±0.10%</td><td>32.00</td><td>32×</td></tr>"), "{html}");
     assert!(
         html.contains("On a Fixture &lt;GPU&gt;, driver"),
         "autoescaped: {html}"
