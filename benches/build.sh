@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build-speed benchmark (issue 5). One command, from anywhere in the repository:
+# Build-speed benchmark (see BENCHMARKS.md). One command, from anywhere in the repository:
 #
 #   bash benches/build.sh
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# coursegen side by side with Hugo (issue 5). One command, from anywhere in the repository:
+# coursegen side by side with Hugo (see BENCHMARKS.md). One command, from anywhere in the repository:
 #
 #   bash benches/compare.sh
 #

@@ -14,17 +14,19 @@ use crate::site::{self, BuildOptions, Report, SiteError};
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]
 pub enum Failure {
-    /// Content or validation error: exit 1.
+    /// The problems of a site, each already an `error:` line, compiler style: exit 1.
+    Problems(content::Diagnostics),
+    /// Another content or validation error (a bad manifest, a kernel that fails its check): exit 1.
     Content(anyhow::Error),
     /// Usage or environment error (bad flag, no GPU, unwritable output): exit 2.
     Usage(anyhow::Error),
 }
 
 impl Failure {
-    /// The exit code SPEC assigns to this kind of failure.
+    /// The exit code the README gives this kind of failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Content(_) => 1,
+            Failure::Problems(_) | Failure::Content(_) => 1,
             Failure::Usage(_) => 2,
         }
     }
@@ -43,7 +45,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands of the contract (SPEC, "Commands").
+/// The subcommands of the contract (README, "Commands").
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
@@ -147,10 +149,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             match &failure {
-                // Content problems print one `error:` line each, compiler style.
-                Failure::Content(err) if err.downcast_ref::<SiteError>().is_some() => {
-                    eprintln!("{err:#}")
-                }
+                Failure::Problems(problems) => eprintln!("{problems}; nothing was written"),
                 Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
             }
             ExitCode::from(failure.exit_code())
@@ -220,28 +219,28 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-fn check_base_url(url: &str) -> Result<(), Failure> {
-    let ok = (url.starts_with("https://") || url.starts_with("http://"))
-        && url
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::Usage(anyhow::anyhow!(
-            "--base-url `{url}` is not an http(s) address; write it like https://course.example.org"
-        )))
+fn check_base_url(base: &str) -> Result<(), Failure> {
+    match url::Url::parse(base) {
+        Ok(u)
+            if matches!(u.scheme(), "http" | "https")
+                && u.host_str().is_some_and(|h| !h.is_empty()) =>
+        {
+            Ok(())
+        }
+        _ => Err(Failure::Usage(anyhow::anyhow!(
+            "--base-url `{base}` is not an http(s) address; write it like https://course.example.org"
+        ))),
     }
 }
 
 fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
-        SiteError::Content(_) => Failure::Content(err.into()),
-        SiteError::NoContent(_) | SiteError::Templates(_) | SiteError::Output(_) => {
-            Failure::Usage(err.into())
-        }
+        SiteError::Content(problems) => Failure::Problems(problems),
+        SiteError::NoContent(_)
+        | SiteError::Templates(_)
+        | SiteError::Output(_)
+        | SiteError::Render(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());
     Ok(())

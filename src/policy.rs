@@ -1,4 +1,4 @@
-//! The editorial rule (SPEC, "The editorial rule"): an entry is published only when its
+//! The editorial rule (README, "The editorial rule"): an entry is published only when its
 //! status says so and a named author and a different named reviewer signed it. The only
 //! place a `Publishable` (or a previewable `Draft`) can be made. Depends on `content`.
 use icu_casemap::CaseMapper;
@@ -194,6 +194,7 @@ mod tests {
         .expect("valid");
         Entry {
             file: "content/glossary/t.md".into(),
+            kind: crate::content::Kind::Page,
             section: GLOSSARY.into(),
             slug: "t".into(),
             url: "/glossary/t/".into(),

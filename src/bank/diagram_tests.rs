@@ -29,12 +29,12 @@ pub(super) fn render(spec: &DiagramSpec) -> String {
     render_svg(spec, "Shared memory bank", SEED_ALT).expect("valid spec renders")
 }
 
+/// Not a check: PNGs of the snapshot specs for a human to look at.
 #[test]
+#[ignore = "writes PNGs for a human: BANK_DIAGRAM_OUT=dir cargo test --lib writes_pngs -- --ignored"]
 fn writes_pngs_for_a_look_when_asked() {
-    // Set BANK_DIAGRAM_OUT=dir to get the PNGs of the snapshot specs for a human to view.
-    let Some(dir) = std::env::var_os("BANK_DIAGRAM_OUT") else {
-        return;
-    };
+    let dir = std::env::var_os("BANK_DIAGRAM_OUT")
+        .expect("set BANK_DIAGRAM_OUT to the folder the PNGs should go to");
     let specs = [
         ("bank-map-32", bank_map(None, Some((0, 5)))),
         ("bank-map-33", bank_map(Some(33), Some((0, 5)))),

@@ -9,6 +9,7 @@ mod lane_sectors;
 pub mod model;
 pub mod raster;
 mod svg;
+mod tile;
 
 #[cfg(test)]
 mod diagram_tests;

@@ -1,6 +1,6 @@
 //! Splits an entry file into YAML front matter and Markdown body, and parses the YAML into
 //! `RawFrontMatter`: exactly what the file says, unknown fields refused. Line numbers are
-//! of the whole file (zola#1133 is what happens otherwise).
+//! of the whole file, not of the YAML block: an author's editor shows whole-file lines.
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -359,28 +359,12 @@ fn unknown_field_help(message: &str) -> Option<String> {
     let closest = candidates
         .split(", ")
         .map(|c| c.trim_matches('`'))
-        .min_by_key(|c| edit_distance(name, c))?;
-    if edit_distance(name, closest) <= 3 {
+        .min_by_key(|c| strsim::levenshtein(name, c))?;
+    if strsim::levenshtein(name, closest) <= 3 {
         Some(format!("did you mean `{closest}`?"))
     } else {
         Some(format!("the fields allowed here are {candidates}"))
     }
-}
-
-/// Levenshtein distance, for "did you mean" suggestions.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

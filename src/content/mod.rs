@@ -12,11 +12,23 @@ pub use diagnostic::{Diagnostic, Diagnostics};
 pub use load::load;
 pub use meta::{Meta, Status};
 
+/// What kind of page an entry makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A page of its own at its URL (glossary entries, day pages, top-level pages).
+    Page,
+    /// `content/<section>.md` beside a folder `content/<section>/`: it introduces that
+    /// section's index and is shown at the top of it, at the same URL.
+    Intro,
+}
+
 /// One loaded entry: its file, where it goes, what its front matter says, and its body.
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// Path relative to the site root (`content/glossary/warp.md`).
     pub file: PathBuf,
+    /// A page of its own, or a section's introduction.
+    pub kind: Kind,
     /// Top-level section under content/ (`glossary`, `days`), empty for top-level pages.
     pub section: String,
     /// The last URL segment.
@@ -42,6 +54,10 @@ pub struct Site {
     pub assets: Vec<(PathBuf, PathBuf)>,
     /// Files found but left out (not an entry, not an asset type).
     pub warnings: Vec<Diagnostic>,
+    /// Problems found while loading (each failed entry is left out of `entries`).
+    pub problems: Vec<Diagnostic>,
+    /// URLs of entries that failed to load: links to them are not reported again.
+    pub unloaded: Vec<String>,
 }
 
 /// The file `coursegen new <section> <slug>` writes: every field, with a note on each.
@@ -90,7 +106,7 @@ pub enum NewError {
         /// The offending segment.
         part: String,
         /// What is wrong with it.
-        why: &'static str,
+        why: load::SlugError,
     },
     /// An entry with that slug exists already (compared ignoring case).
     #[error("{0} already exists (slugs are compared ignoring case); not overwriting it")]

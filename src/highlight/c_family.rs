@@ -1,6 +1,7 @@
 //! The lexer for C, C++ and CUDA: comments, string/char/raw-string literals, numbers,
 //! preprocessor directives, keywords, types, CUDA qualifiers and built-ins, function calls
 //! and `<<<…>>>` launches. Uses only the shared emitter.
+use super::cuda_api::{RUNTIME_API, RUNTIME_TYPES};
 use super::emit::{
     Class, Emitter, ident_end, is_ident, line_end, number_end, quoted_end, skip_blanks,
 };
@@ -23,20 +24,14 @@ pub(crate) fn lex(src: &str, dialect: Dialect, out: &mut Emitter<'_>) {
     let mut include = false;
     let mut launch_open = false;
     while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\n' => {
+        if let Some(newline) = super::step_blank(b, &mut i) {
+            if newline {
                 line_start = true;
                 include = false;
-                i += 1;
-                continue;
             }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                continue;
-            }
-            _ => {}
+            continue;
         }
+        let c = b[i];
         let at_line_start = std::mem::replace(&mut line_start, false);
         let next = b.get(i + 1).copied();
         let (end, class) = match c {
@@ -152,9 +147,9 @@ fn classify_c(word: &str) -> Option<Class> {
         "auto" | "break" | "case" | "const" | "continue" | "default" | "do" | "else" | "enum"
         | "extern" | "for" | "goto" | "if" | "inline" | "register" | "restrict" | "return"
         | "sizeof" | "static" | "struct" | "switch" | "typedef" | "union" | "volatile"
-        | "while" | "_Alignas" | "_Alignof" | "_Atomic" | "_Generic" | "_Noreturn"
-        | "_Static_assert" | "_Thread_local" | "alignas" | "alignof" | "static_assert"
-        | "typeof" => Class::Keyword,
+        | "while" | "asm" | "__asm__" | "__asm" | "__volatile__" | "_Alignas" | "_Alignof"
+        | "_Atomic" | "_Generic" | "_Noreturn" | "_Static_assert" | "_Thread_local" | "alignas"
+        | "alignof" | "static_assert" | "typeof" => Class::Keyword,
         "void" | "bool" | "_Bool" | "char" | "short" | "int" | "long" | "float" | "double"
         | "signed" | "unsigned" | "size_t" | "ssize_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t"
         | "int8_t" | "int16_t" | "int32_t" | "int64_t" | "uint8_t" | "uint16_t" | "uint32_t"
@@ -172,6 +167,9 @@ fn classify_cpp(word: &str) -> Option<Class> {
         | "operator" | "override" | "final" | "private" | "protected" | "public"
         | "reinterpret_cast" | "requires" | "static_cast" | "template" | "this" | "throw"
         | "try" | "typeid" | "typename" | "using" | "virtual" => Class::Keyword,
+        // The alternative spellings of operators are keywords in C++ (macros in C).
+        "and" | "and_eq" | "bitand" | "bitor" | "compl" | "not" | "not_eq" | "or" | "or_eq"
+        | "xor" | "xor_eq" => Class::Keyword,
         "char8_t" | "char16_t" | "char32_t" => Class::Type,
         "nullptr" => Class::Literal,
         _ => return None,
@@ -230,17 +228,8 @@ fn classify_cuda(word: &str) -> Option<Class> {
         | "atomicXor" => Class::Builtin,
         "dim3" | "half" | "__half" | "__half2" | "__nv_bfloat16" | "__nv_bfloat162" => Class::Type,
         _ if is_vector_type(word) => Class::Type,
-        // The runtime API: cudaMalloc, cudaMemcpyHostToDevice, cudaSuccess; cudaStream_t.
-        _ if word.len() > 4
-            && word.starts_with("cuda")
-            && word.as_bytes()[4].is_ascii_uppercase() =>
-        {
-            if word.ends_with("_t") {
-                Class::Type
-            } else {
-                Class::Builtin
-            }
-        }
+        _ if RUNTIME_API.binary_search(&word).is_ok() => Class::Builtin,
+        _ if RUNTIME_TYPES.binary_search(&word).is_ok() => Class::Type,
         _ => return None,
     })
 }

@@ -299,10 +299,17 @@ impl Record {
         !self.run.noise.is_empty()
     }
 
-    /// Checks what serde cannot: format, rows present, finite positive times.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks what serde cannot: format, rows present, finite positive times. `path` is
+    /// the record's file, named in the error.
+    pub fn validate(&self, path: &Path) -> Result<(), RecordsError> {
+        let invalid = |message: String| {
+            Err(RecordsError::Invalid {
+                path: path.to_owned(),
+                message,
+            })
+        };
         if !(1..=FORMAT).contains(&self.format) {
-            return Err(format!(
+            return invalid(format!(
                 "format {} is not one this coursegen reads (1 to {FORMAT}): re-measure with this coursegen",
                 self.format
             ));
@@ -310,15 +317,15 @@ impl Record {
         if let Some(id) = &self.device.gpu_id
             && (id.is_empty() || !id.chars().all(|c| c.is_ascii_hexdigit()))
         {
-            return Err(format!("device.gpu_id `{id}` is not a short hex id"));
+            return invalid(format!("device.gpu_id `{id}` is not a short hex id"));
         }
         if self.rows.is_empty() {
-            return Err("no rows: a record holds a whole sweep".into());
+            return invalid("no rows: a record holds a whole sweep".into());
         }
         for row in &self.rows {
             let times = [row.median_ms, row.min_ms, row.max_ms];
             if row.samples_ms.is_empty() || times.iter().any(|t| !t.is_finite() || *t <= 0.0) {
-                return Err(format!("row `{}` has no valid samples", row.label));
+                return invalid(format!("row `{}` has no valid samples", row.label));
             }
         }
         Ok(())
@@ -366,7 +373,7 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
         path: path.to_owned(),
         message,
     };
-    record.validate().map_err(invalid)?;
+    record.validate(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let folder = path
         .parent()
@@ -439,10 +446,7 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
 /// either the old record or the new one, never half of either. Refuses an invalid record.
 pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
     let path = record_path(measurements, &record.kernel, &record.file_stem());
-    record.validate().map_err(|message| RecordsError::Invalid {
-        path: path.clone(),
-        message,
-    })?;
+    record.validate(&path)?;
     let dir = path.parent().unwrap_or(measurements).to_owned();
     let io = |error| RecordsError::Io {
         path: path.clone(),

@@ -1,25 +1,26 @@
-//! `build` and `check`: orchestrates content → policy → markdown/templates → output, with
-//! diagrams from `bank` and tables from `measurement`. The only module that knows
-//! all the others; output is written atomically by `output`.
+//! `build` and `check` as four stages — load → check → render → write — each returning
+//! its own problems; `check` is load + check. The only module that knows all the others
+//! (see ARCHITECTURE.md for the route of one build).
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::content::{self, Diagnostic, Diagnostics, Entry};
-use crate::markdown::RenderOptions;
-use crate::policy::{self, Verdict};
+use crate::content::{self, Diagnostic, Diagnostics};
 use crate::templates::Templates;
 
-mod extras;
+mod assets;
+mod check;
+mod diagrams;
 mod indexes;
 mod links;
+mod measurements;
 pub mod output;
 pub mod pages;
+mod render;
 pub mod serve;
 
-use indexes::{check_collisions, indexes, page_path, sitemap, static_copies};
-use output::{OutFile, OutputError};
-use pages::{EntryCtx, Lookup, SiteInfo};
+use output::OutputError;
+pub use render::RenderError;
 
 /// How to build.
 #[derive(Debug, Clone)]
@@ -54,6 +55,9 @@ pub enum SiteError {
     /// Output refused or not writable.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A checked page failed to render (a template or the rasteriser, not content).
+    #[error(transparent)]
+    Render(#[from] RenderError),
 }
 
 /// What a build did, for the summary.
@@ -69,235 +73,63 @@ pub struct Report {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Builds the site under `root` (or only checks it when `opts.out` is `None`).
+/// Builds the site under `root` (or only checks it when `opts.out` is `None`): load, check,
+/// and — only when check found nothing — render and write.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
         output::check_out(root, out)?;
     }
+    let site = load(root)?;
+    let templates = Templates::load(&root.join("templates"))?;
+    let checked =
+        check::check(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    if let Some(out) = &opts.out {
+        write(out, &checked, &templates, opts)?;
+    }
+    Ok(checked.report)
+}
+
+/// Load: walk content/, read, split and parse every entry (references resolved).
+fn load(root: &Path) -> Result<content::Site, SiteError> {
     if !root.join("content").is_dir() {
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
-    let site = content::load(root).map_err(|d| SiteError::Content(Diagnostics(d)))?;
-    let verdicts: Vec<Verdict<'_>> = site.entries.iter().map(policy::check).collect();
-    let mut problems: Vec<Diagnostic> = Vec::new();
-    let mut report = Report {
-        warnings: site.warnings.clone(),
-        ..Report::default()
-    };
-    for v in &verdicts {
-        match v {
-            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
-            Verdict::Publish(_) => report.published += 1,
-            Verdict::Draft(d) => report
-                .drafts
-                .push((d.entry().file.clone(), d.reason.clone())),
-        }
-    }
-    let templates = Templates::load(&root.join("templates"))?;
-    let lookup = Lookup::new(&verdicts, opts.drafts);
-    let info = SiteInfo {
+    Ok(content::load(root))
+}
+
+/// Render and write: pages are rendered in parallel and stored in the staging folder as
+/// soon as each is done, so a build never holds the whole site in memory; the folder is
+/// swapped in only when every page and copy is there.
+fn write(
+    out: &Path,
+    checked: &check::Checked<'_>,
+    templates: &Templates,
+    opts: &BuildOptions,
+) -> Result<(), SiteError> {
+    let info = pages::SiteInfo {
         title: "100 Days of GPU".into(),
         preview: opts.drafts,
     };
-    let (shown, intros) = shown_pages(&verdicts, opts.drafts);
-    let extras = extras::Extras::load(
-        root,
-        opts,
-        shown.iter().map(|(e, _)| *e),
-        &mut problems,
-        &mut report.warnings,
-    );
-    let copies = static_copies(root, &site.assets, &mut report.warnings)?;
-    let left_out = verdicts.iter().filter_map(|v| match v {
-        Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
-        _ => None,
-    });
-    let targets = links::Targets::new(
-        shown.iter().map(|(e, _)| *e),
-        left_out,
-        copies.iter().map(|c| c.0.clone()),
-    );
-    let ctx = RenderCtx {
+    let rc = render::RenderCtx {
         info: &info,
-        lookup: &lookup,
-        templates: &templates,
-        extras: &extras,
-        targets: &targets,
-        opts,
-    };
-    // Pages are written into the staging folder as soon as they are rendered, so a build
-    // never holds the whole site in memory; the folder is swapped in only at the end.
-    let staging = opts.out.as_deref().map(output::Staging::new).transpose()?;
-    let mut paths = render_all(&shown, &ctx, staging.as_ref(), &mut problems)?;
-    if !problems.is_empty() {
-        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-        problems.dedup();
-        return Err(SiteError::Content(Diagnostics(problems)));
-    }
-    let mut files = indexes(&shown, &intros, &info, &templates)?;
-    if let (Some(base), false) = (&opts.base_url, opts.drafts) {
-        files.push(sitemap(base, &shown));
-    }
-    if !opts.drafts && !opts.strict {
-        // A published page must not tell readers to run the tool: say so at build time.
-        report.warnings.extend(extras.unmeasured(&shown));
-    }
-    paths.extend(files.iter().map(|f| f.path.clone()));
-    check_collisions(&paths, &copies)?;
-    report.pages = paths.iter().filter(|p| p.ends_with("index.html")).count();
-    if let Some(staging) = staging {
-        for f in &files {
-            staging.write(f)?;
-        }
-        staging.commit(&copies)?;
-    }
-    Ok(report)
-}
-
-/// The entries this build renders (drafts only in the preview), and apart from them the
-/// top-level `content/<section>.md` pages, which introduce that section's index.
-#[allow(clippy::type_complexity)]
-fn shown_pages<'a>(
-    verdicts: &'a [Verdict<'a>],
-    drafts: bool,
-) -> (
-    Vec<(&'a Entry, Option<&'a str>)>,
-    Vec<(&'a Entry, Option<&'a str>)>,
-) {
-    let shown: Vec<(&Entry, Option<&str>)> = verdicts
-        .iter()
-        .filter_map(|v| match v {
-            Verdict::Publish(p) => Some((p.entry(), None)),
-            Verdict::Draft(d) if drafts => Some((d.entry(), Some(d.reason.as_str()))),
-            _ => None,
-        })
-        .collect();
-    let section_names: std::collections::HashSet<&str> = shown
-        .iter()
-        .map(|(e, _)| e.section.as_str())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let (intros, shown) = shown
-        .into_iter()
-        .partition(|(e, _)| e.section.is_empty() && section_names.contains(e.slug.as_str()));
-    (shown, intros)
-}
-
-/// Renders every entry in parallel, writing each page as it is done; returns the paths
-/// written. Content problems are collected in `problems`; an I/O failure stops the build.
-fn render_all(
-    shown: &[(&Entry, Option<&str>)],
-    ctx: &RenderCtx<'_>,
-    staging: Option<&output::Staging>,
-    problems: &mut Vec<Diagnostic>,
-) -> Result<Vec<PathBuf>, SiteError> {
-    enum Fail {
-        Content(Vec<Diagnostic>),
-        Output(OutputError),
-    }
-    let rendered: Vec<Result<Vec<PathBuf>, Fail>> = shown
-        .par_iter()
-        .map(|(e, reason)| {
-            let files = render_entry(e, *reason, ctx).map_err(Fail::Content)?;
-            if let Some(st) = staging {
-                for f in &files {
-                    st.write(f).map_err(Fail::Output)?;
-                }
-            }
-            Ok(files.into_iter().map(|f| f.path).collect())
-        })
-        .collect();
-    let mut paths = Vec::with_capacity(shown.len() * 2 + 8);
-    for r in rendered {
-        match r {
-            Ok(p) => paths.extend(p),
-            Err(Fail::Content(d)) => problems.extend(d),
-            Err(Fail::Output(e)) => return Err(e.into()),
-        }
-    }
-    Ok(paths)
-}
-
-/// What every page render shares.
-#[derive(Clone, Copy)]
-struct RenderCtx<'a> {
-    info: &'a SiteInfo,
-    lookup: &'a Lookup<'a>,
-    templates: &'a Templates,
-    extras: &'a extras::Extras,
-    targets: &'a links::Targets,
-    opts: &'a BuildOptions,
-}
-
-fn render_entry(
-    entry: &Entry,
-    draft_reason: Option<&str>,
-    rc: &RenderCtx<'_>,
-) -> Result<Vec<OutFile>, Vec<Diagnostic>> {
-    let RenderCtx {
-        info,
-        lookup,
         templates,
-        extras,
-        targets,
+        checked,
         opts,
-    } = *rc;
-    let render_opts = RenderOptions {
-        highlight: opts.highlight,
     };
-    let body = extras.expand_bindings(entry)?;
-    let bodies = pages::bodies(&body, render_opts);
-    let mut broken = targets.check(entry, &bodies.links);
-    broken.extend(extras.check_cc(entry));
-    if !broken.is_empty() {
-        return Err(broken);
+    let staging = output::Staging::new(out)?;
+    checked.pages.par_iter().try_for_each(|p| {
+        for f in render::page(p, rc)? {
+            staging.write(&f)?;
+        }
+        Ok::<_, SiteError>(())
+    })?;
+    let mut files = indexes::indexes(&checked.pages, &checked.intros, &info, templates)?;
+    if let (Some(base), false) = (&opts.base_url, opts.drafts) {
+        files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
     }
-    let mut files = Vec::new();
-    let diagram = extras.diagram(entry, bodies.diagram, &mut files)?;
-    let measured = extras.measured(entry, bodies.measured)?;
-    let m = &entry.meta;
-    let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
-    let ctx = EntryCtx {
-        site: info.clone(),
-        url: entry.url.clone(),
-        section: entry.section.clone(),
-        section_url: format!("/{}/", entry.section),
-        section_title: pages::section_title(&entry.section),
-        title: m.title.clone(),
-        term: m.term.clone(),
-        category: m.category.clone(),
-        cc: m.cc.clone(),
-        summary: m.summary.clone(),
-        body_html: bodies.main,
-        og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
-            format!(
-                "{}{}{png}",
-                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
-                entry.url
-            )
-        }),
-        measured,
-        diagram,
-        related: m
-            .related
-            .iter()
-            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
-            .collect(),
-        appears_in: m
-            .appears_in
-            .iter()
-            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
-            .collect(),
-        sources: m.sources.clone(),
-        byline: pages::byline(entry),
-        draft_reason: draft_reason.map(str::to_string),
-    };
-    let html = templates
-        .render("entry.html", &ctx)
-        .map_err(|e| vec![Diagnostic::new(&entry.file, 0, e.to_string())])?;
-    files.push(OutFile {
-        path: page_path(&entry.url),
-        bytes: html.into_bytes(),
-    });
-    Ok(files)
+    for f in &files {
+        staging.write(f)?;
+    }
+    staging.commit(&checked.copies)?;
+    Ok(())
 }

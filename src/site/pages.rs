@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 
 use crate::content::Entry;
+use crate::highlight::include::Sources;
 use crate::markdown::{self, RenderOptions};
 use crate::policy::Verdict;
 
@@ -150,6 +151,8 @@ pub struct SectionCtx {
     pub url: String,
     /// Introduction from `content/<section>.md`, when there is one.
     pub intro_html: Option<String>,
+    /// Why the introduction is a draft (preview only), else null.
+    pub intro_draft_reason: Option<String>,
     /// Groups by category, alphabetical.
     pub groups: Vec<Group>,
 }
@@ -273,9 +276,17 @@ pub struct Bodies {
     pub links: Vec<markdown::Link>,
 }
 
-/// Renders an entry's body (after bindings were expanded) into its parts.
-pub fn bodies(body: &str, opts: RenderOptions) -> Bodies {
-    let parts = markdown::sections(body);
+/// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
+/// false (section introductions) the whole body is the main text.
+pub fn bodies(body: &str, opts: RenderOptions, cut: bool, sources: Option<&Sources>) -> Bodies {
+    let parts = if cut {
+        markdown::sections(body)
+    } else {
+        markdown::Sections {
+            main: body,
+            ..Default::default()
+        }
+    };
     let mut anchors: HashSet<String> = [
         "measured",
         "diagram",
@@ -289,7 +300,7 @@ pub fn bodies(body: &str, opts: RenderOptions) -> Bodies {
     .collect();
     let mut links = Vec::new();
     let mut render = |text: &str, first_line: usize| {
-        let r = markdown::render(text, opts, &mut anchors);
+        let r = markdown::render_with(text, opts, &mut anchors, sources);
         links.extend(r.links.into_iter().map(|l| markdown::Link {
             line: l.line + first_line - 1,
             ..l

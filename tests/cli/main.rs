@@ -2,11 +2,13 @@
 //! codes, stderr and the files written (after mdBook's testsuite and just's tests/lib.rs).
 //!
 //! One integration binary; each subject adds a module here and uses `util`.
+mod code_blocks;
 mod editorial;
 mod front_matter;
 mod links;
 mod measured;
 mod output;
+mod pipeline;
 mod regression;
 mod serve;
 mod trust;

@@ -131,26 +131,96 @@ fn unknown_bindings_are_errors_with_lines() {
 #[test]
 fn records_of_several_gpus_render_side_by_side() {
     let site = measured_site(true);
-    let h200 = site.read(H200S[0]);
-    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
-    other["device"]["name"] = "Second GPU".into();
-    other["device"]["slug"] = "second-gpu".into();
-    let id = other["device"]["gpu_id"].as_str().unwrap().to_owned();
-    site.write(
-        &format!("measurements/bank_conflicts/second-gpu-{id}.json"),
-        serde_json::to_string_pretty(&other).unwrap(),
-    );
+    // One H200 record, so its table is that record's.
+    std::fs::remove_file(site.root().join(H200S[1])).unwrap();
+    // The second GPU is 10% slower on the padded row only (inside the model's band): the
+    // ratio the prose quotes (32L / L) agrees on both, the tables differ.
+    second_record(&site, "second-gpu", "Second GPU", |r| {
+        let row = r["rows"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|row| row["label"] == "33L")
+            .unwrap();
+        let slower = row["median_ms"].as_f64().unwrap() * 1.1;
+        row["median_ms"] = slower.into();
+    });
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");
+    let table = |slug: &str| {
+        let start = html.find(&format!("id=\"measured-{slug}\"")).expect(slug);
+        let rest = &html[start..];
+        rest[..rest.find("</table>").expect("table ends")].to_string()
+    };
+    let (h200, second) = (table("nvidia-h200"), table("second-gpu"));
+    assert_ne!(h200, second, "each GPU's table shows its own record");
+    let record: serde_json::Value = serde_json::from_str(&site.read(H200S[0])).unwrap();
+    let median = |label: &str| {
+        record["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label)
+            .unwrap()["median_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    // The ratio column divides by the table's fastest row.
+    let (l, padded) = (median("L"), median("33L"));
+    let ratio = padded / l.min(padded);
+    let ratio2 = padded * 1.1 / l.min(padded * 1.1);
+    assert!(h200.contains(&format!("<td>{ratio:.2}</td>")), "{h200}");
     assert!(
-        html.contains("id=\"measured-nvidia-h200\"") && html.contains("id=\"measured-second-gpu\""),
-        "{html}"
+        second.contains(&format!("<td>{ratio2:.2}</td>")),
+        "{second}"
     );
     assert!(
         html.contains("On a Second GPU,") || html.contains("On an Second GPU,"),
         "{html}"
     );
-    // The copy measured the same times, so the rounded ratio in prose holds on both.
     assert!(html.contains("A factor of 32 between the rows."), "{html}");
+}
+
+/// A second GPU's record beside the committed H200 ones, edited by `edit`; it keeps the
+/// first H200's GPU id, so its file is `<slug>-412f3331.json`.
+fn second_record(site: &Site, slug: &str, name: &str, edit: impl Fn(&mut serde_json::Value)) {
+    let h200 = site.read(H200S[0]);
+    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
+    other["device"]["name"] = name.into();
+    other["device"]["slug"] = slug.into();
+    edit(&mut other);
+    site.write(
+        &format!("measurements/bank_conflicts/{slug}-412f3331.json"),
+        serde_json::to_string_pretty(&other).unwrap(),
+    );
+}
+
+#[test]
+fn a_stale_record_beside_a_fresh_one_fails_strict_builds() {
+    let site = measured_site(true);
+    // Sorted after the nvidia-h200-*.json, so a check that stops at a kernel's first record
+    // misses it.
+    second_record(&site, "tesla-t4", "Tesla T4", |r| {
+        r["build"]["source_sha256"] = "0".repeat(64).into();
+    });
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("measurements/bank_conflicts/tesla-t4-412f3331.json")
+            && err.contains("`bank_conflicts` is stale"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("nvidia-h200-"),
+        "the H200 record is fresh: {err}"
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("warning: measurements/bank_conflicts/tesla-t4-412f3331.json: record `measurements/bank_conflicts/tesla-t4-412f3331.json`"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -1,0 +1,385 @@
+//! The check stage: everything that can be wrong with a loaded site, found before anything
+//! is rendered — editorial verdicts, compute capabilities, prose bindings, records and
+//! staleness, links (Markdown is converted here, once, because links are known only after
+//! parsing), diagram specs and output collisions. Returns every problem at once, or the
+//! pages ready to render.
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::diagrams::{self, DIAGRAM_PNG, Drawn};
+use super::links::Targets;
+use super::measurements::Measurements;
+use super::output::Copies;
+use super::pages::{self, Bodies, Lookup};
+use super::{BuildOptions, Report, assets};
+use crate::bank;
+use crate::content::{self, Diagnostic, Entry, Kind};
+use crate::highlight::include::{self, SOURCE_DIR, Sources};
+use crate::markdown::RenderOptions;
+use crate::policy::{self, Verdict};
+
+/// A page that passed every check: its entry, body fragments and drawn diagram.
+pub(super) struct Page<'a> {
+    /// The entry.
+    pub(super) entry: &'a Entry,
+    /// Why it is a draft (preview only); `None` when published.
+    pub(super) draft_reason: Option<String>,
+    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
+    pub(super) bodies: Bodies,
+    /// The diagram, when the entry declares one.
+    pub(super) diagram: Option<Drawn>,
+}
+
+/// What the render and write stages need from a checked site.
+pub(super) struct Checked<'a> {
+    /// Entry pages this build shows (drafts only in the preview).
+    pub(super) pages: Vec<Page<'a>>,
+    /// Section introductions this build shows.
+    pub(super) intros: Vec<Page<'a>>,
+    /// Resolves `related:` and `appears_in:` to links.
+    pub(super) lookup: Lookup<'a>,
+    /// Measured views, per kernel.
+    pub(super) measurements: Measurements,
+    /// Static files and content assets to copy.
+    pub(super) copies: Copies,
+    /// The summary (warnings, drafts, counts).
+    pub(super) report: Report,
+}
+
+/// Runs every check on `site`; all problems come back together, sorted by file and line.
+pub(super) fn check<'a>(
+    root: &Path,
+    site: &'a content::Site,
+    opts: &BuildOptions,
+) -> Result<Checked<'a>, Vec<Diagnostic>> {
+    let mut problems = site.problems.clone();
+    let mut report = Report {
+        warnings: site.warnings.clone(),
+        ..Report::default()
+    };
+    let verdicts: Vec<Verdict<'a>> = site.entries.iter().map(policy::check).collect();
+    let mut shown = Vec::new();
+    let mut left_out = Vec::new();
+    for v in &verdicts {
+        match v {
+            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
+            Verdict::Publish(p) => {
+                report.published += 1;
+                shown.push((p.entry(), None));
+            }
+            Verdict::Draft(d) => {
+                report
+                    .drafts
+                    .push((d.entry().file.clone(), d.reason.clone()));
+                if opts.drafts {
+                    shown.push((d.entry(), Some(d.reason.clone())));
+                } else {
+                    left_out.push(d.entry());
+                }
+            }
+        }
+    }
+    let lookup = Lookup::new(&verdicts, opts.drafts);
+    let measurements = Measurements::load(
+        root,
+        opts,
+        shown.iter().map(|(e, _)| *e),
+        &mut problems,
+        &mut report.warnings,
+    );
+    let sources = Sources::new(root, measurements.stale_sources.clone());
+    let included = check_includes(
+        &shown,
+        &sources,
+        opts.strict,
+        &mut problems,
+        &mut report.warnings,
+    );
+    let mut copies = match assets::copies(root, &site.assets, &mut report.warnings) {
+        Ok(c) => c,
+        Err(d) => {
+            problems.push(d);
+            Vec::new()
+        }
+    };
+    // Captions link to the included files: publish them beside the pages.
+    copies.extend(
+        included
+            .iter()
+            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    );
+    let targets = Targets::new(
+        shown.iter().map(|(e, _)| *e),
+        left_out.into_iter(),
+        copies.iter().map(|c| c.0.clone()),
+        &site.unloaded,
+    );
+    let render = RenderOptions {
+        highlight: opts.highlight,
+    };
+    let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
+        .into_par_iter()
+        .map(|(entry, reason)| {
+            let cx = PageCx {
+                measurements: &measurements,
+                targets: &targets,
+                sources: &sources,
+                render,
+            };
+            page(entry, reason, cx)
+        })
+        .collect();
+    let (mut pages, mut intros) = (Vec::new(), Vec::new());
+    for c in checked {
+        match c {
+            Ok(p) if p.entry.kind == Kind::Intro => intros.push(p),
+            Ok(p) => pages.push(p),
+            Err(d) => problems.extend(d),
+        }
+    }
+    let outputs = outputs(&pages, &intros, opts);
+    problems.extend(collisions(&outputs, &copies));
+    if !problems.is_empty() {
+        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        problems.dedup();
+        return Err(problems);
+    }
+    report.pages = outputs.iter().filter(|p| p.ends_with("index.html")).count();
+    if !opts.drafts && !opts.strict {
+        // A published page must not tell readers to run the tool: say so at build time.
+        let entries = pages.iter().chain(&intros).map(|p| p.entry);
+        report.warnings.extend(measurements.unmeasured(entries));
+    }
+    Ok(Checked {
+        pages,
+        intros,
+        lookup,
+        measurements,
+        copies,
+        report,
+    })
+}
+
+/// What checking one page needs from the site.
+#[derive(Clone, Copy)]
+struct PageCx<'a> {
+    measurements: &'a Measurements,
+    targets: &'a Targets,
+    sources: &'a Sources,
+    render: RenderOptions,
+}
+
+/// Checks one shown entry and converts its Markdown; every problem of the entry at once.
+fn page<'a>(
+    entry: &'a Entry,
+    draft_reason: Option<String>,
+    cx: PageCx<'_>,
+) -> Result<Page<'a>, Vec<Diagnostic>> {
+    let PageCx {
+        measurements,
+        targets,
+        sources,
+        render,
+    } = cx;
+    let mut problems: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
+    problems.extend(measurements.check_cc(entry));
+    let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
+        problems.extend(d);
+        std::borrow::Cow::Borrowed(&entry.body)
+    });
+    let mut bodies = pages::bodies(&body, render, entry.kind == Kind::Page, Some(sources));
+    problems.extend(targets.check(entry, &bodies.links));
+    bodies.links = Vec::new();
+    for (prose, heading, field, present) in [
+        (
+            &bodies.measured,
+            "Measured",
+            "measure",
+            entry.meta.measure.is_some(),
+        ),
+        (
+            &bodies.diagram,
+            "Diagram",
+            "diagram",
+            entry.meta.diagram.is_some(),
+        ),
+    ] {
+        if prose.is_some() && !present {
+            problems.push(section_without_field(entry, heading, field));
+        }
+    }
+    let diagram = match (entry.kind, diagrams::draw(entry)) {
+        (_, Err(d)) => {
+            problems.push(d);
+            None
+        }
+        (Kind::Intro, Ok(Some(_))) => {
+            problems.push(
+                Diagnostic::new(
+                    &entry.file,
+                    entry.lines.of("diagram"),
+                    "a section introduction shows no diagram",
+                )
+                .field("diagram")
+                .help("draw it on an entry of the section instead"),
+            );
+            None
+        }
+        (_, Ok(d)) => d,
+    };
+    if problems.is_empty() {
+        Ok(Page {
+            entry,
+            draft_reason,
+            bodies,
+            diagram,
+        })
+    } else {
+        Err(problems)
+    }
+}
+
+/// Every `file=` include of the shown pages must resolve (errors), and an include of a
+/// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
+/// included, to publish beside the pages.
+fn check_includes(
+    shown: &[(&Entry, Option<String>)],
+    sources: &Sources,
+    strict: bool,
+    problems: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
+) -> BTreeSet<String> {
+    let checked: Vec<(&Entry, include::Checked)> = shown
+        .par_iter()
+        .map(|(e, _)| (*e, include::check(&e.body, sources)))
+        .collect();
+    let mut files = BTreeSet::new();
+    for (e, c) in checked {
+        let at = |line: usize| e.body_line + line - 1;
+        problems.extend(c.errors.iter().map(|(line, err)| {
+            Diagnostic::new(&e.file, at(*line), err.to_string()).help(err.help())
+        }));
+        let stale = c.stale.iter().map(|(line, path, _)| {
+            Diagnostic::new(
+                &e.file,
+                at(*line),
+                format!("the code block shows `{path}`, which changed since its measurement record was made; the page says so"),
+            )
+            .help("re-run `coursegen measure --gpu` on that GPU and commit the record")
+        });
+        if strict {
+            problems.extend(stale);
+        } else {
+            warnings.extend(stale);
+        }
+        files.extend(c.files);
+    }
+    files
+}
+
+/// `cc` must be a compute capability the bank model knows.
+fn check_cc(entry: &Entry) -> Option<Diagnostic> {
+    let cc = entry.meta.cc.as_deref()?;
+    if bank::geometry(cc).is_some() {
+        return None;
+    }
+    let known: Vec<&str> = bank::known_ccs().collect();
+    Some(
+        Diagnostic::new(
+            &entry.file,
+            entry.lines.of("cc"),
+            format!("`{cc}` is not a compute capability coursegen knows"),
+        )
+        .field("cc")
+        .help(format!("use one of {}", known.join(", "))),
+    )
+}
+
+fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnostic {
+    let line = entry
+        .body
+        .lines()
+        .position(|l| l.trim() == format!("## {heading}"))
+        .map_or(0, |i| entry.body_line + i);
+    Diagnostic::new(
+        &entry.file,
+        line,
+        format!("a `## {heading}` section needs `{field}:` in the front matter"),
+    )
+    .help(format!(
+        "add `{field}:` (see the README), or rename the heading"
+    ))
+}
+
+/// `/glossary/warp/` → `glossary/warp/index.html`.
+pub(super) fn page_path(url: &str) -> PathBuf {
+    Path::new(url.trim_matches('/')).join("index.html")
+}
+
+/// The sections whose index this build writes: those with a shown entry or intro.
+pub(super) fn sections<'a>(pages: &'a [Page<'_>], intros: &'a [Page<'_>]) -> BTreeSet<&'a str> {
+    let of_pages = pages.iter().map(|p| p.entry.section.as_str());
+    let of_intros = intros.iter().map(|p| p.entry.slug.as_str());
+    of_pages
+        .chain(of_intros)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Every file the render stage will write, relative to the output folder.
+fn outputs(pages: &[Page<'_>], intros: &[Page<'_>], opts: &BuildOptions) -> Vec<PathBuf> {
+    let mut paths = Vec::with_capacity(pages.len() * 2 + 8);
+    for p in pages {
+        paths.push(page_path(&p.entry.url));
+        if p.diagram.is_some() {
+            paths.push(Path::new(p.entry.url.trim_matches('/')).join(DIAGRAM_PNG));
+        }
+    }
+    paths.extend(
+        sections(pages, intros)
+            .into_iter()
+            .map(|s| page_path(&format!("/{s}/"))),
+    );
+    paths.extend(["index.html".into(), "search-index.json".into()]);
+    if opts.base_url.is_some() && !opts.drafts {
+        paths.push("sitemap.xml".into());
+    }
+    paths
+}
+
+/// Two outputs at one path would silently overwrite each other: refuse instead.
+fn collisions(paths: &[PathBuf], copies: &Copies) -> Vec<Diagnostic> {
+    let mut seen: HashMap<&Path, Option<&PathBuf>> =
+        HashMap::with_capacity(paths.len() + copies.len());
+    let all = paths
+        .iter()
+        .map(|p| (p, None))
+        .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
+    let mut problems = Vec::new();
+    for (path, src) in all {
+        if let Some(first) = seen.insert(path, src) {
+            let what = |s: Option<&PathBuf>| {
+                s.map_or_else(
+                    || "a generated page".to_string(),
+                    |p| p.display().to_string(),
+                )
+            };
+            problems.push(
+                Diagnostic::new(
+                    src.map_or(path.as_path(), |p| p.as_path()),
+                    0,
+                    format!(
+                        "{} would be written twice (by {} and {})",
+                        path.display(),
+                        what(first),
+                        what(src)
+                    ),
+                )
+                .help("rename the file, or move the entry so that its URL differs"),
+            );
+        }
+    }
+    problems
+}

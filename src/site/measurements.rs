@@ -1,0 +1,189 @@
+//! The measurement side of a build, for the check stage: records and kernel views loaded
+//! once, staleness, and each entry's prose bindings expanded from its kernel's view. Uses
+//! `measurement` (record, view, bindings); never touches the GPU.
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::content::{Diagnostic, Entry};
+use crate::measurement::bindings::{self, BindingError};
+use crate::measurement::record as records;
+use crate::measurement::view::{self as measured, MeasuredView};
+use crate::site::BuildOptions;
+use crate::site::pages::MeasuredCtx;
+
+/// One measured view per kernel an entry names, loaded once per build.
+pub(super) struct Measurements {
+    strict: bool,
+    views: HashMap<String, MeasuredView>,
+    /// Kernel sources (`kernels/K.cu`) changed since a record of theirs: the note a page
+    /// including that source shows.
+    pub(super) stale_sources: HashMap<String, String>,
+}
+
+impl Measurements {
+    /// Loads records and the views of every kernel an entry names. Problems that stop the
+    /// build go to `problems`; stale records and model disagreements go to `warnings`, or to
+    /// `problems` under `--strict`.
+    pub(super) fn load<'a>(
+        root: &Path,
+        opts: &BuildOptions,
+        entries: impl Iterator<Item = &'a Entry>,
+        problems: &mut Vec<Diagnostic>,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Self {
+        let mut records_broken = false;
+        let records = records::load_all(&root.join("measurements")).unwrap_or_else(|errors| {
+            records_broken = true;
+            problems.extend(
+                errors
+                    .iter()
+                    .map(|e| Diagnostic::new("measurements", 0, e.to_string())),
+            );
+            records::RecordSet::default()
+        });
+        let mut views = HashMap::new();
+        // With a broken record reported, "no record" and binding errors would only echo it.
+        let entries = entries.filter(|_| !records_broken);
+        for entry in entries {
+            let Some(kernel) = entry.meta.measure.as_deref() else {
+                continue;
+            };
+            if views.contains_key(kernel) {
+                continue;
+            }
+            let at = Diagnostic::new(&entry.file, entry.lines.of("measure"), "").field("measure");
+            match measured::load(root, kernel, &records) {
+                Ok(view) => {
+                    // Noisy records, unsettled rows and model or counter disagreements:
+                    // warnings in the preview, errors under --strict.
+                    let (found, into) = if opts.strict {
+                        (view.strict_problems(), &mut *problems)
+                    } else {
+                        (view.warnings(), &mut *warnings)
+                    };
+                    into.extend(found.into_iter().map(|m| Diagnostic {
+                        message: m,
+                        ..at.clone()
+                    }));
+                    views.insert(kernel.to_string(), view);
+                }
+                Err(e) => problems.push(Diagnostic {
+                    message: e.to_string(),
+                    ..at
+                }),
+            }
+        }
+        let mut stale_sources = HashMap::new();
+        match records::stale_records(&root.join("kernels"), &records) {
+            Ok(stale) => {
+                let stale: Vec<records::StaleRecord> = stale
+                    .into_iter()
+                    .map(|s| {
+                        let path = s.path.strip_prefix(root).unwrap_or(&s.path).to_path_buf();
+                        records::StaleRecord { path, ..s }
+                    })
+                    .collect();
+                for s in stale.iter().filter(|s| s.source_changed) {
+                    stale_sources.insert(
+                        format!("kernels/{}.cu", s.kernel),
+                        format!(
+                            "This code changed after it was measured: the record `{}` was made with an earlier version, so the measured numbers may not match it.",
+                            s.path.display()
+                        ),
+                    );
+                }
+                let found = stale
+                    .iter()
+                    .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
+                if opts.strict {
+                    problems.extend(found)
+                } else {
+                    warnings.extend(found)
+                }
+            }
+            Err(errors) => problems.extend(
+                errors
+                    .iter()
+                    .map(|e| Diagnostic::new("kernels", 0, e.to_string())),
+            ),
+        }
+        Measurements {
+            strict: opts.strict,
+            views,
+            stale_sources,
+        }
+    }
+
+    /// The entry's body with its number bindings replaced by recorded values. Without a
+    /// record a binding reads "(not measured yet)", except under `--strict`.
+    pub(super) fn expand_bindings<'e>(
+        &self,
+        entry: &'e Entry,
+    ) -> Result<Cow<'e, str>, Vec<Diagnostic>> {
+        let located = |errors: Vec<BindingError>| -> Vec<Diagnostic> {
+            errors
+                .into_iter()
+                .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
+                .collect()
+        };
+        let Some(kernel) = entry.meta.measure.as_deref() else {
+            bindings::check_no_bindings(&entry.body).map_err(located)?;
+            return Ok(Cow::Borrowed(&entry.body));
+        };
+        let Some(view) = self.views.get(kernel) else {
+            return Ok(Cow::Borrowed(&entry.body)); // its load error is already reported
+        };
+        let expanded = if self.strict {
+            bindings::expand_bindings(&entry.body, view)
+        } else {
+            bindings::expand_bindings_preview(&entry.body, view)
+        };
+        expanded.map(Cow::Owned).map_err(located)
+    }
+
+    /// The Measured section: the kernel's view (tables per GPU), the prose under it, and the
+    /// sentence on a compute capability that differs from the records' (checked by
+    /// [`Measurements::check_cc`] first, so a mismatch that matters never gets here).
+    pub(super) fn section(&self, entry: &Entry, prose_html: Option<String>) -> Option<MeasuredCtx> {
+        let kernel = entry.meta.measure.as_deref()?;
+        let view = self.views.get(kernel)?;
+        let cc_note = entry
+            .meta
+            .cc
+            .as_deref()
+            .and_then(|cc| view.cc_note(cc).ok())
+            .unwrap_or_default();
+        Some(MeasuredCtx {
+            view: view.clone(),
+            prose_html: prose_html.unwrap_or_default(),
+            cc_note,
+        })
+    }
+
+    /// An entry written against one compute capability whose kernel was measured on another
+    /// is fine when the model's geometry is the same for both, and an error when it is not.
+    pub(super) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
+        let (cc, kernel) = (entry.meta.cc.as_deref()?, entry.meta.measure.as_deref()?);
+        let message = self.views.get(kernel)?.cc_note(cc).err()?;
+        Some(Diagnostic::new(&entry.file, entry.lines.of("cc"), message).field("cc"))
+    }
+
+    /// Published entries whose Measured section has no record yet (an error under --strict).
+    pub(super) fn unmeasured<'a>(
+        &self,
+        entries: impl Iterator<Item = &'a Entry>,
+    ) -> Vec<Diagnostic> {
+        entries
+            .filter_map(|e| {
+                let kernel = e.meta.measure.as_deref()?;
+                let view = self.views.get(kernel)?;
+                view.devices.is_empty().then(|| {
+                    Diagnostic::new(&e.file, e.lines.of("measure"), format!("published with no measurement record of `{kernel}`: the page says \"not measured yet\""))
+                        .field("measure")
+                        .help("run `coursegen measure --gpu` on a GPU machine and commit the record; `build --strict` refuses this")
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,136 @@
+//! The render stage: a checked page becomes its output files (HTML through the templates,
+//! the diagram's PNG). Pure — reads nothing, writes nothing — so pages render in parallel
+//! and the write stage stores each as soon as it is done.
+use std::path::Path;
+
+use super::BuildOptions;
+use super::check::{Checked, Page, page_path};
+use super::diagrams::{self, DIAGRAM_PNG};
+use super::output::OutFile;
+use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
+use crate::content::{self, Entry};
+use crate::templates::{TemplateError, Templates};
+
+/// Why a checked page could not be rendered (templates or the rasteriser, not content).
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A template failed on a page.
+    #[error("{file}: {error}")]
+    Template {
+        /// The entry being rendered.
+        file: std::path::PathBuf,
+        /// The template's error.
+        error: TemplateError,
+    },
+    /// The diagram could not be rasterised.
+    #[error("{file}: cannot rasterise the diagram: {error}")]
+    Raster {
+        /// The entry being rendered.
+        file: std::path::PathBuf,
+        /// The rasteriser's error.
+        error: crate::bank::RasterError,
+    },
+}
+
+/// What every page render shares.
+#[derive(Clone, Copy)]
+pub(super) struct RenderCtx<'a> {
+    /// Site-wide values.
+    pub(super) info: &'a SiteInfo,
+    /// The compiled templates.
+    pub(super) templates: &'a Templates,
+    /// The checked site.
+    pub(super) checked: &'a Checked<'a>,
+    /// Build options.
+    pub(super) opts: &'a BuildOptions,
+}
+
+/// Renders one entry page: its HTML, and the PNG of its diagram when writing files.
+pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderError> {
+    let RenderCtx {
+        info,
+        templates,
+        checked,
+        opts,
+    } = rc;
+    let entry = p.entry;
+    let mut files = Vec::new();
+    let diagram = match &p.diagram {
+        None => None,
+        Some(d) => {
+            let png = if opts.out.is_some() {
+                let bytes = diagrams::png_of(&d.svg).map_err(|error| RenderError::Raster {
+                    file: entry.file.clone(),
+                    error,
+                })?;
+                files.push(OutFile {
+                    path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
+                    bytes,
+                });
+                Some(DIAGRAM_PNG.to_string())
+            } else {
+                None
+            };
+            let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
+            Some(DiagramCtx {
+                svg_html: d.svg.clone(),
+                alt: alt.unwrap_or_default(),
+                preset: d.preset.to_string(),
+                prose_html: p.bodies.diagram.clone().unwrap_or_default(),
+                png,
+            })
+        }
+    };
+    let measured = checked
+        .measurements
+        .section(entry, p.bodies.measured.clone());
+    let m = &entry.meta;
+    let lookup = &checked.lookup;
+    let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let ctx = EntryCtx {
+        site: info.clone(),
+        url: entry.url.clone(),
+        section: entry.section.clone(),
+        section_url: format!("/{}/", entry.section),
+        section_title: pages::section_title(&entry.section),
+        title: m.title.clone(),
+        term: m.term.clone(),
+        category: m.category.clone(),
+        cc: m.cc.clone(),
+        summary: m.summary.clone(),
+        body_html: p.bodies.main.clone(),
+        og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
+            format!(
+                "{}{}{png}",
+                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
+                entry.url
+            )
+        }),
+        measured,
+        diagram,
+        related: m
+            .related
+            .iter()
+            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
+            .collect(),
+        appears_in: m
+            .appears_in
+            .iter()
+            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
+            .collect(),
+        sources: m.sources.clone(),
+        byline: pages::byline(entry),
+        draft_reason: p.draft_reason.clone(),
+    };
+    let html = templates
+        .render("entry.html", &ctx)
+        .map_err(|error| RenderError::Template {
+            file: entry.file.clone(),
+            error,
+        })?;
+    files.push(OutFile {
+        path: page_path(&entry.url),
+        bytes: html.into_bytes(),
+    });
+    Ok(files)
+}
