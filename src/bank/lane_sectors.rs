@@ -124,3 +124,55 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
     svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, &verdict);
     svg.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use resvg::usvg;
+
+    use crate::bank::diagram::{DiagramError, DiagramSpec, Preset, render_svg};
+
+    fn svg(stride: u32) -> Result<String, DiagramError> {
+        let spec = DiagramSpec {
+            stride: Some(stride),
+            ..DiagramSpec::new(Preset::LaneSectors)
+        };
+        render_svg(&spec, "Memory coalescing", "Lanes onto sectors.")
+    }
+
+    /// The picture states the model's verdict and shades exactly the sectors fetched.
+    #[test]
+    fn lanes_land_on_the_sectors_the_model_counts() {
+        for (stride, sectors, verdict) in [
+            (
+                1,
+                4,
+                "Stride 1: 4 sectors in 1 lines, 128 bytes fetched for 128 used (100.0% useful)",
+            ),
+            (
+                2,
+                8,
+                "Stride 2: 8 sectors in 2 lines, 256 bytes fetched for 128 used (50.0% useful)",
+            ),
+            (
+                32,
+                32,
+                "Stride 32: 32 sectors in 32 lines, 1024 bytes fetched for 128 used (12.5% useful)",
+            ),
+        ] {
+            let text = svg(stride).unwrap();
+            assert!(text.contains(verdict), "{stride}: {text}");
+            assert_eq!(
+                text.matches("fill=\"#f28567\"").count(),
+                sectors,
+                "{stride}"
+            );
+            usvg::Tree::from_str(&text, &usvg::Options::default()).expect("valid SVG");
+            assert_eq!(text, svg(stride).unwrap(), "deterministic");
+        }
+        assert!(svg(33).unwrap_err().to_string().contains("from 0 to 32"));
+        assert_eq!(
+            "lane-sectors".parse::<Preset>().unwrap(),
+            Preset::LaneSectors
+        );
+    }
+}

@@ -408,4 +408,24 @@ mod tests {
         let err = parse(&text).unwrap_err().to_string();
         assert!(err.contains("input_words"), "{err}");
     }
+
+    #[test]
+    fn the_coalescing_manifest_parses_and_its_reference_must_match_its_model() {
+        let path = Path::new("kernels/coalescing.yaml");
+        let text = include_str!("../../kernels/coalescing.yaml");
+        let m = Manifest::parse(path, text).unwrap();
+        assert_eq!(m.model, ModelKind::GlobalSectors);
+        let wrong = text.replace(
+            "kind: strided_sum\n  reads: 64",
+            "kind: lane_window_sum\n  reads: 64\n  window: 64\n  block_offset_mask: 31",
+        );
+        let err = Manifest::parse(path, &wrong).unwrap_err().to_string();
+        assert!(err.contains("reference.kind"), "{err}");
+        let odd = text.replace(
+            "values: [1, 2, 4, 8, 16, 32]",
+            "values: [1, 2, 4, 8, 16, 3]",
+        );
+        let err = Manifest::parse(path, &odd).unwrap_err().to_string();
+        assert!(err.contains("3 is not a power of two"), "{err}");
+    }
 }

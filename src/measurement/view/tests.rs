@@ -306,3 +306,39 @@ fn the_committed_record_is_fresh_and_renders() {
     );
     assert_eq!(quoted.unwrap(), "99%, a factor of 32");
 }
+
+#[test]
+fn another_cc_with_the_same_geometry_is_stated_and_an_unknown_one_is_refused() {
+    let v = view_of(&[loaded("Fixture GPU")]);
+    assert_eq!(v.cc_note("9.0").unwrap(), "");
+    let note = v.cc_note("7.5").unwrap();
+    assert!(
+        note.starts_with("This entry is written against compute capability 7.5; the table was measured on 9.0. The bank model's geometry, 32 banks of 4 bytes, is the same for both"),
+        "{note}"
+    );
+    let mut odd = loaded("Fixture GPU");
+    odd.record.device.compute_capability = "1.0".into();
+    let err = view_of(&[odd]).cc_note("7.5").unwrap_err();
+    assert!(
+        err.contains("compute capability 1.0, which the bank model does not know"),
+        "{err}"
+    );
+    assert_eq!(view_of(&[]).cc_note("7.5").unwrap(), "");
+}
+
+#[test]
+fn noisy_and_unsettled_records_are_strict_problems_naming_the_row() {
+    let mut l = loaded("Fixture GPU");
+    l.record.run.noise = vec!["another compute process was on the GPU (pid 7)".into()];
+    l.record.rows[5].stop = crate::measurement::record::StopReason::TimeLimit;
+    l.record.rows[5].rel_stdev = 0.02;
+    let problems = view_of(&[l]).strict_problems();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("is marked noisy") && problems[0].contains("pid 7"));
+    assert!(
+        problems[1]
+            .starts_with("row `32L` on Fixture GPU did not settle: its samples spread ±2.00%"),
+        "{}",
+        problems[1]
+    );
+}
