@@ -129,6 +129,8 @@ pub struct RawByline {
     pub written_on: Option<String>,
     /// YYYY-MM-DD, or "pending".
     pub last_checked_on: Option<String>,
+    /// `sha256:…` of the entry as reviewed (written by `coursegen sign`).
+    pub reviewed_hash: Option<String>,
 }
 
 /// The front matter exactly as the file says it; see `meta::check` for what we trust.
@@ -332,7 +334,9 @@ fn general_help(field: Option<&str>, message: &str) -> Option<String> {
         match field.unwrap_or("") {
             "related" | "appears_in" => "write a list of slugs: `related: [warp, bank-conflict]`",
             "sources" => "write a list of items, each with `title:` and `url:` (see README)",
-            "byline" => "byline holds written_by, reviewed_by, written_on and last_checked_on",
+            "byline" => {
+                "byline holds written_by, reviewed_by, written_on, last_checked_on and reviewed_hash"
+            }
             f if f.starts_with("diagram.") => {
                 "diagram sizes and positions are whole numbers, e.g. `width: 33`"
             }

@@ -199,7 +199,13 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
     let bytes = std::fs::read(abs)
         .map_err(|e| vec![Diagnostic::new(file, 0, format!("cannot read: {e}"))])?;
     let text = decode(file, bytes)?;
-    let split = front_matter::split(&text).map_err(|e| {
+    parse_entry(file, &text)
+}
+
+/// Splits, parses and checks the text of one entry file (`file` relative to the root; BOM
+/// removed, line endings `\n`); `coursegen sign` uses it to check a file before writing it.
+pub fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
+    let split = front_matter::split(text).map_err(|e| {
         let line = if matches!(e, front_matter::SplitError::NoOpening) { 1 } else { text.lines().count().max(1) };
         vec![Diagnostic::new(file, line, e.to_string()).help(match e {
             front_matter::SplitError::NoOpening => "start the file with `---`, the front matter (at least `title: …`), and another `---`",
@@ -234,7 +240,7 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
 }
 
 /// Checks the bytes are UTF-8 (naming the line of the first bad byte); drops a BOM; CRLF → LF.
-fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
+pub fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let good = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count();
@@ -353,10 +359,14 @@ fn check_unique(entries: &mut Vec<Entry>, problems: &mut Vec<Diagnostic>) {
     entries.retain(|e| {
         let key = (e.section.to_lowercase(), e.slug.to_lowercase());
         if let Some(first) = seen.get(&key) {
-            problems.push(
-                Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
-                    .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`"),
-            );
+            // Name the `slug:` line when the slug was set there, else the file as a whole.
+            let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
+                .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
+            if e.meta.slug.is_some() {
+                d = d.field("slug");
+                d.line = e.lines.of("slug");
+            }
+            problems.push(d);
             false
         } else {
             seen.insert(key, e.file.clone());

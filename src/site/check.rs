@@ -59,10 +59,21 @@ pub(super) fn check<'a>(
         warnings: site.warnings.clone(),
         ..Report::default()
     };
-    let verdicts: Vec<Verdict<'a>> = site.entries.iter().map(policy::check).collect();
+    let rules = policy::Rules {
+        today: opts.today.unwrap_or_else(policy::clock_today),
+        review_max_age_days: opts.review_max_age_days,
+        strict: opts.strict,
+        preview: opts.drafts,
+    };
+    let verdicts: Vec<Verdict<'a>> = site
+        .entries
+        .par_iter()
+        .map(|e| policy::check(e, &rules))
+        .collect();
     let mut shown = Vec::new();
     let mut left_out = Vec::new();
     for v in &verdicts {
+        report.warnings.extend(v.warnings().iter().cloned());
         match v {
             Verdict::Refused(d) => problems.extend(d.iter().cloned()),
             Verdict::Publish(p) => {

@@ -35,6 +35,10 @@ pub struct BuildOptions {
     pub out: Option<PathBuf>,
     /// Public address, for sitemap.xml (publish builds only).
     pub base_url: Option<String>,
+    /// A review older than this many days has expired (a warning; an error under `strict`).
+    pub review_max_age_days: u32,
+    /// The date the editorial rule takes as today; `None` reads the clock.
+    pub today: Option<jiff::civil::Date>,
 }
 
 /// Why a build failed.

@@ -240,14 +240,14 @@ impl<'a> Lookup<'a> {
 
 /// Prints a byline list of names: "A", "A and B", "A, B and C"; "pending" when nobody.
 fn names(list: &[String]) -> String {
-    let named: Vec<&str> = list
+    let named: Vec<String> = list
         .iter()
-        .map(|n| n.trim())
         .filter(|n| !crate::policy::is_unsigned(n))
+        .map(|n| crate::policy::names::display_name(n))
         .collect();
     match named.as_slice() {
         [] => "pending".into(),
-        [one] => (*one).into(),
+        [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }

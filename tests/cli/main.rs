@@ -10,6 +10,7 @@ mod measured;
 mod output;
 mod pipeline;
 mod regression;
+mod review;
 mod serve;
 mod trust;
 mod util;

@@ -10,6 +10,7 @@ const H200S: [&str; 2] = [
 #[test]
 fn measured_tables_and_bindings_come_from_the_record() {
     let site = measured_site(true);
+    sign_bank(&site);
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");
@@ -145,6 +146,7 @@ fn records_of_several_gpus_render_side_by_side() {
         let slower = row["median_ms"].as_f64().unwrap() * 1.1;
         row["median_ms"] = slower.into();
     });
+    sign_bank(&site);
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");

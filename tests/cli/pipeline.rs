@@ -130,6 +130,10 @@ fn intros_expand_bindings_highlight_on_request_and_are_sanitised() {
             &format!("Measured on an {{{{% device %}}}}.\n\n{code}\n<script>alert(1)</script>\n"),
         ),
     );
+    // `--strict` publishes reviews pinned to the text only.
+    sign_bank(&site);
+    let signing = ["sign", "content/glossary.md", "--reviewer", "Grace Hopper"];
+    assert_code(&site.run(&signing), 0);
     assert_code(&site.run(&["build", "--strict"]), 0);
     let html = site.read("public/glossary/index.html");
     assert!(html.contains("<h1>The glossary</h1>"), "{html}");

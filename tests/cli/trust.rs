@@ -14,6 +14,8 @@ fn site_with(edit: impl Fn(&mut serde_json::Value)) -> Site {
     let mut record: serde_json::Value = serde_json::from_str(&site.read(A)).unwrap();
     edit(&mut record);
     site.write(A, serde_json::to_string_pretty(&record).unwrap());
+    // Pinned, so a --strict failure here is about the record, not the review.
+    sign_bank(&site);
     site
 }
 
@@ -126,6 +128,7 @@ fn the_page_shows_counters_spread_the_gpus_merged_and_the_cc_sentence() {
         "content/glossary/bank.md",
         format!("{}{body}", published("Bank", "measure: bank_conflicts\n")),
     );
+    sign_bank(&site);
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");
