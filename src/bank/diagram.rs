@@ -255,3 +255,6 @@ fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
     });
     format!("{}-{:08x}", spec.preset, hash >> 32)
 }
+
+#[cfg(test)]
+pub(super) mod tests;

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::diagrams::Drawn;
 use crate::content::Entry;
 use crate::highlight::include::Sources;
 use crate::markdown::{self, RenderOptions};
@@ -17,6 +18,22 @@ pub struct SiteInfo {
     pub title: String,
     /// True in the course preview (`--drafts`).
     pub preview: bool,
+    /// `<html lang>`.
+    pub language: String,
+    /// The course's source repository, linked from the footer, when configured.
+    pub repository: Option<String>,
+}
+
+impl SiteInfo {
+    /// The values of `config` that templates show.
+    pub fn new(config: &crate::config::Config, preview: bool) -> Self {
+        SiteInfo {
+            title: config.title.clone(),
+            preview,
+            language: config.language.clone(),
+            repository: config.repository.clone(),
+        }
+    }
 }
 
 /// A link to another page, as related terms and days show it.
@@ -112,6 +129,8 @@ pub struct EntryCtx {
     pub draft_reason: Option<String>,
     /// Social-card image URL.
     pub og_image: Option<String>,
+    /// "Edit this page": the source file in the repository, when `repository` is configured.
+    pub edit_url: Option<String>,
 }
 
 /// One line of a section index.
@@ -274,6 +293,18 @@ pub struct Bodies {
     pub diagram: Option<String>,
     /// Every link in the body, with its body-relative line.
     pub links: Vec<markdown::Link>,
+}
+
+/// A page that passed every check: its entry, body fragments and drawn diagram.
+pub(super) struct Page<'a> {
+    /// The entry.
+    pub(super) entry: &'a Entry,
+    /// Why it is a draft (preview only); `None` when published.
+    pub(super) draft_reason: Option<String>,
+    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
+    pub(super) bodies: Bodies,
+    /// The diagram, when the entry declares one.
+    pub(super) diagram: Option<Drawn>,
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts; with `cut`

@@ -9,6 +9,7 @@ mod links;
 mod measured;
 mod output;
 mod pipeline;
+mod publish;
 mod regression;
 mod review;
 mod serve;
