@@ -244,7 +244,11 @@ mod tests {
             served.contains("script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M='; connect-src 'self'"),
             "{served}"
         );
-        assert_eq!(served.matches("Content-Security-Policy").count(), 1, "{served}");
+        assert_eq!(
+            served.matches("Content-Security-Policy").count(),
+            1,
+            "{served}"
+        );
         assert!(served.ends_with(script));
     }
 }

@@ -88,7 +88,7 @@ fn measure_on_a_machine_without_a_gpu_exits_2_and_says_so() {
 #[ignore = "needs an NVIDIA GPU"]
 fn measure_writes_a_checked_fresh_record_for_every_row() {
     let root = site_with_kernels(str::to_owned);
-    let out = measure(root.path(), &["--gpu"]);
+    let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let set = records::load_all(&root.path().join("measurements")).unwrap();
     let loaded = &set.for_kernel("bank_conflicts")[0];
@@ -131,7 +131,7 @@ fn a_kernel_with_a_wrong_result_is_refused_and_the_old_record_stays() {
     for slug in ["nvidia-h200", "previous"] {
         std::fs::write(dir.join(format!("{slug}.json")), "previous record").unwrap();
     }
-    let out = measure(root.path(), &["--gpu"]);
+    let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("disagree with the CPU reference"),
@@ -161,4 +161,184 @@ fn an_unknown_device_ordinal_is_a_usage_error() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The repository's folder (templates/, static/ and benches/ are read from there).
+fn repo() -> PathBuf {
+    kernels_dir().parent().unwrap().to_owned()
+}
+
+/// Starts `benches/competing_load.py` (a PyTorch bf16 matmul loop) on device 0 and waits
+/// until it has the GPU busy.
+fn competing_load() -> std::process::Child {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("python3")
+        .arg(repo().join("benches/competing_load.py"))
+        .args(["--device", "0", "--seconds", "300"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 with torch runs the competing load");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "ready", "the competing load did not start");
+    child
+}
+
+fn only_record(dir: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU and python3 with torch (the competing load)"]
+fn a_run_under_a_competing_load_exits_1_keeps_the_record_and_noisy_records_fail_strict() {
+    let root = site_with_kernels(str::to_owned);
+    let only = ["--gpu", "--kernel", "bank_conflicts", "--device", "0"];
+    let out = measure(root.path(), &only);
+    assert_eq!(out.status.code(), Some(0), "quiet run: {}", stderr(&out));
+    let path = only_record(&root.path().join("measurements/bank_conflicts"));
+    let quiet = std::fs::read(&path).unwrap();
+    let mut load = competing_load();
+    let out = measure(root.path(), &only);
+    let kept = std::fs::read(&path).unwrap();
+    let refused = stderr(&out);
+    let noisy_args = [&only[..], &["--accept-noisy"]].concat();
+    let accepted = measure(root.path(), &noisy_args);
+    load.kill().unwrap();
+    load.wait().unwrap();
+    eprintln!("under load, refused run:\n{refused}");
+    assert_eq!(out.status.code(), Some(1), "{refused}");
+    assert!(
+        refused.contains("the run was disturbed") && refused.contains("another compute process"),
+        "{refused}"
+    );
+    assert!(refused.contains("is kept as it was"), "{refused}");
+    assert!(kept == quiet, "the refused run changed the record");
+
+    eprintln!("under load, --accept-noisy:\n{}", stderr(&accepted));
+    assert_eq!(accepted.status.code(), Some(0), "{}", stderr(&accepted));
+    assert_eq!(
+        only_record(&root.path().join("measurements/bank_conflicts")),
+        path
+    );
+    let record = records::load(&path).unwrap();
+    assert!(record.noisy(), "{:?}", record.run);
+    assert!(
+        record
+            .run
+            .noise
+            .iter()
+            .any(|n| n.contains("another compute process")),
+        "{:?}",
+        record.run.noise
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+    }
+
+    // The noisy record on a published page: the preview says so, --strict refuses.
+    for dir in ["templates", "static"] {
+        copy_dir(&repo().join(dir), &root.path().join(dir));
+    }
+    let entry = root.path().join("content/glossary/bank-conflict.md");
+    std::fs::create_dir_all(entry.parent().unwrap()).unwrap();
+    std::fs::write(&entry, ENTRY).unwrap();
+    let build = |strict: bool| {
+        let mut cmd = std::process::Command::new(bin());
+        cmd.args(["build", "--drafts", "--root"]).arg(root.path());
+        cmd.arg("--out").arg(root.path().join("public"));
+        if strict {
+            cmd.arg("--strict");
+        }
+        cmd.output().unwrap()
+    };
+    let preview = build(false);
+    assert_eq!(preview.status.code(), Some(0), "{}", stderr(&preview));
+    let page =
+        std::fs::read_to_string(root.path().join("public/glossary/bank-conflict/index.html"))
+            .unwrap();
+    assert!(page.contains("This run was disturbed"), "{page}");
+    let strict = build(true);
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
+    assert!(
+        stderr(&strict).contains("marked noisy"),
+        "{}",
+        stderr(&strict)
+    );
+}
+
+const ENTRY: &str = "---
+title: What is a bank conflict?
+term: bank conflict
+category: Memory
+cc: \"9.0\"
+summary: Lanes of a warp asking one bank for different words.
+measure: bank_conflicts
+sources: [{title: CUDA guide, url: \"https://docs.nvidia.com/cuda/\"}]
+status: draft
+---
+Body.
+";
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// What the view accepts as "the counter agrees with the model" (see `view::table`).
+const COUNTER_TOLERANCE: f64 = 0.005;
+
+#[test]
+#[ignore = "needs an NVIDIA GPU and Nsight Compute (ncu on the PATH)"]
+fn counters_agree_with_both_models_exactly() {
+    let root = site_with_kernels(str::to_owned);
+    let out = measure(root.path(), &["--gpu", "--device", "0", "--counters"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let set = records::load_all(&root.path().join("measurements")).unwrap();
+    let per = |kernel: &str, label: &str| {
+        let r = &set.for_kernel(kernel)[0].record;
+        r.row(label)
+            .unwrap()
+            .counters
+            .as_ref()
+            .unwrap()
+            .per_request()
+    };
+    for (label, want) in [
+        ("L", 1.0),
+        ("2L", 2.0),
+        ("4L", 4.0),
+        ("8L", 8.0),
+        ("32L", 32.0),
+        ("33L", 1.0),
+    ] {
+        let got = per("bank_conflicts", label);
+        assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
+    }
+    for (label, want) in [
+        ("S1", 4.0),
+        ("S2", 8.0),
+        ("S4", 16.0),
+        ("S8", 32.0),
+        ("S32", 32.0),
+    ] {
+        let got = per("coalescing", label);
+        assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
+    }
 }

@@ -1,20 +1,24 @@
-//! Diagrams drawn from the bank model as deterministic, accessible SVG: the preset names an
-//! entry's front matter may use, the checks on their options, and `render_svg`, which hands
-//! each preset to its drawing (`bank_map`, `lane_banks`). What the drawings share with it
-//! lives in the leaf `tile`, so no drawing imports this module back.
+//! Diagrams drawn from the bank and coalescing models as deterministic, accessible SVG: the
+//! preset names an entry's front matter may use, the checks on their options, and
+//! `render_svg`, which hands each preset to its drawing (`bank_map`, `lane_banks`,
+//! `lane_sectors`). What the drawings share with it lives in the leaf `tile`, so no drawing
+//! imports this module back.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::svg::Frame;
 pub use super::tile::{Cell, TILE_ROWS};
-use super::{bank_map, lane_banks};
+use super::{bank_map, lane_banks, lane_sectors};
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
 pub const TILE_WIDTHS: [u32; 2] = [32, 33];
 
 /// Largest word stride a `lane-banks` diagram draws; past 64 the picture only repeats.
 pub const MAX_STRIDE: u32 = 64;
+
+/// Largest word stride a `lane-sectors` diagram draws: at 32 every lane has a line of its own.
+pub const MAX_SECTOR_STRIDE: u32 = 32;
 
 /// A diagram kind an entry names in its front matter (`diagram.preset`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,17 +27,20 @@ pub enum Preset {
     BankMap,
     /// `lane-banks`: the 32 lanes of a warp and the bank each one reads for a stride.
     LaneBanks,
+    /// `lane-sectors`: the 32 lanes of a warp and the global-memory sector each one reads.
+    LaneSectors,
 }
 
 impl Preset {
     /// Every preset, in the order error messages list them.
-    pub const ALL: [Preset; 2] = [Preset::BankMap, Preset::LaneBanks];
+    pub const ALL: [Preset; 3] = [Preset::BankMap, Preset::LaneBanks, Preset::LaneSectors];
 
     /// The name front matter uses for this preset.
     pub fn name(self) -> &'static str {
         match self {
             Preset::BankMap => "bank-map",
             Preset::LaneBanks => "lane-banks",
+            Preset::LaneSectors => "lane-sectors",
         }
     }
 }
@@ -127,6 +134,14 @@ pub enum DiagramError {
         /// Words per row of the tile drawn.
         columns: u32,
     },
+    /// A `lane-sectors` stride is past [`MAX_SECTOR_STRIDE`].
+    #[error(
+        "lane-sectors stride {stride} is out of range; use a word stride from 0 to {MAX_SECTOR_STRIDE}"
+    )]
+    SectorStrideOutOfRange {
+        /// The stride as written.
+        stride: u32,
+    },
     /// `stride` is past [`MAX_STRIDE`].
     #[error("lane-banks stride {stride} is out of range; use a word stride from 0 to {MAX_STRIDE}")]
     StrideOutOfRange {
@@ -142,7 +157,7 @@ fn preset_list() -> String {
 fn options_of(preset: Preset) -> &'static str {
     match preset {
         Preset::BankMap => "`highlight` and `width`",
-        Preset::LaneBanks => "`stride`",
+        Preset::LaneBanks | Preset::LaneSectors => "`stride`",
     }
 }
 
@@ -150,6 +165,7 @@ fn options_of(preset: Preset) -> &'static str {
 enum Checked {
     BankMap { width: u32, highlight: Option<Cell> },
     LaneBanks { stride: u32 },
+    LaneSectors { stride: u32 },
 }
 
 fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
@@ -179,7 +195,7 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
                 highlight: spec.highlight,
             })
         }
-        Preset::LaneBanks => {
+        Preset::LaneBanks | Preset::LaneSectors => {
             if spec.highlight.is_some() {
                 return Err(not_applicable("highlight"));
             }
@@ -187,6 +203,12 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
                 return Err(not_applicable("width"));
             }
             let stride = spec.stride.unwrap_or(1);
+            if preset == Preset::LaneSectors {
+                if stride > MAX_SECTOR_STRIDE {
+                    return Err(DiagramError::SectorStrideOutOfRange { stride });
+                }
+                return Ok(Checked::LaneSectors { stride });
+            }
             if stride > MAX_STRIDE {
                 return Err(DiagramError::StrideOutOfRange { stride });
             }
@@ -210,6 +232,7 @@ pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String,
     Ok(match checked {
         Checked::BankMap { width, highlight } => bank_map::render(width, highlight, frame),
         Checked::LaneBanks { stride } => lane_banks::render(stride, frame),
+        Checked::LaneSectors { stride } => lane_sectors::render(stride, frame),
     })
 }
 

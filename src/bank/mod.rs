@@ -1,11 +1,13 @@
-//! Shared-memory banks: the pure bank model, the diagrams drawn from it (SVG) and their PNG
-//! rendering. Depends on no other module of ours, so it could become its own crate.
+//! Shared-memory banks and global-memory sectors: the pure bank and coalescing models, the
+//! diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
 
 mod bank_map;
 pub mod card;
+pub mod coalescing;
 pub mod diagram;
 mod glyphs;
 mod lane_banks;
+mod lane_sectors;
 pub mod model;
 mod palette;
 pub mod raster;

@@ -398,7 +398,9 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
         "bandwidth" => format!("{} TB/s", number(row(0)?.bandwidth_gb_s / 1000.0)),
         "limit" => {
             let label = &row(0)?.label;
-            let x = r.row(label).map_or(0.0, |x| fraction_of_limit(r, x));
+            let x = r
+                .row(label)
+                .map_or(0.0, |x| fraction_of_limit(d.model, r, x));
             format!("{}%", number(100.0 * x))
         }
         "banks" => row(0)?.banks.to_string(),
@@ -407,6 +409,22 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
             .row(&row(0)?.label)
             .map_or(0, |x| x.samples_ms.len())
             .to_string(),
+        "spread" => format!("{}%", number(100.0 * row(0)?.rel_stdev)),
+        "model" => row(0)?.model_cost.to_string(),
+        "counter" => {
+            let v = row(0)?;
+            let n = v.counted.ok_or_else(|| {
+                let m = format!(
+                    "row `{}` on {} has no hardware counters: re-measure with \
+                     `coursegen measure --gpu --counters` (needs ncu)",
+                    v.label, d.name
+                );
+                (BindingErrorKind::NotMeasured, m)
+            })?;
+            number(n)
+        }
+        "gpu_spread" => format!("{}%", number(100.0 * row(0)?.gpu_spread)),
+        "gpus" => d.gpus.to_string(),
         "device" => d.name.clone(),
         "driver" => r
             .software

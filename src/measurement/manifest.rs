@@ -48,6 +48,9 @@ pub struct Manifest {
     /// NVRTC options besides the target architecture, which `measure` picks per device.
     #[serde(default)]
     pub compile_options: Vec<String>,
+    /// Which model predicts the rows: shared-memory banks (the default) or global sectors.
+    #[serde(default)]
+    pub model: ModelKind,
     /// The one swept runtime argument and its row labels.
     pub axis: Axis,
     /// Block size and how many logical blocks one launch runs.
@@ -79,6 +82,19 @@ pub struct Axis {
     pub labels: Vec<String>,
 }
 
+/// The model a kernel's rows are checked against, and the hardware counter that tests it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    /// `bank::model`: the axis is a shared-memory word stride; a row costs its conflict degree
+    /// (shared-memory wavefronts per load instruction).
+    #[default]
+    SharedBanks,
+    /// `bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte
+    /// sectors one warp-wide load touches.
+    GlobalSectors,
+}
+
 /// Launch shape. The grid is sized from the device so every SM gets the same work.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -93,7 +109,7 @@ pub struct Launch {
 }
 
 /// The CPU reference the kernel's output is checked against before any time counts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Reference {
     /// Thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of
@@ -106,6 +122,14 @@ pub enum Reference {
         window: u32,
         /// Mask applied to the logical block index to offset every lane's start.
         block_offset_mask: u32,
+    },
+    /// Logical thread g (warp w = g / 32, lane L = g mod 32) returns the wrapping u32 sum of
+    /// `input[((w·reads + i)·32 + L)·value mod input_words]` over `i < reads`: each warp-wide
+    /// load is one request of 32 words at a lane stride of `value`, and no two requests of a
+    /// launch share a word (until the buffer wraps).
+    StridedSum {
+        /// Reads per logical thread.
+        reads: u32,
     },
 }
 
@@ -159,8 +183,16 @@ pub enum ColumnId {
     Ratio,
     /// The bank model's predicted conflict degree.
     Model,
-    /// Achieved shared-memory bandwidth.
+    /// Achieved bandwidth (shared memory, or useful global bytes).
     Bandwidth,
+    /// Spread of the row's samples (relative standard deviation).
+    Spread,
+    /// The hardware counter's value per request (`measure --counters`).
+    Counter,
+    /// Sectors one request touches, from the coalescing model.
+    Sectors,
+    /// Useful bytes over fetched bytes, from the coalescing model.
+    Efficiency,
 }
 
 impl Manifest {
@@ -250,11 +282,24 @@ impl Manifest {
     }
 
     fn check_reference(&self) -> Result<(), (&'static str, String)> {
-        let Reference::LaneWindowSum {
-            reads,
-            window,
-            block_offset_mask,
-        } = self.reference;
+        match (self.model, self.reference) {
+            (ModelKind::SharedBanks, Reference::LaneWindowSum { .. })
+            | (ModelKind::GlobalSectors, Reference::StridedSum { .. }) => {}
+            _ => {
+                return Err((
+                    "reference.kind",
+                    "`shared_banks` kernels use `lane_window_sum`, `global_sectors` kernels `strided_sum`".into(),
+                ));
+            }
+        }
+        let (reads, window, block_offset_mask) = match self.reference {
+            Reference::LaneWindowSum {
+                reads,
+                window,
+                block_offset_mask,
+            } => (reads, window, block_offset_mask),
+            Reference::StridedSum { reads } => return self.check_strided(reads),
+        };
         if window == 0 || reads % window != 0 {
             return Err(("reference.window", "must divide reference.reads".into()));
         }
@@ -279,6 +324,38 @@ impl Manifest {
                     "the last word read is {last}, past the {}-word tile",
                     self.input_words
                 ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_strided(&self, reads: u32) -> Result<(), (&'static str, String)> {
+        if u64::from(reads) * 4 != self.bytes_per_thread {
+            return Err((
+                "bytes_per_thread",
+                format!(
+                    "{reads} reads of 4 bytes are {} bytes",
+                    u64::from(reads) * 4
+                ),
+            ));
+        }
+        // The kernel wraps with a mask, and a request must not straddle the wrap.
+        if !self.input_words.is_power_of_two() {
+            return Err(("input_words", "must be a power of two".into()));
+        }
+        let widest = 32 * u64::from(self.axis.values.iter().copied().max().unwrap_or(0));
+        if let Some(bad) = self.axis.values.iter().find(|v| !v.is_power_of_two()) {
+            return Err((
+                "axis.values",
+                format!(
+                    "{bad} is not a power of two, so a request could straddle the buffer's wrap"
+                ),
+            ));
+        }
+        if widest > u64::from(self.input_words) {
+            return Err((
+                "input_words",
+                format!("one request spans {widest} words, more than the buffer"),
             ));
         }
         Ok(())
@@ -330,5 +407,25 @@ mod tests {
         );
         let err = parse(&text).unwrap_err().to_string();
         assert!(err.contains("input_words"), "{err}");
+    }
+
+    #[test]
+    fn the_coalescing_manifest_parses_and_its_reference_must_match_its_model() {
+        let path = Path::new("kernels/coalescing.yaml");
+        let text = include_str!("../../kernels/coalescing.yaml");
+        let m = Manifest::parse(path, text).unwrap();
+        assert_eq!(m.model, ModelKind::GlobalSectors);
+        let wrong = text.replace(
+            "kind: strided_sum\n  reads: 64",
+            "kind: lane_window_sum\n  reads: 64\n  window: 64\n  block_offset_mask: 31",
+        );
+        let err = Manifest::parse(path, &wrong).unwrap_err().to_string();
+        assert!(err.contains("reference.kind"), "{err}");
+        let odd = text.replace(
+            "values: [1, 2, 4, 8, 16, 32]",
+            "values: [1, 2, 4, 8, 16, 3]",
+        );
+        let err = Manifest::parse(path, &odd).unwrap_err().to_string();
+        assert!(err.contains("3 is not a power of two"), "{err}");
     }
 }

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The record format this version writes and reads.
-pub const FORMAT: u32 = 1;
+/// The record format this version writes. Format 1 (before GPU state, counters and per-GPU
+/// ids were recorded) is still read: its new fields are absent.
+pub const FORMAT: u32 = 2;
 
 /// What can go wrong reading or writing records; each variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +85,56 @@ pub struct Device {
     pub rated_sm_clock_mhz: Option<f64>,
     /// Shared-memory bytes one SM can serve per clock (banks × bank width).
     pub shared_bytes_per_clock_per_sm: u32,
+    /// Short stable id of this physical GPU: the first 8 hex digits of the SHA-256 of its
+    /// UUID (never the serial number), so two GPUs of one model keep two records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_id: Option<String>,
+    /// Peak device-memory bandwidth (GB/s): 2 × memory clock × bus width, from the driver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_peak_gb_s: Option<f64>,
+}
+
+/// What NVML said about the GPU at one moment of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuState {
+    /// SM clock (MHz).
+    pub sm_clock_mhz: u32,
+    /// The highest SM clock the GPU may run at (MHz).
+    pub max_sm_clock_mhz: u32,
+    /// GPU temperature (°C).
+    pub temperature_c: u32,
+    /// Why the clock is held down, as NVML names it (`gpu_idle`, `sw_power_cap`, …).
+    pub throttle_reasons: Vec<String>,
+    /// Process ids of other compute processes on this GPU.
+    pub other_processes: Vec<u32>,
+}
+
+/// Hardware counters of one row, read by Nsight Compute on one extra launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counters {
+    /// What is counted per request, e.g. `shared-memory wavefronts`.
+    pub what: String,
+    /// The ncu metric counted (numerator).
+    pub metric: String,
+    /// Its total over the launch.
+    pub count: u64,
+    /// The ncu metric of requests (denominator).
+    pub requests_metric: String,
+    /// Requests (load instructions) in the launch.
+    pub requests: u64,
+}
+
+impl Counters {
+    /// Counted units per request, e.g. 2.0 wavefronts per shared load at stride 2.
+    pub fn per_request(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.count as f64 / self.requests as f64
+        }
+    }
 }
 
 /// Software the record was made with.
@@ -138,6 +189,24 @@ pub struct Run {
     pub time_limit_s: f64,
     /// Wall-clock seconds for this kernel's whole sweep, compile and checks included.
     pub sweep_seconds: f64,
+    /// The project's git commit when measured, if it is a git checkout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<String>,
+    /// Whether the working tree had uncommitted changes then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_dirty: Option<bool>,
+    /// NVML's reading before the sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_before: Option<GpuState>,
+    /// NVML's reading after the sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_after: Option<GpuState>,
+    /// Why this run is not trustworthy (written only with `--accept-noisy`); empty when quiet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noise: Vec<String>,
+    /// The Nsight Compute version that read the counters, when `--counters` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters_tool: Option<String>,
 }
 
 /// Why sampling a row stopped.
@@ -180,6 +249,12 @@ pub struct Row {
     pub sm_clock_mhz: f64,
     /// Threads whose result matched the CPU reference (every thread, or no record).
     pub threads_checked: u64,
+    /// NVML's reading right after this row's samples, while the GPU was still busy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuState>,
+    /// Hardware counters of one launch of this row (`measure --counters`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Counters>,
 }
 
 /// A record and the file it came from.
@@ -211,6 +286,19 @@ impl Record {
         self.rows.iter().find(|r| r.label == label)
     }
 
+    /// The record's file name without `.json`: the device slug, and the GPU's id when known.
+    pub fn file_stem(&self) -> String {
+        match &self.device.gpu_id {
+            Some(id) => format!("{}-{id}", self.device.slug),
+            None => self.device.slug.clone(),
+        }
+    }
+
+    /// Whether the run was marked noisy (`--accept-noisy` wrote it despite interference).
+    pub fn noisy(&self) -> bool {
+        !self.run.noise.is_empty()
+    }
+
     /// Checks what serde cannot: format, rows present, finite positive times. `path` is
     /// the record's file, named in the error.
     pub fn validate(&self, path: &Path) -> Result<(), RecordsError> {
@@ -220,11 +308,16 @@ impl Record {
                 message,
             })
         };
-        if self.format != FORMAT {
+        if !(1..=FORMAT).contains(&self.format) {
             return invalid(format!(
-                "format {} is not {FORMAT}: re-measure with this coursegen",
+                "format {} is not one this coursegen reads (1 to {FORMAT}): re-measure with this coursegen",
                 self.format
             ));
+        }
+        if let Some(id) = &self.device.gpu_id
+            && (id.is_empty() || !id.chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            return invalid(format!("device.gpu_id `{id}` is not a short hex id"));
         }
         if self.rows.is_empty() {
             return invalid("no rows: a record holds a whole sweep".into());
@@ -260,9 +353,10 @@ pub fn device_slug(name: &str) -> String {
     slug.trim_end_matches('-').to_owned()
 }
 
-/// Where the record of `kernel` on device `slug` lives under `measurements`.
-pub fn record_path(measurements: &Path, kernel: &str, slug: &str) -> PathBuf {
-    measurements.join(kernel).join(format!("{slug}.json"))
+/// Where the record of `kernel` with file stem `stem` ([`Record::file_stem`]) lives under
+/// `measurements`.
+pub fn record_path(measurements: &Path, kernel: &str, stem: &str) -> PathBuf {
+    measurements.join(kernel).join(format!("{stem}.json"))
 }
 
 /// Reads one record and checks that it sits where its kernel and device say it should.
@@ -285,10 +379,11 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
         .parent()
         .and_then(Path::file_name)
         .and_then(|s| s.to_str());
-    if stem != record.device.slug || folder != Some(record.kernel.as_str()) {
+    let want = record.file_stem();
+    if stem != want || folder != Some(record.kernel.as_str()) {
         return Err(invalid(format!(
-            "it records kernel `{}` on `{}`, so it belongs at `{}/{}.json`",
-            record.kernel, record.device.slug, record.kernel, record.device.slug
+            "it records kernel `{}` on `{want}`, so it belongs at `{}/{want}.json`",
+            record.kernel, record.kernel
         )));
     }
     Ok(record)
@@ -310,7 +405,7 @@ pub fn load_all(measurements: &Path) -> Result<RecordSet, Vec<RecordsError>> {
         }
     }
     for records in set.by_kernel.values_mut() {
-        records.sort_by(|a, b| a.record.device.slug.cmp(&b.record.device.slug));
+        records.sort_by_key(|l| l.record.file_stem());
     }
     if errors.is_empty() {
         Ok(set)
@@ -350,7 +445,7 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
 /// the same folder, flushed, then renamed over the old one, so a reader or a crash sees
 /// either the old record or the new one, never half of either. Refuses an invalid record.
 pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
-    let path = record_path(measurements, &record.kernel, &record.device.slug);
+    let path = record_path(measurements, &record.kernel, &record.file_stem());
     record.validate(&path)?;
     let dir = path.parent().unwrap_or(measurements).to_owned();
     let io = |error| RecordsError::Io {
@@ -365,6 +460,13 @@ pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsErro
     json.push('\n');
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
     tmp.write_all(json.as_bytes()).map_err(io)?;
+    // A temporary file is created 0600; a record is an ordinary file others read (0644).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::Permissions::from_mode(0o644);
+        tmp.as_file().set_permissions(mode).map_err(io)?;
+    }
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(&path).map_err(|e| io(e.error))?;
     Ok(path)

@@ -5,8 +5,11 @@
 //! Kernel ABI: every measured kernel is `extern "C" __global__` and takes
 //! `(const unsigned* input, unsigned* output, int axis_value, int logical_blocks,
 //! unsigned long long* clock)`, thread 0 of block 0 writing `[SM cycles, ns]` to `clock`.
+mod counters;
 mod gpu;
+mod nvml;
 pub mod nvrtc;
+mod per_gpu;
 mod reference;
 mod stats;
 mod sweep;
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use cudarc::driver::DriverError;
 
 use crate::measurement::manifest::{Manifest, ManifestError};
-use crate::measurement::record::{self as records, RecordsError};
+use crate::measurement::record::RecordsError;
 
 /// Everything that can stop a measurement; [`MeasureError::is_content`] picks the exit code.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +43,7 @@ pub enum MeasureError {
     )]
     NoNvrtc,
     /// `--device` is out of range.
-    #[error("no CUDA device {ordinal}: the driver sees {count}; pick one with --device 0..{count}")]
+    #[error("{}", no_device(*ordinal, *count))]
     NoDevice {
         /// The ordinal asked for.
         ordinal: usize,
@@ -143,6 +146,85 @@ pub enum MeasureError {
     /// Writing the record failed.
     #[error(transparent)]
     Records(#[from] RecordsError),
+    /// `--device` is neither an ordinal nor `all`.
+    #[error("--device takes a CUDA ordinal (0, 1, …) or `all`, not `{0}`")]
+    BadDevice(String),
+    /// NVML could not be loaded or read.
+    #[error(
+        "NVML: {0}; measure --gpu reads the GPU's clocks and processes through NVML to refuse a disturbed run"
+    )]
+    Nvml(String),
+    /// `--counters` without ncu.
+    #[error(
+        "--counters needs Nsight Compute: no `ncu` on the PATH; install Nsight Compute (it ships with the \
+         CUDA toolkit, e.g. /usr/local/cuda/bin or /opt/nvidia/nsight-compute/<version>) and add its folder \
+         to PATH, or measure without --counters"
+    )]
+    NoNcu,
+    /// ncu ran but its counters could not be read.
+    #[error("counting row `{label}` under ncu failed: {message}")]
+    Counters {
+        /// Row label.
+        label: String,
+        /// What went wrong, with ncu's output.
+        message: String,
+    },
+    /// The run was disturbed, so nothing was written.
+    #[error(
+        "kernel `{kernel}` on {device}: the run was disturbed, so no record was written ({kept}):\n  - {}\n\
+         Re-run on a quiet GPU (--retries N pauses and tries again), or pass --accept-noisy to \
+         write the record marked noisy (the page says so and `build --strict` refuses it)",
+        reasons.join("\n  - ")
+    )]
+    Noisy {
+        /// Kernel name.
+        kernel: String,
+        /// The GPU, e.g. `NVIDIA H200 (device 0, id 1a2b3c4d)`.
+        device: String,
+        /// Why, one sentence each.
+        reasons: Vec<String>,
+        /// What happened to the existing record.
+        kept: String,
+    },
+    /// Several kernels or GPUs failed; each message in turn.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<MeasureError>),
+}
+
+fn no_device(ordinal: usize, count: i32) -> String {
+    match count {
+        0 => format!("no CUDA device {ordinal}: the driver sees no device"),
+        1 => format!("no CUDA device {ordinal}: the driver sees one, device 0"),
+        n => format!(
+            "no CUDA device {ordinal}: the driver sees {n}; pick one with --device 0..{} or --device all",
+            n - 1
+        ),
+    }
+}
+
+/// Which GPUs `--device` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// One CUDA ordinal.
+    #[default]
+    First,
+    /// This ordinal.
+    One(usize),
+    /// Every GPU of the host, in parallel.
+    All,
+}
+
+impl DeviceChoice {
+    /// Parses `--device`: an ordinal or `all`.
+    pub fn parse(text: &str) -> Result<DeviceChoice, MeasureError> {
+        match text.trim() {
+            "all" => Ok(DeviceChoice::All),
+            n => n
+                .parse()
+                .map(DeviceChoice::One)
+                .map_err(|_| MeasureError::BadDevice(text.to_owned())),
+        }
+    }
 }
 
 impl MeasureError {
@@ -155,7 +237,8 @@ impl MeasureError {
                 | MeasureError::Mismatch { .. }
                 | MeasureError::NoManifest { .. }
                 | MeasureError::Manifest(_)
-        )
+                | MeasureError::Noisy { .. }
+        ) || matches!(self, MeasureError::Several(all) if all.iter().any(MeasureError::is_content))
     }
 }
 
@@ -175,11 +258,19 @@ pub struct MeasureOptions {
     pub gpu: bool,
     /// Only this kernel.
     pub kernel: Option<String>,
-    /// CUDA device ordinal.
-    pub device: usize,
+    /// Which GPUs.
+    pub device: DeviceChoice,
+    /// Write a disturbed run's record anyway, marked noisy.
+    pub accept_noisy: bool,
+    /// Re-runs of a disturbed kernel.
+    pub retries: u32,
+    /// Read hardware counters under ncu.
+    pub counters: bool,
+    /// Internal: launch this row once and exit (run under ncu by `counters`).
+    pub launch_once: Option<String>,
 }
 
-/// Runs `coursegen measure`: every kernel (or one), a record each.
+/// Runs `coursegen measure`: every kernel (or one) on every chosen GPU, a record each.
 pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     if !args.gpu {
         return Err(MeasureError::NoGpuFlag);
@@ -192,16 +283,22 @@ pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
         return Err(MeasureError::NoNvrtc);
     }
     let kernels = discover(&root.join("kernels"), args.kernel.as_deref())?;
-    let gpu = gpu::Gpu::open(args.device)?;
-    let measurements = root.join("measurements");
-    for kernel in &kernels {
-        // A record is saved only after its whole sweep ran and checked out, so a failed run
-        // leaves the previous record in place.
-        let record = sweep::measure_kernel(&gpu, kernel)?;
-        let path = records::save(&measurements, &record)?;
-        eprintln!("wrote {}", path.display());
+    let count = gpu::device_count()?;
+    let ordinals = match args.device {
+        DeviceChoice::All => (0..count).collect(),
+        DeviceChoice::First => vec![0],
+        DeviceChoice::One(n) => vec![n],
+    };
+    if let Some(&bad) = ordinals.iter().find(|&&n| n >= count) {
+        return Err(MeasureError::NoDevice {
+            ordinal: bad,
+            count: count as i32,
+        });
     }
-    Ok(())
+    if let Some(label) = &args.launch_once {
+        return per_gpu::launch_once(&kernels, ordinals[0], label);
+    }
+    per_gpu::measure_all(root, &kernels, &ordinals, args)
 }
 
 /// Lists `kernels/*.cu` (or just `only`) and reads each with its manifest.
@@ -260,11 +357,34 @@ fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelFiles>, MeasureE
 mod tests {
     use super::*;
 
+    #[test]
+    fn device_choices_and_the_range_a_two_gpu_host_names() {
+        assert_eq!(DeviceChoice::parse("all").unwrap(), DeviceChoice::All);
+        assert_eq!(DeviceChoice::parse("1").unwrap(), DeviceChoice::One(1));
+        assert!(
+            DeviceChoice::parse("gpu1")
+                .unwrap_err()
+                .to_string()
+                .contains("`gpu1`")
+        );
+        let two = MeasureError::NoDevice {
+            ordinal: 7,
+            count: 2,
+        }
+        .to_string();
+        assert!(two.contains("sees 2; pick one with --device 0..1"), "{two}");
+        let one = MeasureError::NoDevice {
+            ordinal: 1,
+            count: 1,
+        }
+        .to_string();
+        assert!(one.contains("sees one, device 0"), "{one}");
+    }
+
     fn args(gpu: bool) -> MeasureOptions {
         MeasureOptions {
             gpu,
-            kernel: None,
-            device: 0,
+            ..MeasureOptions::default()
         }
     }
 

@@ -3,13 +3,14 @@
 //! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
 //! `record` and `manifest`, the bank model, and `content::body` (to leave fenced code alone).
 use crate::bank::model as bank_model;
+mod gpus;
 mod table;
 
 use std::path::Path;
 
 use serde::Serialize;
 
-use crate::measurement::manifest::{ColumnId, Manifest, ManifestError};
+use crate::measurement::manifest::{ColumnId, Manifest, ManifestError, ModelKind};
 use crate::measurement::record::{Freshness, Loaded, Record, RecordSet, Row};
 
 /// Reading a kernel's files for its view failed.
@@ -86,6 +87,14 @@ pub struct DeviceView {
     pub sweep: Vec<RowView>,
     /// Model-versus-measurement disagreements, one line each.
     pub warnings: Vec<String>,
+    /// The run was disturbed and written with `--accept-noisy`: why, one line each.
+    pub noise: Vec<String>,
+    /// Rows whose sampling stopped before the spread was small enough, one line each.
+    pub unsettled: Vec<String>,
+    /// GPUs of this model whose records the table merges (1 unless several were measured).
+    pub gpus: usize,
+    /// The model the rows are checked against.
+    pub model: ModelKind,
     /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
@@ -103,8 +112,24 @@ pub struct RowView {
     pub banks: u32,
     /// Predicted conflict degree (bank model).
     pub degree: u32,
+    /// Sectors one warp-wide global load touches (coalescing model).
+    pub sectors: u32,
+    /// Useful bytes over fetched bytes (coalescing model).
+    pub efficiency: f64,
+    /// What the kernel's model says one request costs (degree or sectors).
+    pub model_cost: u32,
+    /// The model's predicted time over the best row's.
+    pub predicted_ratio: f64,
     /// Median time per launch, ms.
     pub median_ms: f64,
+    /// Relative standard deviation of the samples.
+    pub rel_stdev: f64,
+    /// Whether sampling stopped because the spread was small enough.
+    pub converged: bool,
+    /// Hardware counter per request (`measure --counters`), when counted.
+    pub counted: Option<f64>,
+    /// What the counter counts, e.g. `global sectors per load request`.
+    pub counter_what: String,
     /// Median over the best row's median.
     pub ratio: f64,
     /// Achieved shared-memory bandwidth, GB/s.
@@ -113,6 +138,8 @@ pub struct RowView {
     pub cells: Vec<String>,
     /// Why the measured ratio disagrees with the model, or empty.
     pub warning: String,
+    /// (max − min) / median of this row's time across the GPUs of this model (0 for one).
+    pub gpu_spread: f64,
 }
 
 /// A kernel as `view` needs it: name, checked manifest, and the bytes whose hashes decide
@@ -132,8 +159,25 @@ pub struct Kernel<'a> {
 /// Builds the view of one kernel from its records (pure: no I/O, no GPU).
 pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
     let m = kernel.manifest;
-    let mut devices: Vec<DeviceView> = records.iter().map(|l| device_view(kernel, l)).collect();
-    devices.sort_by(|a, b| a.slug.cmp(&b.slug));
+    // One table per GPU model: the records of several GPUs of one model merge into it.
+    let devices: Vec<DeviceView> = gpus::by_model(records)
+        .iter()
+        .map(|group| {
+            let (merged, spread) = gpus::merge(group);
+            let mut d = device_view(kernel, &merged);
+            if group.len() > 1 {
+                d.gpus = group.len();
+                for row in d.rows.iter_mut().chain(d.sweep.iter_mut()) {
+                    row.gpu_spread = spread.get(&row.label).copied().unwrap_or(0.0);
+                }
+                d.provenance = table::provenance_of_several(group, &d);
+                if let Some(stale) = group.iter().map(|l| staleness(kernel, l)).find(|s| s.0) {
+                    (d.stale, d.stale_note) = stale;
+                }
+            }
+            d
+        })
+        .collect();
     MeasuredView {
         kernel: kernel.name.to_owned(),
         columns: m
@@ -179,7 +223,72 @@ pub fn load(root: &Path, kernel: &str, records: &RecordSet) -> Result<MeasuredVi
 }
 
 impl MeasuredView {
-    /// What `build --strict` refuses: no record at all, or stale records (one line each).
+    /// What the page says when the entry is written against compute capability `entry_cc`
+    /// and a record comes from another: that the model's geometry is the same for both (one
+    /// sentence per other CC), or an error when it is not, since the table would then not
+    /// show what the entry describes.
+    pub fn cc_note(&self, entry_cc: &str) -> Result<String, String> {
+        let mut others: Vec<&str> = self
+            .devices
+            .iter()
+            .map(|d| d.record.device.compute_capability.as_str())
+            .filter(|cc| *cc != entry_cc)
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        let Some(model) = self.devices.first().map(|d| d.model) else {
+            return Ok(String::new());
+        };
+        let mut sentences = Vec::new();
+        for cc in others {
+            match model {
+                ModelKind::SharedBanks => {
+                    // An unknown `cc` is reported by the front-matter check.
+                    let Some(want) = bank_model::geometry(entry_cc) else {
+                        return Ok(String::new());
+                    };
+                    let Some(got) = bank_model::geometry(cc) else {
+                        return Err(format!(
+                            "the record of `{}` is from compute capability {cc}, which the bank \
+                             model does not know; it cannot say the table holds for {entry_cc}",
+                            self.kernel
+                        ));
+                    };
+                    if want != got {
+                        return Err(format!(
+                            "this entry is written against compute capability {entry_cc}, but the \
+                             table of `{}` was measured on {cc}, whose bank geometry differs \
+                             ({} banks of {} bytes against {} of {}): measure on a {entry_cc} GPU",
+                            self.kernel,
+                            got.banks(),
+                            got.word_bytes(),
+                            want.banks(),
+                            want.word_bytes()
+                        ));
+                    }
+                    sentences.push(format!(
+                        "This entry is written against compute capability {entry_cc}; the table \
+                         was measured on {cc}. The bank model's geometry, {} banks of {} bytes, \
+                         is the same for both, so the rows show what the entry describes.",
+                        want.banks(),
+                        want.word_bytes()
+                    ));
+                }
+                ModelKind::GlobalSectors => sentences.push(format!(
+                    "This entry is written against compute capability {entry_cc}; the table was \
+                     measured on {cc}. The coalescing model's {}-byte sectors and {}-byte lines \
+                     are the same for both, so the rows show what the entry describes.",
+                    crate::bank::coalescing::SECTOR_BYTES,
+                    crate::bank::coalescing::LINE_BYTES
+                )),
+            }
+        }
+        Ok(sentences.join(" "))
+    }
+
+    /// What `build --strict` refuses besides stale records (which `record::stale_records`
+    /// reports): no record at all, a noisy record, a row that did not settle, a model or
+    /// counter disagreement — one line each, naming the row and why.
     pub fn strict_problems(&self) -> Vec<String> {
         if self.devices.is_empty() {
             return vec![format!(
@@ -187,22 +296,26 @@ impl MeasuredView {
                 self.kernel, self.not_measured
             )];
         }
-        self.devices
-            .iter()
-            .filter(|d| d.stale)
-            .map(|d| d.stale_note.clone())
-            .collect()
+        self.warnings()
     }
 
-    /// Every warning worth printing during a build: stale records and model disagreements.
+    /// What a build without `--strict` prints as warnings: noisy records, unsettled rows,
+    /// model and counter disagreements (stale records are reported with the records).
     pub fn warnings(&self) -> Vec<String> {
-        let stale = self
-            .devices
+        self.devices
             .iter()
-            .filter(|d| d.stale)
-            .map(|d| d.stale_note.clone());
-        let model = self.devices.iter().flat_map(|d| d.warnings.iter().cloned());
-        stale.chain(model).collect()
+            .flat_map(|d| {
+                let noisy = d.noise.iter().map(move |n| {
+                    format!(
+                        "the record of `{}` on {} is marked noisy (written with --accept-noisy): {n}",
+                        self.kernel, d.name
+                    )
+                });
+                noisy
+                    .chain(d.unsettled.iter().cloned())
+                    .chain(d.warnings.iter().cloned())
+            })
+            .collect()
     }
 }
 
@@ -234,9 +347,23 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
     let best_fraction_of_limit = r
         .rows
         .iter()
-        .map(|row| fraction_of_limit(r, row))
+        .map(|row| fraction_of_limit(m.model, r, row))
         .fold(0.0, f64::max);
     let (stale, stale_note) = staleness(kernel, loaded);
+    let unsettled = sweep
+        .iter()
+        .filter(|v| !v.converged)
+        .map(|v| {
+            format!(
+                "row `{}` on {} did not settle: its samples spread ±{:.2}%, more than the \
+                 manifest's target of {:.2}%; re-measure on a quiet GPU",
+                v.label,
+                r.device.name,
+                v.rel_stdev * 100.0,
+                r.run.target_rel_stdev * 100.0
+            )
+        })
+        .collect();
     DeviceView {
         slug: r.device.slug.clone(),
         name: r.device.name.clone(),
@@ -245,6 +372,10 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         stale,
         stale_note,
         warnings,
+        noise: r.run.noise.clone(),
+        unsettled,
+        gpus: 1,
+        model: m.model,
         rows,
         sweep,
         best_fraction_of_limit,
@@ -252,10 +383,20 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
     }
 }
 
-/// A row's bandwidth over the shared-memory limit: SMs × bytes per clock × the SM clock read
-/// during that row (the record's clock if the row has none).
-pub(crate) fn fraction_of_limit(r: &Record, row: &Row) -> f64 {
+/// A row's bandwidth over the hardware limit of its model. Shared memory: SMs × bytes per
+/// clock × the SM clock read during that row (the record's clock if the row has none).
+/// Device memory: the bytes fetched (useful bytes × sectors × 32 / 128) over the driver's
+/// peak, 2 × memory clock × bus width.
+pub(crate) fn fraction_of_limit(model: ModelKind, r: &Record, row: &Row) -> f64 {
     let d = &r.device;
+    if model == ModelKind::GlobalSectors {
+        let load = crate::bank::coalescing::strided_load(row.value);
+        let fetched = row.bandwidth_gb_s * load.fetched_bytes() as f64 / load.useful_bytes as f64;
+        return d
+            .dram_peak_gb_s
+            .filter(|p| *p > 0.0)
+            .map_or(0.0, |p| fetched / p);
+    }
     let mhz = if row.sm_clock_mhz > 0.0 {
         row.sm_clock_mhz
     } else {

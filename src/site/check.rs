@@ -226,6 +226,7 @@ fn page<'a>(
         render,
     } = cx;
     let mut problems: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
+    problems.extend(measurements.check_cc(entry));
     let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
         problems.extend(d);
         Expanded::plain(&entry.body)

@@ -54,15 +54,15 @@ impl Measurements {
             let at = Diagnostic::new(&entry.file, entry.lines.of("measure"), "").field("measure");
             match measured::load(root, kernel, &records) {
                 Ok(view) => {
-                    if opts.strict && view.devices.is_empty() {
-                        problems.extend(view.strict_problems().into_iter().map(|m| Diagnostic {
-                            message: m,
-                            ..at.clone()
-                        }));
-                    }
-                    let model = view.devices.iter().flat_map(|d| d.warnings.iter());
-                    warnings.extend(model.map(|m| Diagnostic {
-                        message: m.clone(),
+                    // Noisy records, unsettled rows and model or counter disagreements:
+                    // warnings in the preview, errors under --strict.
+                    let (found, into) = if opts.strict {
+                        (view.strict_problems(), &mut *problems)
+                    } else {
+                        (view.warnings(), &mut *warnings)
+                    };
+                    into.extend(found.into_iter().map(|m| Diagnostic {
+                        message: m,
                         ..at.clone()
                     }));
                     views.insert(kernel.to_string(), view);
@@ -147,13 +147,31 @@ impl Measurements {
         expanded.fill(fragments).map_err(|e| located(entry, e))
     }
 
-    /// The Measured section: the kernel's view (tables per GPU) and the prose under it.
+    /// The Measured section: the kernel's view (tables per GPU), the prose under it, and the
+    /// sentence on a compute capability that differs from the records' (checked by
+    /// [`Measurements::check_cc`] first, so a mismatch that matters never gets here).
     pub(super) fn section(&self, entry: &Entry, prose_html: Option<String>) -> Option<MeasuredCtx> {
         let kernel = entry.meta.measure.as_deref()?;
-        self.views.get(kernel).map(|view| MeasuredCtx {
+        let view = self.views.get(kernel)?;
+        let cc_note = entry
+            .meta
+            .cc
+            .as_deref()
+            .and_then(|cc| view.cc_note(cc).ok())
+            .unwrap_or_default();
+        Some(MeasuredCtx {
             view: view.clone(),
             prose_html: prose_html.unwrap_or_default(),
+            cc_note,
         })
+    }
+
+    /// An entry written against one compute capability whose kernel was measured on another
+    /// is fine when the model's geometry is the same for both, and an error when it is not.
+    pub(super) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
+        let (cc, kernel) = (entry.meta.cc.as_deref()?, entry.meta.measure.as_deref()?);
+        let message = self.views.get(kernel)?.cc_note(cc).err()?;
+        Some(Diagnostic::new(&entry.file, entry.lines.of("cc"), message).field("cc"))
     }
 
     /// Published entries whose Measured section has no record yet (an error under --strict).

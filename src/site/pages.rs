@@ -83,6 +83,9 @@ pub struct MeasuredCtx {
     pub view: crate::measurement::view::MeasuredView,
     /// Author prose under `## Measured`.
     pub prose_html: String,
+    /// When the entry's `cc` differs from a record's: the sentence saying the model's
+    /// geometry is the same for both (empty otherwise).
+    pub cc_note: String,
 }
 
 /// Everything the entry template shows.

@@ -9,8 +9,8 @@ fn course() -> Site {
     copy_dir(&repo().join("content"), &site.root().join("content"));
     copy_dir(&repo().join("kernels"), &site.root().join("kernels"));
     copy_dir(
-        &repo().join("measurements/bank_conflicts"),
-        &site.root().join("measurements/bank_conflicts"),
+        &repo().join("measurements"),
+        &site.root().join("measurements"),
     );
     site
 }

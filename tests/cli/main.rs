@@ -16,4 +16,5 @@ mod regression;
 mod review;
 mod security;
 mod serve;
+mod trust;
 mod util;

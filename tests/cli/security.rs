@@ -39,11 +39,21 @@ const DRIVER: &str = "<a href=\"javascript:alert(1)\">580</a>";
 
 fn hostile_site() -> Site {
     let site = measured_site(true);
-    let record = "measurements/bank_conflicts/nvidia-h200.json";
-    let mut r: serde_json::Value = serde_json::from_str(&site.read(record)).unwrap();
-    r["device"]["name"] = DEVICE.into();
-    r["software"]["driver_version"] = DRIVER.into();
-    site.write(record, serde_json::to_string_pretty(&r).unwrap());
+    // Every GPU's record of the kernel carries the hostile strings.
+    let records = site.root().join("measurements/bank_conflicts");
+    for item in std::fs::read_dir(&records).unwrap().flatten() {
+        let record = format!(
+            "measurements/bank_conflicts/{}",
+            item.file_name().to_string_lossy()
+        );
+        if !record.ends_with(".json") {
+            continue;
+        }
+        let mut r: serde_json::Value = serde_json::from_str(&site.read(&record)).unwrap();
+        r["device"]["name"] = DEVICE.into();
+        r["software"]["driver_version"] = DRIVER.into();
+        site.write(&record, serde_json::to_string_pretty(&r).unwrap());
+    }
     let front = published(
         "<script>alert(1)</script> Evil",
         "measure: bank_conflicts\ndiagram:\n  preset: bank-map\n  alt: '\"><script>alert(1)</script><x onerror=alert(1) y=\"'\n",
@@ -97,7 +107,10 @@ fn scan(out: &Path) -> Vec<String> {
         if ext == "json" && text.contains('<') {
             problems.push(format!("{}: a raw `<`", item.path().display()));
         }
-        let without_csp = text.replace("<meta http-equiv=\"Content-Security-Policy\"", "<meta");
+        // The site's own script files (static/, which content cannot write) are ours.
+        let without_csp = text
+            .replace("<meta http-equiv=\"Content-Security-Policy\"", "<meta")
+            .replace("<script src=\"/copy.js\" defer></script>", "");
         for p in coursegen::sanitize::active_content(&without_csp) {
             problems.push(format!("{}: {p}", item.path().display()));
         }

@@ -27,7 +27,7 @@ const fn spec(name: &'static str, rows: usize, digits: Option<usize>) -> Spec {
 }
 
 /// Every binding, in the order error messages list them.
-pub(super) const SPECS: [Spec; 14] = [
+pub(super) const SPECS: [Spec; 19] = [
     spec("ratio", 2, Some(2)),
     spec("time", 1, Some(3)),
     spec("bandwidth", 1, Some(1)),
@@ -35,6 +35,11 @@ pub(super) const SPECS: [Spec; 14] = [
     spec("banks", 1, None),
     spec("degree", 1, None),
     spec("samples", 1, None),
+    spec("spread", 1, Some(2)),
+    spec("model", 1, None),
+    spec("counter", 1, Some(2)),
+    spec("gpu_spread", 1, Some(2)),
+    spec("gpus", 0, None),
     spec("device", 0, None),
     spec("driver", 0, None),
     spec("cuda", 0, None),

@@ -21,6 +21,8 @@ pub(crate) fn row(label: &str, value: u32, median_ms: f64) -> Row {
         bandwidth_gb_s: BYTES as f64 / (median_ms * 1e6),
         sm_clock_mhz: 1980.0,
         threads_checked: 4224 * 1024,
+        gpu: None,
+        counters: None,
     }
 }
 
@@ -44,6 +46,8 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             sm_clock_mhz: 1980.0,
             rated_sm_clock_mhz: Some(1980.0),
             shared_bytes_per_clock_per_sm: 128,
+            gpu_id: None,
+            dram_peak_gb_s: None,
         },
         software: Software {
             driver_version: Some("580.0.0-fixture".into()),
@@ -68,6 +72,12 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             target_rel_stdev: 0.005,
             time_limit_s: 5.0,
             sweep_seconds: 2.0,
+            git_commit: None,
+            git_dirty: None,
+            gpu_before: None,
+            gpu_after: None,
+            noise: Vec::new(),
+            counters_tool: None,
         },
         rows,
     }

@@ -176,3 +176,20 @@ fn stale_records_names_kernel_record_and_the_changed_file() {
         errors[0]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn records_are_saved_as_ordinary_files_named_by_gpu() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = fixture();
+    record.device.gpu_id = Some("1a2b3c4d".into());
+    let path = save(dir.path(), &record).unwrap();
+    assert_eq!(
+        path,
+        dir.path().join("bank_conflicts/fixture-gpu-1a2b3c4d.json")
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+    assert_eq!(load(&path).unwrap(), record);
+}

@@ -23,6 +23,12 @@ pub(crate) struct Gpu {
     pub(crate) sm_count: u32,
     pub(crate) rated_clock_mhz: Option<f64>,
     pub(crate) cuda_driver_api: String,
+    /// `GPU-xxxxxxxx-…`, as NVML names the same device.
+    pub(crate) uuid: String,
+    /// 2 × memory clock × bus width, GB/s.
+    pub(crate) dram_peak_gb_s: Option<f64>,
+    /// CUDA ordinal.
+    pub(crate) ordinal: usize,
 }
 
 fn driver(what: &'static str) -> impl Fn(DriverError) -> MeasureError {
@@ -51,6 +57,9 @@ impl Gpu {
         let sm_count = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let rated_khz = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?;
         let name = ctx.name().map_err(driver("reading the device name"))?;
+        let mem_khz = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?;
+        let bus_bits = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
+        let uuid = ctx.uuid().map_err(driver("reading the device UUID"))?;
         let mut version = 0;
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
             .result()
@@ -64,6 +73,11 @@ impl Gpu {
             sm_count,
             rated_clock_mhz: (rated_khz > 0).then(|| f64::from(rated_khz) / 1000.0),
             cuda_driver_api: format!("{}.{}", version / 1000, (version % 1000) / 10),
+            uuid: uuid_string(&uuid.bytes.map(|b| b as u8)),
+            // Double data rate: two transfers per memory clock over the whole bus.
+            dram_peak_gb_s: (mem_khz > 0 && bus_bits > 0)
+                .then(|| 2.0 * f64::from(mem_khz) * 1e3 * f64::from(bus_bits) / 8.0 / 1e9),
+            ordinal,
         })
     }
 
@@ -88,6 +102,20 @@ impl Gpu {
                 error,
             })
     }
+}
+
+/// CUDA's 16 UUID bytes in NVML's spelling, `GPU-8-4-4-4-12` hex digits.
+pub(crate) fn uuid_string(b: &[u8; 16]) -> String {
+    let hex =
+        |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        hex(0..4),
+        hex(4..6),
+        hex(6..8),
+        hex(8..10),
+        hex(10..16)
+    )
 }
 
 /// One timed launch: event time and the SM clock read inside it.
@@ -235,4 +263,11 @@ pub(crate) fn driver_version() -> Option<String> {
             .map(|l| l.trim().to_owned())
             .filter(|l| !l.is_empty())
     })
+}
+
+/// How many CUDA devices the driver sees (the driver library must be present).
+pub(crate) fn device_count() -> Result<usize, MeasureError> {
+    cudarc::driver::result::init().map_err(driver("initialising the CUDA driver"))?;
+    let count = CudaContext::device_count().map_err(driver("counting devices"))?;
+    Ok(count.max(0) as usize)
 }

@@ -18,14 +18,6 @@ pub(crate) fn input(words: u32, seed: u64) -> Vec<u32> {
         .collect()
 }
 
-/// Every thread's expected result for one axis value.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Expected {
-    /// Result of (block offset `o`, lane `l`) at index `o * 32 + l`.
-    by_offset_lane: Vec<u32>,
-    mask: u32,
-}
-
 /// The first wrong thread of a checked launch, and how many were wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Mismatch {
@@ -36,37 +28,43 @@ pub(crate) struct Mismatch {
     pub(crate) total: u64,
 }
 
+/// Every thread's expected result for one axis value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Expected {
+    /// `lane_window_sum`: the result of (block offset `o`, lane `l`) at index `o * 32 + l`.
+    Lanes { by_offset_lane: Vec<u32>, mask: u32 },
+    /// `strided_sum`: one result per logical thread, in launch order.
+    Threads(Vec<u32>),
+}
+
 impl Expected {
-    /// Computes the reference for axis value `value` over `input`.
-    pub(crate) fn new(reference: &Reference, input: &[u32], value: u32) -> Expected {
-        let Reference::LaneWindowSum {
-            reads,
-            window,
-            block_offset_mask: mask,
-        } = *reference;
-        let passes = reads / window;
-        let mut by_offset_lane = Vec::with_capacity(32 * (mask as usize + 1));
-        for offset in 0..=mask {
-            for lane in 0..32u32 {
-                let start = (lane * value + offset) as usize;
-                let mut sum = 0u32;
-                for pass in 0..passes as usize {
-                    let words = &input[start + pass..start + pass + window as usize];
-                    sum = words.iter().fold(sum, |a, &w| a.wrapping_add(w));
-                }
-                by_offset_lane.push(sum);
-            }
-        }
-        Expected {
-            by_offset_lane,
-            mask,
+    /// Computes the reference for axis value `value` over `input`, for `threads` logical
+    /// threads.
+    pub(crate) fn new(reference: &Reference, input: &[u32], value: u32, threads: u64) -> Expected {
+        match *reference {
+            Reference::LaneWindowSum {
+                reads,
+                window,
+                block_offset_mask,
+            } => lanes(input, value, (reads, window, block_offset_mask)),
+            Reference::StridedSum { reads } => strided(input, value, reads, threads),
         }
     }
 
-    /// What thread `thread` of logical block `block` must return.
-    pub(crate) fn at(&self, block: u64, thread: u32) -> u32 {
-        let offset = (block & u64::from(self.mask)) as usize;
-        self.by_offset_lane[offset * 32 + (thread % 32) as usize]
+    /// What thread `thread` of logical block `block` (of `block_threads`) must return.
+    pub(crate) fn at(&self, block: u64, thread: u32, block_threads: u32) -> u32 {
+        match self {
+            Expected::Lanes {
+                by_offset_lane,
+                mask,
+            } => {
+                let offset = (block & u64::from(*mask)) as usize;
+                by_offset_lane[offset * 32 + (thread % 32) as usize]
+            }
+            Expected::Threads(all) => {
+                all[(block * u64::from(block_threads) + u64::from(thread)) as usize]
+            }
+        }
     }
 
     /// Checks a whole output buffer of `block_threads`-thread logical blocks.
@@ -78,6 +76,7 @@ impl Expected {
             let want = self.at(
                 i / u64::from(block_threads),
                 (i % u64::from(block_threads)) as u32,
+                block_threads,
             );
             if got != want {
                 wrong += 1;
@@ -95,6 +94,46 @@ impl Expected {
             }),
         }
     }
+}
+
+fn lanes(input: &[u32], value: u32, (reads, window, mask): (u32, u32, u32)) -> Expected {
+    let passes = reads / window;
+    let mut by_offset_lane = Vec::with_capacity(32 * (mask as usize + 1));
+    for offset in 0..=mask {
+        for lane in 0..32u32 {
+            let start = (lane * value + offset) as usize;
+            let mut sum = 0u32;
+            for pass in 0..passes as usize {
+                let words = &input[start + pass..start + pass + window as usize];
+                sum = words.iter().fold(sum, |a, &w| a.wrapping_add(w));
+            }
+            by_offset_lane.push(sum);
+        }
+    }
+    Expected::Lanes {
+        by_offset_lane,
+        mask,
+    }
+}
+
+/// Thread g (warp w, lane L) sums `input[((w·reads + i)·32 + L)·value mod len]`; the buffer
+/// is a power of two long (the manifest checks), so the modulo is a mask, as in the kernel.
+/// Hundreds of millions of reads for a real launch: spread over the CPU's cores.
+fn strided(input: &[u32], value: u32, reads: u32, threads: u64) -> Expected {
+    use rayon::prelude::*;
+    let mask = input.len() as u64 - 1;
+    let (value, reads) = (u64::from(value), u64::from(reads));
+    let all = (0..threads)
+        .into_par_iter()
+        .map(|g| {
+            let (warp, lane) = (g / 32, g % 32);
+            (0..reads).fold(0u32, |sum, i| {
+                let word = (((warp * reads + i) * 32 + lane) * value) & mask;
+                sum.wrapping_add(input[word as usize])
+            })
+        })
+        .collect();
+    Expected::Threads(all)
 }
 
 #[cfg(test)]
@@ -118,22 +157,41 @@ mod tests {
     #[test]
     fn expected_matches_the_kernel_indexing_written_out_by_hand() {
         let words: Vec<u32> = (0..200).collect();
-        let e = Expected::new(&REF, &words, 3);
+        let e = Expected::new(&REF, &words, 3, 0);
         // block 5 (offset 1), thread 34 (lane 2): start 2·3 + 1 = 7; passes 0,1 of 4 words
         let by_hand: u32 = (7..11).sum::<u32>() + (8..12).sum::<u32>();
-        assert_eq!(e.at(5, 34), by_hand);
-        assert_eq!(e.at(4, 2), (6..10).sum::<u32>() + (7..11).sum::<u32>());
+        assert_eq!(e.at(5, 34, 64), by_hand);
+        assert_eq!(e.at(4, 2, 64), (6..10).sum::<u32>() + (7..11).sum::<u32>());
     }
 
     #[test]
     fn check_counts_wrong_threads_and_reports_the_first() {
         let words = input(256, 1);
-        let e = Expected::new(&REF, &words, 2);
-        let mut out: Vec<u32> = (0..128u64).map(|i| e.at(i / 64, (i % 64) as u32)).collect();
+        let e = Expected::new(&REF, &words, 2, 0);
+        let mut out: Vec<u32> = (0..128u64)
+            .map(|i| e.at(i / 64, (i % 64) as u32, 64))
+            .collect();
         assert_eq!(e.check(&out, 64), Ok(128));
         out[70] = POISON;
         out[90] ^= 1;
         let m = e.check(&out, 64).unwrap_err();
         assert_eq!((m.thread, m.got, m.wrong, m.total), (70, POISON, 2, 128));
+    }
+
+    #[test]
+    fn strided_sum_matches_the_coalescing_kernel_indexing_written_out_by_hand() {
+        let words: Vec<u32> = (0..1024).collect();
+        let e = Expected::new(&Reference::StridedSum { reads: 2 }, &words, 4, 64);
+        // thread 33: warp 1, lane 1; requests 2 and 3 at stride 4: words (2·32 + 1)·4 = 260
+        // and (3·32 + 1)·4 = 388.
+        assert_eq!(e.at(0, 33, 64), 260 + 388);
+        // thread 63 of a launch whose requests wrap: warp 1, lane 31, request 3 at stride 8 is
+        // (3·32 + 31)·8 = 1016; request 2 is (2·32 + 31)·8 = 760.
+        let e = Expected::new(&Reference::StridedSum { reads: 2 }, &words, 8, 64);
+        assert_eq!(e.at(0, 63, 64), 760 + 1016);
+        let wrapped = Expected::new(&Reference::StridedSum { reads: 4 }, &words, 8, 64);
+        // request 7 of warp 1 at stride 8, lane 0: 7·32·8 = 1792 mod 1024 = 768.
+        let by_hand: u32 = [4, 5, 6, 7].iter().map(|r| (r * 32 * 8) % 1024).sum();
+        assert_eq!(wrapped.at(0, 32, 64), by_hand);
     }
 }

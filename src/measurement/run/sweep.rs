@@ -9,21 +9,30 @@ use super::gpu::{self, Gpu, Launcher};
 use super::reference::{self, Expected};
 use super::stats::{self, Summary};
 use super::{KernelFiles, MeasureError, nvrtc};
-use crate::measurement::record::{self as records, Build, Device, Record, Row, Run, Software};
+use crate::measurement::record::{
+    self as records, Build, Device, GpuState, Record, Row, Run, Software,
+};
 
 /// Banks × bank width: the shared-memory bytes one SM serves per clock (32 × 4 B).
 const SHARED_BYTES_PER_CLOCK: u32 = 128;
 
 /// Launch shape on this device.
-struct Shape {
+pub(crate) struct Shape {
     grid: u32,
     logical: u32,
     block: u32,
     bytes: u64,
 }
 
+/// Reads the GPU's state (NVML) right after a row's samples.
+pub(crate) type ReadState<'a> = &'a (dyn Fn() -> Result<GpuState, MeasureError> + Sync);
+
 /// Measures every row of one kernel and returns its record; saves nothing.
-pub(crate) fn measure_kernel(gpu: &Gpu, k: &KernelFiles) -> Result<Record, MeasureError> {
+pub(crate) fn measure_kernel(
+    gpu: &Gpu,
+    k: &KernelFiles,
+    read_state: ReadState<'_>,
+) -> Result<Record, MeasureError> {
     let started = Instant::now();
     let date = jiff::Timestamp::now().to_string();
     let m = &k.manifest;
@@ -32,7 +41,61 @@ pub(crate) fn measure_kernel(gpu: &Gpu, k: &KernelFiles) -> Result<Record, Measu
     if !compiled.log.is_empty() {
         eprintln!("{file}: NVRTC says:\n{}", compiled.log);
     }
-    let func = gpu.load(&compiled, &m.kernel)?;
+    let (mut launcher, shape, input) = prepare(gpu, k, &compiled)?;
+    eprintln!(
+        "{}: {} on {} (device {}, sm_{}{}), {} blocks × {} threads, {} logical blocks, {:.2} GB per launch",
+        k.name,
+        compiled.kind(),
+        gpu.name,
+        gpu.ordinal,
+        gpu.cc.0,
+        gpu.cc.1,
+        shape.grid,
+        shape.block,
+        shape.logical,
+        shape.bytes as f64 / 1e9
+    );
+    let progress = Progress::new(
+        &k.name,
+        gpu.ordinal,
+        m.axis.labels.len(),
+        m.sampling.max_samples,
+    );
+    let mut rows = Vec::new();
+    for (label, &value) in m.axis.labels.iter().zip(&m.axis.values) {
+        let row = measure_row(
+            &mut launcher,
+            k,
+            (label, value),
+            &input,
+            &shape,
+            &progress,
+            read_state,
+        )?;
+        progress.row_done(&row);
+        rows.push(row);
+    }
+    progress.finish();
+    Ok(assemble(
+        gpu,
+        k,
+        &compiled,
+        rows,
+        &shape,
+        date,
+        started.elapsed(),
+    ))
+}
+
+/// Compiles nothing: loads the compiled kernel, sizes the grid from the device and uploads
+/// fresh random input. Shared by the sweep and by `--launch-once`.
+pub(crate) fn prepare<'g>(
+    gpu: &'g Gpu,
+    k: &KernelFiles,
+    compiled: &nvrtc::Compiled,
+) -> Result<(Launcher<'g>, Shape, Vec<u32>), MeasureError> {
+    let m = &k.manifest;
+    let func = gpu.load(compiled, &m.kernel)?;
     let block = m.launch.block_threads;
     let per_sm = gpu::resident_blocks(&func, block)?;
     if per_sm == 0 {
@@ -57,36 +120,26 @@ pub(crate) fn measure_kernel(gpu: &Gpu, k: &KernelFiles) -> Result<Record, Measu
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
     let input = reference::input(m.input_words, seed);
-    let mut launcher = Launcher::new(gpu, func, &input, (shape.grid, shape.logical, shape.block))?;
-    eprintln!(
-        "{}: {} on {} (sm_{}{}), {} blocks × {} threads, {} logical blocks, {:.2} GB per launch",
-        k.name,
-        compiled.kind(),
-        gpu.name,
-        gpu.cc.0,
-        gpu.cc.1,
-        shape.grid,
-        shape.block,
-        shape.logical,
-        shape.bytes as f64 / 1e9
-    );
-    let progress = Progress::new(&k.name, m.axis.labels.len(), m.sampling.max_samples);
-    let mut rows = Vec::new();
-    for (label, &value) in m.axis.labels.iter().zip(&m.axis.values) {
-        let row = measure_row(&mut launcher, k, (label, value), &input, &shape, &progress)?;
-        progress.row_done(&row);
-        rows.push(row);
-    }
-    progress.finish();
-    Ok(assemble(
-        gpu,
-        k,
-        &compiled,
-        rows,
-        &shape,
-        date,
-        started.elapsed(),
-    ))
+    let launcher = Launcher::new(gpu, func, &input, (shape.grid, shape.logical, shape.block))?;
+    Ok((launcher, shape, input))
+}
+
+/// Launches row `label` once and waits: what ncu counts under `--counters`.
+pub(crate) fn launch_once(gpu: &Gpu, k: &KernelFiles, label: &str) -> Result<(), MeasureError> {
+    let m = &k.manifest;
+    let value = m.value_of(label).ok_or_else(|| MeasureError::Counters {
+        label: label.to_owned(),
+        message: format!("no such row; rows are {}", m.axis.labels.join(", ")),
+    })?;
+    let compiled = nvrtc::compile(
+        &k.source,
+        &format!("kernels/{}.cu", k.name),
+        gpu.cc,
+        &m.compile_options,
+    )?;
+    let (mut launcher, _, _) = prepare(gpu, k, &compiled)?;
+    launcher.launch(value)?;
+    launcher.sync()
 }
 
 fn measure_row(
@@ -96,9 +149,11 @@ fn measure_row(
     input: &[u32],
     shape: &Shape,
     progress: &Progress,
+    read_state: ReadState<'_>,
 ) -> Result<Row, MeasureError> {
     let policy = &k.manifest.sampling;
-    let expected = Expected::new(&k.manifest.reference, input, value);
+    let threads = u64::from(shape.logical) * u64::from(shape.block);
+    let expected = Expected::new(&k.manifest.reference, input, value, threads);
     progress.start_row(label);
     let threads_checked = check(l, k, label, value, &expected)?;
     for _ in 0..policy.warmup_launches {
@@ -116,6 +171,9 @@ fn measure_row(
             break stop;
         }
     };
+    // Read while the GPU is still busy with this row: its clock and throttle reasons now
+    // are the ones the samples saw.
+    let gpu_state = read_state()?;
     // Checked again after the timed launches, so a result that goes wrong under sustained
     // load cannot hide behind a first good launch.
     check(l, k, label, value, &expected)?;
@@ -139,6 +197,8 @@ fn measure_row(
         bytes_per_launch: shape.bytes,
         sm_clock_mhz: sm_clock,
         threads_checked,
+        gpu: Some(gpu_state),
+        counters: None,
     })
 }
 
@@ -184,6 +244,8 @@ fn assemble(
             sm_clock_mhz: stats::summarize(&clocks).map_or(0.0, |s| s.median),
             rated_sm_clock_mhz: gpu.rated_clock_mhz,
             shared_bytes_per_clock_per_sm: SHARED_BYTES_PER_CLOCK,
+            gpu_id: Some(records::sha256_hex(gpu.uuid.as_bytes())[..8].to_owned()),
+            dram_peak_gb_s: gpu.dram_peak_gb_s,
         },
         software: Software {
             driver_version: gpu::driver_version(),
@@ -208,6 +270,12 @@ fn assemble(
             target_rel_stdev: m.sampling.target_rel_stdev,
             time_limit_s: m.sampling.time_limit_s,
             sweep_seconds: elapsed.as_secs_f64(),
+            git_commit: None,
+            git_dirty: None,
+            gpu_before: None,
+            gpu_after: None,
+            noise: Vec::new(),
+            counters_tool: None,
         },
         rows,
     }
@@ -222,12 +290,12 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(name: &str, rows: usize, max_samples: u32) -> Progress {
+    fn new(name: &str, device: usize, rows: usize, max_samples: u32) -> Progress {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         let style = |t: &str| ProgressStyle::with_template(t).expect("a valid progress template");
         let kernel = multi.add(ProgressBar::new(rows as u64));
         kernel.set_style(style("{prefix:>16} [{bar:30}] {pos}/{len} rows"));
-        kernel.set_prefix(name.to_owned());
+        kernel.set_prefix(format!("{name} @{device}"));
         let row = multi.add(ProgressBar::new(u64::from(max_samples)));
         row.set_style(style("{prefix:>16} [{bar:30}] {pos} samples {msg}"));
         Progress { multi, kernel, row }

@@ -1,11 +1,36 @@
-//! The text of a device's table and sentence: each row's banks and predicted degree from the
-//! bank model beside its measured ratio, the cells in column order, and the provenance lines.
+//! The text of a device's table and sentence: each row's cost from its model (bank conflict
+//! degree or global sectors) beside its measured ratio and counted value, the cells in column
+//! order, and the provenance lines.
 use super::{MODEL_BAND, RowView, bank_model};
-use crate::measurement::manifest::{ColumnId, Manifest};
-use crate::measurement::record::{Loaded, Record, Row};
+use crate::bank::coalescing;
+use crate::measurement::manifest::{ColumnId, Manifest, ModelKind};
+use crate::measurement::record::{Loaded, Record, Row, StopReason};
 
-/// Every row of the record, with model columns, ratio to the best row and a warning when the
-/// ratio leaves the model's band ([`MODEL_BAND`]).
+/// What the model says one request of a row costs: the conflict degree (shared-memory
+/// wavefronts per load instruction) or the sectors one warp-wide global load touches.
+pub(super) fn model_cost(m: &Manifest, r: &Record, value: u32) -> u32 {
+    match m.model {
+        ModelKind::SharedBanks => {
+            let geometry = bank_model::geometry(&r.device.compute_capability)
+                .unwrap_or(bank_model::Geometry::STANDARD);
+            bank_model::conflict_degree_for_stride(value, geometry)
+        }
+        ModelKind::GlobalSectors => coalescing::strided_load(value).sectors_per_request(),
+    }
+}
+
+/// What the model says one request of a row costs in time: the conflict degree (passes of
+/// the shared-memory pipe) or the bytes device memory moves.
+fn time_cost(m: &Manifest, r: &Record, value: u32) -> f64 {
+    match m.model {
+        ModelKind::SharedBanks => f64::from(model_cost(m, r, value)),
+        ModelKind::GlobalSectors => coalescing::strided_load(value).dram_bytes() as f64,
+    }
+}
+
+/// Every row of the record, with model columns, ratio to the best row, the counted value,
+/// and a warning when the ratio leaves the model's band ([`MODEL_BAND`]) or the counter
+/// differs from the model at all.
 pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
     let geometry = bank_model::geometry(&r.device.compute_capability)
         .unwrap_or(bank_model::Geometry::STANDARD);
@@ -14,30 +39,55 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
         .iter()
         .map(|row| row.median_ms)
         .fold(f64::INFINITY, f64::min);
-    // Ratios are to the best row, so the prediction is too: degree over the best row's.
-    let best_degree = r
+    // Ratios are to the best row, so the prediction is too: cost over the best row's.
+    let best_cost = r
         .rows
         .iter()
         .filter(|row| row.median_ms == best)
-        .map(|row| bank_model::conflict_degree_for_stride(row.value, geometry))
-        .min()
-        .unwrap_or(1);
+        .map(|row| time_cost(m, r, row.value))
+        .fold(f64::INFINITY, f64::min);
+    let best_cost = if best_cost.is_finite() && best_cost > 0.0 {
+        best_cost
+    } else {
+        1.0
+    };
     r.rows
         .iter()
         .map(|row| {
-            let degree = bank_model::conflict_degree_for_stride(row.value, geometry);
+            let cost = model_cost(m, r, row.value);
             let ratio = row.median_ms / best;
-            let predicted = f64::from(degree) / f64::from(best_degree);
+            let predicted = time_cost(m, r, row.value) / best_cost;
+            let load = coalescing::strided_load(row.value);
+            let counted = row.counters.as_ref().map(|c| c.per_request());
+            let mut warnings = vec![disagreement(row, r, ratio, predicted)];
+            warnings.push(counter_disagreement(row, r, counted, cost));
             let mut view = RowView {
                 label: row.label.clone(),
                 value: row.value,
                 banks: bank_model::banks_covered_by_stride(row.value, geometry),
-                degree,
+                degree: bank_model::conflict_degree_for_stride(row.value, geometry),
+                sectors: load.sectors_per_request(),
+                efficiency: load.efficiency(),
+                model_cost: cost,
+                predicted_ratio: predicted,
                 median_ms: row.median_ms,
+                rel_stdev: row.rel_stdev,
+                converged: row.stop == StopReason::Converged,
                 ratio,
                 bandwidth_gb_s: row.bandwidth_gb_s,
+                counted,
+                counter_what: row
+                    .counters
+                    .as_ref()
+                    .map(|c| c.what.clone())
+                    .unwrap_or_default(),
+                gpu_spread: 0.0,
                 cells: Vec::new(),
-                warning: disagreement(row, r, ratio, predicted),
+                warning: warnings
+                    .into_iter()
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; "),
             };
             view.cells = m.table.columns.iter().map(|c| cell(c.id, &view)).collect();
             view
@@ -50,13 +100,41 @@ fn disagreement(row: &Row, r: &Record, ratio: f64, predicted: f64) -> String {
         return String::new();
     }
     format!(
-        "{} on {}: measured {ratio:.2}× the best row, the bank model predicts {predicted:.0}× \
-         (outside ±{:.0}%): check the kernel and the bank geometry of CC {}",
+        "{} on {}: measured {ratio:.2}× the best row, the model predicts {} \
+         (outside ±{:.0}%): check the kernel and the model's geometry for CC {}",
         row.label,
         r.device.name,
+        times(predicted),
         MODEL_BAND * 100.0,
         r.device.compute_capability
     )
+}
+
+/// How far a counted value per request may sit from the model's whole number: the page shows
+/// two decimals, and the counter must read exactly the model there. On the H200 the shared
+/// wavefront counter holds some 14,000–19,000 wavefronts per launch beyond the measured loads'
+/// (5 × 10⁻⁵ of 277 M requests, whatever the stride), far inside this; one request in 200
+/// served at the wrong cost is outside it.
+pub(crate) const COUNTER_TOLERANCE: f64 = 0.005;
+
+/// Counters count what the model counts, so they must agree to the digits the page shows.
+fn counter_disagreement(row: &Row, r: &Record, counted: Option<f64>, cost: u32) -> String {
+    match (counted, &row.counters) {
+        (Some(n), Some(c)) if (n - f64::from(cost)).abs() > COUNTER_TOLERANCE => format!(
+            "{} on {}: ncu counted {n:.3} {} ({} / {}), the model predicts exactly {cost}",
+            row.label, r.device.name, c.what, c.count, c.requests
+        ),
+        _ => String::new(),
+    }
+}
+
+/// `8×`, `2.5×`: a predicted ratio without needless decimals.
+fn times(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}×", x.round())
+    } else {
+        format!("{x:.2}×")
+    }
 }
 
 fn cell(id: ColumnId, v: &RowView) -> String {
@@ -65,8 +143,21 @@ fn cell(id: ColumnId, v: &RowView) -> String {
         ColumnId::Banks => v.banks.to_string(),
         ColumnId::Time => format!("{:.3} ms", v.median_ms),
         ColumnId::Ratio => format!("{:.2}", v.ratio),
-        ColumnId::Model => format!("{}×", v.degree),
-        ColumnId::Bandwidth => format!("{:.1} TB/s", v.bandwidth_gb_s / 1000.0),
+        ColumnId::Model => times(v.predicted_ratio),
+        ColumnId::Bandwidth => format!("{:.2} TB/s", v.bandwidth_gb_s / 1000.0),
+        ColumnId::Spread => {
+            let rsd = format!("±{:.2}%", v.rel_stdev * 100.0);
+            if v.converged {
+                rsd
+            } else {
+                format!("{rsd} (did not settle)")
+            }
+        }
+        ColumnId::Counter => v
+            .counted
+            .map_or_else(|| "not counted".to_owned(), |n| format!("{n:.2}")),
+        ColumnId::Sectors => v.sectors.to_string(),
+        ColumnId::Efficiency => format!("{:.1}%", v.efficiency * 100.0),
     }
 }
 
@@ -91,16 +182,79 @@ pub(super) fn provenance(loaded: &Loaded) -> String {
     let file = loaded.path.iter().rev().take(3).collect::<Vec<_>>();
     let file: std::path::PathBuf = file.into_iter().rev().collect();
     format!(
-        "Measured {date} by coursegen {}: compute capability {}, {} SMs at {:.0} MHz during the run, \
-         median of at least {} timed launches per row, every thread checked against a CPU reference. \
+        "Measured {date} by coursegen {}{}: compute capability {}, {} SMs at {:.0} MHz during the run, \
+         median of at least {} timed launches per row, every thread checked against a CPU reference{}. \
          Record: {}.",
         r.run.coursegen_version,
+        commit(r),
         r.device.compute_capability,
         r.device.sm_count,
         r.device.sm_clock_mhz,
         r.run.min_samples,
+        counters_tool(r),
         file.display()
     )
+}
+
+/// The provenance of a table merged from several GPUs of one model.
+pub(super) fn provenance_of_several(group: &[&Loaded], d: &super::DeviceView) -> String {
+    let r = &group[0].record;
+    let ids: Vec<String> = group
+        .iter()
+        .map(|l| {
+            l.record
+                .device
+                .gpu_id
+                .clone()
+                .unwrap_or_else(|| "unknown".into())
+        })
+        .collect();
+    let (label, worst) = d
+        .sweep
+        .iter()
+        .map(|v| (v.label.as_str(), v.gpu_spread))
+        .fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    let mut dates: Vec<&str> = group
+        .iter()
+        .map(|l| l.record.run.date.get(..10).unwrap_or(&l.record.run.date))
+        .collect();
+    dates.sort_unstable();
+    dates.dedup();
+    format!(
+        "Measured {} by coursegen {}{} on {} {}s (GPU ids {}): each time is the median of the \
+         GPUs' medians, which differ by at most {:.2}% (row {label}); compute capability {}, \
+         {} SMs, median of at least {} timed launches per row, every thread checked against a \
+         CPU reference{}.",
+        dates.join(", "),
+        r.run.coursegen_version,
+        commit(r),
+        group.len(),
+        r.device.name,
+        ids.join(", "),
+        worst * 100.0,
+        r.device.compute_capability,
+        r.device.sm_count,
+        r.run.min_samples,
+        counters_tool(r)
+    )
+}
+
+fn commit(r: &Record) -> String {
+    match (&r.run.git_commit, r.run.git_dirty) {
+        (Some(c), Some(true)) => format!(
+            " at commit {} (with uncommitted changes)",
+            &c[..c.len().min(12)]
+        ),
+        (Some(c), _) => format!(" at commit {}", &c[..c.len().min(12)]),
+        _ => String::new(),
+    }
+}
+
+fn counters_tool(r: &Record) -> String {
+    r.run
+        .counters_tool
+        .as_ref()
+        .map_or(String::new(), |t| format!(", counters read by {t}"))
 }
 
 /// "a" or "an" before a device name, by its sound: an NVIDIA, an RTX, a Tesla, an A100.

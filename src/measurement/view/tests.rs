@@ -41,7 +41,9 @@ fn the_table_shows_the_manifest_rows_with_model_and_ratio() {
         [
             "Lane L reads word",
             "Banks the 32 lanes cover",
+            "Wavefronts per load (ncu)",
             "Time",
+            "Spread",
             "vs the best row",
             "Model predicts"
         ]
@@ -55,9 +57,25 @@ fn the_table_shows_the_manifest_rows_with_model_and_ratio() {
     assert_eq!(
         cells,
         [
-            ["L", "32", "1.100 ms", "1.00", "1×"],
-            ["32L", "1", "35.200 ms", "32.00", "32×"],
-            ["33L", "32", "1.100 ms", "1.00", "1×"],
+            ["L", "32", "not counted", "1.100 ms", "±0.10%", "1.00", "1×"],
+            [
+                "32L",
+                "1",
+                "not counted",
+                "35.200 ms",
+                "±0.10%",
+                "32.00",
+                "32×"
+            ],
+            [
+                "33L",
+                "32",
+                "not counted",
+                "1.100 ms",
+                "±0.10%",
+                "1.00",
+                "1×"
+            ],
         ]
     );
     assert_eq!(d.sweep.len(), 7);
@@ -122,9 +140,7 @@ fn a_ratio_outside_the_band_warns_and_inside_does_not() {
     let w = v.warnings();
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
-        w[0].starts_with(
-            "2L on Fixture GPU: measured 1.00× the best row, the bank model predicts 2×"
-        ),
+        w[0].starts_with("2L on Fixture GPU: measured 1.00× the best row, the model predicts 2×"),
         "{}",
         w[0]
     );
@@ -141,13 +157,12 @@ fn an_edited_kernel_makes_the_record_stale_and_strict_refuses_it() {
     };
     let v = view(kernel, &[loaded("Fixture GPU")]);
     assert!(v.devices[0].stale);
-    let problems = v.strict_problems();
-    assert_eq!(problems.len(), 1);
+    // Stale records are reported once, by `record::stale_records`, not again per entry.
+    assert!(v.strict_problems().is_empty());
+    let note = &v.devices[0].stale_note;
     assert!(
-        problems[0].contains("is stale")
-            && problems[0].contains("kernels/bank_conflicts.cu has changed"),
-        "{}",
-        problems[0]
+        note.contains("is stale") && note.contains("kernels/bank_conflicts.cu has changed"),
+        "{note}"
     );
     assert!(
         view_of(&[loaded("Fixture GPU")])
@@ -214,7 +229,7 @@ fn the_partial_renders_a_table_per_gpu_with_its_sentence() {
         html.contains("<th scope=\"col\" class=\"col-banks\">Banks the 32 lanes cover</th>"),
         "{html}"
     );
-    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>35.200 ms</td><td>32.00</td><td>32×</td></tr>"), "{html}");
+    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>not counted</td><td>35.200 ms</td><td>±0.10%</td><td>32.00</td><td>32×</td></tr>"), "{html}");
     assert!(
         html.contains("On a Fixture &lt;GPU&gt;, driver"),
         "autoescaped: {html}"
@@ -290,4 +305,40 @@ fn the_committed_record_is_fresh_and_renders() {
         &v,
     );
     assert_eq!(quoted.unwrap().text(), "99%, a factor of 32");
+}
+
+#[test]
+fn another_cc_with_the_same_geometry_is_stated_and_an_unknown_one_is_refused() {
+    let v = view_of(&[loaded("Fixture GPU")]);
+    assert_eq!(v.cc_note("9.0").unwrap(), "");
+    let note = v.cc_note("7.5").unwrap();
+    assert!(
+        note.starts_with("This entry is written against compute capability 7.5; the table was measured on 9.0. The bank model's geometry, 32 banks of 4 bytes, is the same for both"),
+        "{note}"
+    );
+    let mut odd = loaded("Fixture GPU");
+    odd.record.device.compute_capability = "1.0".into();
+    let err = view_of(&[odd]).cc_note("7.5").unwrap_err();
+    assert!(
+        err.contains("compute capability 1.0, which the bank model does not know"),
+        "{err}"
+    );
+    assert_eq!(view_of(&[]).cc_note("7.5").unwrap(), "");
+}
+
+#[test]
+fn noisy_and_unsettled_records_are_strict_problems_naming_the_row() {
+    let mut l = loaded("Fixture GPU");
+    l.record.run.noise = vec!["another compute process was on the GPU (pid 7)".into()];
+    l.record.rows[5].stop = crate::measurement::record::StopReason::TimeLimit;
+    l.record.rows[5].rel_stdev = 0.02;
+    let problems = view_of(&[l]).strict_problems();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("is marked noisy") && problems[0].contains("pid 7"));
+    assert!(
+        problems[1]
+            .starts_with("row `32L` on Fixture GPU did not settle: its samples spread ±2.00%"),
+        "{}",
+        problems[1]
+    );
 }

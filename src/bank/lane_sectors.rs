@@ -1,0 +1,168 @@
+//! The `lane-sectors` preset: the 32 lanes of a warp reading 4-byte word `stride · L` from
+//! global memory, a line from each lane to the 32-byte sector that holds its word, and the
+//! 128-byte lines the warp spans, each cut into its four sectors, fetched ones shaded. Uses
+//! `bank::coalescing` for every sector, line and byte count it draws.
+
+use super::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
+use super::model::WARP_SIZE;
+use super::svg::{Anchor, FRAME, Frame, INK, MUTED_INK, Svg};
+
+const PITCH: u32 = 22;
+const BOX: u32 = 20;
+const LEFT: u32 = 64;
+const RIGHT_MARGIN: u32 = 24;
+const LANE_TOP: u32 = 76;
+const LINE_TOP: u32 = 236;
+const HEIGHT: u32 = 340;
+/// Width of the strip the warp's lines are drawn in: as wide as the lanes.
+const STRIP: u32 = PITCH * WARP_SIZE as u32 - (PITCH - BOX);
+const FETCHED: &str = "#f28567";
+const IDLE: &str = "#f5f5f5";
+
+/// Draws the lanes reading word `stride · L` and the sectors fetched for them; `frame` sizes
+/// the document.
+pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
+    let addresses = coalescing::strided_addresses(stride);
+    let load = coalescing::analyze(&addresses);
+    let last_line = addresses.iter().max().map_or(0, |a| a / LINE_BYTES);
+    let lines = (last_line + 1) as u32;
+    let mut svg = Svg::open(&frame(LEFT + STRIP + RIGHT_MARGIN, HEIGHT));
+    let heading = match stride {
+        0 => "Every lane reads word 0".to_owned(),
+        1 => "Lane L reads word L".to_owned(),
+        s => format!("Lane L reads word {s}·L"),
+    };
+    svg.text((LEFT, 28), 15, Anchor::Start, INK, &heading);
+    svg.text(
+        (LEFT, 48),
+        11,
+        Anchor::Start,
+        MUTED_INK,
+        "Each 128-byte line is four 32-byte sectors; a warp's load fetches every sector a lane touches.",
+    );
+    svg.text(
+        (LEFT - 8, LANE_TOP + 14),
+        11,
+        Anchor::End,
+        MUTED_INK,
+        "lane",
+    );
+    svg.text(
+        (LEFT - 8, LINE_TOP + 14),
+        11,
+        Anchor::End,
+        MUTED_INK,
+        "line",
+    );
+    let sector_width = f64::from(STRIP) / f64::from(lines * 4);
+    let sector_x = |sector: u64| f64::from(LEFT) + sector as f64 * sector_width;
+    svg.line(format_args!(
+        "<g stroke=\"{MUTED_INK}\" stroke-width=\"1\">"
+    ));
+    for (lane, &address) in (0u32..).zip(&addresses) {
+        let x = sector_x(address / SECTOR_BYTES) + sector_width / 2.0;
+        svg.line(format_args!(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{LINE_TOP}\"/>",
+            LEFT + lane * PITCH + BOX / 2,
+            LANE_TOP + BOX
+        ));
+    }
+    svg.line(format_args!("</g>"));
+    for lane in 0..WARP_SIZE as u32 {
+        let x = LEFT + lane * PITCH;
+        svg.line(format_args!(
+            "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
+             fill=\"#eef0f3\" stroke=\"{FRAME}\"/>"
+        ));
+    }
+    let lane_labels =
+        (0..WARP_SIZE as u32).map(|lane| ((LEFT + lane * PITCH + BOX / 2, LANE_TOP + 14), lane));
+    svg.labels(Some(INK), lane_labels);
+    for sector in 0..u64::from(lines) * 4 {
+        let fill = if load.sectors.contains(&sector) {
+            FETCHED
+        } else {
+            IDLE
+        };
+        svg.line(format_args!(
+            "<rect x=\"{:.2}\" y=\"{LINE_TOP}\" width=\"{sector_width:.2}\" height=\"{BOX}\" \
+             fill=\"{fill}\" stroke=\"{FRAME}\"/>",
+            sector_x(sector)
+        ));
+    }
+    // Heavier edges between lines, and line numbers when there is room for them.
+    for line in 0..=lines {
+        let x = sector_x(u64::from(line) * 4);
+        svg.line(format_args!(
+            "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{}\" stroke=\"{INK}\" stroke-width=\"1.5\"/>",
+            LINE_TOP - 4,
+            LINE_TOP + BOX + 4
+        ));
+        if line < lines && lines <= 16 {
+            let mid = x + 2.0 * sector_width;
+            svg.labels(Some(INK), [((mid.round() as u32, LINE_TOP + 40), line)]);
+        }
+    }
+    let verdict = format!(
+        "Stride {stride}: {} sectors in {} lines, {} bytes fetched for {} used ({:.1}% useful)",
+        load.sectors_per_request(),
+        load.lines,
+        load.fetched_bytes(),
+        load.useful_bytes,
+        load.efficiency() * 100.0
+    );
+    svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, &verdict);
+    svg.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use resvg::usvg;
+
+    use crate::bank::diagram::{DiagramError, DiagramSpec, Preset, render_svg};
+
+    fn svg(stride: u32) -> Result<String, DiagramError> {
+        let spec = DiagramSpec {
+            stride: Some(stride),
+            ..DiagramSpec::new(Preset::LaneSectors)
+        };
+        render_svg(&spec, "Memory coalescing", "Lanes onto sectors.")
+    }
+
+    /// The picture states the model's verdict and shades exactly the sectors fetched.
+    #[test]
+    fn lanes_land_on_the_sectors_the_model_counts() {
+        for (stride, sectors, verdict) in [
+            (
+                1,
+                4,
+                "Stride 1: 4 sectors in 1 lines, 128 bytes fetched for 128 used (100.0% useful)",
+            ),
+            (
+                2,
+                8,
+                "Stride 2: 8 sectors in 2 lines, 256 bytes fetched for 128 used (50.0% useful)",
+            ),
+            (
+                32,
+                32,
+                "Stride 32: 32 sectors in 32 lines, 1024 bytes fetched for 128 used (12.5% useful)",
+            ),
+        ] {
+            let text = svg(stride).unwrap();
+            assert!(text.contains(verdict), "{stride}: {text}");
+            assert_eq!(
+                text.matches("fill=\"#f28567\"").count(),
+                sectors,
+                "{stride}"
+            );
+            usvg::Tree::from_str(&text, &usvg::Options::default()).expect("valid SVG");
+            assert_eq!(text, svg(stride).unwrap(), "deterministic");
+        }
+        assert!(svg(33).unwrap_err().to_string().contains("from 0 to 32"));
+        assert_eq!(
+            "lane-sectors".parse::<Preset>().unwrap(),
+            Preset::LaneSectors
+        );
+    }
+}

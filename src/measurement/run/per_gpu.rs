@@ -1,0 +1,279 @@
+//! One `measure` over several GPUs: a thread per GPU (so `--device all` measures the host's
+//! GPUs in parallel), and on each, every kernel in turn — NVML read before and after, the
+//! verdict on interference, retries, counters under ncu, the record saved or the old one kept
+//! — then one summary table for all of them.
+use std::path::Path;
+use std::time::Duration;
+
+use super::counters::{self, Job};
+use super::gpu::Gpu;
+use super::nvml::{self, Monitor};
+use super::{KernelFiles, MeasureError, MeasureOptions, sweep};
+use crate::measurement::record::{self as records, Record, StopReason};
+
+/// How long a disturbed run waits before `--retries` tries again.
+const RETRY_PAUSE: Duration = Duration::from_secs(20);
+
+/// One line of the summary table.
+struct Outcome {
+    kernel: String,
+    device: String,
+    result: Result<Summary, MeasureError>,
+}
+
+struct Summary {
+    rows: usize,
+    converged: usize,
+    worst_rsd: f64,
+    noisy: bool,
+    counters: bool,
+    file: String,
+}
+
+/// Measures every kernel on every GPU of `ordinals`, saving a record per kernel and GPU.
+pub(super) fn measure_all(
+    root: &Path,
+    kernels: &[KernelFiles],
+    ordinals: &[usize],
+    args: &MeasureOptions,
+) -> Result<(), MeasureError> {
+    let monitor = Monitor::open()?;
+    let ncu = if args.counters {
+        Some(counters::find_ncu()?)
+    } else {
+        None
+    };
+    // Read once: the first record saved would otherwise make the tree look dirty.
+    let git = git_state(root);
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ordinals
+            .iter()
+            .map(|&ordinal| {
+                let (monitor, ncu, git) = (&monitor, ncu.as_deref(), &git);
+                scope.spawn(move || {
+                    let gpu = match Gpu::open(ordinal) {
+                        Ok(gpu) => gpu,
+                        Err(e) => {
+                            return vec![Outcome {
+                                kernel: "*".into(),
+                                device: format!("device {ordinal}"),
+                                result: Err(e),
+                            }];
+                        }
+                    };
+                    let ctx = Ctx {
+                        root,
+                        gpu: &gpu,
+                        monitor,
+                        ncu,
+                        git,
+                        args,
+                    };
+                    kernels.iter().map(|k| ctx.measure(k)).collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a measuring thread panicked"))
+            .collect()
+    });
+    print_summary(&outcomes);
+    let mut failures: Vec<MeasureError> = outcomes
+        .into_iter()
+        .filter_map(|o| o.result.err())
+        .collect();
+    match failures.len() {
+        0 => Ok(()),
+        1 => Err(failures.remove(0)),
+        _ => Err(MeasureError::Several(failures)),
+    }
+}
+
+/// Launches one row once (what ncu profiles for `--counters`).
+pub(super) fn launch_once(
+    kernels: &[KernelFiles],
+    ordinal: usize,
+    label: &str,
+) -> Result<(), MeasureError> {
+    let gpu = Gpu::open(ordinal)?;
+    for k in kernels {
+        sweep::launch_once(&gpu, k, label)?;
+    }
+    Ok(())
+}
+
+struct Ctx<'a> {
+    root: &'a Path,
+    gpu: &'a Gpu,
+    monitor: &'a Monitor,
+    ncu: Option<&'a Path>,
+    git: &'a (Option<String>, Option<bool>),
+    args: &'a MeasureOptions,
+}
+
+impl Ctx<'_> {
+    fn measure(&self, k: &KernelFiles) -> Outcome {
+        let gpu = self.gpu;
+        let id = &records::sha256_hex(gpu.uuid.as_bytes())[..8];
+        let device = format!("{} (device {}, id {id})", gpu.name, gpu.ordinal);
+        let result = self
+            .measure_kernel(k, &device)
+            .map(|(record, file)| summary(&record, file));
+        if let Err(e) = &result {
+            eprintln!("error: {e}");
+        }
+        Outcome {
+            kernel: k.name.clone(),
+            device,
+            result,
+        }
+    }
+
+    fn measure_kernel(
+        &self,
+        k: &KernelFiles,
+        device: &str,
+    ) -> Result<(Record, String), MeasureError> {
+        let (gpu, monitor) = (self.gpu, self.monitor);
+        let read = || monitor.state(&gpu.uuid);
+        let mut attempt = 0;
+        let (mut record, noise) = loop {
+            let before = read()?;
+            let mut record = sweep::measure_kernel(gpu, k, &read)?;
+            let after = read()?;
+            let noise = nvml::noise(
+                &before,
+                &after,
+                &record.rows,
+                &k.manifest.sampling,
+                gpu.rated_clock_mhz,
+            );
+            record.run.gpu_before = Some(before);
+            record.run.gpu_after = Some(after);
+            if noise.is_empty() || attempt >= self.args.retries {
+                break (record, noise);
+            }
+            attempt += 1;
+            eprintln!(
+                "{}: the run on {device} was disturbed ({}); retry {attempt} of {} in {} s",
+                k.name,
+                noise.join("; "),
+                self.args.retries,
+                RETRY_PAUSE.as_secs()
+            );
+            std::thread::sleep(RETRY_PAUSE);
+        };
+        let measurements = self.root.join("measurements");
+        let path = records::record_path(&measurements, &k.name, &record.file_stem());
+        if !noise.is_empty() && !self.args.accept_noisy {
+            let kept = if path.exists() {
+                format!("`{}` is kept as it was", path.display())
+            } else {
+                format!("there was no `{}` before", path.display())
+            };
+            return Err(MeasureError::Noisy {
+                kernel: k.name.clone(),
+                device: device.to_owned(),
+                reasons: noise,
+                kept,
+            });
+        }
+        record.run.noise = noise;
+        (record.run.git_commit, record.run.git_dirty) = self.git.clone();
+        if let Some(ncu) = self.ncu {
+            let job = Job {
+                ncu,
+                root: self.root,
+                kernel: &k.name,
+                entry: &k.manifest.kernel,
+                device: gpu.ordinal,
+                model: k.manifest.model,
+            };
+            for row in &mut record.rows {
+                let c = counters::count_row(&job, &row.label)?;
+                eprintln!(
+                    "{:>4}: {} = {} / {} = {:.3} ({})",
+                    row.label,
+                    c.what,
+                    c.count,
+                    c.requests,
+                    c.per_request(),
+                    device
+                );
+                row.counters = Some(c);
+            }
+            record.run.counters_tool = Some(format!("Nsight Compute {}", counters::version(ncu)));
+        }
+        let path = records::save(&measurements, &record)?;
+        eprintln!("wrote {}", path.display());
+        Ok((record, path.display().to_string()))
+    }
+}
+
+fn summary(r: &Record, file: String) -> Summary {
+    Summary {
+        rows: r.rows.len(),
+        converged: r
+            .rows
+            .iter()
+            .filter(|row| row.stop == StopReason::Converged)
+            .count(),
+        worst_rsd: r.rows.iter().map(|row| row.rel_stdev).fold(0.0, f64::max),
+        noisy: r.noisy(),
+        counters: r.rows.iter().all(|row| row.counters.is_some()),
+        file,
+    }
+}
+
+fn print_summary(outcomes: &[Outcome]) {
+    eprintln!();
+    eprintln!(
+        "{:<16} {:<40} {:>9} {:>9} {:>8}  result",
+        "kernel", "GPU", "converged", "worst rsd", "counters"
+    );
+    for o in outcomes {
+        match &o.result {
+            Ok(s) => eprintln!(
+                "{:<16} {:<40} {:>9} {:>8.2}% {:>8}  {}{}",
+                o.kernel,
+                o.device,
+                format!("{}/{}", s.converged, s.rows),
+                s.worst_rsd * 100.0,
+                if s.counters { "yes" } else { "no" },
+                if s.noisy { "NOISY, wrote " } else { "wrote " },
+                s.file
+            ),
+            Err(e) => eprintln!(
+                "{:<16} {:<40} {:>9} {:>9} {:>8}  FAILED: {}",
+                o.kernel,
+                o.device,
+                "-",
+                "-",
+                "-",
+                e.to_string().lines().next().unwrap_or("")
+            ),
+        }
+    }
+}
+
+/// The project's git commit and whether its tree was dirty, when `root` is a git checkout.
+fn git_state(root: &Path) -> (Option<String>, Option<bool>) {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    match git(&["rev-parse", "HEAD"]) {
+        Some(commit) if !commit.is_empty() => {
+            let dirty = git(&["status", "--porcelain"]).map(|s| !s.is_empty());
+            (Some(commit), dirty)
+        }
+        _ => (None, None),
+    }
+}
