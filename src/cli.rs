@@ -70,6 +70,10 @@ pub struct BuildArgs {
     /// Skip build-time code highlighting (code is still escaped and shown plainly).
     #[arg(long)]
     pub no_highlight: bool,
+    /// Skip the search index (pagefind/): the search box then finds nothing. Saves build time
+    /// while drafting; published builds should keep search on.
+    #[arg(long)]
+    pub no_search: bool,
     /// Public address of the site (e.g. https://course.example.org); when given, the publish
     /// build writes sitemap.xml with absolute URLs of the published pages.
     #[arg(long, value_name = "URL", env = "COURSEGEN_BASE_URL")]
@@ -155,6 +159,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 drafts: args.drafts,
                 strict: args.strict,
                 highlight: !args.no_highlight,
+                search: !args.no_search,
                 out: Some(out.clone()),
                 base_url: args.base_url.clone(),
             };
@@ -165,6 +170,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 drafts: args.drafts,
                 strict: args.strict,
                 highlight: false,
+                search: false,
                 out: None,
                 base_url: None,
             };
@@ -217,9 +223,10 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
         SiteError::Content(_) => Failure::Content(err.into()),
-        SiteError::NoContent(_) | SiteError::Templates(_) | SiteError::Output(_) => {
-            Failure::Usage(err.into())
-        }
+        SiteError::NoContent(_)
+        | SiteError::Templates(_)
+        | SiteError::Output(_)
+        | SiteError::Search(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());
     Ok(())

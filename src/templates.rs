@@ -42,6 +42,7 @@ pub const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
 /// Compiled templates, shared by every page of a build.
 pub struct Templates {
     tera: tera::Tera,
+    root: String,
 }
 
 impl Templates {
@@ -81,7 +82,20 @@ impl Templates {
                 return Err(TemplateError::Missing((*name).into()));
             }
         }
-        Ok(Templates { tera })
+        Ok(Templates {
+            tera,
+            root: "/".into(),
+        })
+    }
+
+    /// True when the site provides `template` (optional pages such as `404.html`).
+    pub fn has(&self, template: &str) -> bool {
+        self.tera.contains_template(template)
+    }
+
+    /// The site's base path with a trailing slash (`/`, or `/course/` under a sub-path).
+    pub fn root(&self) -> &str {
+        &self.root
     }
 
     /// Renders `template` with `context` (any serialisable value whose top level is a map).
@@ -94,7 +108,9 @@ impl Templates {
             template: template.into(),
             message: chain(&e),
         };
-        let ctx = tera::Context::from_serialize(context).map_err(err)?;
+        let mut ctx = tera::Context::from_serialize(context).map_err(err)?;
+        // Every site-absolute URL a template writes is `{{ root }}path`, on every page.
+        ctx.insert("root", &self.root);
         self.tera.render(template, &ctx).map_err(err)
     }
 }

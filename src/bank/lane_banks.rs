@@ -4,7 +4,9 @@
 
 use super::diagram::describe_access;
 use super::model::{self, Geometry, WARP_SIZE, WarpAccess};
-use super::svg::{Anchor, FRAME, Frame, INK, LOAD_LEVELS, MUTED_INK, Svg, load_level};
+use super::svg::{
+    Anchor, FRAME, Frame, INK, LANE_FILL, LOAD_LEVELS, MUTED_INK, Svg, load_level,
+};
 
 /// Distance between neighbouring lane (and bank) boxes.
 pub(crate) const PITCH: u32 = 22;
@@ -106,7 +108,7 @@ fn lanes(svg: &mut Svg) {
         let x = box_left(lane);
         svg.line(format_args!(
             "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
-             fill=\"#eef0f3\" stroke=\"{FRAME}\"/>"
+             fill=\"{LANE_FILL}\" stroke=\"{FRAME}\"/>"
         ));
         svg.text(
             (x + BOX / 2, LANE_TOP + 14),

@@ -18,3 +18,4 @@ pub use model::{
     Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,
 };
 pub use raster::{RasterError, svg_to_png};
+pub use svg::themed;

@@ -8,7 +8,7 @@ use crate::content::{Diagnostic, Entry};
 use crate::measured::{self, BindingError, MeasuredView};
 use crate::records;
 use crate::site::BuildOptions;
-use crate::site::links::DIAGRAM_PNG;
+use crate::site::links::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::site::output::OutFile;
 use crate::site::pages::{DiagramCtx, MeasuredCtx};
 
@@ -159,12 +159,21 @@ impl Extras {
         } else {
             None
         };
+        // The same drawing on its own, which a tap on the inline one opens full size.
+        let full = self.write_files.then(|| {
+            files.push(OutFile {
+                path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_SVG),
+                bytes: svg.clone().into_bytes(),
+            });
+            DIAGRAM_SVG.to_string()
+        });
         Ok(Some(DiagramCtx {
-            svg_html: svg,
+            svg_html: bank::themed(&svg),
             alt: d.alt.clone(),
             preset: preset.name().to_string(),
             prose_html: prose_html.unwrap_or_default(),
             png,
+            full,
         }))
     }
 

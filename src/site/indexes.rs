@@ -21,6 +21,7 @@ pub(super) fn indexes(
     intros: &[(&Entry, Option<&str>)],
     info: &SiteInfo,
     templates: &Templates,
+    nav: &super::nav::Nav,
 ) -> Result<Vec<OutFile>, SiteError> {
     let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
         Default::default();
@@ -62,10 +63,11 @@ pub(super) fn indexes(
         let ctx = SectionCtx {
             site: info.clone(),
             section: section.into(),
-            title,
+            title: title.clone(),
             url: url.clone(),
             intro_html,
-            groups: pages::groups(items),
+            groups: pages::groups(items, section == crate::content::load::DAYS),
+            nav: nav.page(&url, &title),
         };
         files.push(OutFile {
             path: page_path(&url),
@@ -77,6 +79,8 @@ pub(super) fn indexes(
         url: "/".into(),
         sections,
         pages: pages_at_top.into_iter().map(|(_, i)| i).collect(),
+        nav: nav.page("/", &info.title),
+        overview: nav.overview(),
     };
     files.push(OutFile {
         path: "index.html".into(),

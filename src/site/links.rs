@@ -15,6 +15,9 @@ pub(super) struct Targets {
 /// File name of the PNG written beside a page that has a diagram.
 pub(super) const DIAGRAM_PNG: &str = "diagram.png";
 
+/// File name of the full-size SVG written beside a page that has a diagram.
+pub(super) const DIAGRAM_SVG: &str = "diagram.svg";
+
 impl Targets {
     /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the output).
     pub(super) fn new<'a>(
@@ -26,6 +29,10 @@ impl Targets {
             "/".to_string(),
             "/search-index.json".into(),
             "/sitemap.xml".into(),
+            "/feed.xml".into(),
+            "/llms.txt".into(),
+            "/404.html".into(),
+            "/search/".into(),
         ]
         .into();
         for e in shown {
@@ -35,6 +42,7 @@ impl Targets {
             }
             if e.meta.diagram.is_some() {
                 built.insert(format!("{}{DIAGRAM_PNG}", e.url));
+                built.insert(format!("{}{DIAGRAM_SVG}", e.url));
             }
         }
         for f in files {

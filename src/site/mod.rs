@@ -11,10 +11,13 @@ use crate::policy::{self, Verdict};
 use crate::templates::Templates;
 
 mod extras;
+mod generated;
 mod indexes;
 mod links;
+mod nav;
 pub mod output;
 pub mod pages;
+mod search;
 pub mod serve;
 
 use indexes::{check_collisions, indexes, page_path, sitemap, static_copies};
@@ -30,6 +33,8 @@ pub struct BuildOptions {
     pub strict: bool,
     /// Highlight fenced code.
     pub highlight: bool,
+    /// Write the search index (`pagefind/`).
+    pub search: bool,
     /// Output folder; `None` for `check` (nothing written).
     pub out: Option<PathBuf>,
     /// Public address, for sitemap.xml (publish builds only).
@@ -54,6 +59,9 @@ pub enum SiteError {
     /// Output refused or not writable.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// The search index could not be built.
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
 }
 
 /// What a build did, for the summary.
@@ -117,7 +125,9 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         left_out,
         copies.iter().map(|c| c.0.clone()),
     );
+    let nav = nav::Nav::new(&shown);
     let ctx = RenderCtx {
+        nav: &nav,
         info: &info,
         lookup: &lookup,
         templates: &templates,
@@ -128,15 +138,27 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     // Pages are written into the staging folder as soon as they are rendered, so a build
     // never holds the whole site in memory; the folder is swapped in only at the end.
     let staging = opts.out.as_deref().map(output::Staging::new).transpose()?;
-    let mut paths = render_all(&shown, &ctx, staging.as_ref(), &mut problems)?;
+    let (mut paths, records) = render_all(&shown, &ctx, staging.as_ref(), &mut problems)?;
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
         return Err(SiteError::Content(Diagnostics(problems)));
     }
-    let mut files = indexes(&shown, &intros, &info, &templates)?;
+    let mut files = indexes(&shown, &intros, &info, &templates, &nav)?;
     if let (Some(base), false) = (&opts.base_url, opts.drafts) {
         files.push(sitemap(base, &shown));
+    }
+    files.extend(generated::plain_pages(&info, &templates, &nav)?);
+    let published: Vec<&Entry> = shown
+        .iter()
+        .filter(|(_, draft)| draft.is_none())
+        .map(|(e, _)| *e)
+        .collect();
+    let (base, root) = (opts.base_url.as_deref(), templates.root());
+    files.push(generated::feed(&published, &info, base, root));
+    files.push(generated::llms_txt(&published, &info, &nav, base, root));
+    if opts.search && staging.is_some() {
+        files.extend(search::index(records)?);
     }
     if !opts.drafts && !opts.strict {
         // A published page must not tell readers to run the tool: say so at build time.
@@ -190,37 +212,43 @@ fn render_all(
     ctx: &RenderCtx<'_>,
     staging: Option<&output::Staging>,
     problems: &mut Vec<Diagnostic>,
-) -> Result<Vec<PathBuf>, SiteError> {
+) -> Result<(Vec<PathBuf>, Vec<search::Record>), SiteError> {
     enum Fail {
         Content(Vec<Diagnostic>),
         Output(OutputError),
     }
-    let rendered: Vec<Result<Vec<PathBuf>, Fail>> = shown
+    type Rendered = (Vec<PathBuf>, Option<search::Record>);
+    let rendered: Vec<Result<Rendered, Fail>> = shown
         .par_iter()
         .map(|(e, reason)| {
-            let files = render_entry(e, *reason, ctx).map_err(Fail::Content)?;
+            let (files, record) = render_entry(e, *reason, ctx).map_err(Fail::Content)?;
             if let Some(st) = staging {
                 for f in &files {
                     st.write(f).map_err(Fail::Output)?;
                 }
             }
-            Ok(files.into_iter().map(|f| f.path).collect())
+            Ok((files.into_iter().map(|f| f.path).collect(), record))
         })
         .collect();
-    let mut paths = Vec::with_capacity(shown.len() * 2 + 8);
+    let mut paths = Vec::with_capacity(shown.len() * 3 + 8);
+    let mut records = Vec::with_capacity(shown.len());
     for r in rendered {
         match r {
-            Ok(p) => paths.extend(p),
+            Ok((p, record)) => {
+                paths.extend(p);
+                records.extend(record);
+            }
             Err(Fail::Content(d)) => problems.extend(d),
             Err(Fail::Output(e)) => return Err(e.into()),
         }
     }
-    Ok(paths)
+    Ok((paths, records))
 }
 
 /// What every page render shares.
 #[derive(Clone, Copy)]
 struct RenderCtx<'a> {
+    nav: &'a nav::Nav,
     info: &'a SiteInfo,
     lookup: &'a Lookup<'a>,
     templates: &'a Templates,
@@ -233,8 +261,9 @@ fn render_entry(
     entry: &Entry,
     draft_reason: Option<&str>,
     rc: &RenderCtx<'_>,
-) -> Result<Vec<OutFile>, Vec<Diagnostic>> {
+) -> Result<(Vec<OutFile>, Option<search::Record>), Vec<Diagnostic>> {
     let RenderCtx {
+        nav,
         info,
         lookup,
         templates,
@@ -257,12 +286,31 @@ fn render_entry(
     let measured = extras.measured(entry, bodies.measured)?;
     let m = &entry.meta;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let published = draft_reason.is_none() && opts.out.is_some();
+    let section_title = pages::section_title(&entry.section);
+    // Everything shown is searchable: published pages, and drafts in the preview (marked).
+    let record = (opts.search && opts.out.is_some()).then(|| {
+        let heading = m.term.as_deref().unwrap_or(&m.title);
+        let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
+        let summary = m.summary.as_deref().unwrap_or("");
+        let text = search::text_of(&bodies.main);
+        let mut r = search::Record::new(url, heading, &section_title, &[heading, &m.title, summary, &text]);
+        r.draft = draft_reason.is_some();
+        r
+    });
+    let byline = pages::byline(entry);
+    if published {
+        files.push(OutFile {
+            path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
+            bytes: generated::markdown_copy(entry, &body, &byline).into_bytes(),
+        });
+    }
     let ctx = EntryCtx {
         site: info.clone(),
         url: entry.url.clone(),
         section: entry.section.clone(),
         section_url: format!("/{}/", entry.section),
-        section_title: pages::section_title(&entry.section),
+        section_title,
         title: m.title.clone(),
         term: m.term.clone(),
         category: m.category.clone(),
@@ -289,8 +337,10 @@ fn render_entry(
             .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
             .collect(),
         sources: m.sources.clone(),
-        byline: pages::byline(entry),
+        byline,
         draft_reason: draft_reason.map(str::to_string),
+        nav: nav.page(&entry.url, &m.title),
+        markdown: published.then(|| generated::MARKDOWN.to_string()),
     };
     let html = templates
         .render("entry.html", &ctx)
@@ -299,5 +349,5 @@ fn render_entry(
         path: page_path(&entry.url),
         bytes: html.into_bytes(),
     });
-    Ok(files)
+    Ok((files, record))
 }

@@ -40,6 +40,7 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
         drafts,
         strict: false,
         highlight: true,
+        search: true,
         out: Some(out.clone()),
         base_url: None,
     };

@@ -2,6 +2,7 @@
 //! codes, stderr and the files written (after mdBook's testsuite and just's tests/lib.rs).
 //!
 //! One integration binary; each subject adds a module here and uses `util`.
+mod reader;
 mod util;
 
 use std::path::PathBuf;
