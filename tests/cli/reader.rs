@@ -174,3 +174,35 @@ fn a_diagram_opens_full_size_and_follows_the_theme() {
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(!svg.contains("var(--"));
 }
+
+/// The no-flash theme script is the page's only inline script; a Content-Security-Policy
+/// allows it by hash, so the hash the README gives must be the script's.
+#[test]
+fn the_inline_theme_script_matches_its_documented_hash() {
+    use sha2::Digest;
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    let page = site.read("public/glossary/warp/index.html");
+    assert_eq!(page.matches("<script>").count(), 1, "one inline script");
+    let script = page.split("<script>").nth(1).unwrap().split("</script>").next().unwrap();
+    let hash = base64(&sha2::Sha256::digest(script.as_bytes()));
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(readme.contains(&hash), "README should give the script's sha256 {hash}");
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
