@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 
 use crate::content;
-use crate::measure::{self, MeasureOptions};
+use crate::measurement::run::{self as measure, MeasureOptions};
 use crate::site::{self, BuildOptions, Report, SiteError};
 
 /// How a command failed, which decides the exit code of the contract.

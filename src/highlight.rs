@@ -1,14 +1,25 @@
-//! Build-time highlighting of fenced code (CUDA, C++, C, Python, shell) into HTML-escaped text
+//! Build-time highlighting of fenced code (CUDA, C++, C, Python, shell, terminal sessions,
+//! PTX, SASS, CMake, JSON, YAML) into HTML-escaped text
 //! with `<span class="hl-…">` tokens, colours left to `static/highlight.css`. Uses no other
 //! module of ours.
 //!
 //! The lexers are hand-written rather than TextMate grammars (syntect): a 20-line CUDA block
 //! costs about 3.5 µs here against 1–5 ms there, and syntect has no CUDA grammar anyway
 //! (BENCHMARKS.md has the measurements).
+mod asm;
+mod block;
 mod c_family;
+mod console;
+pub(crate) mod cuda_api;
+mod data;
 mod emit;
-mod python;
+pub mod fence;
+pub mod include;
+pub(crate) mod python;
 mod shell;
+mod yaml;
+
+pub use block::render as render_block;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,6 +41,18 @@ pub enum Lang {
     Python,
     /// POSIX shell and bash.
     Shell,
+    /// A terminal session: `$ ` commands and their output.
+    Console,
+    /// NVIDIA's PTX virtual assembly.
+    Ptx,
+    /// SASS, the GPU's machine code as `cuobjdump -sass` and `nvdisasm` print it.
+    Sass,
+    /// CMake scripts.
+    Cmake,
+    /// JSON (comments allowed, as in JSONC).
+    Json,
+    /// YAML.
+    Yaml,
 }
 
 impl Lang {
@@ -60,6 +83,17 @@ impl Lang {
             ("sh", Lang::Shell),
             ("shell", Lang::Shell),
             ("zsh", Lang::Shell),
+            ("console", Lang::Console),
+            ("shell-session", Lang::Console),
+            ("shellsession", Lang::Console),
+            ("terminal", Lang::Console),
+            ("ptx", Lang::Ptx),
+            ("sass", Lang::Sass),
+            ("cmake", Lang::Cmake),
+            ("json", Lang::Json),
+            ("jsonc", Lang::Json),
+            ("yaml", Lang::Yaml),
+            ("yml", Lang::Yaml),
         ];
         ALIASES
             .iter()
@@ -94,6 +128,12 @@ fn render(lang: Lang, code: &str) -> String {
         Lang::C => c_family::lex(code, c_family::Dialect::C, &mut out),
         Lang::Python => python::lex(code, &mut out),
         Lang::Shell => shell::lex(code, &mut out),
+        Lang::Console => console::lex(code, &mut out),
+        Lang::Ptx => asm::lex_ptx(code, &mut out),
+        Lang::Sass => asm::lex_sass(code, &mut out),
+        Lang::Cmake => data::lex_cmake(code, &mut out),
+        Lang::Json => data::lex_json(code, &mut out),
+        Lang::Yaml => yaml::lex(code, &mut out),
     }
     out.finish()
 }

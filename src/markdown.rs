@@ -5,6 +5,9 @@ use std::collections::HashSet;
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
+use crate::highlight::fence::FenceInfo;
+use crate::highlight::include::Sources;
+
 /// A body cut at its `## Measured` and `## Diagram` headings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sections<'a> {
@@ -78,6 +81,17 @@ pub struct Rendered {
 /// Renders Markdown to HTML. `anchors` holds the heading ids already used on the page, so
 /// that several fragments of one page never repeat an id.
 pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>) -> Rendered {
+    render_with(markdown, opts, anchors, None)
+}
+
+/// [`render`], with the files that `file=` code blocks include (checked beforehand by
+/// `highlight::include::check`; a block whose include fails here shows the error instead).
+pub fn render_with(
+    markdown: &str,
+    opts: RenderOptions,
+    anchors: &mut HashSet<String>,
+    sources: Option<&Sources>,
+) -> Rendered {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
@@ -110,7 +124,7 @@ pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>
         .iter()
         .any(|e| matches!(e, Event::Html(_) | Event::InlineHtml(_)));
     name_headings(&mut events, anchors);
-    let events = code_blocks(events, opts);
+    let events = code_blocks(events, opts, sources);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let html = if raw_html { sanitise(&html) } else { html };
@@ -211,24 +225,34 @@ fn unique(base: String, anchors: &mut HashSet<String>) -> String {
 }
 
 /// Replaces each fenced code block by its highlighted (or escaped) HTML.
-fn code_blocks(events: Vec<Event<'_>>, opts: RenderOptions) -> Vec<Event<'_>> {
+fn code_blocks<'a>(
+    events: Vec<Event<'a>>,
+    opts: RenderOptions,
+    sources: Option<&Sources>,
+) -> Vec<Event<'a>> {
     let mut out = Vec::with_capacity(events.len());
-    let mut code: Option<(String, String)> = None; // (lang, text)
+    let mut code: Option<(FenceInfo, String)> = None;
     for e in events {
         match (&mut code, e) {
             (None, Event::Start(Tag::CodeBlock(kind))) => {
-                let lang = match kind {
+                let info = match kind {
+                    // A malformed option was reported by the check stage; show the code anyway.
                     CodeBlockKind::Fenced(info) => {
-                        info.split_whitespace().next().unwrap_or("").to_string()
+                        FenceInfo::parse(&info).unwrap_or_else(|_| FenceInfo {
+                            lang: info.split_whitespace().next().unwrap_or("").to_string(),
+                            ..FenceInfo::default()
+                        })
                     }
-                    CodeBlockKind::Indented => String::new(),
+                    CodeBlockKind::Indented => FenceInfo::default(),
                 };
-                code = Some((lang, String::new()));
+                code = Some((info, String::new()));
             }
             (Some((_, text)), Event::Text(t)) => text.push_str(&t),
             (Some(_), Event::End(TagEnd::CodeBlock)) => {
-                let (lang, text) = code.take().unwrap_or_default();
-                out.push(Event::Html(CowStr::from(code_html(&lang, &text, opts))));
+                let (info, text) = code.take().unwrap_or_default();
+                out.push(Event::Html(CowStr::from(code_html(
+                    &info, &text, opts, sources,
+                ))));
             }
             (Some(_), _) => {}
             (None, e) => out.push(e),
@@ -237,18 +261,21 @@ fn code_blocks(events: Vec<Event<'_>>, opts: RenderOptions) -> Vec<Event<'_>> {
     out
 }
 
-fn code_html(lang: &str, text: &str, opts: RenderOptions) -> String {
-    let inner = opts
-        .highlight
-        .then(|| crate::highlight::highlight(text, lang))
-        .flatten()
-        .unwrap_or_else(|| escape(text));
-    let lang = slugify(lang);
-    if lang == "section" {
-        format!("<pre><code>{inner}</code></pre>\n")
-    } else {
-        format!("<pre><code class=\"language-{lang}\">{inner}</code></pre>\n")
-    }
+fn code_html(
+    info: &FenceInfo,
+    text: &str,
+    opts: RenderOptions,
+    sources: Option<&Sources>,
+) -> String {
+    let included = match (&info.file, sources) {
+        (Some(_), Some(sources)) => match sources.resolve(info) {
+            Ok(inc) => Some(inc),
+            Err(e) => return format!("<pre><code>{}</code></pre>\n", escape(&e.to_string())),
+        },
+        _ => None,
+    };
+    let code = included.as_ref().map_or(text, |i| i.text.as_str());
+    crate::highlight::render_block(info, code, included.as_ref(), opts.highlight)
 }
 
 /// HTML-escapes text for element content and attribute values.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use coursegen::records::{self, Freshness};
+use coursegen::measurement::record::{self as records, Freshness};
 
 fn bin() -> PathBuf {
     std::env::var_os("COURSEGEN_BIN")

@@ -3,8 +3,8 @@
 //! from `.ci/nvrtc.sh`; without it the test skips, unless COURSEGEN_REQUIRE_NVRTC=1.
 use std::path::Path;
 
-use coursegen::measure::nvrtc::{self, Binary};
-use coursegen::records::manifest::Manifest;
+use coursegen::measurement::manifest::Manifest;
+use coursegen::measurement::run::nvrtc::{self, Binary};
 
 /// Architectures every kernel must compile for: Turing (T4) and Hopper (H100/H200).
 const TARGETS: [(u32, u32); 2] = [(7, 5), (9, 0)];

@@ -1,6 +1,7 @@
 //! The lexer for C, C++ and CUDA: comments, string/char/raw-string literals, numbers,
 //! preprocessor directives, keywords, types, CUDA qualifiers and built-ins, function calls
 //! and `<<<…>>>` launches. Uses only the shared emitter.
+use super::cuda_api::{RUNTIME_API, RUNTIME_TYPES};
 use super::emit::{
     Class, Emitter, ident_end, is_ident, line_end, number_end, quoted_end, skip_blanks,
 };
@@ -152,7 +153,7 @@ fn classify_c(word: &str) -> Option<Class> {
         "auto" | "break" | "case" | "const" | "continue" | "default" | "do" | "else" | "enum"
         | "extern" | "for" | "goto" | "if" | "inline" | "register" | "restrict" | "return"
         | "sizeof" | "static" | "struct" | "switch" | "typedef" | "union" | "volatile"
-        | "while" | "_Alignas" | "_Alignof" | "_Atomic" | "_Generic" | "_Noreturn"
+        | "while" | "asm" | "__asm__" | "__asm" | "__volatile__" | "_Alignas" | "_Alignof" | "_Atomic" | "_Generic" | "_Noreturn"
         | "_Static_assert" | "_Thread_local" | "alignas" | "alignof" | "static_assert"
         | "typeof" => Class::Keyword,
         "void" | "bool" | "_Bool" | "char" | "short" | "int" | "long" | "float" | "double"
@@ -172,6 +173,9 @@ fn classify_cpp(word: &str) -> Option<Class> {
         | "operator" | "override" | "final" | "private" | "protected" | "public"
         | "reinterpret_cast" | "requires" | "static_cast" | "template" | "this" | "throw"
         | "try" | "typeid" | "typename" | "using" | "virtual" => Class::Keyword,
+        // The alternative spellings of operators are keywords in C++ (macros in C).
+        "and" | "and_eq" | "bitand" | "bitor" | "compl" | "not" | "not_eq" | "or" | "or_eq"
+        | "xor" | "xor_eq" => Class::Keyword,
         "char8_t" | "char16_t" | "char32_t" => Class::Type,
         "nullptr" => Class::Literal,
         _ => return None,
@@ -230,17 +234,8 @@ fn classify_cuda(word: &str) -> Option<Class> {
         | "atomicXor" => Class::Builtin,
         "dim3" | "half" | "__half" | "__half2" | "__nv_bfloat16" | "__nv_bfloat162" => Class::Type,
         _ if is_vector_type(word) => Class::Type,
-        // The runtime API: cudaMalloc, cudaMemcpyHostToDevice, cudaSuccess; cudaStream_t.
-        _ if word.len() > 4
-            && word.starts_with("cuda")
-            && word.as_bytes()[4].is_ascii_uppercase() =>
-        {
-            if word.ends_with("_t") {
-                Class::Type
-            } else {
-                Class::Builtin
-            }
-        }
+        _ if RUNTIME_API.binary_search(&word).is_ok() => Class::Builtin,
+        _ if RUNTIME_TYPES.binary_search(&word).is_ok() => Class::Type,
         _ => return None,
     })
 }

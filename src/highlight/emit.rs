@@ -34,12 +34,20 @@ pub(crate) enum Class {
     Option,
     /// A shell prompt (`$ ` at the start of a line); not selectable, so copying skips it.
     Prompt,
+    /// A line of a terminal session's output: plain, and left out when the block is copied.
+    Output,
+    /// A key of JSON or YAML mappings.
+    Key,
+    /// Registers and special registers of PTX and SASS: `%r1`, `%tid.x`, `R4`, `P0`.
+    Register,
+    /// Labels: `$L__BB0_1:`, `.L_x_1:`.
+    Label,
 }
 
 impl Class {
     /// Every class, for the test that checks the stylesheet covers them all.
     #[cfg(test)]
-    pub(crate) const ALL: [Class; 15] = [
+    pub(crate) const ALL: [Class; 19] = [
         Class::Keyword,
         Class::Qualifier,
         Class::Type,
@@ -55,6 +63,10 @@ impl Class {
         Class::Decorator,
         Class::Option,
         Class::Prompt,
+        Class::Output,
+        Class::Key,
+        Class::Register,
+        Class::Label,
     ];
 
     /// The CSS class name.
@@ -75,6 +87,10 @@ impl Class {
             Class::Decorator => "hl-dec",
             Class::Option => "hl-opt",
             Class::Prompt => "hl-prompt",
+            Class::Output => "hl-out",
+            Class::Key => "hl-key",
+            Class::Register => "hl-reg",
+            Class::Label => "hl-label",
         }
     }
 }

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use crate::bank::{self, Cell, DiagramError, DiagramSpec, Preset, render_svg, svg_to_png};
 use crate::content::{Diagnostic, Entry};
-use crate::measured::{self, BindingError, MeasuredView};
-use crate::records;
+use crate::measurement::bindings::{self, BindingError};
+use crate::measurement::record as records;
+use crate::measurement::view::{self as measured, MeasuredView};
 use crate::site::BuildOptions;
 use crate::site::links::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::site::output::OutFile;
@@ -17,6 +18,9 @@ pub(super) struct Extras {
     strict: bool,
     write_files: bool,
     views: HashMap<String, MeasuredView>,
+    /// Kernel sources (`kernels/K.cu`) changed since a record of theirs: the note a page
+    /// including that source shows.
+    pub(super) stale_sources: HashMap<String, String>,
 }
 
 impl Extras {
@@ -72,8 +76,18 @@ impl Extras {
                 }),
             }
         }
+        let mut stale_sources = HashMap::new();
         match records::stale_records(&root.join("kernels"), &records) {
             Ok(stale) => {
+                for s in stale.iter().filter(|s| s.source_changed) {
+                    stale_sources.insert(
+                        format!("kernels/{}.cu", s.kernel),
+                        format!(
+                            "This code changed after it was measured: the record `{}` was made with an earlier version, so the measured numbers may not match it.",
+                            s.path.display()
+                        ),
+                    );
+                }
                 let found = stale
                     .iter()
                     .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
@@ -93,6 +107,7 @@ impl Extras {
             strict: opts.strict,
             write_files: opts.out.is_some(),
             views,
+            stale_sources,
         }
     }
 
@@ -106,16 +121,16 @@ impl Extras {
                 .collect()
         };
         let Some(kernel) = entry.meta.measure.as_deref() else {
-            measured::check_no_bindings(&entry.body).map_err(located)?;
+            bindings::check_no_bindings(&entry.body).map_err(located)?;
             return Ok(entry.body.clone());
         };
         let Some(view) = self.views.get(kernel) else {
             return Ok(entry.body.clone()); // its load error is already reported
         };
         let expanded = if self.strict {
-            measured::expand_bindings(&entry.body, view)
+            bindings::expand_bindings(&entry.body, view)
         } else {
-            measured::expand_bindings_preview(&entry.body, view)
+            bindings::expand_bindings_preview(&entry.body, view)
         };
         expanded.map_err(located)
     }

@@ -1,11 +1,12 @@
 //! `build` and `check`: orchestrates content → policy → markdown/templates → output, with
-//! diagrams from `bank` and tables from `records`/`measured`. The only module that knows
+//! diagrams from `bank` and tables from `measurement`. The only module that knows
 //! all the others; output is written atomically by `output`.
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
+use crate::highlight::include::{self, SOURCE_DIR, Sources};
 use crate::markdown::RenderOptions;
 use crate::policy::{self, Verdict};
 use crate::templates::Templates;
@@ -115,7 +116,21 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         &mut problems,
         &mut report.warnings,
     );
-    let copies = static_copies(root, &site.assets, &mut report.warnings)?;
+    let sources = Sources::new(root, extras.stale_sources.clone());
+    let included = check_includes(
+        &shown,
+        &sources,
+        opts.strict,
+        &mut problems,
+        &mut report.warnings,
+    );
+    let mut copies = static_copies(root, &site.assets, &mut report.warnings)?;
+    // Captions link to the included files: publish them beside the pages.
+    copies.extend(
+        included
+            .iter()
+            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    );
     let left_out = verdicts.iter().filter_map(|v| match v {
         Verdict::Draft(d) if !opts.drafts => Some(d.entry()),
         _ => None,
@@ -133,6 +148,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         templates: &templates,
         extras: &extras,
         targets: &targets,
+        sources: &sources,
         opts,
     };
     // Pages are written into the staging folder as soon as they are rendered, so a build
@@ -174,6 +190,44 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         staging.commit(&copies)?;
     }
     Ok(report)
+}
+
+/// The check stage's part for code blocks: every `file=` include of the shown pages must
+/// resolve (errors), and an include of a kernel whose record is stale is a warning (an
+/// error under `--strict`). Returns the files included, to publish beside the pages.
+fn check_includes(
+    shown: &[(&Entry, Option<&str>)],
+    sources: &Sources,
+    strict: bool,
+    problems: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
+) -> std::collections::BTreeSet<String> {
+    let checked: Vec<(&Entry, include::Checked)> = shown
+        .par_iter()
+        .map(|(e, _)| (*e, include::check(&e.body, sources)))
+        .collect();
+    let mut files = std::collections::BTreeSet::new();
+    for (e, c) in checked {
+        let at = |line: usize| e.body_line + line - 1;
+        problems.extend(c.errors.iter().map(|(line, err)| {
+            Diagnostic::new(&e.file, at(*line), err.to_string()).help(err.help())
+        }));
+        let stale = c.stale.iter().map(|(line, path, _)| {
+            Diagnostic::new(
+                &e.file,
+                at(*line),
+                format!("the code block shows `{path}`, which changed since its measurement record was made; the page says so"),
+            )
+            .help("re-run `coursegen measure --gpu` on that GPU and commit the record")
+        });
+        if strict {
+            problems.extend(stale);
+        } else {
+            warnings.extend(stale);
+        }
+        files.extend(c.files);
+    }
+    files
 }
 
 /// The entries this build renders (drafts only in the preview), and apart from them the
@@ -254,6 +308,7 @@ struct RenderCtx<'a> {
     templates: &'a Templates,
     extras: &'a extras::Extras,
     targets: &'a links::Targets,
+    sources: &'a Sources,
     opts: &'a BuildOptions,
 }
 
@@ -269,13 +324,14 @@ fn render_entry(
         templates,
         extras,
         targets,
+        sources,
         opts,
     } = *rc;
     let render_opts = RenderOptions {
         highlight: opts.highlight,
     };
     let body = extras.expand_bindings(entry)?;
-    let bodies = pages::bodies(&body, render_opts);
+    let bodies = pages::bodies(&body, render_opts, Some(sources));
     let mut broken = targets.check(entry, &bodies.links);
     broken.extend(extras.check_cc(entry));
     if !broken.is_empty() {

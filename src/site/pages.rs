@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 
 use crate::content::Entry;
+use crate::highlight::include::Sources;
 use crate::markdown::{self, RenderOptions};
 use crate::policy::Verdict;
 
@@ -62,9 +63,9 @@ pub struct DiagramCtx {
 /// The Measured section.
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasuredCtx {
-    /// The view from `measured` (tables per GPU, sentences), flattened for the template.
+    /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
     #[serde(flatten)]
-    pub view: crate::measured::MeasuredView,
+    pub view: crate::measurement::view::MeasuredView,
     /// Author prose under `## Measured`.
     pub prose_html: String,
 }
@@ -296,7 +297,7 @@ pub struct Bodies {
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts.
-pub fn bodies(body: &str, opts: RenderOptions) -> Bodies {
+pub fn bodies(body: &str, opts: RenderOptions, sources: Option<&Sources>) -> Bodies {
     let parts = markdown::sections(body);
     let mut anchors: HashSet<String> = [
         "measured",
@@ -311,7 +312,7 @@ pub fn bodies(body: &str, opts: RenderOptions) -> Bodies {
     .collect();
     let mut links = Vec::new();
     let mut render = |text: &str, first_line: usize| {
-        let r = markdown::render(text, opts, &mut anchors);
+        let r = markdown::render_with(text, opts, &mut anchors, sources);
         links.extend(r.links.into_iter().map(|l| markdown::Link {
             line: l.line + first_line - 1,
             ..l

@@ -87,3 +87,21 @@ pub(crate) fn assert_code(o: &Output, code: i32) {
         stderr(o)
     );
 }
+
+/// A site with the repository's kernel, manifest and committed H200 record.
+pub(crate) fn measured_site(record: bool) -> Site {
+    let site = Site::new();
+    copy_dir(&repo().join("kernels"), &site.root().join("kernels"));
+    if record {
+        copy_dir(
+            &repo().join("measurements/bank_conflicts"),
+            &site.root().join("measurements/bank_conflicts"),
+        );
+    }
+    let body = "\n## Measured\n\nA factor of {{% ratio 32L L digits=0 %}} between the rows.\n";
+    site.write(
+        "content/glossary/bank.md",
+        format!("{}{body}", published("Bank", "measure: bank_conflicts\n")),
+    );
+    site
+}

@@ -1,6 +1,18 @@
 //! The grammar of a prose binding, `{{% NAME [ROW…] [digits=N] [device=SLUG] %}}`: its names,
 //! how many row labels each takes, and the parse of one binding's inside into a [`Binding`].
-use super::bindings::BindingErrorKind;
+
+/// Why a binding could not be expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingErrorKind {
+    /// Malformed: unclosed, unknown name or option, wrong number of rows, unknown row.
+    Syntax,
+    /// The kernel has no record yet (the preview prints `NOT_MEASURED` instead).
+    NotMeasured,
+    /// Several GPUs have records and the binding does not say which, or names another.
+    Device,
+    /// The entry names no kernel (`measure:` missing from its front matter).
+    NoKernel,
+}
 
 /// A binding's name, how many row labels it takes, and its default digits (`None`: not a
 /// decimal number, so `digits=` is refused).

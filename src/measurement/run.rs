@@ -1,6 +1,6 @@
 //! `coursegen measure --gpu`: compiles `kernels/*.cu` with NVRTC, runs each manifest's sweep
 //! on a GPU, checks every launch against a CPU reference and writes records. The only module
-//! that touches cudarc; uses `records` (and its manifests) and nothing else of ours.
+//! that touches cudarc; uses `record` and `manifest` and nothing else of ours.
 //!
 //! Kernel ABI: every measured kernel is `extern "C" __global__` and takes
 //! `(const unsigned* input, unsigned* output, int axis_value, int logical_blocks,
@@ -8,15 +8,15 @@
 mod gpu;
 pub mod nvrtc;
 mod reference;
-mod run;
 mod stats;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 
 use cudarc::driver::DriverError;
 
-use crate::records::manifest::{Manifest, ManifestError};
-use crate::records::{self, RecordsError};
+use crate::measurement::manifest::{Manifest, ManifestError};
+use crate::measurement::record::{self as records, RecordsError};
 
 /// Everything that can stop a measurement; [`MeasureError::is_content`] picks the exit code.
 #[derive(Debug, thiserror::Error)]
@@ -197,7 +197,7 @@ pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     for kernel in &kernels {
         // A record is saved only after its whole sweep ran and checked out, so a failed run
         // leaves the previous record in place.
-        let record = run::measure_kernel(&gpu, kernel)?;
+        let record = sweep::measure_kernel(&gpu, kernel)?;
         let path = records::save(&measurements, &record)?;
         eprintln!("wrote {}", path.display());
     }
@@ -286,7 +286,11 @@ mod tests {
             err.is_content() && err.to_string().contains("a.yaml"),
             "{err}"
         );
-        std::fs::write(dir.path().join("a.yaml"), crate::records::manifest::FIXTURE).unwrap();
+        std::fs::write(
+            dir.path().join("a.yaml"),
+            crate::measurement::manifest::FIXTURE,
+        )
+        .unwrap();
         assert_eq!(discover(dir.path(), None).unwrap()[0].name, "a");
         let err = discover(dir.path(), Some("b")).unwrap_err().to_string();
         assert!(

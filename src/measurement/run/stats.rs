@@ -1,8 +1,8 @@
 //! Sample statistics and the stopping rule for one row (after nvbench): at least
 //! `min_samples`, then stop at the target relative standard deviation, the time limit or the
 //! sample cap, whichever comes first — and say which. Pure; no GPU.
-use crate::records::StopReason;
-use crate::records::manifest::Sampling;
+use crate::measurement::manifest::Sampling;
+use crate::measurement::record::StopReason;
 
 /// Summary of a row's samples.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -9,7 +9,7 @@ use super::gpu::{self, Gpu, Launcher};
 use super::reference::{self, Expected};
 use super::stats::{self, Summary};
 use super::{KernelFiles, MeasureError, nvrtc};
-use crate::records::{self, Build, Device, Record, Row, Run, Software};
+use crate::measurement::record::{self as records, Build, Device, Record, Row, Run, Software};
 
 /// Banks × bank width: the shared-memory bytes one SM serves per clock (32 × 4 B).
 const SHARED_BYTES_PER_CLOCK: u32 = 128;

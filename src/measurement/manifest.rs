@@ -1,6 +1,6 @@
 //! Kernel manifests: `kernels/<name>.yaml` beside `kernels/<name>.cu`, declaring the sweep,
 //! launch shape, sampling policy, CPU reference and glossary table as data. Pure (serde only),
-//! read by `measure` to run a kernel and by `measured` to lay out its table.
+//! read by `measure` to run a kernel and by `view` to lay out its table.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

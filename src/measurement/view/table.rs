@@ -1,8 +1,8 @@
 //! The text of a device's table and sentence: each row's banks and predicted degree from the
 //! bank model beside its measured ratio, the cells in column order, and the provenance lines.
 use super::{MODEL_BAND, RowView, bank_model};
-use crate::records::manifest::{ColumnId, Manifest};
-use crate::records::{Loaded, Record, Row};
+use crate::measurement::manifest::{ColumnId, Manifest};
+use crate::measurement::record::{Loaded, Record, Row};
 
 /// Every row of the record, with model columns, ratio to the best row and a warning when the
 /// ratio leaves the model's band ([`MODEL_BAND`]).

@@ -1,6 +1,6 @@
 //! The CPU reference: random input words, each thread's expected result as the manifest's
 //! `reference` defines it, and the check of a launch's whole output against it. Pure; no GPU.
-use crate::records::manifest::Reference;
+use crate::measurement::manifest::Reference;
 
 /// What the output buffer is filled with before a checked launch, so an unwritten word shows.
 pub(crate) const POISON: u32 = 0xDEAD_BEEF;

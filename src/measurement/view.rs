@@ -1,23 +1,16 @@
 //! The Measured section of an entry, without a GPU: from a kernel's manifest and its records,
 //! a serializable view (one table per GPU, the provenance sentence, model-versus-measurement
 //! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
-//! `records`, the bank model, and `content::body` (to leave fenced code alone).
+//! `record` and `manifest`, the bank model, and `content::body` (to leave fenced code alone).
 use crate::bank::model as bank_model;
-mod bindings;
-mod syntax;
 mod table;
 
 use std::path::Path;
 
 use serde::Serialize;
 
-pub use bindings::{
-    BindingError, BindingErrorKind, NOT_MEASURED, check_no_bindings, expand_bindings,
-    expand_bindings_preview,
-};
-
-use crate::records::manifest::{ColumnId, Manifest, ManifestError};
-use crate::records::{Freshness, Loaded, Record, RecordSet, Row};
+use crate::measurement::manifest::{ColumnId, Manifest, ManifestError};
+use crate::measurement::record::{Freshness, Loaded, Record, RecordSet, Row};
 
 /// Reading a kernel's files for its view failed.
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +89,7 @@ pub struct DeviceView {
     /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
-    record: Record,
+    pub(crate) record: Record,
 }
 
 /// One row of a device's table.
@@ -261,7 +254,7 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
 
 /// A row's bandwidth over the shared-memory limit: SMs × bytes per clock × the SM clock read
 /// during that row (the record's clock if the row has none).
-fn fraction_of_limit(r: &Record, row: &Row) -> f64 {
+pub(crate) fn fraction_of_limit(r: &Record, row: &Row) -> f64 {
     let d = &r.device;
     let mhz = if row.sm_clock_mhz > 0.0 {
         row.sm_clock_mhz
@@ -287,7 +280,7 @@ fn staleness(kernel: Kernel<'_>, loaded: &Loaded) -> (bool, String) {
             source_changed,
             manifest_changed,
         } => {
-            let stale = crate::records::StaleRecord {
+            let stale = crate::measurement::record::StaleRecord {
                 kernel: kernel.name.to_owned(),
                 path: loaded.path.clone(),
                 source_changed,
@@ -299,4 +292,4 @@ fn staleness(kernel: Kernel<'_>, loaded: &Loaded) -> (bool, String) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

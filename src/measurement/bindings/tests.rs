@@ -1,5 +1,6 @@
 //! Tests of prose bindings: expansion, where they are left alone, and every error.
 use super::*;
+use crate::measurement::view::tests::{loaded, view_of};
 
 #[track_caller]
 fn expands(body: &str, want: &str) {

@@ -2,27 +2,18 @@
 //! read from the measurement record, so text cannot drift from data. Bindings inside fenced
 //! code blocks and inline code spans are left alone; `{{\%` writes a literal `{{%`.
 //! Syntax and names are documented in `measurements/README.md` ("Binding numbers in prose").
-use super::syntax::{Binding, Failure, parse, syntax};
-use super::{DeviceView, MeasuredView, RowView, fraction_of_limit};
+mod syntax;
+
+pub use syntax::BindingErrorKind;
+use syntax::{Binding, Failure, parse, syntax};
+
+use super::view::{DeviceView, MeasuredView, RowView, fraction_of_limit};
 
 /// What a preview prints where a binding has no record to read.
 pub const NOT_MEASURED: &str = "(not measured yet)";
 
 const OPEN: &str = "{{%";
 const CLOSE: &str = "%}}";
-
-/// Why a binding could not be expanded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BindingErrorKind {
-    /// Malformed: unclosed, unknown name or option, wrong number of rows, unknown row.
-    Syntax,
-    /// The kernel has no record yet (the preview prints [`NOT_MEASURED`] instead).
-    NotMeasured,
-    /// Several GPUs have records and the binding does not say which, or names another.
-    Device,
-    /// The entry names no kernel (`measure:` missing from its front matter).
-    NoKernel,
-}
 
 /// A binding that could not be expanded: where, why, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -304,3 +295,6 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

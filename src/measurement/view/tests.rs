@@ -1,18 +1,18 @@
 //! Tests of the measured view, its template and prose bindings, on fixture records (made up
-//! in `records::fixture`, never under measurements/).
+//! in `record::fixture`, never under measurements/).
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::records::fixture;
-use crate::records::manifest::FIXTURE;
+use crate::measurement::manifest::FIXTURE;
+use crate::measurement::record::fixture;
 
-const SOURCE: &[u8] = b"kernel source";
+pub(crate) const SOURCE: &[u8] = b"kernel source";
 
-fn manifest() -> Manifest {
+pub(crate) fn manifest() -> Manifest {
     Manifest::parse(Path::new("kernels/bank_conflicts.yaml"), FIXTURE).unwrap()
 }
 
-fn loaded(name: &str) -> Loaded {
+pub(crate) fn loaded(name: &str) -> Loaded {
     let record = fixture::record(name, SOURCE, FIXTURE.as_bytes());
     let path = PathBuf::from(format!(
         "measurements/bank_conflicts/{}.json",
@@ -21,7 +21,7 @@ fn loaded(name: &str) -> Loaded {
     Loaded { path, record }
 }
 
-fn view_of(records: &[Loaded]) -> MeasuredView {
+pub(crate) fn view_of(records: &[Loaded]) -> MeasuredView {
     let m = manifest();
     let kernel = Kernel {
         name: "bank_conflicts",
@@ -197,7 +197,7 @@ fn render_in(view: &MeasuredView, preview: bool) -> String {
     let mut tera = tera::Tera::new();
     tera.add_raw_template(
         "measured.html",
-        include_str!("../../templates/measured.html"),
+        include_str!("../../../templates/measured.html"),
     )
     .unwrap();
     let mut ctx = tera::Context::new();
@@ -264,13 +264,10 @@ fn the_partial_says_not_measured_without_a_record_and_flags_stale_ones() {
     );
 }
 
-#[path = "bindings_tests.rs"]
-mod bindings_tests;
-
 #[test]
 fn the_committed_record_is_fresh_and_renders() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let set = crate::records::load_all(&root.join("measurements")).unwrap();
+    let set = crate::measurement::record::load_all(&root.join("measurements")).unwrap();
     let v = load(root, "bank_conflicts", &set).unwrap();
     let h200 = v
         .devices
@@ -288,7 +285,7 @@ fn the_committed_record_is_fresh_and_renders() {
         "{}",
         h200.best_fraction_of_limit
     );
-    let quoted = expand_bindings(
+    let quoted = crate::measurement::bindings::expand_bindings(
         "{{% limit L %}}, a factor of {{% ratio 32L L digits=0 %}}",
         &v,
     );

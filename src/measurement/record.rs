@@ -1,7 +1,6 @@
 //! Measurement records: the JSON files `measurements/<kernel>/<device-slug>.json` that
 //! `measure` writes and `build` reads — types, loading, atomic saving, staleness. Depends on
-//! no other module of ours; `manifest` holds the kernels' declared sweeps.
-pub mod manifest;
+//! no other module of ours.
 mod stale;
 
 pub use stale::{Freshness, StaleRecord, stale_records};

@@ -1,0 +1,166 @@
+//! The lexers for GPU assembly: PTX (directives, types, opcodes with their modifiers,
+//! registers, predicates, labels, numbers) and SASS as `cuobjdump`/`nvdisasm` print it
+//! (opcodes, registers, predicates, labels, addresses and encodings as comments). Uses only
+//! the shared emitter.
+use super::emit::{Class, Emitter, ident_end, is_ident, line_end, number_end, quoted_end};
+
+/// PTX's special registers (`%tid.x` and friends).
+const PTX_SPECIAL: &[&str] = &[
+    "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid", "gridid",
+    "clock", "clock64", "clock_hi", "globaltimer", "globaltimer_lo", "globaltimer_hi",
+    "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "pm0", "pm1",
+    "pm2", "pm3", "dynamic_smem_size", "total_smem_size", "envreg0", "clusterid",
+    "nclusterid", "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank",
+    "is_explicit_cluster", "aggr_smem_size", "reserved_smem_offset_begin",
+];
+
+/// PTX's fundamental types, as directive-like words (`.u32`).
+fn ptx_type(word: &str) -> bool {
+    matches!(
+        word,
+        "b8" | "b16" | "b32" | "b64" | "b128" | "u8" | "u16" | "u32" | "u64" | "s8" | "s16"
+            | "s32" | "s64" | "f16" | "f16x2" | "f32" | "f64" | "bf16" | "bf16x2" | "tf32"
+            | "e4m3" | "e5m2" | "pred" | "v2" | "v4" | "v8"
+    )
+}
+
+/// The end of `name(.part)*`: an opcode with its modifiers, or a register with a component.
+fn dotted_end(b: &[u8], start: usize) -> usize {
+    let mut end = ident_end(b, start);
+    while b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(|&c| is_ident(c)) {
+        end = ident_end(b, end + 1);
+    }
+    end
+}
+
+/// Lexes PTX.
+pub(crate) fn lex_ptx(src: &str, out: &mut Emitter<'_>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut statement = true; // the next word is an opcode, a directive or a label
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        let (end, class) = match c {
+            b'\n' | b';' | b'{' | b'}' => {
+                statement = true;
+                i += 1;
+                continue;
+            }
+            b'/' if next == Some(b'/') => (line_end(b, i), Some(Class::Comment)),
+            b'/' if next == Some(b'*') => {
+                (src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4), Some(Class::Comment))
+            }
+            b'"' => (quoted_end(b, i, b'"'), Some(Class::String)),
+            b'.' if next.is_some_and(|n| n.is_ascii_alphabetic()) => {
+                let end = ident_end(b, i + 1);
+                let class = if ptx_type(&src[i + 1..end]) { Class::Type } else { Class::Keyword };
+                statement = false;
+                (end, Some(class))
+            }
+            b'%' if next.is_some_and(|n| is_ident(n)) => {
+                let name_end = ident_end(b, i + 1);
+                let special = PTX_SPECIAL.contains(&&src[i + 1..name_end]);
+                let end = if special { dotted_end(b, i + 1) } else { name_end };
+                (end, Some(if special { Class::Builtin } else { Class::Register }))
+            }
+            // A guard, `@%p1` or `@!%p1`: the opcode follows it.
+            b'@' => {
+                i += 1;
+                continue;
+            }
+            b'0'..=b'9' => (number_end(b, i, false), Some(Class::Number)),
+            c if is_ident(c) || c == b'$' => {
+                let end = ident_end(b, i + 1);
+                let label = b.get(end) == Some(&b':');
+                if (statement && label) || c == b'$' {
+                    (end, Some(Class::Label))
+                } else if statement {
+                    statement = false;
+                    (dotted_end(b, i), Some(Class::Function))
+                } else {
+                    (end, None)
+                }
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if let Some(class) = class {
+            out.token(i, end, class);
+        }
+        i = end;
+    }
+}
+
+/// A SASS register: `R12`, `RZ`, `P0`, `PT`, `UR4`, `URZ`, `UP0`, `UPT`, `B1`.
+fn sass_register(word: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    matches!(word, "RZ" | "PT" | "URZ" | "UPT")
+        || ["UR", "UP", "R", "P", "B"]
+            .iter()
+            .any(|p| word.strip_prefix(p).is_some_and(digits))
+}
+
+/// Lexes SASS.
+pub(crate) fn lex_sass(src: &str, out: &mut Emitter<'_>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut statement = true;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        let (end, class) = match c {
+            b'\n' | b';' | b'{' | b'}' => {
+                statement = true;
+                i += 1;
+                continue;
+            }
+            b'/' if next == Some(b'/') => (line_end(b, i), Some(Class::Comment)),
+            b'/' if next == Some(b'*') => {
+                (src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4), Some(Class::Comment))
+            }
+            b'"' => (quoted_end(b, i, b'"'), Some(Class::String)),
+            b'.' if next.is_some_and(|n| is_ident(n)) => {
+                // `.L_x_1:` is a label and `(.L_x_1)` a reference to one; `R2.reuse` is not.
+                let end = ident_end(b, i + 1);
+                let label = statement || (i > 0 && b[i - 1] == b'(');
+                (end, label.then_some(Class::Label))
+            }
+            b'@' => {
+                i += 1;
+                continue;
+            }
+            b'0'..=b'9' => (number_end(b, i, false), Some(Class::Number)),
+            c if is_ident(c) => {
+                let end = ident_end(b, i);
+                let word = &src[i..end];
+                if sass_register(word) {
+                    (end, Some(Class::Register))
+                } else if word.starts_with("SR_") {
+                    (dotted_end(b, i), Some(Class::Builtin))
+                } else if word == "Function" && b.get(skip(b, end)) == Some(&b':') {
+                    (end, Some(Class::Keyword))
+                } else if statement && word.bytes().all(|c| !c.is_ascii_lowercase()) {
+                    statement = false;
+                    (dotted_end(b, i), Some(Class::Function))
+                } else {
+                    (end, None)
+                }
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if let Some(class) = class {
+            out.token(i, end, class);
+        }
+        i = end;
+    }
+}
+
+fn skip(b: &[u8], from: usize) -> usize {
+    super::emit::skip_blanks(b, from)
+}

@@ -1,0 +1,370 @@
+//! Code from files: a fence with `file=PATH` shows part of a file under the site root
+//! (`lines=A-B`, or `region=NAME` between `[region NAME]` and `[end NAME]` comment lines),
+//! so the kernel on a page is the kernel that was measured. `check` finds every problem of a
+//! body's includes for the check stage; the renderer then only resolves. Uses `fence` and
+//! pulldown-cmark, no other module of ours.
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+
+use super::fence::FenceInfo;
+
+/// Where included files are published, relative to the site root (`/source/kernels/k.cu`).
+pub const SOURCE_DIR: &str = "source";
+
+/// Largest file a fence may include: a page shows code, not data.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// Why a fence's include cannot be shown; `Display` is the message, `help` the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IncludeError {
+    /// The info string is malformed.
+    #[error("{0}")]
+    Options(String),
+    /// The path leaves the root, is absolute, or names a hidden or entry file.
+    #[error("`file={path}` {why}")]
+    Refused {
+        /// As written.
+        path: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The file cannot be read (missing, not UTF-8, too large).
+    #[error("cannot include `{path}`: {why}")]
+    Unreadable {
+        /// As written.
+        path: String,
+        /// What went wrong.
+        why: String,
+    },
+    /// `lines=` reaches past the end of the file.
+    #[error("`lines={range}` is outside `{path}`, which has {count} lines")]
+    OutOfRange {
+        /// The file.
+        path: String,
+        /// The range as written.
+        range: String,
+        /// Its length.
+        count: usize,
+    },
+    /// `region=` names no complete region of the file.
+    #[error("`{path}` has no region `{name}`{}", known_regions(.known))]
+    NoRegion {
+        /// The file.
+        path: String,
+        /// The region asked for.
+        name: String,
+        /// The regions it has.
+        known: Vec<String>,
+    },
+    /// The fence has a body as well as `file=`.
+    #[error("a block with `file=` shows that file: its own body would be dropped")]
+    BodyAndFile,
+}
+
+fn known_regions(known: &[String]) -> String {
+    if known.is_empty() {
+        String::new()
+    } else {
+        format!(" (it has: {})", known.join(", "))
+    }
+}
+
+impl IncludeError {
+    /// How to fix it.
+    pub fn help(&self) -> String {
+        match self {
+            IncludeError::Options(_) => "see \"Code blocks\" in the README".into(),
+            IncludeError::Refused { .. } => {
+                "name a file under the site root by its path from the root, e.g. `file=kernels/bank_conflicts.cu`".into()
+            }
+            IncludeError::Unreadable { .. } => "check the path from the site root".into(),
+            IncludeError::OutOfRange { count, .. } => {
+                format!("pick lines within 1-{count}, or mark a region and use `region=NAME`")
+            }
+            IncludeError::NoRegion { name, .. } => format!(
+                "mark the lines with `// [region {name}]` before and `// [end {name}]` after (`#` in scripts)"
+            ),
+            IncludeError::BodyAndFile => "leave the fenced block empty".into(),
+        }
+    }
+}
+
+/// Part of a file, ready to highlight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Included {
+    /// The path from the root, `/`-separated, as the caption shows it.
+    pub path: String,
+    /// The lines shown, common indentation removed, each ending in `\n`.
+    pub text: String,
+    /// The file line number of each line shown.
+    pub numbers: Vec<usize>,
+    /// The note a page shows when the measured record of this file is stale.
+    pub stale: Option<String>,
+}
+
+impl Included {
+    /// "lines 40–62" for the caption.
+    pub fn lines_label(&self) -> String {
+        match (self.numbers.first(), self.numbers.last()) {
+            (Some(a), Some(b)) if a == b => format!("line {a}"),
+            (Some(a), Some(b)) => format!("lines {a}–{b}"),
+            _ => "no lines".into(),
+        }
+    }
+}
+
+/// The files fences include, read once per build and shared by every page.
+pub struct Sources {
+    root: PathBuf,
+    canon_root: PathBuf,
+    files: Mutex<HashMap<String, Result<Arc<str>, IncludeError>>>,
+    stale: HashMap<String, String>,
+}
+
+impl Sources {
+    /// Sources under `root`; `stale` maps a path from the root to the note pages show for it.
+    pub fn new(root: &Path, stale: HashMap<String, String>) -> Self {
+        Sources {
+            root: root.to_path_buf(),
+            canon_root: root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
+            files: Mutex::default(),
+            stale,
+        }
+    }
+
+    /// The part of the file a fence names.
+    pub fn resolve(&self, info: &FenceInfo) -> Result<Included, IncludeError> {
+        let Some(written) = info.file.as_deref() else {
+            return Err(IncludeError::Options("no `file=`".into()));
+        };
+        let path = normalise(written)?;
+        let text = self.read(&path)?;
+        let mut lines: Vec<(usize, &str)> = text
+            .split_inclusive('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .collect();
+        if let Some((a, b)) = info.lines {
+            let count = lines.len();
+            let b = b.unwrap_or(count);
+            if a > count || b > count {
+                let range = format!(
+                    "{a}-{}",
+                    info.lines
+                        .and_then(|l| l.1)
+                        .map_or(String::new(), |b| b.to_string())
+                );
+                return Err(IncludeError::OutOfRange { path, range, count });
+            }
+            lines = lines[a - 1..b].to_vec();
+        } else if let Some(name) = &info.region {
+            lines = region(&lines, name).ok_or_else(|| IncludeError::NoRegion {
+                path: path.clone(),
+                name: name.clone(),
+                known: regions(&lines),
+            })?;
+        }
+        // Preprocessor lines sit at column 0 inside indented code: they do not count.
+        let indent = lines
+            .iter()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|(_, l)| blanks(l))
+            .min()
+            .unwrap_or(0);
+        let mut out = String::with_capacity(lines.iter().map(|(_, l)| l.len() + 1).sum());
+        for (_, l) in &lines {
+            out.push_str(&l[blanks(l).min(indent)..]);
+            if !l.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        Ok(Included {
+            stale: self.stale.get(&path).cloned(),
+            path,
+            text: out,
+            numbers: lines.iter().map(|(n, _)| *n).collect(),
+        })
+    }
+
+    fn read(&self, path: &str) -> Result<Arc<str>, IncludeError> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files
+            .entry(path.to_string())
+            .or_insert_with(|| self.load(path))
+            .clone()
+    }
+
+    fn load(&self, path: &str) -> Result<Arc<str>, IncludeError> {
+        let unreadable = |why: String| IncludeError::Unreadable {
+            path: path.to_string(),
+            why,
+        };
+        let full = self.root.join(path);
+        let canon = full.canonicalize().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => unreadable("no such file under the site root".into()),
+            _ => unreadable(e.to_string()),
+        })?;
+        if !canon.starts_with(&self.canon_root) {
+            return Err(IncludeError::Refused {
+                path: path.to_string(),
+                why: "is a symbolic link that leaves the site root".into(),
+            });
+        }
+        let meta = std::fs::metadata(&canon).map_err(|e| unreadable(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(unreadable("not a file".into()));
+        }
+        if meta.len() > MAX_BYTES {
+            return Err(unreadable(format!("larger than {} KiB", MAX_BYTES >> 10)));
+        }
+        let bytes = std::fs::read(&canon).map_err(|e| unreadable(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into()))?;
+        Ok(text.replace("\r\n", "\n").into())
+    }
+
+    /// The absolute path of an included file, for copying it into the site.
+    pub fn full_path(&self, path: &str) -> PathBuf {
+        self.root.join(path)
+    }
+}
+
+/// The number of leading spaces and tabs.
+fn blanks(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// The path from the root, `/`-separated; refuses what would leave the root, hidden files
+/// (`.git/config`) and entry sources (a draft's text must not reach a page unsigned).
+fn normalise(written: &str) -> Result<String, IncludeError> {
+    let refuse = |why: &str| IncludeError::Refused {
+        path: written.to_string(),
+        why: why.to_string(),
+    };
+    let p = Path::new(written);
+    let mut parts = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => {
+                let s = s.to_str().ok_or_else(|| refuse("is not UTF-8"))?;
+                if s.starts_with('.') {
+                    return Err(refuse("names a hidden file or folder"));
+                }
+                parts.push(s);
+            }
+            Component::CurDir => {}
+            Component::ParentDir => return Err(refuse("leaves the site root (`..`)")),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(refuse("is absolute: paths are from the site root"));
+            }
+        }
+    }
+    if parts.is_empty() {
+        return Err(refuse("names no file"));
+    }
+    if parts[0] == "content" && parts.last().is_some_and(|l| l.ends_with(".md")) {
+        return Err(refuse(
+            "is an entry: its text would be published without its own signatures",
+        ));
+    }
+    Ok(parts.join("/"))
+}
+
+/// The text after a comment leader, for marker lines (`// [region a]`, `# [end a]`).
+fn marker(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    let t = ["//", "#", "--", ";", "/*"]
+        .iter()
+        .find_map(|lead| t.strip_prefix(lead))?;
+    let t = t.trim().trim_end_matches("*/").trim();
+    let inner = t.strip_prefix('[')?.strip_suffix(']')?;
+    let (kind, name) = inner.split_once(' ')?;
+    matches!(kind, "region" | "end").then(|| (kind, name.trim()))
+}
+
+/// The lines between `[region name]` and `[end name]`, other markers left out.
+fn region<'a>(lines: &[(usize, &'a str)], name: &str) -> Option<Vec<(usize, &'a str)>> {
+    let start = lines
+        .iter()
+        .position(|(_, l)| marker(l) == Some(("region", name)))?;
+    let len = lines[start + 1..]
+        .iter()
+        .position(|(_, l)| marker(l) == Some(("end", name)))?;
+    Some(
+        lines[start + 1..start + 1 + len]
+            .iter()
+            .filter(|(_, l)| marker(l).is_none())
+            .copied()
+            .collect(),
+    )
+}
+
+fn regions(lines: &[(usize, &str)]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|(_, l)| marker(l))
+        .filter(|(k, _)| *k == "region")
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+/// Whether a line is only a region marker (the staleness hash may skip such lines).
+pub fn is_marker_line(line: &str) -> bool {
+    marker(line).is_some()
+}
+
+/// What `check` found in one body.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Problems, with their body-relative line.
+    pub errors: Vec<(usize, IncludeError)>,
+    /// Includes of files whose record is stale: line, path, note.
+    pub stale: Vec<(usize, String, String)>,
+    /// Every file included (paths from the root).
+    pub files: Vec<String>,
+}
+
+/// Checks every `file=` fence of a Markdown body (lines are body-relative, 1-based).
+pub fn check(body: &str, sources: &Sources) -> Checked {
+    let mut out = Checked::default();
+    // Most bodies include nothing: skip the parse for them.
+    if !body.contains("file=") {
+        return out;
+    }
+    let mut open: Option<(usize, Result<Included, IncludeError>)> = None;
+    let mut has_body = false;
+    for (event, range) in Parser::new(body).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                let line = 1 + body[..range.start].matches('\n').count();
+                has_body = false;
+                open = match FenceInfo::parse(&info) {
+                    Ok(fi) if fi.file.is_some() => Some((line, sources.resolve(&fi))),
+                    Ok(_) => None,
+                    Err(e) => Some((line, Err(IncludeError::Options(e)))),
+                };
+            }
+            Event::Text(t) if open.is_some() => has_body |= !t.trim().is_empty(),
+            Event::End(TagEnd::CodeBlock) => match open.take() {
+                Some((line, Ok(_))) if has_body => {
+                    out.errors.push((line, IncludeError::BodyAndFile))
+                }
+                Some((line, Ok(inc))) => {
+                    if let Some(note) = &inc.stale {
+                        out.stale.push((line, inc.path.clone(), note.clone()));
+                    }
+                    out.files.push(inc.path);
+                }
+                Some((line, Err(e))) => out.errors.push((line, e)),
+                None => {}
+            },
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,204 @@
+//! The editorial rule: only signed, published entries reach the publish build; drafts
+//! render in the preview with a banner and `noindex`.
+use crate::util::*;
+use std::process::Command;
+
+#[test]
+fn publishes_a_signed_entry() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/warp/index.html");
+    assert!(html.contains("<h1>Warp</h1>"));
+    assert!(html.contains("Written by: Ada Lovelace. Reviewed by: Grace Hopper. Written on: 2026-11-01. Last checked on: 2026-11-20."));
+    assert!(!html.contains("noindex"));
+    assert!(!html.contains("draft-banner"));
+    assert!(
+        site.read("public/glossary/index.html")
+            .contains("href=\"/glossary/warp/\"")
+    );
+    assert!(site.exists("public/style.css"));
+}
+
+#[test]
+fn refuses_a_reviewer_who_is_the_author() {
+    let site = Site::new();
+    let text = published("Warp", "").replace(
+        "reviewed_by: Grace Hopper",
+        "reviewed_by: \" ada  LOVELACE\"",
+    );
+    site.write("content/glossary/lane.md", published("Lane", ""));
+    assert_code(&site.run(&["build"]), 0);
+    site.write("public/keep.txt", "previous build");
+    site.write("content/glossary/warp.md", text);
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("content/glossary/warp.md:"), "{err}");
+    assert!(err.contains("field `byline.reviewed_by`"), "{err}");
+    assert!(err.contains("also an author"), "{err}");
+    assert_eq!(
+        site.read("public/keep.txt"),
+        "previous build",
+        "a failed build must leave public/ alone"
+    );
+    assert!(site.exists("public/glossary/lane/index.html"));
+    assert!(!site.exists("public/glossary/warp"));
+}
+
+#[test]
+fn published_without_signatures_stops_the_build() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "").replace("written_by: Ada Lovelace", "written_by: pending"),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("field `byline.written_by`: no named author"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!site.exists("public"));
+}
+
+#[test]
+fn drafts_are_left_out_of_the_publish_build() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("draft content/glossary/lane.md: status is draft"),
+        "{out}"
+    );
+    assert!(!site.exists("public/glossary/lane"));
+    assert!(!site.read("public/glossary/index.html").contains("Lane"));
+    assert!(!site.read("public/search-index.json").contains("lane"));
+}
+
+#[test]
+fn drafts_render_in_the_preview_with_banner_and_noindex() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/lane/index.html");
+    assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
+    assert!(html.contains("class=\"draft-banner\""));
+    assert!(html.contains(
+        "This entry stays a draft until a named author and a different named reviewer sign it."
+    ));
+    assert!(html.contains("Course preview"));
+    assert!(
+        site.read("public/glossary/index.html")
+            .contains("draft-tag")
+    );
+}
+
+#[test]
+fn several_names_in_one_string_are_refused() {
+    let site = Site::new();
+    let text = published("Warp", "").replace(
+        "written_by: Ada Lovelace",
+        "written_by: Ada Lovelace, Grace Hopper",
+    );
+    site.write("content/glossary/warp.md", text);
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("warp.md:12: field `byline.written_by`: `Ada Lovelace, Grace Hopper` looks like several names"), "{err}");
+    assert!(
+        err.contains("written_by: [Ada Lovelace, Grace Hopper]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sitemap_lists_only_published_pages() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/lane.md", draft("Lane"));
+    assert_code(
+        &site.run(&["build", "--base-url", "https://course.example.org/"]),
+        0,
+    );
+    let xml = site.read("public/sitemap.xml");
+    assert!(
+        xml.contains("<loc>https://course.example.org/glossary/warp/</loc>"),
+        "{xml}"
+    );
+    assert!(!xml.contains("lane"), "{xml}");
+    assert_code(
+        &site.run(&[
+            "build",
+            "--drafts",
+            "--base-url",
+            "https://course.example.org/",
+        ]),
+        0,
+    );
+    assert!(
+        !site.exists("public/sitemap.xml"),
+        "the preview is noindex: no sitemap"
+    );
+}
+
+#[test]
+fn the_repository_preview_has_every_part_of_the_seed() {
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["build", "--drafts", "--root"])
+        .arg(repo())
+        .arg("--out")
+        .arg(out.path().join("public"))
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let html = std::fs::read_to_string(
+        out.path()
+            .join("public/glossary/shared-memory-bank/index.html"),
+    )
+    .unwrap();
+    let parts = [
+        "← Glossary",
+        "CUDA glossary",
+        "Memory",
+        "CC 7.5",
+        "<h1>What is a shared memory bank on a GPU?</h1>",
+        "One of 32 independent slices of shared memory",
+        "Ask a warp for 32 floats",
+        ">Measured</h2>",
+        ">Diagram</h2>",
+        "Words of a 32-wide shared tile shaded by bank.",
+        ">Related terms</h2>",
+        ">Where you meet this</h2>",
+        ">Sources</h2>",
+        ">Byline</h2>",
+        "Written by: pending. Reviewed by: pending. Written on: pending. Last checked on: pending.",
+        "This entry stays a draft until a named author and a different named reviewer sign it.",
+    ];
+    let mut last = 0;
+    for part in parts {
+        let at = html[last..].find(part).map(|i| i + last);
+        assert!(at.is_some(), "missing or out of order: {part}");
+        last = at.unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["build", "--root"])
+        .arg(repo())
+        .arg("--out")
+        .arg(out.path().join("publish"))
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert!(
+        !out.path()
+            .join("publish/glossary/shared-memory-bank")
+            .exists()
+    );
+}

@@ -1,0 +1,291 @@
+//! Front matter and `new`: every bad input is named by file, line and field, all at once.
+use crate::util::*;
+
+/// Every bad input of issue 2 item 7: (file contents, expected line, expected stderr fragments).
+#[test]
+fn bad_front_matter_is_reported_with_file_line_and_field() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "no closing",
+            "---\ntitle: x\nbody\n",
+            &["x.md:3:", "never closed"],
+        ),
+        (
+            "no opening",
+            "title: x\n",
+            &["x.md:1:", "must start with a line `---`"],
+        ),
+        (
+            "yaml syntax",
+            "---\ntitle: x\nrelated: [a, b\n---\n",
+            &[
+                "x.md:3:",
+                "did not find expected",
+                "help: the YAML does not parse near here",
+            ],
+        ),
+        (
+            "not a mapping",
+            "---\n- a\n- b\n---\n",
+            &["x.md:2:", "must be a mapping"],
+        ),
+        (
+            "unknown field",
+            "---\ntitle: x\ncategroy: Memory\n---\n",
+            &["x.md:3:", "field `categroy`", "did you mean `category`?"],
+        ),
+        (
+            "wrong type",
+            "---\ntitle: x\nrelated: 5\n---\n",
+            &["x.md:3:", "field `related`", "invalid type"],
+        ),
+        (
+            "nested wrong type",
+            "---\ntitle: x\ndiagram:\n  preset: bank-map\n  width: wide\n  alt: a\n---\n",
+            &["x.md:5:", "field `diagram.width`"],
+        ),
+        (
+            "bad status",
+            "---\ntitle: x\nstatus: done\n---\n",
+            &["x.md:3:", "field `status`", "draft, in-review, published"],
+        ),
+        (
+            "bad date",
+            "---\ntitle: x\nbyline:\n  written_on: 30/11/2026\n---\n",
+            &["x.md:4:", "field `byline.written_on`", "YYYY-MM-DD"],
+        ),
+        (
+            "no title",
+            "---\nterm: x\n---\n",
+            &["x.md:1:", "field `title`", "add `title:"],
+        ),
+        (
+            "diagram without alt",
+            "---\ntitle: x\ndiagram:\n  preset: bank-map\n---\n",
+            &["x.md:3:", "field `diagram.alt`"],
+        ),
+        (
+            "slug with ..",
+            "---\ntitle: x\nslug: a..b\n---\n",
+            &["x.md:3:", "field `slug`", "`..`"],
+        ),
+        (
+            "slug with /",
+            "---\ntitle: x\nslug: a/b\n---\n",
+            &["x.md:3:", "path separator"],
+        ),
+        (
+            "slug with \\",
+            "---\ntitle: x\nslug: 'a\\b'\n---\n",
+            &["x.md:3:", "path separator"],
+        ),
+        (
+            "slug with control",
+            "---\ntitle: x\nslug: \"a\\tb\"\n---\n",
+            &["x.md:3:", "control character"],
+        ),
+        (
+            "unresolved related",
+            "---\ntitle: x\nrelated: [warpp]\n---\n",
+            &[
+                "x.md:3:",
+                "field `related`",
+                "`warpp` is not a glossary entry",
+            ],
+        ),
+        (
+            "unresolved day",
+            "---\ntitle: x\nappears_in: [day-99]\n---\n",
+            &["x.md:3:", "field `appears_in`", "not a day page"],
+        ),
+        (
+            "javascript source",
+            "---\ntitle: x\nsources:\n  - {title: a, url: \"javascript:alert(1)\"}\n---\n",
+            &["x.md:3:", "field `sources`", "not http(s)"],
+        ),
+    ];
+    for (name, text, wants) in cases {
+        let site = Site::new();
+        site.write("content/glossary/x.md", text);
+        let o = site.run(&["build", "--drafts"]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        let err = stderr(&o);
+        for want in *wants {
+            assert!(err.contains(want), "{name}: wanted {want:?} in\n{err}");
+        }
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert!(!site.exists("public"), "{name}: nothing may be written");
+    }
+}
+
+#[test]
+fn all_problems_are_reported_together() {
+    let site = Site::new();
+    site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
+    site.write(
+        "content/glossary/b.md",
+        "---\ntitle: b\nrelated: [zzz]\n---\n",
+    );
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("a.md:3") && err.contains("b.md:3") && err.contains("2 problems found"),
+        "{err}"
+    );
+}
+
+#[test]
+fn duplicate_slugs_are_refused_even_when_case_differs() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", draft("Warp"));
+    site.write("content/glossary/sub/Warp.md", draft("Warp again"));
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("content/glossary/warp.md") && err.contains("content/glossary/sub/Warp.md"),
+        "{err}"
+    );
+    assert!(err.contains("is already used by"), "{err}");
+}
+
+#[test]
+fn invalid_utf8_names_the_line() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/x.md",
+        b"---\ntitle: x\n---\nok\nbad \xff here\n".as_slice(),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("x.md:5: the file is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn bom_and_crlf_are_accepted() {
+    let site = Site::new();
+    let text = format!("\u{feff}{}", published("Warp", "").replace('\n', "\r\n"));
+    site.write("content/glossary/warp.md", text);
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(
+        site.read("public/glossary/warp/index.html")
+            .contains("<h1>Warp</h1>")
+    );
+}
+
+#[test]
+fn front_matter_values_are_escaped_everywhere() {
+    let site = Site::new();
+    let evil = "\"><script>alert(1)</script>";
+    let text = format!(
+        "---\ntitle: '{evil}'\nsummary: '{evil}'\ncategory: '{evil}'\nsources:\n  - {{title: '{evil}', url: 'https://x.org/\"onmouseover=\"x'}}\nstatus: draft\n---\nbody\n"
+    );
+    site.write("content/glossary/x.md", text);
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    for page in ["public/glossary/x/index.html", "public/glossary/index.html"] {
+        let html = site.read(page);
+        assert!(!html.contains("<script>"), "{page}: {html}");
+        assert!(!html.contains("\"onmouseover"), "{page}: {html}");
+    }
+    let html = site.read("public/glossary/x/index.html");
+    assert!(html.contains("<title>&quot;&gt;&lt;script&gt;"), "{html}");
+}
+
+#[test]
+fn diagram_and_cc_mistakes_are_errors() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "diagram:\n  preset: bank-mapp\n  alt: a\n",
+            &[
+                "bank.md:12:",
+                "field `diagram.preset`",
+                "bank-map",
+                "lane-banks",
+            ],
+        ),
+        (
+            "diagram:\n  preset: bank-map\n  width: 40\n  alt: a\n",
+            &["bank.md:11:", "field `diagram`", "40"],
+        ),
+        (
+            "diagram:\n  preset: bank-map\n  highlight: { row: 32, column: 0 }\n  alt: a\n",
+            &["bank.md:11:", "field `diagram`"],
+        ),
+    ];
+    for (extra, wants) in cases {
+        let site = Site::new();
+        site.write("content/glossary/bank.md", published("Bank", extra));
+        let o = site.run(&["build"]);
+        assert_code(&o, 1);
+        for want in *wants {
+            assert!(
+                stderr(&o).contains(want),
+                "wanted {want:?} in {}",
+                stderr(&o)
+            );
+        }
+    }
+    let site = Site::new();
+    site.write(
+        "content/glossary/bank.md",
+        published("Bank", "").replace("cc: \"8.0\"", "cc: \"7.7\""),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("bank.md:5: field `cc`: `7.7` is not a compute capability")
+            && stderr(&o).contains("7.5"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn new_scaffolds_an_entry_that_builds() {
+    let site = Site::new();
+    let o = site.run(&["new", "glossary", "warp-divergence"]);
+    assert_code(&o, 0);
+    let text = site.read("content/glossary/warp-divergence.md");
+    for field in [
+        "title:",
+        "term:",
+        "category:",
+        "cc:",
+        "summary:",
+        "related:",
+        "appears_in:",
+        "sources:",
+        "diagram:",
+        "measure:",
+        "status:",
+        "written_by:",
+        "reviewed_by:",
+        "written_on:",
+        "last_checked_on:",
+    ] {
+        assert!(text.contains(field), "scaffold lacks {field}");
+    }
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert_code(&site.run(&["new", "glossary", "warp-divergence"]), 2);
+    assert_code(&site.run(&["new", "glossary", "../escape"]), 2);
+}
+
+#[test]
+fn new_refuses_case_twins_and_allows_nested_sections() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", draft("Warp"));
+    let o = site.run(&["new", "glossary", "Warp"]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_code(&site.run(&["new", "glossary/memory", "smem-carveout"]), 0);
+    assert!(site.exists("content/glossary/memory/smem-carveout.md"));
+    assert_code(&site.run(&["new", "glossary/..", "x"]), 2);
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert!(site.exists("public/glossary/memory/smem-carveout/index.html"));
+}

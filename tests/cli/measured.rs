@@ -1,0 +1,139 @@
+//! Measured tables and prose bindings from committed records; staleness and `--strict`.
+use crate::util::*;
+
+#[test]
+fn measured_tables_and_bindings_come_from_the_record() {
+    let site = measured_site(true);
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/bank/index.html");
+    let record: serde_json::Value =
+        serde_json::from_str(&site.read("measurements/bank_conflicts/nvidia-h200.json")).unwrap();
+    let median = |label: &str| {
+        record["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label)
+            .unwrap()["median_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    let ratio = median("32L") / median("L");
+    assert!(
+        html.contains(&format!("A factor of {} between the rows.", ratio.round())),
+        "{html}"
+    );
+    // The table's ratio column divides by the fastest of its rows (L or 33L, whichever the
+    // record has faster).
+    let best = median("L").min(median("33L"));
+    assert!(
+        html.contains(&format!("<td>{:.2}</td>", median("32L") / best)),
+        "table ratio from the record: {html}"
+    );
+    assert!(html.contains("On an NVIDIA H200, driver "), "{html}");
+    assert!(html.contains(record["software"]["driver_version"].as_str().unwrap()));
+}
+
+#[test]
+fn editing_the_kernel_makes_strict_builds_fail_as_stale() {
+    let site = measured_site(true);
+    let cu = site.root().join("kernels/bank_conflicts.cu");
+    let mut source = std::fs::read_to_string(&cu).unwrap();
+    source.push_str("\n// an edit\n");
+    std::fs::write(&cu, source).unwrap();
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("measurements/bank_conflicts/nvidia-h200.json")
+            && err.contains("`bank_conflicts` is stale"),
+        "{err}"
+    );
+    let o = site.run(&["check"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("warning:") && stderr(&o).contains("stale"),
+        "check warns: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn without_a_record_the_preview_says_not_measured_and_strict_fails() {
+    let site = measured_site(false);
+    site.write(
+        "content/glossary/bank.md",
+        site.read("content/glossary/bank.md")
+            .replace("status: published", "status: draft"),
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(html.contains("class=\"not-measured\""), "{html}");
+    assert!(
+        html.contains("A factor of (not measured yet) between the rows."),
+        "{html}"
+    );
+    let o = site.run(&["build", "--drafts", "--strict"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("field `measure`") && stderr(&o).contains("no measurement record"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn unknown_bindings_are_errors_with_lines() {
+    let site = measured_site(true);
+    site.write(
+        "content/glossary/bank.md",
+        site.read("content/glossary/bank.md")
+            .replace("ratio 32L L", "ratio 64L L"),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("bank.md:23:") && stderr(&o).contains("64L"),
+        "{}",
+        stderr(&o)
+    );
+    let site = Site::new();
+    site.write(
+        "content/glossary/x.md",
+        "---\ntitle: x\n---\n\nA {{% ratio 32L L %}}.\n",
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("x.md:5:"),
+        "a binding needs `measure:`: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn records_of_several_gpus_render_side_by_side() {
+    let site = measured_site(true);
+    let h200 = site.read("measurements/bank_conflicts/nvidia-h200.json");
+    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
+    other["device"]["name"] = "Second GPU".into();
+    other["device"]["slug"] = "second-gpu".into();
+    site.write(
+        "measurements/bank_conflicts/second-gpu.json",
+        serde_json::to_string_pretty(&other).unwrap(),
+    );
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(
+        html.contains("id=\"measured-nvidia-h200\"") && html.contains("id=\"measured-second-gpu\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("On a Second GPU,") || html.contains("On an Second GPU,"),
+        "{html}"
+    );
+    // The copy measured the same times, so the rounded ratio in prose holds on both.
+    assert!(html.contains("A factor of 32 between the rows."), "{html}");
+}

@@ -1,0 +1,233 @@
+//! What is written where: the output folder, static files, assets, diagrams, sanitising.
+use crate::util::*;
+use std::path::PathBuf;
+use std::process::Command;
+
+#[cfg(unix)]
+#[test]
+fn symlinks_leaving_the_root_are_refused() {
+    let site = Site::new();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), draft("Secret")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path(),
+        site.root().join("content/glossary/secret.md"),
+    )
+    .unwrap();
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("secret.md: symbolic link leaves the site root"),
+        "{}",
+        stderr(&o)
+    );
+    // A link that stays inside the root is followed.
+    std::fs::remove_file(site.root().join("content/glossary/secret.md")).unwrap();
+    site.write("notes/inside.md", draft("Inside"));
+    std::os::unix::fs::symlink(
+        site.root().join("notes/inside.md"),
+        site.root().join("content/glossary/inside.md"),
+    )
+    .unwrap();
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert!(
+        site.read("public/glossary/inside/index.html")
+            .contains("Inside")
+    );
+}
+
+#[test]
+fn raw_html_in_bodies_is_sanitised() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", "---\ntitle: x\n---\n<img src=\"https://example.org/x.png\" onerror=\"alert(1)\"><script>alert(2)</script>\n\n<b>kept</b>\n");
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let html = site.read("public/glossary/x/index.html");
+    assert!(
+        !html.contains("onerror") && !html.contains("alert(2)"),
+        "{html}"
+    );
+    assert!(html.contains("<b>kept</b>"));
+}
+
+#[test]
+fn dangerous_out_folders_are_refused() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    for out in [
+        ".",
+        "content",
+        "templates",
+        "static",
+        "kernels",
+        "measurements",
+        "src",
+        "..",
+    ] {
+        let path: PathBuf = site.root().join(out);
+        let o = site.run(&["build", "--drafts", "--out", path.to_str().unwrap()]);
+        assert_code(&o, 2);
+        assert!(
+            stderr(&o).contains("refusing to write output"),
+            "{out}: {}",
+            stderr(&o)
+        );
+    }
+    assert!(site.exists("content/glossary/x.md") && site.exists("templates/entry.html"));
+    let o = site.run(&[
+        "build",
+        "--drafts",
+        "--out",
+        site.root().join("site-out").to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+    assert!(site.exists("site-out/glossary/x/index.html"));
+}
+
+#[test]
+fn check_writes_nothing() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    let o = site.run(&["check"]);
+    assert_code(&o, 0);
+    assert!(!site.exists("public"));
+}
+
+#[test]
+fn out_must_be_a_folder_coursegen_owns() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    site.write("notes.txt", "my notes");
+    let o = site.run(&[
+        "build",
+        "--drafts",
+        "--out",
+        site.root().join("notes.txt").to_str().unwrap(),
+    ]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("an existing file"), "{}", stderr(&o));
+    assert_eq!(site.read("notes.txt"), "my notes");
+    site.write("thesis/thesis.tex", "chapter 1");
+    let o = site.run(&[
+        "build",
+        "--drafts",
+        "--out",
+        site.root().join("thesis").to_str().unwrap(),
+    ]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("did not write"), "{}", stderr(&o));
+    assert_eq!(site.read("thesis/thesis.tex"), "chapter 1");
+    // Our own output is replaced, build after build; an empty folder is fine too.
+    std::fs::create_dir_all(site.root().join("empty")).unwrap();
+    assert_code(
+        &site.run(&[
+            "build",
+            "--drafts",
+            "--out",
+            site.root().join("empty").to_str().unwrap(),
+        ]),
+        0,
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert!(site.exists("public/.coursegen-output"));
+}
+
+#[test]
+fn only_entries_and_known_assets_are_published() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/secret.MD", draft("Secret"));
+    site.write("content/glossary/warp.md~", published("Old warp", ""));
+    site.write("content/glossary/tile.png", b"\x89PNG".as_slice());
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(!site.exists("public/glossary/secret.MD") && !site.exists("public/glossary/secret"));
+    assert!(!site.exists("public/glossary/warp.md~"));
+    assert!(site.exists("public/glossary/tile.png"));
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: content/glossary/warp.md~: not an entry"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("draft content/glossary/secret.MD"));
+}
+
+#[test]
+fn a_root_without_content_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["check", "--root"])
+        .arg(dir.path().join("nope"))
+        .output()
+        .unwrap();
+    assert_code(&o, 2);
+    assert!(
+        stderr(&o).contains("has no content/ folder"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn base_url_must_be_http() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    for bad in ["ftp://x", "not a url", "https://"] {
+        let o = site.run(&["build", "--base-url", bad]);
+        assert_code(&o, 2);
+        assert!(stderr(&o).contains("--base-url"), "{}", stderr(&o));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn static_symlinks_are_copied_inside_the_root_and_refused_outside() {
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    site.write("shared/logo.svg", "<svg/>");
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::os::unix::fs::symlink(
+        site.root().join("shared/logo.svg"),
+        site.root().join("static/logo.svg"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), site.root().join("static/secret.txt")).unwrap();
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    assert_eq!(site.read("public/logo.svg"), "<svg/>");
+    assert!(!site.exists("public/secret.txt"));
+    assert!(
+        stderr(&o).contains("warning: static/secret.txt: symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn diagrams_are_drawn_inline_with_a_png_beside_the_page() {
+    let site = Site::new();
+    let diagram = "diagram:\n  preset: bank-map\n  highlight: { row: 0, column: 5 }\n  alt: Words <shaded> by bank.\n";
+    site.write("content/glossary/bank.md", published("Bank", diagram));
+    assert_code(
+        &site.run(&["build", "--base-url", "https://course.example.org"]),
+        0,
+    );
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(
+        html.contains("<svg") && html.contains("role=\"img\""),
+        "inline SVG"
+    );
+    assert!(
+        html.contains("<desc") && html.contains("Words &lt;shaded&gt; by bank."),
+        "alt text escaped in desc"
+    );
+    assert!(
+        html.contains(
+            "<figcaption><span class=\"alt-label\">Alt text:</span> “Words &lt;shaded&gt; by bank.”"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("<meta property=\"og:image\" content=\"https://course.example.org/glossary/bank/diagram.png\">"), "{html}");
+    let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
