@@ -172,11 +172,21 @@ impl Corpus {
     fn day(&self, d: usize, words: usize) -> String {
         let mut rng = Rng::new(self.seed ^ (d as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let n = self.slugs.len();
-        let related: Vec<&str> = (0..3).map(|k| self.slugs[(d * 7 + k * 13) % n].as_str()).collect();
+        let related: Vec<&str> = (0..3)
+            .map(|k| self.slugs[(d * 7 + k * 13) % n].as_str())
+            .collect();
         let (author, reviewer) = text::two_names(&mut rng);
         let mut out = String::from("---\n");
-        let _ = writeln!(out, "title: {}", quote(&format!("Day {d}: {}", self.terms[d % n])));
-        let _ = writeln!(out, "summary: {}", quote(&text::sentence(&mut rng, &self.terms[d % n])));
+        let _ = writeln!(
+            out,
+            "title: {}",
+            quote(&format!("Day {d}: {}", self.terms[d % n]))
+        );
+        let _ = writeln!(
+            out,
+            "summary: {}",
+            quote(&text::sentence(&mut rng, &self.terms[d % n]))
+        );
         let _ = writeln!(out, "related: [{}]", related.join(", "));
         out.push_str("status: published\nbyline:\n");
         let _ = writeln!(out, "  written_by: {}", quote(&author));

@@ -4,9 +4,7 @@
 
 use super::diagram::describe_access;
 use super::model::{self, Geometry, WARP_SIZE, WarpAccess};
-use super::svg::{
-    Anchor, FRAME, Frame, INK, LANE_FILL, LOAD_LEVELS, MUTED_INK, Svg, load_level,
-};
+use super::svg::{Anchor, FRAME, Frame, INK, LANE_FILL, LOAD_LEVELS, MUTED_INK, Svg, load_level};
 
 /// Distance between neighbouring lane (and bank) boxes.
 pub(crate) const PITCH: u32 = 22;

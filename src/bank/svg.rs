@@ -131,7 +131,9 @@ pub fn themed(svg: &str) -> String {
     while let Some(at) = rest.find("=\"#") {
         let (head, tail) = rest.split_at(at + 2);
         out.push_str(head);
-        let colour = tail.get(..7).filter(|_| tail.as_bytes().get(7) == Some(&b'"'));
+        let colour = tail
+            .get(..7)
+            .filter(|_| tail.as_bytes().get(7) == Some(&b'"'));
         match colour.and_then(|c| names.get(c).map(|n| (c, n))) {
             Some((colour, name)) => {
                 out.push_str("var(--");

@@ -6,21 +6,74 @@ use super::emit::{Class, Emitter, ident_end, is_ident, line_end, number_end, quo
 
 /// PTX's special registers (`%tid.x` and friends).
 const PTX_SPECIAL: &[&str] = &[
-    "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid", "gridid",
-    "clock", "clock64", "clock_hi", "globaltimer", "globaltimer_lo", "globaltimer_hi",
-    "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "pm0", "pm1",
-    "pm2", "pm3", "dynamic_smem_size", "total_smem_size", "envreg0", "clusterid",
-    "nclusterid", "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank",
-    "is_explicit_cluster", "aggr_smem_size", "reserved_smem_offset_begin",
+    "tid",
+    "ntid",
+    "laneid",
+    "warpid",
+    "nwarpid",
+    "ctaid",
+    "nctaid",
+    "smid",
+    "nsmid",
+    "gridid",
+    "clock",
+    "clock64",
+    "clock_hi",
+    "globaltimer",
+    "globaltimer_lo",
+    "globaltimer_hi",
+    "lanemask_eq",
+    "lanemask_le",
+    "lanemask_lt",
+    "lanemask_ge",
+    "lanemask_gt",
+    "pm0",
+    "pm1",
+    "pm2",
+    "pm3",
+    "dynamic_smem_size",
+    "total_smem_size",
+    "envreg0",
+    "clusterid",
+    "nclusterid",
+    "cluster_ctaid",
+    "cluster_nctaid",
+    "cluster_ctarank",
+    "cluster_nctarank",
+    "is_explicit_cluster",
+    "aggr_smem_size",
+    "reserved_smem_offset_begin",
 ];
 
 /// PTX's fundamental types, as directive-like words (`.u32`).
 fn ptx_type(word: &str) -> bool {
     matches!(
         word,
-        "b8" | "b16" | "b32" | "b64" | "b128" | "u8" | "u16" | "u32" | "u64" | "s8" | "s16"
-            | "s32" | "s64" | "f16" | "f16x2" | "f32" | "f64" | "bf16" | "bf16x2" | "tf32"
-            | "e4m3" | "e5m2" | "pred" | "v2" | "v4" | "v8"
+        "b8" | "b16"
+            | "b32"
+            | "b64"
+            | "b128"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "s8"
+            | "s16"
+            | "s32"
+            | "s64"
+            | "f16"
+            | "f16x2"
+            | "f32"
+            | "f64"
+            | "bf16"
+            | "bf16x2"
+            | "tf32"
+            | "e4m3"
+            | "e5m2"
+            | "pred"
+            | "v2"
+            | "v4"
+            | "v8"
     )
 }
 
@@ -48,21 +101,37 @@ pub(crate) fn lex_ptx(src: &str, out: &mut Emitter<'_>) {
                 continue;
             }
             b'/' if next == Some(b'/') => (line_end(b, i), Some(Class::Comment)),
-            b'/' if next == Some(b'*') => {
-                (src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4), Some(Class::Comment))
-            }
+            b'/' if next == Some(b'*') => (
+                src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4),
+                Some(Class::Comment),
+            ),
             b'"' => (quoted_end(b, i, b'"'), Some(Class::String)),
             b'.' if next.is_some_and(|n| n.is_ascii_alphabetic()) => {
                 let end = ident_end(b, i + 1);
-                let class = if ptx_type(&src[i + 1..end]) { Class::Type } else { Class::Keyword };
+                let class = if ptx_type(&src[i + 1..end]) {
+                    Class::Type
+                } else {
+                    Class::Keyword
+                };
                 statement = false;
                 (end, Some(class))
             }
             b'%' if next.is_some_and(|n| is_ident(n)) => {
                 let name_end = ident_end(b, i + 1);
                 let special = PTX_SPECIAL.contains(&&src[i + 1..name_end]);
-                let end = if special { dotted_end(b, i + 1) } else { name_end };
-                (end, Some(if special { Class::Builtin } else { Class::Register }))
+                let end = if special {
+                    dotted_end(b, i + 1)
+                } else {
+                    name_end
+                };
+                (
+                    end,
+                    Some(if special {
+                        Class::Builtin
+                    } else {
+                        Class::Register
+                    }),
+                )
             }
             // A guard, `@%p1` or `@!%p1`: the opcode follows it.
             b'@' => {
@@ -118,9 +187,10 @@ pub(crate) fn lex_sass(src: &str, out: &mut Emitter<'_>) {
                 continue;
             }
             b'/' if next == Some(b'/') => (line_end(b, i), Some(Class::Comment)),
-            b'/' if next == Some(b'*') => {
-                (src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4), Some(Class::Comment))
-            }
+            b'/' if next == Some(b'*') => (
+                src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4),
+                Some(Class::Comment),
+            ),
             b'"' => (quoted_end(b, i, b'"'), Some(Class::String)),
             b'.' if next.is_some_and(|n| is_ident(n)) => {
                 // `.L_x_1:` is a label and `(.L_x_1)` a reference to one; `R2.reuse` is not.

@@ -153,9 +153,9 @@ fn classify_c(word: &str) -> Option<Class> {
         "auto" | "break" | "case" | "const" | "continue" | "default" | "do" | "else" | "enum"
         | "extern" | "for" | "goto" | "if" | "inline" | "register" | "restrict" | "return"
         | "sizeof" | "static" | "struct" | "switch" | "typedef" | "union" | "volatile"
-        | "while" | "asm" | "__asm__" | "__asm" | "__volatile__" | "_Alignas" | "_Alignof" | "_Atomic" | "_Generic" | "_Noreturn"
-        | "_Static_assert" | "_Thread_local" | "alignas" | "alignof" | "static_assert"
-        | "typeof" => Class::Keyword,
+        | "while" | "asm" | "__asm__" | "__asm" | "__volatile__" | "_Alignas" | "_Alignof"
+        | "_Atomic" | "_Generic" | "_Noreturn" | "_Static_assert" | "_Thread_local" | "alignas"
+        | "alignof" | "static_assert" | "typeof" => Class::Keyword,
         "void" | "bool" | "_Bool" | "char" | "short" | "int" | "long" | "float" | "double"
         | "signed" | "unsigned" | "size_t" | "ssize_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t"
         | "int8_t" | "int16_t" | "int32_t" | "int64_t" | "uint8_t" | "uint16_t" | "uint32_t"

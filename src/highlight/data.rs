@@ -14,13 +14,18 @@ pub(crate) fn lex_json(src: &str, out: &mut Emitter<'_>) {
             b'"' => {
                 let end = string_end(b, i);
                 let after = skip_ws(b, end);
-                let class = if b.get(after) == Some(&b':') { Class::Key } else { Class::String };
+                let class = if b.get(after) == Some(&b':') {
+                    Class::Key
+                } else {
+                    Class::String
+                };
                 (end, class)
             }
             b'/' if next == Some(b'/') => (line_end(b, i), Class::Comment),
-            b'/' if next == Some(b'*') => {
-                (src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4), Class::Comment)
-            }
+            b'/' if next == Some(b'*') => (
+                src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4),
+                Class::Comment,
+            ),
             b'-' | b'0'..=b'9' if c != b'-' || next.is_some_and(|n| n.is_ascii_digit()) => {
                 (number_end(b, i, false), Class::Number)
             }
@@ -60,9 +65,22 @@ fn skip_ws(b: &[u8], from: usize) -> usize {
 fn cmake_keyword(word: &str) -> bool {
     matches!(
         word.to_ascii_lowercase().as_str(),
-        "if" | "elseif" | "else" | "endif" | "foreach" | "endforeach" | "while" | "endwhile"
-            | "function" | "endfunction" | "macro" | "endmacro" | "return" | "break"
-            | "continue" | "block" | "endblock"
+        "if" | "elseif"
+            | "else"
+            | "endif"
+            | "foreach"
+            | "endforeach"
+            | "while"
+            | "endwhile"
+            | "function"
+            | "endfunction"
+            | "macro"
+            | "endmacro"
+            | "return"
+            | "break"
+            | "continue"
+            | "block"
+            | "endblock"
     )
 }
 
@@ -95,7 +113,9 @@ pub(crate) fn lex_cmake(src: &str, out: &mut Emitter<'_>) {
                     continue;
                 }
             },
-            b'0'..=b'9' if i == 0 || !is_ident(b[i - 1]) => (number_end(b, i, false), Class::Number),
+            b'0'..=b'9' if i == 0 || !is_ident(b[i - 1]) => {
+                (number_end(b, i, false), Class::Number)
+            }
             c if c.is_ascii_alphabetic() || c == b'_' => {
                 let end = b[i..]
                     .iter()
@@ -104,7 +124,11 @@ pub(crate) fn lex_cmake(src: &str, out: &mut Emitter<'_>) {
                 let word = &src[i..end];
                 let name_end = ident_end(b, i);
                 if b.get(skip_blanks(b, name_end)) == Some(&b'(') {
-                    let class = if cmake_keyword(&src[i..name_end]) { Class::Keyword } else { Class::Function };
+                    let class = if cmake_keyword(&src[i..name_end]) {
+                        Class::Keyword
+                    } else {
+                        Class::Function
+                    };
                     (name_end, class)
                 } else if matches!(word, "ON" | "OFF" | "TRUE" | "FALSE" | "YES" | "NO") {
                     (end, Class::Literal)
@@ -126,13 +150,21 @@ pub(crate) fn lex_cmake(src: &str, out: &mut Emitter<'_>) {
 /// `[[…]]`, `[=[…]=]`: the end of the bracket whose `[` is at `start`, if it opens one.
 fn bracket_end(src: &str, start: usize) -> Option<usize> {
     let rest = src.get(start..)?;
-    let eq = rest.strip_prefix('[')?.bytes().take_while(|&c| c == b'=').count();
+    let eq = rest
+        .strip_prefix('[')?
+        .bytes()
+        .take_while(|&c| c == b'=')
+        .count();
     if rest.as_bytes().get(1 + eq) != Some(&b'[') {
         return None;
     }
     let close = format!("]{}]", "=".repeat(eq));
     let body = start + 2 + eq;
-    Some(src[body..].find(&close).map_or(src.len(), |n| body + n + close.len()))
+    Some(
+        src[body..]
+            .find(&close)
+            .map_or(src.len(), |n| body + n + close.len()),
+    )
 }
 
 /// `${VAR}`, `$ENV{VAR}`, `$CACHE{VAR}`, `$<generator:expr>`, nested ones included.
@@ -145,7 +177,11 @@ fn reference_end(b: &[u8], start: usize) -> Option<usize> {
         }
         _ => return None,
     };
-    let (open, close) = if b[open_at] == b'<' { (b'<', b'>') } else { (b'{', b'}') };
+    let (open, close) = if b[open_at] == b'<' {
+        (b'<', b'>')
+    } else {
+        (b'{', b'}')
+    };
     let mut depth = 0;
     for (k, &c) in b[open_at..].iter().enumerate() {
         if c == open {

@@ -112,7 +112,10 @@ impl<'s, 'o, 'e> Lexer<'s, 'o, 'e> {
                     self.i += 1;
                     return;
                 }
-                b')' if end == End::Paren && depth == 0 && cases.last() != Some(&Case::Patterns) => {
+                b')' if end == End::Paren
+                    && depth == 0
+                    && cases.last() != Some(&Case::Patterns) =>
+                {
                     self.i += 1;
                     return;
                 }
@@ -157,8 +160,8 @@ impl<'s, 'o, 'e> Lexer<'s, 'o, 'e> {
                     let start = self.i;
                     let simple = self.simple_word_end();
                     let word = &self.src[start..simple];
-                    let plain_word = simple > start
-                        && self.b.get(simple).is_none_or(|&c| ends_word(c));
+                    let plain_word =
+                        simple > start && self.b.get(simple).is_none_or(|&c| ends_word(c));
                     let at_in = pending_in == 1;
                     pending_in = pending_in.saturating_sub(1);
                     if cases.last() == Some(&Case::Patterns) {
@@ -283,7 +286,10 @@ impl<'s, 'o, 'e> Lexer<'s, 'o, 'e> {
     /// Digits right before `<` or `>` (`2>&1`) are a file descriptor, not a command.
     /// Returns whether a target word follows, or `None` when these digits are a word.
     fn fd_redirection(&mut self) -> Option<bool> {
-        let n = self.b[self.i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let n = self.b[self.i..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
         if !matches!(self.at(n), Some(b'<' | b'>')) {
             return None;
         }
@@ -332,9 +338,16 @@ impl<'s, 'o, 'e> Lexer<'s, 'o, 'e> {
     fn heredoc_bodies(&mut self) {
         for doc in std::mem::take(&mut self.heredocs) {
             while self.i < self.b.len() {
-                let end = self.rest().find('\n').map_or(self.b.len(), |n| self.i + n + 1);
+                let end = self
+                    .rest()
+                    .find('\n')
+                    .map_or(self.b.len(), |n| self.i + n + 1);
                 let line = self.src[self.i..end].trim_end_matches(['\n', '\r']);
-                let line = if doc.strip_tabs { line.trim_start_matches('\t') } else { line };
+                let line = if doc.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
                 self.i = end;
                 if line == doc.delim {
                     break;
@@ -383,7 +396,9 @@ impl<'s, 'o, 'e> Lexer<'s, 'o, 'e> {
             match c {
                 b'\\' => self.i += 1 + self.char_len(self.i + 1).min(self.b.len() - self.i - 1),
                 b'\'' => {
-                    let end = self.rest()[1..].find('\'').map_or(self.b.len(), |n| self.i + n + 2);
+                    let end = self.rest()[1..]
+                        .find('\'')
+                        .map_or(self.b.len(), |n| self.i + n + 2);
                     self.out.token(self.i, end, Class::String);
                     self.i = end;
                 }
@@ -465,7 +480,11 @@ impl<'s, 'o, 'e> Lexer<'s, 'o, 'e> {
             Some(b'\'') => {
                 let mut i = self.i + 2;
                 while i < self.b.len() && self.b[i] != b'\'' {
-                    i += if self.b[i] == b'\\' { 1 + self.char_len((i + 1).min(self.b.len() - 1)) } else { 1 };
+                    i += if self.b[i] == b'\\' {
+                        1 + self.char_len((i + 1).min(self.b.len() - 1))
+                    } else {
+                        1
+                    };
                 }
                 self.i = (i + 1).min(self.b.len());
                 self.out.token(start, self.i, Class::String);

@@ -30,7 +30,17 @@ fn plain(lang: &str, code: &str, text: &str) {
 
 /// One fence name per lexer: the round-trip property and the escaping test cover them all.
 const LANGS: [&str; 12] = [
-    "cuda", "cpp", "c", "python", "bash", "console", "ptx", "sass", "cmake", "json", "yaml",
+    "cuda",
+    "cpp",
+    "c",
+    "python",
+    "bash",
+    "console",
+    "ptx",
+    "sass",
+    "cmake",
+    "json",
+    "yaml",
     "shell-session",
 ];
 
@@ -234,14 +244,7 @@ fn html_in_code_is_escaped() {
 
 #[test]
 fn unknown_languages_are_not_highlighted() {
-    for info in [
-        "",
-        "text",
-        "rust",
-        "javascript",
-        "cudax",
-        "{.cuda}",
-    ] {
+    for info in ["", "text", "rust", "javascript", "cudax", "{.cuda}"] {
         assert_eq!(highlight("int x;", info), None, "{info:?}");
     }
 }
@@ -361,10 +364,49 @@ fn balanced(html: &str) -> bool {
 /// Pieces that drive the lexers into their states (heredocs, nested substitutions, block
 /// scalars, brackets…), shuffled by the property test below.
 const FRAGMENTS: [&str; 44] = [
-    "<<EOF\n", "<<-'E'\n", "\tE\n", "EOF\n", "$(", "$((", "${", "}", ")", "))", "'", "\"",
-    "\\", "`", "case x in", " a|b) ", ";;", "esac", "2>&1", "&>", "$ ", "# ", "\n", " ",
-    "x+=(", "{ ", "- key: |\n", "  body\n", "\"k\": ", "%r1", "@!P0 ", "R1.reuse", "/*",
-    "*/", "#[[", "]]", "[=[", "f'{x!r:>{w}}'", "{{", "é", "0x1F", "asm volatile(", "$'\\''",
+    "<<EOF\n",
+    "<<-'E'\n",
+    "\tE\n",
+    "EOF\n",
+    "$(",
+    "$((",
+    "${",
+    "}",
+    ")",
+    "))",
+    "'",
+    "\"",
+    "\\",
+    "`",
+    "case x in",
+    " a|b) ",
+    ";;",
+    "esac",
+    "2>&1",
+    "&>",
+    "$ ",
+    "# ",
+    "\n",
+    " ",
+    "x+=(",
+    "{ ",
+    "- key: |\n",
+    "  body\n",
+    "\"k\": ",
+    "%r1",
+    "@!P0 ",
+    "R1.reuse",
+    "/*",
+    "*/",
+    "#[[",
+    "]]",
+    "[=[",
+    "f'{x!r:>{w}}'",
+    "{{",
+    "é",
+    "0x1F",
+    "asm volatile(",
+    "$'\\''",
     "${a:-$(b)}",
 ];
 

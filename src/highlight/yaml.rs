@@ -13,7 +13,10 @@ pub(crate) fn lex(src: &str, out: &mut Emitter<'_>) {
         let line = &src[i..end];
         let indent = line.len() - line.trim_start_matches(' ').len();
         let body = &line[indent..];
-        if indent == 0 && (body.starts_with("---") || body.starts_with("...")) && body[3..].trim().is_empty_or_comment() {
+        if indent == 0
+            && (body.starts_with("---") || body.starts_with("..."))
+            && body[3..].trim().is_empty_or_comment()
+        {
             out.token(i, i + 3, Class::Keyword);
             comment_after(src, i + 3, end, out);
         } else if indent == 0 && body.starts_with('%') {
@@ -49,7 +52,12 @@ fn comment_after(src: &str, from: usize, end: usize, out: &mut Emitter<'_>) {
 /// Lexes the tokens of one line from `start` to `end` (its newline). Returns where the line
 /// ended (later when a quoted scalar spans lines), and the line's indentation when it opens
 /// a block scalar (`key: |`), whose body follows.
-fn lex_line(src: &str, start: usize, mut end: usize, out: &mut Emitter<'_>) -> (usize, Option<usize>) {
+fn lex_line(
+    src: &str,
+    start: usize,
+    mut end: usize,
+    out: &mut Emitter<'_>,
+) -> (usize, Option<usize>) {
     let b = src.as_bytes();
     let line_start = src[..start].rfind('\n').map_or(0, |n| n + 1);
     let mut i = start;
@@ -71,11 +79,17 @@ fn lex_line(src: &str, start: usize, mut end: usize, out: &mut Emitter<'_>) -> (
                 out.token(i, end, Class::Comment);
                 return (end, None);
             }
-            b'-' | b'?' | b':' if b.get(i + 1).is_none_or(|&n| matches!(n, b' ' | b'\n' | b'\r')) => {
+            b'-' | b'?' | b':'
+                if b.get(i + 1)
+                    .is_none_or(|&n| matches!(n, b' ' | b'\n' | b'\r')) =>
+            {
                 i += 1
             }
             b'|' | b'>' if flow == 0 => {
-                let mods = b[i + 1..end].iter().take_while(|c| matches!(c, b'-' | b'+' | b'0'..=b'9')).count();
+                let mods = b[i + 1..end]
+                    .iter()
+                    .take_while(|c| matches!(c, b'-' | b'+' | b'0'..=b'9'))
+                    .count();
                 let rest = src[i + 1 + mods..end].trim();
                 if rest.is_empty_or_comment() {
                     comment_after(src, i + 1 + mods, end, out);
@@ -86,7 +100,11 @@ fn lex_line(src: &str, start: usize, mut end: usize, out: &mut Emitter<'_>) -> (
             b'"' | b'\'' => {
                 let close = quoted_end(b, i);
                 let after = super::emit::skip_blanks(b, close);
-                let class = if b.get(after) == Some(&b':') { Class::Key } else { Class::String };
+                let class = if b.get(after) == Some(&b':') {
+                    Class::Key
+                } else {
+                    Class::String
+                };
                 out.token(i, close, class);
                 i = close;
                 if close > end {
@@ -126,7 +144,10 @@ fn scalar(src: &str, start: usize, end: usize, flow: usize, out: &mut Emitter<'_
     while i < end {
         let c = b[i];
         let next = b.get(i + 1).copied();
-        if c == b':' && (next.is_none_or(|n| matches!(n, b' ' | b'\t' | b'\n' | b'\r')) || (flow > 0 && matches!(next, Some(b',' | b']' | b'}')))) {
+        if c == b':'
+            && (next.is_none_or(|n| matches!(n, b' ' | b'\t' | b'\n' | b'\r'))
+                || (flow > 0 && matches!(next, Some(b',' | b']' | b'}'))))
+        {
             key = true;
             break;
         }
@@ -140,11 +161,7 @@ fn scalar(src: &str, start: usize, end: usize, flow: usize, out: &mut Emitter<'_
     }
     let text = src[start..i].trim_end();
     let stop = start + text.len();
-    let class = if key {
-        Some(Class::Key)
-    } else {
-        literal(text)
-    };
+    let class = if key { Some(Class::Key) } else { literal(text) };
     if let Some(class) = class {
         out.token(start, stop, class);
     }
@@ -154,14 +171,16 @@ fn scalar(src: &str, start: usize, end: usize, flow: usize, out: &mut Emitter<'_
 /// The core schema's literals and numbers.
 fn literal(text: &str) -> Option<Class> {
     match text {
-        "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "null" | "Null" | "NULL"
-        | "~" | "yes" | "no" | "on" | "off" => Some(Class::Literal),
+        "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "null" | "Null" | "NULL" | "~"
+        | "yes" | "no" | "on" | "off" => Some(Class::Literal),
         _ if !text.is_empty()
-            && text.trim_start_matches(['-', '+']).starts_with(|c: char| c.is_ascii_digit() || c == '.')
             && text
                 .trim_start_matches(['-', '+'])
-                .bytes()
-                .all(|c| c.is_ascii_hexdigit() || matches!(c, b'.' | b'_' | b'x' | b'o' | b'e' | b'E' | b'-' | b'+')) =>
+                .starts_with(|c: char| c.is_ascii_digit() || c == '.')
+            && text.trim_start_matches(['-', '+']).bytes().all(|c| {
+                c.is_ascii_hexdigit()
+                    || matches!(c, b'.' | b'_' | b'x' | b'o' | b'e' | b'E' | b'-' | b'+')
+            }) =>
         {
             Some(Class::Number)
         }

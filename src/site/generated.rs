@@ -123,8 +123,17 @@ pub(super) fn feed(
         if let Some(d) = m.byline.written_on {
             let _ = writeln!(out, "    <published>{}</published>", stamp(Some(d)));
         }
-        for name in m.byline.written_by.iter().filter(|n| !crate::policy::is_unsigned(n)) {
-            let _ = writeln!(out, "    <author><name>{}</name></author>", xml(name.trim()));
+        for name in m
+            .byline
+            .written_by
+            .iter()
+            .filter(|n| !crate::policy::is_unsigned(n))
+        {
+            let _ = writeln!(
+                out,
+                "    <author><name>{}</name></author>",
+                xml(name.trim())
+            );
         }
         if let Some(s) = &m.summary {
             let _ = writeln!(out, "    <summary>{}</summary>", xml(s));
@@ -223,14 +232,24 @@ mod tests {
     #[test]
     fn addresses_respect_base_and_root() {
         case(None, "/", "/glossary/warp/", "/glossary/warp/");
-        case(None, "/course/", "/glossary/warp/", "/course/glossary/warp/");
+        case(
+            None,
+            "/course/",
+            "/glossary/warp/",
+            "/course/glossary/warp/",
+        );
         case(
             Some("https://example.org/course/"),
             "/course/",
             "/feed.xml",
             "https://example.org/course/feed.xml",
         );
-        case(Some("https://example.org"), "/", "/", "https://example.org/");
+        case(
+            Some("https://example.org"),
+            "/",
+            "/",
+            "https://example.org/",
+        );
     }
 
     #[test]

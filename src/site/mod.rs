@@ -350,7 +350,12 @@ fn render_entry(
         let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
         let summary = m.summary.as_deref().unwrap_or("");
         let text = search::text_of(&bodies.main);
-        let mut r = search::Record::new(url, heading, &section_title, &[heading, &m.title, summary, &text]);
+        let mut r = search::Record::new(
+            url,
+            heading,
+            &section_title,
+            &[heading, &m.title, summary, &text],
+        );
         r.draft = draft_reason.is_some();
         r
     });

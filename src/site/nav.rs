@@ -165,9 +165,11 @@ impl Nav {
 
     fn page_with(&self, url: &str, title: &str, full: bool) -> PageNav {
         let here = self.at.get(url).copied();
-        let section_here = here
-            .map(|(s, _, _)| s)
-            .or_else(|| self.sections.iter().position(|s| section_url(&s.name) == url));
+        let section_here = here.map(|(s, _, _)| s).or_else(|| {
+            self.sections
+                .iter()
+                .position(|s| section_url(&s.name) == url)
+        });
         let sections = self
             .sections
             .iter()
@@ -247,10 +249,10 @@ fn nav_group(
     let more = count - range.len();
     NavGroup {
         name: group.name.clone(),
-        url: group
-            .name
-            .as_deref()
-            .map_or_else(|| section_url(&section.name), |n| group_url(&section.name, n)),
+        url: group.name.as_deref().map_or_else(
+            || section_url(&section.name),
+            |n| group_url(&section.name, n),
+        ),
         open: current.is_some() || group.name.is_none(),
         items: group.items[range]
             .iter()
@@ -372,10 +374,10 @@ mod tests {
             &["day-1", "day-2", "day-15", "day-100"],
         );
         case(vec!["b", "A", "a1"], &["A", "a1", "b"]);
-        case(vec!["x-99999999999999999999999999999999999999999", "x-1"], &[
-            "x-1",
-            "x-99999999999999999999999999999999999999999",
-        ]);
+        case(
+            vec!["x-99999999999999999999999999999999999999999", "x-1"],
+            &["x-1", "x-99999999999999999999999999999999999999999"],
+        );
     }
 
     #[test]

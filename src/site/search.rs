@@ -162,14 +162,26 @@ mod tests {
 
     #[track_caller]
     fn case(html: &str, text: &str) {
-        assert_eq!(text_of(html).split_whitespace().collect::<Vec<_>>().join(" "), text);
+        assert_eq!(
+            text_of(html)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            text
+        );
     }
 
     #[test]
     fn text_of_drops_tags_and_decodes_entities() {
-        case("<p>A <em>warp</em> is 32 threads.</p>", "A warp is 32 threads.");
+        case(
+            "<p>A <em>warp</em> is 32 threads.</p>",
+            "A warp is 32 threads.",
+        );
         case("<p>a &lt; b &amp;&amp; c</p><p>next</p>", "a < b && c next");
-        case("<code>x&quot;</code> &unknown; tail <", "x\" &unknown; tail");
+        case(
+            "<code>x&quot;</code> &unknown; tail <",
+            "x\" &unknown; tail",
+        );
     }
 
     #[test]
@@ -185,9 +197,18 @@ mod tests {
             .iter()
             .map(|f| f.path.to_string_lossy().into_owned())
             .collect();
-        assert!(names.contains(&"pagefind/pagefind.js".to_string()), "{names:?}");
-        assert!(names.iter().any(|n| n.ends_with(".pf_fragment")), "{names:?}");
+        assert!(
+            names.contains(&"pagefind/pagefind.js".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.iter().any(|n| n.ends_with(".pf_fragment")),
+            "{names:?}"
+        );
         assert!(names.iter().any(|n| n.ends_with(".pf_index")), "{names:?}");
-        assert!(!names.iter().any(|n| n.contains("pagefind-ui")), "{names:?}");
+        assert!(
+            !names.iter().any(|n| n.contains("pagefind-ui")),
+            "{names:?}"
+        );
     }
 }

@@ -61,8 +61,14 @@ fn glossary_pages_step_through_their_category_and_show_where_they_are() {
     assert_code(&site.run(&["build"]), 0);
     let lane = site.read("public/glossary/lane/index.html");
     // Memory, by term: Bank, Lane, Warp; Block is in another category.
-    assert!(lane.contains(r#"rel="prev" href="/glossary/bank/""#), "{lane}");
-    assert!(lane.contains(r#"rel="next" href="/glossary/warp/""#), "{lane}");
+    assert!(
+        lane.contains(r#"rel="prev" href="/glossary/bank/""#),
+        "{lane}"
+    );
+    assert!(
+        lane.contains(r#"rel="next" href="/glossary/warp/""#),
+        "{lane}"
+    );
     let bank = site.read("public/glossary/bank/index.html");
     assert!(!bank.contains(r#"rel="prev""#), "Block is not in Memory");
     // Breadcrumbs: Home / Glossary / Memory / the page.
@@ -79,7 +85,7 @@ fn glossary_pages_step_through_their_category_and_show_where_they_are() {
     // The sidebar marks the page and leaves drafts out of the publish build.
     assert!(lane.contains(r#"href="/glossary/lane/" aria-current="page""#));
     assert!(!lane.contains("/glossary/tile/"));
-    assert!(lane.contains(r#"href="#content""#), "skip link");
+    assert!(lane.contains(r##"href="#content""##), "skip link");
     assert!(lane.contains(r#"<main id="content""#));
 }
 
@@ -92,8 +98,12 @@ fn the_home_page_lists_days_in_order_and_glossary_sections() {
     let at = |s: &str| main.find(s).unwrap_or_else(|| panic!("{s} missing"));
     assert!(at("/days/day-1/") < at("/days/day-2/"));
     assert!(at("/days/day-2/") < at("/days/day-10/"));
-    assert!(main.contains(r#"href="/glossary/#execution">Execution</a> <span class="count">(1 entry)"#));
-    assert!(main.contains(r#"href="/glossary/#memory">Memory</a> <span class="count">(3 entries)"#));
+    assert!(
+        main.contains(r#"href="/glossary/#execution">Execution</a> <span class="count">(1 entry)"#)
+    );
+    assert!(
+        main.contains(r#"href="/glossary/#memory">Memory</a> <span class="count">(3 entries)"#)
+    );
     let index = site.read("public/glossary/index.html");
     assert!(index.contains(r#"<h2 id="memory">Memory</h2>"#));
 }
@@ -106,7 +116,10 @@ fn search_index_holds_published_pages_and_can_be_left_out() {
     assert!(site.exists("public/pagefind/pagefind-entry.json"));
     let entry = site.read("public/pagefind/pagefind-entry.json");
     assert!(entry.contains("\"page_count\":7"), "{entry}");
-    assert!(site.read("public/index.html").contains(r#"data-bundle="/pagefind/""#));
+    assert!(
+        site.read("public/index.html")
+            .contains(r#"data-bundle="/pagefind/""#)
+    );
     assert_code(&site.run(&["build", "--no-search"]), 0);
     assert!(!site.exists("public/pagefind"));
 }
@@ -121,10 +134,16 @@ fn feed_and_llms_txt_list_published_pages_only() {
     let feed = site.read("public/feed.xml");
     assert!(feed.starts_with("<?xml"));
     assert!(feed.contains(r#"<feed xmlns="http://www.w3.org/2005/Atom">"#));
-    assert!(feed.contains("<id>https://example.org/glossary/warp/</id>"), "{feed}");
+    assert!(
+        feed.contains("<id>https://example.org/glossary/warp/</id>"),
+        "{feed}"
+    );
     assert!(feed.contains("<updated>2026-11-20T00:00:00Z</updated>"));
     assert!(feed.contains("<author><name>Ada Lovelace</name></author>"));
-    assert!(!feed.contains("tile") && !feed.contains("day-3"), "drafts stay out");
+    assert!(
+        !feed.contains("tile") && !feed.contains("day-3"),
+        "drafts stay out"
+    );
     let llms = site.read("public/llms.txt");
     assert!(llms.starts_with("# 100 Days of GPU\n"));
     assert!(llms.contains("- [Warp](https://example.org/glossary/warp/index.md): A term."));
@@ -132,7 +151,10 @@ fn feed_and_llms_txt_list_published_pages_only() {
     assert!(!llms.contains("tile") && !llms.contains("day-3"));
     // The Markdown copy sits beside each published page, not beside drafts.
     let md = site.read("public/glossary/warp/index.md");
-    assert!(md.starts_with("# Warp\n\n> A term.\n\nBody of Warp."), "{md}");
+    assert!(
+        md.starts_with("# Warp\n\n> A term.\n\nBody of Warp."),
+        "{md}"
+    );
     assert!(md.contains("Reviewed by: Grace Hopper"));
     assert!(!site.exists("public/glossary/tile/index.md"));
     assert!(site.exists("public/glossary/tile/index.html"));
@@ -147,7 +169,10 @@ fn a_404_page_and_a_favicon_are_written() {
     // Absolute URLs: the page is served for any missing path.
     assert!(page.contains(r#"href="/style.css""#));
     assert!(site.exists("public/favicon.svg"));
-    assert!(site.read("public/index.html").contains(r#"rel="icon" href="/favicon.svg""#));
+    assert!(
+        site.read("public/index.html")
+            .contains(r#"rel="icon" href="/favicon.svg""#)
+    );
     assert!(site.exists("public/search/index.html"));
 }
 
@@ -165,7 +190,10 @@ fn a_diagram_opens_full_size_and_follows_the_theme() {
     let html = site.read("public/glossary/bank/index.html");
     assert!(html.contains(r#"<a class="diagram-full" href="diagram.svg""#));
     // Inline, each colour comes from a custom property the dark theme redefines…
-    assert!(html.contains("fill=\"var(--bank-0, #"), "no themed bank fill");
+    assert!(
+        html.contains("fill=\"var(--bank-0, #"),
+        "no themed bank fill"
+    );
     assert!(html.contains("var(--diagram-bg, #ffffff)"));
     let css = site.read("public/style.css");
     assert!(css.contains("--bank-31:") && css.contains("--diagram-bg:"));
@@ -184,17 +212,30 @@ fn the_inline_theme_script_matches_its_documented_hash() {
     assert_code(&site.run(&["build"]), 0);
     let page = site.read("public/glossary/warp/index.html");
     assert_eq!(page.matches("<script>").count(), 1, "one inline script");
-    let script = page.split("<script>").nth(1).unwrap().split("</script>").next().unwrap();
+    let script = page
+        .split("<script>")
+        .nth(1)
+        .unwrap()
+        .split("</script>")
+        .next()
+        .unwrap();
     let hash = base64(&sha2::Sha256::digest(script.as_bytes()));
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    assert!(readme.contains(&hash), "README should give the script's sha256 {hash}");
+    assert!(
+        readme.contains(&hash),
+        "README should give the script's sha256 {hash}"
+    );
 }
 
 fn base64(bytes: &[u8]) -> String {
     const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {

@@ -51,7 +51,10 @@ fn shell_heredoc_bodies_stay_plain() {
     );
     let html = highlight(code, "bash").expect("bash");
     assert!(!html.contains("hl-prompt"), "{html}");
-    assert!(html.contains("for x in y; do rm -rf $x; done\n$ not a prompt\nEOF\n"), "{html}");
+    assert!(
+        html.contains("for x in y; do rm -rf $x; done\n$ not a prompt\nEOF\n"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -130,7 +133,10 @@ fn a_dollar_is_a_prompt_only_in_sessions() {
     );
     let html = highlight(session, "shell-session").expect("console");
     assert_eq!(html.matches("hl-prompt").count(), 5, "{html}");
-    assert!(html.contains("$ not a prompt\nEOF\n"), "heredoc body plain: {html}");
+    assert!(
+        html.contains("$ not a prompt\nEOF\n"),
+        "heredoc body plain: {html}"
+    );
 }
 
 #[test]
@@ -272,7 +278,10 @@ fn cmake_tokens() {
             ("hl-kw", "endif"),
             ("hl-fn", "message"),
             ("hl-var", "${CMAKE_CUDA_ARCHITECTURES}"),
-            ("hl-var", "$&lt;$&lt;COMPILE_LANGUAGE:CUDA&gt;:--use_fast_math&gt;"),
+            (
+                "hl-var",
+                "$&lt;$&lt;COMPILE_LANGUAGE:CUDA&gt;:--use_fast_math&gt;",
+            ),
             ("hl-com", "#[[ block\ncomment ]]"),
             ("hl-str", "[[raw ${x}]]"),
             ("hl-lit", "ON"),
