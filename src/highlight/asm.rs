@@ -116,7 +116,7 @@ pub(crate) fn lex_ptx(src: &str, out: &mut Emitter<'_>) {
                 statement = false;
                 (end, Some(class))
             }
-            b'%' if next.is_some_and(|n| is_ident(n)) => {
+            b'%' if next.is_some_and(is_ident) => {
                 let name_end = ident_end(b, i + 1);
                 let special = PTX_SPECIAL.contains(&&src[i + 1..name_end]);
                 let end = if special {
@@ -192,7 +192,7 @@ pub(crate) fn lex_sass(src: &str, out: &mut Emitter<'_>) {
                 Some(Class::Comment),
             ),
             b'"' => (quoted_end(b, i, b'"'), Some(Class::String)),
-            b'.' if next.is_some_and(|n| is_ident(n)) => {
+            b'.' if next.is_some_and(is_ident) => {
                 // `.L_x_1:` is a label and `(.L_x_1)` a reference to one; `R2.reuse` is not.
                 let end = ident_end(b, i + 1);
                 let label = statement || (i > 0 && b[i - 1] == b'(');
