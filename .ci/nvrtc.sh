@@ -5,7 +5,7 @@
 #
 # Source it to get the library path in this shell:   . .ci/nvrtc.sh
 # Or run it and eval what it prints:                   eval "$(.ci/nvrtc.sh)"
-# Then: COURSEGEN_REQUIRE_NVRTC=1 cargo test --test kernels_compile
+# Then: cargo test --test kernels_compile -- --ignored
 #
 # NVRTC_VERSION pins the wheel (default: the 13.0 series, matching cudarc's cuda-13000).
 _nvrtc_main() {
@@ -16,8 +16,20 @@ _nvrtc_main() {
     [ -n "${NVRTC_VERSION:-}" ] || spec="nvidia-cuda-nvrtc>=13.0,<13.1"
     libdir="$prefix/nvidia/cu13/lib"
     if [ ! -e "$libdir/libnvrtc.so.13" ]; then
+        # Debian's python3 may come without pip (python3-pip), and its pip refuses to touch
+        # the system (PEP 668). Installing with --target into our own folder is allowed;
+        # --break-system-packages keeps pips that still check it quiet.
+        if ! python3 -m pip --version >/dev/null 2>&1; then
+            if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+                apt-get update -qq >&2 && apt-get install -y -qq python3-pip >&2
+            fi
+        fi
+        python3 -m pip --version >/dev/null 2>&1 || {
+            echo "nvrtc.sh: python3 has no pip: install python3-pip (Debian: apt-get install python3-pip)" >&2
+            return 1
+        }
         python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
-            --only-binary=:all: --target "$prefix" "$spec" >&2 || {
+            --break-system-packages --only-binary=:all: --target "$prefix" "$spec" >&2 || {
             echo "nvrtc.sh: pip could not install $spec" >&2
             return 1
         }

@@ -1,4 +1,4 @@
-//! The command line: `build | check | measure | serve | new`, parsed with clap, each mapped to
+//! The command line: `build | check | measure | serve | new | sign | status`, parsed with clap, each mapped to
 //! the module that does the work, each module's error mapped to the exit codes of the
 //! contract. The only module besides `main` that uses anyhow.
 use std::path::{Path, PathBuf};
@@ -7,24 +7,28 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::content;
+use crate::content::{self, Diagnostics};
 use crate::measurement::run::{self as measure, MeasureOptions};
+use crate::policy;
+use crate::sign::{self, SignOptions};
 use crate::site::{self, BuildOptions, Report, SiteError};
 
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]
 pub enum Failure {
-    /// Content or validation error: exit 1.
+    /// The problems of a site, each already an `error:` line, compiler style: exit 1.
+    Problems(content::Diagnostics),
+    /// Another content or validation error (a bad manifest, a kernel that fails its check): exit 1.
     Content(anyhow::Error),
     /// Usage or environment error (bad flag, no GPU, unwritable output): exit 2.
     Usage(anyhow::Error),
 }
 
 impl Failure {
-    /// The exit code SPEC assigns to this kind of failure.
+    /// The exit code the README gives this kind of failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Content(_) => 1,
+            Failure::Problems(_) | Failure::Content(_) => 1,
             Failure::Usage(_) => 2,
         }
     }
@@ -43,19 +47,43 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands of the contract (SPEC, "Commands").
+/// The subcommands of the contract (README, "Commands").
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
     Build(BuildArgs),
-    /// Validate everything `build` validates and write nothing.
+    /// Validate everything `build` validates and write nothing: the same load and check
+    /// stages, every problem of the site reported at once, sorted by file and line.
     Check(CheckArgs),
     /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records.
     Measure(MeasureArgs),
     /// Serve a preview of the site on 127.0.0.1, rebuilding when content changes.
     Serve(ServeArgs),
-    /// Scaffold a new entry with every front-matter field: `coursegen new glossary warp-divergence`.
+    /// Scaffold a new entry with every front-matter field: `coursegen new glossary warp-divergence`,
+    /// `coursegen new days day-16`.
     New(NewArgs),
+    /// Sign an entry as its reviewer: writes `reviewed_by`, `last_checked_on` and the
+    /// `reviewed_hash` that pins the review to the text as it is now.
+    Sign(SignArgs),
+    /// List every entry with its editorial state, author, reviewer and what it still needs.
+    Status(StatusArgs),
+}
+
+/// How long a review stays valid, shared by the commands that apply the editorial rule.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ReviewArgs {
+    /// Days after `last_checked_on` at which a review expires: a warning, and an error
+    /// under --strict [default: 365]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub review_max_age: Option<u32>,
+}
+
+impl ReviewArgs {
+    /// The flag's value, else the default (a site configuration may supply one instead).
+    pub fn max_age_days(&self) -> u32 {
+        self.review_max_age
+            .unwrap_or(policy::DEFAULT_REVIEW_MAX_AGE_DAYS)
+    }
 }
 
 /// Flags of `coursegen build`.
@@ -64,9 +92,12 @@ pub struct BuildArgs {
     /// Course preview: render drafts too, each with a draft banner and `noindex`.
     #[arg(long)]
     pub drafts: bool,
-    /// Fail on stale or missing measurement records (what CI publishes with).
+    /// What CI publishes with: fail on stale or missing measurement records, on published
+    /// entries without a `reviewed_hash`, and on expired reviews.
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub review: ReviewArgs,
     /// Skip build-time code highlighting (code is still escaped and shown plainly).
     #[arg(long)]
     pub no_highlight: bool,
@@ -89,9 +120,11 @@ pub struct CheckArgs {
     /// Check as the preview would (drafts rendered); by default checks as the publish build.
     #[arg(long)]
     pub drafts: bool,
-    /// Treat stale or missing measurement records as errors.
+    /// Check as `build --strict` would: stale or missing records, unpinned and expired reviews are errors.
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub review: ReviewArgs,
 }
 
 /// Flags of `coursegen measure`.
@@ -122,10 +155,49 @@ pub struct ServeArgs {
 /// Arguments of `coursegen new`.
 #[derive(Debug, Args)]
 pub struct NewArgs {
-    /// Section under content/, e.g. `glossary` or `days`.
+    /// Section under content/: `glossary` (a glossary entry), `days` (a day page), a
+    /// sub-folder such as `glossary/memory`, or another existing section.
     pub section: String,
-    /// Slug of the new entry, e.g. `warp-divergence`.
+    /// Slug of the new entry, e.g. `warp-divergence` or `day-16`; unique in its top-level
+    /// section, sub-folders included, ignoring case.
     pub slug: String,
+    /// Allow a top-level section that does not exist yet (else a typo such as `glosary`
+    /// would quietly start one).
+    #[arg(long)]
+    pub new_section: bool,
+}
+
+/// Arguments of `coursegen sign`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "In a pull request: the author writes or edits the entry; the reviewer reads the \
+change, runs `coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\"` and commits the \
+result. Any later edit makes the hash stale, and the publish build holds the entry back until \
+a reviewer signs again."
+)]
+pub struct SignArgs {
+    /// The entry file, e.g. content/glossary/warp.md.
+    pub file: PathBuf,
+    /// The reviewer's name (repeat for several); replaces `reviewed_by`. Must not be an author.
+    #[arg(long, value_name = "NAME", required = true)]
+    pub reviewer: Vec<String>,
+    /// The author's name (repeat for several); replaces `written_by`, and sets
+    /// `written_on` to today when it is pending.
+    #[arg(long, value_name = "NAME")]
+    pub author: Vec<String>,
+    /// Also set `status: published`.
+    #[arg(long)]
+    pub publish: bool,
+}
+
+/// Arguments of `coursegen status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub review: ReviewArgs,
 }
 
 /// Entry point used by `main`: parse, run, report, exit.
@@ -135,8 +207,9 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             match &failure {
-                // Content problems print one `error:` line each, compiler style.
-                Failure::Content(err) if err.downcast_ref::<SiteError>().is_some() => {
+                Failure::Problems(problems) => eprintln!("{problems}; nothing was written"),
+                // Problems found by `sign` print one `error:` line each, compiler style.
+                Failure::Content(err) if err.downcast_ref::<sign::SignError>().is_some() => {
                     eprintln!("{err:#}")
                 }
                 Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
@@ -162,6 +235,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 search: !args.no_search,
                 out: Some(out.clone()),
                 base_url: args.base_url.clone(),
+                review_max_age_days: args.review.max_age_days(),
+                today: Some(today()?),
             };
             build(root, &opts, &format!("built {} with", out.display()))
         }
@@ -173,6 +248,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 search: false,
                 out: None,
                 base_url: None,
+                review_max_age_days: args.review.max_age_days(),
+                today: Some(today()?),
             };
             build(root, &opts, "checked, nothing written:")
         }
@@ -193,39 +270,108 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => site::serve::serve(root, args.port, !args.no_drafts)
             .map_err(|e| Failure::Usage(e.into())),
         Command::New(args) => {
-            let path = content::create_entry(root, &args.section, &args.slug)
+            let path = content::create_entry(root, &args.section, &args.slug, args.new_section)
                 .map_err(|e| Failure::Usage(e.into()))?;
             println!(
-                "created {} (a draft: fill in the fields, then ask a reviewer to sign it)",
+                "created {} (a draft: replace the placeholder text, then ask a reviewer to run `coursegen sign`)",
                 path.display()
             );
             Ok(())
         }
+        Command::Sign(args) => run_sign(root, args),
+        Command::Status(args) => run_status(root, args),
     }
 }
 
-fn check_base_url(url: &str) -> Result<(), Failure> {
-    let ok = (url.starts_with("https://") || url.starts_with("http://"))
-        && url
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
-    if ok {
-        Ok(())
+fn today() -> Result<jiff::civil::Date, Failure> {
+    policy::today().map_err(|e| Failure::Usage(e.into()))
+}
+
+fn run_sign(root: &Path, args: SignArgs) -> Result<(), Failure> {
+    let opts = SignOptions {
+        reviewers: args.reviewer,
+        authors: args.author,
+        publish: args.publish,
+        today: today()?,
+    };
+    let signed = sign::sign(root, &args.file, &opts).map_err(|e| {
+        if e.is_content() {
+            Failure::Content(e.into())
+        } else {
+            Failure::Usage(e.into())
+        }
+    })?;
+    println!(
+        "signed {} as reviewed by {} on {} ({})",
+        signed.file.display(),
+        opts.reviewers.join(" and "),
+        opts.today,
+        signed.hash
+    );
+    for note in &signed.notes {
+        println!("note: still keeps it from being published: {note}");
+    }
+    Ok(())
+}
+
+fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
+    if !root.join("content").is_dir() {
+        return Err(Failure::Usage(
+            SiteError::NoContent(root.to_path_buf()).into(),
+        ));
+    }
+    let site = content::load(root);
+    let rules = policy::Rules {
+        today: today()?,
+        review_max_age_days: args.review.max_age_days(),
+        strict: false,
+        preview: false,
+    };
+    let report = crate::status::report(&site.entries, &rules);
+    let text = if args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.into()))?;
+        json + "\n"
     } else {
-        Err(Failure::Usage(anyhow::anyhow!(
-            "--base-url `{url}` is not an http(s) address; write it like https://course.example.org"
-        )))
+        crate::status::table(&report)
+    };
+    // `coursegen status | head` closes the pipe early: that is not an error.
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(Failure::Usage(e.into()));
+        }
+        _ => {}
+    }
+    if site.problems.is_empty() {
+        return Ok(());
+    }
+    eprintln!("{}", Diagnostics(site.problems.clone()));
+    Err(Failure::Content(anyhow::anyhow!(
+        "the files above could not be read as entries, so the table leaves them out"
+    )))
+}
+
+fn check_base_url(base: &str) -> Result<(), Failure> {
+    match url::Url::parse(base) {
+        Ok(u)
+            if matches!(u.scheme(), "http" | "https")
+                && u.host_str().is_some_and(|h| !h.is_empty()) =>
+        {
+            Ok(())
+        }
+        _ => Err(Failure::Usage(anyhow::anyhow!(
+            "--base-url `{base}` is not an http(s) address; write it like https://course.example.org"
+        ))),
     }
 }
 
 fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
-        SiteError::Content(_) => Failure::Content(err.into()),
+        SiteError::Content(problems) => Failure::Problems(problems),
         SiteError::NoContent(_)
         | SiteError::Templates(_)
         | SiteError::Output(_)
+        | SiteError::Render(_)
         | SiteError::Search(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());

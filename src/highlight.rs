@@ -277,5 +277,17 @@ fn hash_block(lang: Lang, code: &str) -> u64 {
     h ^ (h >> 31)
 }
 
+/// Steps `i` past one blank byte of `b`, as every lexer does between tokens: `Some(true)`
+/// for a newline, `Some(false)` for a space, tab or CR, `None` (not moved) otherwise.
+fn step_blank(b: &[u8], i: &mut usize) -> Option<bool> {
+    let newline = match b[*i] {
+        b'\n' => true,
+        b' ' | b'\t' | b'\r' => false,
+        _ => return None,
+    };
+    *i += 1;
+    Some(newline)
+}
+
 #[cfg(test)]
 mod tests;

@@ -9,5 +9,7 @@ pub mod highlight;
 pub mod markdown;
 pub mod measurement;
 pub mod policy;
+pub mod sign;
 pub mod site;
+pub mod status;
 pub mod templates;

@@ -1,6 +1,8 @@
 //! Compile check of every `kernels/*.cu` with NVRTC alone (no GPU): for the course's free T4
-//! (sm_75) and for Hopper (sm_90), with the options its manifest declares. CI gets libnvrtc
-//! from `.ci/nvrtc.sh`; without it the test skips, unless COURSEGEN_REQUIRE_NVRTC=1.
+//! (sm_75) and for Hopper (sm_90), with the options its manifest declares. Ignored by
+//! default, since it needs libnvrtc: `. .ci/nvrtc.sh` provides it, then
+//! `cargo test --test kernels_compile -- --ignored` (what `.ci/run` does). Without NVRTC
+//! it fails: an ignored test is reported as ignored, never as a pass.
 use std::path::Path;
 
 use coursegen::measurement::manifest::Manifest;
@@ -10,16 +12,12 @@ use coursegen::measurement::run::nvrtc::{self, Binary};
 const TARGETS: [(u32, u32); 2] = [(7, 5), (9, 0)];
 
 #[test]
+#[ignore = "needs libnvrtc: `. .ci/nvrtc.sh`, then `cargo test --test kernels_compile -- --ignored`"]
 fn every_kernel_compiles_with_nvrtc() {
-    if !nvrtc::present() {
-        let msg = "libnvrtc not found: kernels not compile-checked (`. .ci/nvrtc.sh` provides it)";
-        assert!(
-            std::env::var("COURSEGEN_REQUIRE_NVRTC").as_deref() != Ok("1"),
-            "{msg}"
-        );
-        eprintln!("skipped: {msg}");
-        return;
-    }
+    assert!(
+        nvrtc::present(),
+        "libnvrtc not found: kernels cannot be compile-checked (`. .ci/nvrtc.sh` provides it)"
+    );
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {

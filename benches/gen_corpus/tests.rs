@@ -1,12 +1,12 @@
-//! Tests of the corpus generator: determinism, and that every entry is what SPEC's content
-//! model asks of a published glossary entry (parsed back with serde_norway).
+//! Tests of the corpus generator: determinism, and that every entry is what the README's
+//! front-matter reference asks of a published glossary entry (parsed back with serde_norway).
 use std::collections::HashSet;
 
 use serde::Deserialize;
 
 use super::{Corpus, MARKER, prepare_out};
 
-/// The front matter as SPEC's "Content model" spells it, unknown fields refused.
+/// The front matter as the README's front-matter reference spells it, unknown fields refused.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)] // Fields are read by the deserializer's checks, not all by the tests.

@@ -23,6 +23,7 @@ with sync_playwright() as pw:
     browser = pw.chromium.launch(executable_path=CHROMIUM)
     page = browser.new_page()
     page.goto(server.url + "/404.html")
+    page.evaluate("performance.setResourceTimingBufferSize(100000)")
     for w in words:
         result = page.evaluate("""async (w) => {
             const before = performance.getEntriesByType('resource').reduce((s, e) => s + e.encodedBodySize, 0);

@@ -2,9 +2,9 @@
 //! bank, one row and one column optionally picked out. Uses `bank::model` for every bank
 //! number and verdict it draws.
 
-use super::diagram::{Cell, TILE_ROWS, describe_access};
 use super::model::{self, Geometry};
 use super::svg::{Anchor, Frame, INK, MUTED_INK, Svg, bank_fill};
+use super::tile::{Cell, TILE_ROWS, describe_access};
 
 /// Side of a word cell, including the 1-unit gap that separates it from the next.
 pub(crate) const CELL: u32 = 20;

@@ -1,16 +1,14 @@
 //! Diagrams drawn from the bank model as deterministic, accessible SVG: the preset names an
-//! entry's front matter may use, the checks on their options, and `render_svg`. Uses
-//! `bank::model` and nothing else of ours.
+//! entry's front matter may use, the checks on their options, and `render_svg`, which hands
+//! each preset to its drawing (`bank_map`, `lane_banks`). What the drawings share with it
+//! lives in the leaf `tile`, so no drawing imports this module back.
 
 use std::fmt;
 use std::str::FromStr;
 
-use super::model::{WARP_SIZE, WarpAccess};
 use super::svg::Frame;
+pub use super::tile::{Cell, TILE_ROWS};
 use super::{bank_map, lane_banks};
-
-/// Rows of the tile a `bank-map` draws: one per lane of a warp.
-pub const TILE_ROWS: u32 = WARP_SIZE as u32;
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
 pub const TILE_WIDTHS: [u32; 2] = [32, 33];
@@ -57,15 +55,6 @@ impl FromStr for Preset {
                 given: name.to_owned(),
             })
     }
-}
-
-/// One word of the tile, `tile[row][column]`; a `bank-map` picks out its row and its column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Cell {
-    /// Row index, 0-based.
-    pub row: u32,
-    /// Column index (word within the row), 0-based.
-    pub column: u32,
 }
 
 /// What an entry asks to be drawn, as its front matter says it; checked by [`render_svg`].
@@ -244,19 +233,5 @@ fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
     format!("{}-{:08x}", spec.preset, hash >> 32)
 }
 
-/// One line of plain words for what a warp-wide load costs, e.g. "1 bank × 32 words → 32
-/// wavefronts"; the diagrams print it so the picture states the model's verdict.
-pub(crate) fn describe_access(access: &WarpAccess) -> String {
-    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let degree = access.conflict_degree();
-    let busy = access.words_per_bank().iter().filter(|&&n| n > 0);
-    let uniform = busy.clone().all(|&n| n == degree);
-    let banks = plural(access.banks_covered(), "bank", "banks");
-    let words = plural(degree, "word", "words");
-    let passes = plural(access.wavefronts(), "wavefront", "wavefronts");
-    if uniform {
-        format!("{banks} × {words} → {passes}")
-    } else {
-        format!("{banks}, up to {words} each → {passes}")
-    }
-}
+#[cfg(test)]
+pub(super) mod tests;

@@ -2,9 +2,9 @@
 //! lane to the bank it hits, and every bank shaded by how many distinct words it must serve.
 //! Uses `bank::model` for every bank number, count and verdict it draws.
 
-use super::diagram::describe_access;
 use super::model::{self, Geometry, WARP_SIZE, WarpAccess};
 use super::svg::{Anchor, FRAME, Frame, INK, LANE_FILL, LOAD_LEVELS, MUTED_INK, Svg, load_level};
+use super::tile::describe_access;
 
 /// Distance between neighbouring lane (and bank) boxes.
 pub(crate) const PITCH: u32 = 22;

@@ -7,11 +7,7 @@ mod lane_banks;
 pub mod model;
 pub mod raster;
 mod svg;
-
-#[cfg(test)]
-mod diagram_tests;
-#[cfg(test)]
-mod raster_tests;
+mod tile;
 
 pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 pub use model::{

@@ -1,6 +1,6 @@
 //! Splits an entry file into YAML front matter and Markdown body, and parses the YAML into
 //! `RawFrontMatter`: exactly what the file says, unknown fields refused. Line numbers are
-//! of the whole file (zola#1133 is what happens otherwise).
+//! of the whole file, not of the YAML block: an author's editor shows whole-file lines.
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -129,6 +129,8 @@ pub struct RawByline {
     pub written_on: Option<String>,
     /// YYYY-MM-DD, or "pending".
     pub last_checked_on: Option<String>,
+    /// `sha256:…` of the entry as reviewed (written by `coursegen sign`).
+    pub reviewed_hash: Option<String>,
 }
 
 /// The front matter exactly as the file says it; see `meta::check` for what we trust.
@@ -332,7 +334,9 @@ fn general_help(field: Option<&str>, message: &str) -> Option<String> {
         match field.unwrap_or("") {
             "related" | "appears_in" => "write a list of slugs: `related: [warp, bank-conflict]`",
             "sources" => "write a list of items, each with `title:` and `url:` (see README)",
-            "byline" => "byline holds written_by, reviewed_by, written_on and last_checked_on",
+            "byline" => {
+                "byline holds written_by, reviewed_by, written_on, last_checked_on and reviewed_hash"
+            }
             f if f.starts_with("diagram.") => {
                 "diagram sizes and positions are whole numbers, e.g. `width: 33`"
             }
@@ -359,28 +363,12 @@ fn unknown_field_help(message: &str) -> Option<String> {
     let closest = candidates
         .split(", ")
         .map(|c| c.trim_matches('`'))
-        .min_by_key(|c| edit_distance(name, c))?;
-    if edit_distance(name, closest) <= 3 {
+        .min_by_key(|c| strsim::levenshtein(name, c))?;
+    if strsim::levenshtein(name, closest) <= 3 {
         Some(format!("did you mean `{closest}`?"))
     } else {
         Some(format!("the fields allowed here are {candidates}"))
     }
-}
-
-/// Levenshtein distance, for "did you mean" suggestions.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -6,17 +6,19 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::diagnostic::Diagnostic;
-use super::front_matter::{self, FieldLines, edit_distance};
+use super::front_matter::{self, FieldLines};
 use super::meta::{self, Meta};
-use super::{Entry, Site};
+use super::{Entry, Kind, Site};
 
 /// The section whose entries `related:` names.
 pub const GLOSSARY: &str = "glossary";
 /// The section whose entries `appears_in:` names.
 pub const DAYS: &str = "days";
 
-/// Loads every entry under `<root>/content`, or returns every problem found.
-pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
+/// Loads every entry under `<root>/content`. Entries that fail to load are left out and
+/// their problems kept in [`Site::problems`], so that the check stage still runs on the
+/// rest and a build reports everything at once.
+pub fn load(root: &Path) -> Site {
     let content = root.join("content");
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
@@ -28,36 +30,52 @@ pub fn load(root: &Path) -> Result<Site, Vec<Diagnostic>> {
     let mut entries = Vec::with_capacity(results.len());
     // Entries that failed to load still exist: references to them are not reported again.
     let mut failed: HashSet<(String, String)> = HashSet::new();
+    let mut unloaded = Vec::new();
     for (r, (rel, _)) in results.into_iter().zip(&files) {
         match r {
             Ok(e) => entries.push(e),
             Err(d) => {
                 problems.extend(d);
-                let section = rel
-                    .iter()
-                    .nth(1)
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let stem = rel
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let (section, dirs, stem) = place(rel);
+                unloaded.push(url_of(&dirs, &stem));
                 failed.insert((section, stem));
             }
         }
     }
-    check_unique(&entries, &mut problems);
+    mark_intros(&mut entries);
+    check_unique(&mut entries, &mut problems);
     check_references(&entries, &failed, &mut problems);
-    if problems.is_empty() {
-        Ok(Site {
-            entries,
-            assets,
-            warnings,
-        })
-    } else {
-        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-        Err(problems)
+    Site {
+        entries,
+        assets,
+        warnings,
+        problems,
+        unloaded,
     }
+}
+
+/// Section, sub-folders and file stem of `content/<dirs…>/<stem>.md`.
+fn place(file: &Path) -> (String, Vec<String>, String) {
+    let dirs: Vec<String> = file
+        .parent()
+        .and_then(|p| p.strip_prefix("content").ok())
+        .map(|p| p.iter().map(|s| s.to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (dirs.first().cloned().unwrap_or_default(), dirs, stem)
+}
+
+/// `/dirs…/slug/`.
+fn url_of(dirs: &[String], slug: &str) -> String {
+    let mut url = String::from("/");
+    for part in dirs.iter().map(String::as_str).chain(std::iter::once(slug)) {
+        url.push_str(part);
+        url.push('/');
+    }
+    url
 }
 
 type Files = Vec<(PathBuf, PathBuf)>;
@@ -181,7 +199,13 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
     let bytes = std::fs::read(abs)
         .map_err(|e| vec![Diagnostic::new(file, 0, format!("cannot read: {e}"))])?;
     let text = decode(file, bytes)?;
-    let split = front_matter::split(&text).map_err(|e| {
+    parse_entry(file, &text)
+}
+
+/// Splits, parses and checks the text of one entry file (`file` relative to the root; BOM
+/// removed, line endings `\n`); `coursegen sign` uses it to check a file before writing it.
+pub fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
+    let split = front_matter::split(text).map_err(|e| {
         let line = if matches!(e, front_matter::SplitError::NoOpening) { 1 } else { text.lines().count().max(1) };
         vec![Diagnostic::new(file, line, e.to_string()).help(match e {
             front_matter::SplitError::NoOpening => "start the file with `---`, the front matter (at least `title: …`), and another `---`",
@@ -201,13 +225,10 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
     let (Some(meta), true) = (meta, problems.is_empty()) else {
         return Err(problems);
     };
-    let mut url = String::from("/");
-    for part in dirs.iter().chain(std::iter::once(&slug)) {
-        url.push_str(part);
-        url.push('/');
-    }
+    let url = url_of(&dirs, &slug);
     Ok(Entry {
         file: file.to_path_buf(),
+        kind: Kind::Page,
         section,
         slug,
         url,
@@ -219,7 +240,7 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
 }
 
 /// Checks the bytes are UTF-8 (naming the line of the first bad byte); drops a BOM; CRLF → LF.
-fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
+pub fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let good = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count();
@@ -246,15 +267,7 @@ fn locate(
     lines: &FieldLines,
     problems: &mut Vec<Diagnostic>,
 ) -> (String, Vec<String>, String) {
-    let parts: Vec<String> = file
-        .parent()
-        .and_then(|p| p.strip_prefix("content").ok())
-        .map(|p| p.iter().map(|s| s.to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (section, parts, stem) = place(file);
     let (slug, field, line) = match meta.and_then(|m| m.slug.clone()) {
         Some(s) => (s, Some("slug"), lines.of("slug")),
         None => (stem, None, 1),
@@ -275,46 +288,91 @@ fn locate(
             problems.push(d);
         }
     }
-    (parts.first().cloned().unwrap_or_default(), parts, slug)
+    (section, parts, slug)
+}
+
+/// A top-level entry named like a section (`content/glossary.md` beside entries under
+/// `content/glossary/`) is that section's introduction.
+fn mark_intros(entries: &mut [Entry]) {
+    let sections: HashSet<String> = entries
+        .iter()
+        .filter(|e| !e.section.is_empty())
+        .map(|e| e.section.clone())
+        .collect();
+    for e in entries.iter_mut() {
+        if e.section.is_empty() && sections.contains(&e.slug) {
+            e.kind = Kind::Intro;
+        }
+    }
+}
+
+/// Why a slug (or folder name) cannot be a URL path segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SlugError {
+    /// Nothing at all.
+    #[error("it is empty")]
+    Empty,
+    /// `..` would climb out of the section.
+    #[error("it contains `..`")]
+    DotDot,
+    /// `/` or `\`.
+    #[error("it contains a path separator")]
+    Separator,
+    /// A tab, newline or other control character.
+    #[error("it contains a control character")]
+    Control,
+    /// A hidden file's name.
+    #[error("it starts with a dot")]
+    LeadingDot,
+    /// Anything but ASCII letters, digits, `-`, `_` and `.`.
+    #[error("only ASCII letters, digits, `-`, `_` and `.` are allowed")]
+    Character,
 }
 
 /// A slug (or folder name) must be a plain URL path segment.
-pub fn check_slug(slug: &str) -> Result<(), &'static str> {
+pub fn check_slug(slug: &str) -> Result<(), SlugError> {
     if slug.is_empty() {
-        Err("it is empty")
+        Err(SlugError::Empty)
     } else if slug.contains("..") {
-        Err("it contains `..`")
+        Err(SlugError::DotDot)
     } else if slug.contains('/') || slug.contains('\\') {
-        Err("it contains a path separator")
+        Err(SlugError::Separator)
     } else if slug.chars().any(char::is_control) {
-        Err("it contains a control character")
+        Err(SlugError::Control)
     } else if slug.starts_with('.') {
-        Err("it starts with a dot")
+        Err(SlugError::LeadingDot)
     } else if !slug
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
     {
-        Err("only ASCII letters, digits, `-`, `_` and `.` are allowed")
+        Err(SlugError::Character)
     } else {
         Ok(())
     }
 }
 
 /// Two entries may not share a URL, nor a slug within a section (case-insensitively:
-/// they would collide on case-insensitive file systems and in `related:` lookups).
-fn check_unique(entries: &[Entry], problems: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(String, String), &Entry> = HashMap::with_capacity(entries.len());
-    for e in entries {
+/// they would collide on case-insensitive file systems and in `related:` lookups). The
+/// second of a pair is reported and dropped, so that later checks do not report it again.
+fn check_unique(entries: &mut Vec<Entry>, problems: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<(String, String), PathBuf> = HashMap::with_capacity(entries.len());
+    entries.retain(|e| {
         let key = (e.section.to_lowercase(), e.slug.to_lowercase());
         if let Some(first) = seen.get(&key) {
-            problems.push(
-                Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.file.display()))
-                    .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`"),
-            );
+            // Name the `slug:` line when the slug was set there, else the file as a whole.
+            let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
+                .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
+            if e.meta.slug.is_some() {
+                d = d.field("slug");
+                d.line = e.lines.of("slug");
+            }
+            problems.push(d);
+            false
         } else {
-            seen.insert(key, e);
+            seen.insert(key, e.file.clone());
+            true
         }
-    }
+    });
 }
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
@@ -346,8 +404,8 @@ fn check_references(
                 }
                 let closest = known
                     .keys()
-                    .min_by_key(|k| edit_distance(slug, k))
-                    .filter(|k| edit_distance(slug, k) <= 3);
+                    .min_by_key(|k| strsim::levenshtein(slug, k))
+                    .filter(|k| strsim::levenshtein(slug, k) <= 3);
                 let help = match closest {
                     Some(k) => format!("did you mean `{k}`?"),
                     None => format!(

@@ -37,7 +37,7 @@ pub struct Source {
 }
 
 /// A diagram declaration with its alt text present (the preset is checked by `bank::diagram`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct DiagramMeta {
     /// Preset name as written.
     pub preset: String,
@@ -52,7 +52,7 @@ pub struct DiagramMeta {
 }
 
 /// The byline, names as written ("pending" and friends kept: `policy` judges them).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Byline {
     /// Author names as written.
     pub written_by: Vec<String>,
@@ -62,10 +62,13 @@ pub struct Byline {
     pub written_on: Option<jiff::civil::Date>,
     /// Date last checked, when given as a date.
     pub last_checked_on: Option<jiff::civil::Date>,
+    /// `sha256:…` of the entry as reviewed, written by `coursegen sign`.
+    pub reviewed_hash: Option<String>,
 }
 
-/// Checked front matter.
-#[derive(Debug, Clone, PartialEq)]
+/// Checked front matter. Serialised (as JSON) only to pin a review to what was reviewed:
+/// field names are part of every `reviewed_hash`, so renaming one invalidates all reviews.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Meta {
     /// The page heading.
     pub title: String,
@@ -95,7 +98,7 @@ pub struct Meta {
     pub byline: Byline,
 }
 
-/// Words that mean "nobody has signed yet".
+/// Words that mean "not yet" in a byline date (names are judged by `policy::names`).
 pub const UNSIGNED: &[&str] = &["pending", "tbd", ""];
 
 /// Checks one entry's raw front matter; every problem found is pushed to `out`.
@@ -203,11 +206,14 @@ fn diagram(
     })
 }
 
-/// "Ada, Grace", "Ada & Grace", "Ada and Grace": one string naming several people, which
-/// would let a reviewer who is also an author slip past the editorial rule.
-fn looks_like_several(name: &str) -> bool {
-    let lower = format!(" {} ", name.to_lowercase());
-    name.contains([',', ';', '&', '/', '+']) || lower.contains(" and ")
+/// `sha256:` and 64 lowercase hex digits, as `coursegen sign` writes it.
+fn is_review_hash(value: &str) -> bool {
+    value.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    })
 }
 
 fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnostic>) -> Byline {
@@ -231,24 +237,23 @@ fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnos
     };
     let written_on = date("byline.written_on", raw.written_on);
     let last_checked_on = date("byline.last_checked_on", raw.last_checked_on);
-    let mut names = |field: &str, value: Option<Names>| -> Vec<String> {
-        let names = value.as_ref().map(Names::to_vec).unwrap_or_default();
-        for name in names.iter().filter(|n| looks_like_several(n)) {
-            out.push(Diagnostic {
-                message: format!("`{name}` looks like several names in one"),
-                help: Some(format!(
-                    "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
-                    field.trim_start_matches("byline.")
-                )),
-                ..at(field)
-            });
-        }
-        names
-    };
+    let names = |value: Option<Names>| value.as_ref().map(Names::to_vec).unwrap_or_default();
+    let reviewed_hash = raw.reviewed_hash.map(|h| h.trim().to_string());
+    if let Some(h) = reviewed_hash.as_deref().filter(|h| !is_review_hash(h)) {
+        out.push(Diagnostic {
+            message: format!("`{h}` is not a review hash (`sha256:` and 64 hex digits)"),
+            help: Some(
+                "`coursegen sign FILE --reviewer NAME` writes it; remove the line or sign again"
+                    .into(),
+            ),
+            ..at("byline.reviewed_hash")
+        });
+    }
     Byline {
-        written_by: names("byline.written_by", raw.written_by),
-        reviewed_by: names("byline.reviewed_by", raw.reviewed_by),
+        written_by: names(raw.written_by),
+        reviewed_by: names(raw.reviewed_by),
         written_on,
         last_checked_on,
+        reviewed_hash,
     }
 }

@@ -24,20 +24,14 @@ pub(crate) fn lex(src: &str, dialect: Dialect, out: &mut Emitter<'_>) {
     let mut include = false;
     let mut launch_open = false;
     while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\n' => {
+        if let Some(newline) = super::step_blank(b, &mut i) {
+            if newline {
                 line_start = true;
                 include = false;
-                i += 1;
-                continue;
             }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                continue;
-            }
-            _ => {}
+            continue;
         }
+        let c = b[i];
         let at_line_start = std::mem::replace(&mut line_start, false);
         let next = b.get(i + 1).copied();
         let (end, class) = match c {

@@ -177,19 +177,11 @@ fn lex_range(src: &str, start: usize, out: &mut Emitter<'_>) {
     // Set by `def` and `class`: the class of the name that follows.
     let mut naming: Option<Class> = None;
     while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                continue;
-            }
-            _ => {}
+        if let Some(newline) = super::step_blank(b, &mut i) {
+            line_start |= newline;
+            continue;
         }
+        let c = b[i];
         let at_line_start = std::mem::replace(&mut line_start, false);
         let names = naming.take();
         let (end, class) = match c {

@@ -211,21 +211,28 @@ impl Record {
         self.rows.iter().find(|r| r.label == label)
     }
 
-    /// Checks what serde cannot: format, rows present, finite positive times.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks what serde cannot: format, rows present, finite positive times. `path` is
+    /// the record's file, named in the error.
+    pub fn validate(&self, path: &Path) -> Result<(), RecordsError> {
+        let invalid = |message: String| {
+            Err(RecordsError::Invalid {
+                path: path.to_owned(),
+                message,
+            })
+        };
         if self.format != FORMAT {
-            return Err(format!(
+            return invalid(format!(
                 "format {} is not {FORMAT}: re-measure with this coursegen",
                 self.format
             ));
         }
         if self.rows.is_empty() {
-            return Err("no rows: a record holds a whole sweep".into());
+            return invalid("no rows: a record holds a whole sweep".into());
         }
         for row in &self.rows {
             let times = [row.median_ms, row.min_ms, row.max_ms];
             if row.samples_ms.is_empty() || times.iter().any(|t| !t.is_finite() || *t <= 0.0) {
-                return Err(format!("row `{}` has no valid samples", row.label));
+                return invalid(format!("row `{}` has no valid samples", row.label));
             }
         }
         Ok(())
@@ -272,7 +279,7 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
         path: path.to_owned(),
         message,
     };
-    record.validate().map_err(invalid)?;
+    record.validate(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let folder = path
         .parent()
@@ -344,10 +351,7 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
 /// either the old record or the new one, never half of either. Refuses an invalid record.
 pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
     let path = record_path(measurements, &record.kernel, &record.device.slug);
-    record.validate().map_err(|message| RecordsError::Invalid {
-        path: path.clone(),
-        message,
-    })?;
+    record.validate(&path)?;
     let dir = path.parent().unwrap_or(measurements).to_owned();
     let io = |error| RecordsError::Io {
         path: path.clone(),

@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use super::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::content::{Diagnostic, Entry};
 use crate::markdown::Link;
 
@@ -12,18 +13,13 @@ pub(super) struct Targets {
     drafts: HashMap<String, PathBuf>,
 }
 
-/// File name of the PNG written beside a page that has a diagram.
-pub(super) const DIAGRAM_PNG: &str = "diagram.png";
-
-/// File name of the full-size SVG written beside a page that has a diagram.
-pub(super) const DIAGRAM_SVG: &str = "diagram.svg";
-
 impl Targets {
     /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the output).
     pub(super) fn new<'a>(
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
         files: impl Iterator<Item = PathBuf>,
+        unloaded: &[String],
     ) -> Self {
         let mut built: HashSet<String> = [
             "/".to_string(),
@@ -45,6 +41,8 @@ impl Targets {
                 built.insert(format!("{}{DIAGRAM_SVG}", e.url));
             }
         }
+        // An entry that failed to load is reported once, not again by every link to it.
+        built.extend(unloaded.iter().cloned());
         for f in files {
             built.insert(format!("/{}", f.to_string_lossy().replace('\\', "/")));
         }
@@ -95,45 +93,28 @@ impl Targets {
     }
 }
 
-/// The site path a link points to, or `None` for external links and same-page anchors.
-fn internal_path(page_url: &str, url: &str) -> Option<String> {
-    let url = url.split(['#', '?']).next().unwrap_or("");
-    if url.is_empty() || url.starts_with("//") || has_scheme(url) {
+/// A stand-in origin for the site, so that links resolve as a browser resolves them.
+const ORIGIN: &str = "http://coursegen.invalid";
+
+/// The site path a link on the page at `page_url` points to (percent-decoded, no query or
+/// fragment), or `None` for external links and same-page anchors.
+fn internal_path(page_url: &str, link: &str) -> Option<String> {
+    if link.is_empty() || link.starts_with('#') {
         return None;
     }
-    let joined = if url.starts_with('/') {
-        url.to_string()
-    } else {
-        format!("{page_url}{url}")
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
+    let base = url::Url::parse(&format!("{ORIGIN}{page_url}")).ok()?;
+    let joined = base.join(link).ok()?;
+    if joined.origin() != base.origin() || !link_is_relative_or_local(link) {
+        return None;
     }
-    let mut path = format!("/{}", parts.join("/"));
-    if joined.ends_with('/') && path != "/" {
-        path.push('/');
-    }
-    Some(path)
+    let path = percent_encoding::percent_decode_str(joined.path()).decode_utf8_lossy();
+    Some(path.into_owned())
 }
 
-fn has_scheme(url: &str) -> bool {
-    match url.split_once(':') {
-        Some((scheme, _)) => {
-            !scheme.is_empty()
-                && !scheme.contains('/')
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
-        }
-        None => false,
-    }
+/// A link with its own scheme or host (`https://…`, `mailto:…`, `//cdn…`) leaves the site,
+/// even when it happens to name our stand-in origin.
+fn link_is_relative_or_local(link: &str) -> bool {
+    !link.starts_with("//") && url::Url::parse(link) == Err(url::ParseError::RelativeUrlWithoutBase)
 }
 
 #[cfg(test)]
@@ -151,6 +132,10 @@ mod tests {
             ("mailto:a@b", None),
             ("#anchor", None),
             ("//cdn.example/x", None),
+            ("http://coursegen.invalid/x", None),
+            ("my%20image.png?x=1", Some("/glossary/lane/my image.png")),
+            ("../../../../etc/", Some("/etc/")),
+            ("", None),
         ];
         for (url, want) in cases {
             assert_eq!(

@@ -109,14 +109,15 @@ pub(super) struct Nav {
 impl Nav {
     /// Orders the pages shown: days first (by the number in their slug), then the glossary
     /// by category and term, then any other section by title. Top-level pages are left out.
-    pub(super) fn new(shown: &[(&Entry, Option<&str>)]) -> Self {
+    pub(super) fn new(shown: &[super::pages::Page<'_>]) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
-        for (e, reason) in shown {
+        for p in shown {
+            let e = p.entry;
             if !e.section.is_empty() {
                 by_section
                     .entry(e.section.as_str())
                     .or_default()
-                    .push((e, reason.is_some()));
+                    .push((e, p.draft_reason.is_some()));
             }
         }
         let rank = |s: &str| match s {

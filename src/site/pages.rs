@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::diagrams::Drawn;
 use crate::content::Entry;
 use crate::highlight::include::Sources;
 use crate::markdown::{self, RenderOptions};
@@ -156,6 +157,8 @@ pub struct SectionCtx {
     pub url: String,
     /// Introduction from `content/<section>.md`, when there is one.
     pub intro_html: Option<String>,
+    /// Why the introduction is a draft (preview only), else null.
+    pub intro_draft_reason: Option<String>,
     /// Groups by category, alphabetical.
     pub groups: Vec<Group>,
     /// Sidebar and breadcrumbs.
@@ -260,14 +263,14 @@ impl<'a> Lookup<'a> {
 
 /// Prints a byline list of names: "A", "A and B", "A, B and C"; "pending" when nobody.
 fn names(list: &[String]) -> String {
-    let named: Vec<&str> = list
+    let named: Vec<String> = list
         .iter()
-        .map(|n| n.trim())
         .filter(|n| !crate::policy::is_unsigned(n))
+        .map(|n| crate::policy::names::display_name(n))
         .collect();
     match named.as_slice() {
         [] => "pending".into(),
-        [one] => (*one).into(),
+        [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
@@ -296,9 +299,29 @@ pub struct Bodies {
     pub links: Vec<markdown::Link>,
 }
 
-/// Renders an entry's body (after bindings were expanded) into its parts.
-pub fn bodies(body: &str, opts: RenderOptions, sources: Option<&Sources>) -> Bodies {
-    let parts = markdown::sections(body);
+/// A page that passed every check: its entry, body fragments and drawn diagram.
+pub(super) struct Page<'a> {
+    /// The entry.
+    pub(super) entry: &'a Entry,
+    /// Why it is a draft (preview only); `None` when published.
+    pub(super) draft_reason: Option<String>,
+    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
+    pub(super) bodies: Bodies,
+    /// The diagram, when the entry declares one.
+    pub(super) diagram: Option<Drawn>,
+}
+
+/// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
+/// false (section introductions) the whole body is the main text.
+pub fn bodies(body: &str, opts: RenderOptions, cut: bool, sources: Option<&Sources>) -> Bodies {
+    let parts = if cut {
+        markdown::sections(body)
+    } else {
+        markdown::Sections {
+            main: body,
+            ..Default::default()
+        }
+    };
     let mut anchors: HashSet<String> = [
         "measured",
         "diagram",

@@ -43,6 +43,8 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
         search: true,
         out: Some(out.clone()),
         base_url: None,
+        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        today: crate::policy::today().ok(),
     };
     let version = Arc::new(AtomicU64::new(0));
     rebuild(root, &opts, &version);

@@ -203,3 +203,57 @@ fn the_repository_preview_has_every_part_of_the_seed() {
             .exists()
     );
 }
+
+#[test]
+fn entries_in_review_are_left_out_of_the_publish_build_even_when_signed() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write(
+        "content/glossary/lane.md",
+        published("Lane", "").replace("status: published", "status: in-review"),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("draft content/glossary/lane.md: status is in-review"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(!site.exists("public/glossary/lane"));
+    assert!(
+        !site
+            .read("public/glossary/index.html")
+            .contains("/glossary/lane/")
+    );
+    assert!(
+        !site
+            .read("public/search-index.json")
+            .contains("/glossary/lane/")
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert!(
+        site.read("public/glossary/lane/index.html")
+            .contains("draft-banner")
+    );
+}
+
+#[test]
+fn the_search_index_lists_every_published_entry_and_no_draft() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/bank.md", published("Bank", ""));
+    site.write("content/glossary/lane.md", draft("Lane"));
+    assert_code(&site.run(&["build"]), 0);
+    let index: serde_json::Value =
+        serde_json::from_str(&site.read("public/search-index.json")).unwrap();
+    let mut urls: Vec<&str> = index
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|i| i["url"].as_str().unwrap())
+        .collect();
+    urls.sort();
+    assert_eq!(urls, ["/glossary/bank/", "/glossary/warp/"]);
+    assert_eq!(index[0]["term"], "Bank", "{index}");
+}

@@ -1,7 +1,7 @@
 //! Front matter and `new`: every bad input is named by file, line and field, all at once.
 use crate::util::*;
 
-/// Every bad input of issue 2 item 7: (file contents, expected line, expected stderr fragments).
+/// Every kind of bad front matter: (name, file contents, expected stderr fragments, line included).
 #[test]
 fn bad_front_matter_is_reported_with_file_line_and_field() {
     let cases: &[(&str, &str, &[&str])] = &[
@@ -289,4 +289,36 @@ fn new_refuses_case_twins_and_allows_nested_sections() {
     assert_code(&site.run(&["new", "glossary/..", "x"]), 2);
     assert_code(&site.run(&["build", "--drafts"]), 0);
     assert!(site.exists("public/glossary/memory/smem-carveout/index.html"));
+}
+
+/// CRLF files count lines as LF files do: in front matter, body bindings and body links.
+#[test]
+fn crlf_files_report_the_same_line_numbers() {
+    let site = Site::new();
+    let text = "---\ntitle: x\ncategroy: y\n---\n";
+    let body = "---\ntitle: y\n---\n\nline 5\n\n[a](/glossary/nope/)\n";
+    for (name, crlf) in [("lf", false), ("crlf", true)] {
+        let fix = |t: &str| {
+            if crlf {
+                t.replace('\n', "\r\n")
+            } else {
+                t.to_string()
+            }
+        };
+        site.write(&format!("content/glossary/{name}-x.md"), fix(text));
+        site.write(&format!("content/glossary/{name}-y.md"), fix(body));
+    }
+    let o = site.run(&["check", "--drafts"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    for name in ["lf", "crlf"] {
+        assert!(
+            err.contains(&format!("{name}-x.md:3: field `categroy`")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("{name}-y.md:7: broken link: `/glossary/nope/`")),
+            "{err}"
+        );
+    }
 }

@@ -72,3 +72,29 @@ fn links_written_as_html_are_checked_too() {
         stderr(&o)
     );
 }
+
+/// The prose under `## Measured` and `## Diagram` is rendered apart from the main text; its
+/// links are checked all the same.
+#[test]
+fn links_in_the_measured_and_diagram_prose_are_checked() {
+    let site = measured_site(true);
+    let diagram = "diagram:\n  preset: bank-map\n  alt: a\n";
+    site.write(
+        "content/glossary/bank.md",
+        format!(
+            "{}\n## Measured\n\nSee [m](/glossary/no-measured/).\n\n## Diagram\n\nSee [d](/glossary/no-diagram/).\n",
+            published("Bank", &format!("measure: bank_conflicts\n{diagram}"))
+        ),
+    );
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("bank.md:26: broken link: `/glossary/no-measured/`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bank.md:30: broken link: `/glossary/no-diagram/`"),
+        "{err}"
+    );
+}

@@ -4,6 +4,7 @@ use crate::util::*;
 #[test]
 fn measured_tables_and_bindings_come_from_the_record() {
     let site = measured_site(true);
+    sign_bank(&site);
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");
@@ -115,25 +116,94 @@ fn unknown_bindings_are_errors_with_lines() {
 #[test]
 fn records_of_several_gpus_render_side_by_side() {
     let site = measured_site(true);
-    let h200 = site.read("measurements/bank_conflicts/nvidia-h200.json");
-    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
-    other["device"]["name"] = "Second GPU".into();
-    other["device"]["slug"] = "second-gpu".into();
-    site.write(
-        "measurements/bank_conflicts/second-gpu.json",
-        serde_json::to_string_pretty(&other).unwrap(),
-    );
+    // The second GPU is slower on the padded row only: the ratio the prose quotes (32L / L)
+    // agrees on both, the tables differ.
+    second_record(&site, "second-gpu", "Second GPU", |r| {
+        let row = r["rows"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|row| row["label"] == "33L")
+            .unwrap();
+        let slower = row["median_ms"].as_f64().unwrap() * 1.5;
+        row["median_ms"] = slower.into();
+    });
+    sign_bank(&site);
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");
+    let table = |slug: &str| {
+        let start = html.find(&format!("id=\"measured-{slug}\"")).expect(slug);
+        let rest = &html[start..];
+        rest[..rest.find("</table>").expect("table ends")].to_string()
+    };
+    let (h200, second) = (table("nvidia-h200"), table("second-gpu"));
+    assert_ne!(h200, second, "each GPU's table shows its own record");
+    let record: serde_json::Value =
+        serde_json::from_str(&site.read("measurements/bank_conflicts/nvidia-h200.json")).unwrap();
+    let median = |label: &str| {
+        record["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label)
+            .unwrap()["median_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    // The ratio column divides by the table's fastest row.
+    let (l, padded) = (median("L"), median("33L"));
+    let ratio = padded / l.min(padded);
+    let ratio2 = padded * 1.5 / l.min(padded * 1.5);
+    assert!(h200.contains(&format!("<td>{ratio:.2}</td>")), "{h200}");
     assert!(
-        html.contains("id=\"measured-nvidia-h200\"") && html.contains("id=\"measured-second-gpu\""),
-        "{html}"
+        second.contains(&format!("<td>{ratio2:.2}</td>")),
+        "{second}"
     );
     assert!(
         html.contains("On a Second GPU,") || html.contains("On an Second GPU,"),
         "{html}"
     );
-    // The copy measured the same times, so the rounded ratio in prose holds on both.
     assert!(html.contains("A factor of 32 between the rows."), "{html}");
+}
+
+/// A second GPU's record beside the committed H200 one, edited by `edit`.
+fn second_record(site: &Site, slug: &str, name: &str, edit: impl Fn(&mut serde_json::Value)) {
+    let h200 = site.read("measurements/bank_conflicts/nvidia-h200.json");
+    let mut other: serde_json::Value = serde_json::from_str(&h200).unwrap();
+    other["device"]["name"] = name.into();
+    other["device"]["slug"] = slug.into();
+    edit(&mut other);
+    site.write(
+        &format!("measurements/bank_conflicts/{slug}.json"),
+        serde_json::to_string_pretty(&other).unwrap(),
+    );
+}
+
+#[test]
+fn a_stale_record_beside_a_fresh_one_fails_strict_builds() {
+    let site = measured_site(true);
+    // Sorted after nvidia-h200.json, so a check that stops at a kernel's first record misses it.
+    second_record(&site, "tesla-t4", "Tesla T4", |r| {
+        r["build"]["source_sha256"] = "0".repeat(64).into();
+    });
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("measurements/bank_conflicts/tesla-t4.json")
+            && err.contains("`bank_conflicts` is stale"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("nvidia-h200.json"),
+        "the H200 record is fresh: {err}"
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("warning: measurements/bank_conflicts/tesla-t4.json: record `measurements/bank_conflicts/tesla-t4.json`"),
+        "{}",
+        stderr(&o)
+    );
 }

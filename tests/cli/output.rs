@@ -231,3 +231,76 @@ fn diagrams_are_drawn_inline_with_a_png_beside_the_page() {
     let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
 }
+
+/// Every file under `dir`, relative path → bytes.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn two_runs_of_the_binary_write_byte_identical_sites() {
+    let site = Site::new();
+    let diagram = "diagram:\n  preset: lane-banks\n  stride: 2\n  alt: Two lanes per bank.\n";
+    site.write("content/glossary/bank.md", published("Bank", diagram));
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "related: [bank]\n"),
+    );
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let mut trees = Vec::new();
+    for out in ["one", "two"] {
+        let path = site.root().join(out);
+        let args = ["build", "--drafts", "--out", path.to_str().unwrap()];
+        assert_code(&site.run(&args), 0);
+        trees.push(tree(&path));
+    }
+    assert!(
+        trees[0].contains_key(std::path::Path::new("glossary/bank/diagram.png")),
+        "{:?}",
+        trees[0].keys()
+    );
+    assert_eq!(
+        trees[0].keys().collect::<Vec<_>>(),
+        trees[1].keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &trees[0] {
+        assert!(
+            &trees[1][path] == bytes,
+            "{} differs between runs",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn no_highlight_shows_code_plainly_and_escaped() {
+    let site = Site::new();
+    let code = "\n```cuda\n__global__ void k(int *a) { if (a < 0) {} }\n```\n";
+    site.write(
+        "content/glossary/warp.md",
+        format!("{}{code}", published("Warp", "")),
+    );
+    assert_code(&site.run(&["build"]), 0);
+    let html = site.read("public/glossary/warp/index.html");
+    assert!(
+        html.contains("<span class=\"hl-"),
+        "highlighted by default: {html}"
+    );
+    assert_code(&site.run(&["build", "--no-highlight"]), 0);
+    let html = site.read("public/glossary/warp/index.html");
+    assert!(!html.contains("<span class=\"hl-"), "{html}");
+    assert!(
+        html.contains(
+            "<code class=\"language-cuda\">__global__ void k(int *a) { if (a &lt; 0) {} }"
+        ),
+        "{html}"
+    );
+}

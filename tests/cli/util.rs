@@ -22,6 +22,9 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// 2026-11-30T12:00:00Z, the date the tests take as today.
+pub(crate) const TODAY_EPOCH: &str = "1796040000";
+
 pub(crate) const SIGNED: &str = "byline:\n  written_by: Ada Lovelace\n  reviewed_by: Grace Hopper\n  written_on: 2026-11-01\n  last_checked_on: 2026-11-20\n";
 
 /// Front matter of a complete, published glossary entry, with `extra` lines added.
@@ -57,6 +60,8 @@ impl Site {
 
     pub(crate) fn run(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            // Today is 2026-11-30 for every test, so review dates do not expire as years pass.
+            .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
             .args(args)
             .arg("--root")
             .arg(self.root())
@@ -104,4 +109,15 @@ pub(crate) fn measured_site(record: bool) -> Site {
         format!("{}{body}", published("Bank", "measure: bank_conflicts\n")),
     );
     site
+}
+
+/// `build --strict` publishes only reviews pinned to the text: the reviewer signs.
+pub(crate) fn sign_bank(site: &Site) {
+    let signing = [
+        "sign",
+        "content/glossary/bank.md",
+        "--reviewer",
+        "Grace Hopper",
+    ];
+    assert_code(&site.run(&signing), 0);
 }

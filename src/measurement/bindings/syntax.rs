@@ -68,7 +68,7 @@ pub(super) fn parse(inner: &str) -> Result<Binding<'_>, Failure> {
         let names: Vec<&str> = SPECS.iter().map(|s| s.name).collect();
         let hint = SPECS
             .iter()
-            .map(|s| (edit_distance(s.name, name), s.name))
+            .map(|s| (strsim::levenshtein(s.name, name), s.name))
             .min()
             .filter(|(d, _)| *d <= 2)
             .map_or(String::new(), |(_, n)| format!("did you mean `{n}`? "));
@@ -120,22 +120,4 @@ pub(super) fn parse(inner: &str) -> Result<Binding<'_>, Failure> {
         )));
     }
     Ok(binding)
-}
-
-/// Levenshtein distance, for "did you mean" on a misspelt binding name.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

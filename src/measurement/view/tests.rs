@@ -279,7 +279,7 @@ fn the_committed_record_is_fresh_and_renders() {
     let labels: Vec<&str> = h200.rows.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels, ["L", "32L", "33L"]);
     assert!(render(&v).contains("On an NVIDIA H200, driver 580.159.04, CUDA 13.0 (NVRTC 13.0)"));
-    // The targets, as the committed record states them.
+    // What measurements/README.md claims of the committed record.
     assert!(
         h200.best_fraction_of_limit >= 0.95,
         "{}",

@@ -1,0 +1,306 @@
+//! `coursegen new`: writes the scaffold of a glossary entry or a day page, and names the
+//! placeholder text it inserts so that `policy` can refuse to publish it unchanged.
+//! Depends on `content` only.
+use std::path::{Path, PathBuf};
+
+use super::front_matter;
+use super::load::{self, DAYS, GLOSSARY};
+
+/// Front-matter text a scaffold inserts for the author to replace: (field, text). A
+/// field whose value still contains the text (ignoring case) blocks publishing.
+pub const PLACEHOLDERS: &[(&str, &str)] = &[
+    ("title", "the day's topic"),
+    ("category", "Uncategorised"),
+    ("summary", "One sentence that defines the term."),
+    ("summary", "What the reader builds today, in one sentence."),
+    ("summary", "What this page covers, in one sentence."),
+    (
+        "diagram.alt",
+        "Describe what the picture shows, for readers who cannot see it.",
+    ),
+];
+
+const GLOSSARY_BODY: &str = "The body, in Markdown. Explain the term from first principles.
+
+With `measure:` set, prose under a `## Measured` heading goes under the measured table and
+may quote the record: `{{% ratio 32L L digits=0 %}}`. With `diagram:` set, prose under a
+`## Diagram` heading goes under the drawing.
+";
+
+const DAY_BODY: &str = "What the reader builds today, and why it matters for the days that follow.
+
+Name the glossary entries the day relies on in `related:`, and end with something to run.
+";
+
+const PAGE_BODY: &str = "The body, in Markdown. Write what this page is for.
+";
+
+/// Body lines a scaffold inserts; a body still holding one of them is not ready.
+pub fn body_placeholders() -> impl Iterator<Item = &'static str> {
+    [GLOSSARY_BODY, DAY_BODY, PAGE_BODY]
+        .into_iter()
+        .flat_map(str::lines)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+}
+
+const BYLINE: &str = "status: draft                     # draft | in-review | published
+byline:
+  written_by: pending             # a name, or a list of names
+  reviewed_by: pending            # a named reviewer who is none of the authors
+  written_on: pending             # YYYY-MM-DD once signed
+  last_checked_on: pending        # set by `coursegen sign` with the review hash
+";
+
+/// The file `coursegen new <section> <slug>` writes: every field, with a note on each.
+/// `section` is the top-level section: `glossary` gets a glossary entry, `days` a day
+/// page, anything else a plain page.
+pub fn scaffold(section: &str, slug: &str) -> String {
+    let term = slug.replace('-', " ");
+    match section {
+        GLOSSARY => format!(
+            r#"---
+title: What is {term}?            # the question, as the page heading
+term: {term}                      # the term, as the glossary index lists it
+category: Uncategorised           # groups the glossary index, e.g. Memory, Execution
+cc: "7.5"                         # compute capability the entry is written against
+summary: One sentence that defines the term.
+related: []                       # slugs of glossary entries, e.g. [warp, bank-conflict]
+appears_in: []                    # day pages (content/days/), e.g. [day-15]
+sources:
+  - title: CUDA C++ Programming Guide
+    url: https://docs.nvidia.com/cuda/cuda-c-programming-guide/
+# diagram:                        # drawn from the bank model
+#   preset: bank-map              # bank-map | lane-banks
+#   highlight: {{ row: 0, column: 5 }}
+#   alt: Describe what the picture shows, for readers who cannot see it.
+# measure: bank_conflicts         # kernels/<name>.cu whose record fills "Measured"
+{BYLINE}---
+
+{GLOSSARY_BODY}"#
+        ),
+        DAYS => {
+            let day = match slug.strip_prefix("day-") {
+                Some(n) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+                    format!("Day {n}")
+                }
+                _ => capitalise(&term),
+            };
+            format!(
+                r#"---
+title: "{day}: the day's topic"
+summary: What the reader builds today, in one sentence.
+related: []                       # glossary entries this day uses, e.g. [warp, bank-conflict]
+# measure: bank_conflicts         # kernels/<name>.cu whose record fills "Measured"
+{BYLINE}---
+
+{DAY_BODY}"#
+            )
+        }
+        _ => format!(
+            r#"---
+title: {title}
+summary: What this page covers, in one sentence.
+related: []                       # glossary entries it uses, e.g. [warp, bank-conflict]
+{BYLINE}---
+
+{PAGE_BODY}"#,
+            title = capitalise(&term)
+        ),
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// Why `coursegen new` could not create an entry.
+#[derive(Debug, thiserror::Error)]
+pub enum NewError {
+    /// A section folder or the slug is not a valid URL segment.
+    #[error("`{part}` cannot be part of a URL: {why}; use lowercase letters, digits and hyphens")]
+    BadSegment {
+        /// The offending segment.
+        part: String,
+        /// What is wrong with it.
+        why: load::SlugError,
+    },
+    /// The top-level section does not exist yet, and `--new-section` was not given.
+    #[error(
+        "there is no section `{section}` under content/ (sections now: {known}); {hint}pass \
+         --new-section to start a new one"
+    )]
+    UnknownSection {
+        /// The section asked for.
+        section: String,
+        /// "did you mean `glossary`? Else " when one is close, else empty.
+        hint: String,
+        /// The sections there are, comma separated.
+        known: String,
+    },
+    /// An entry with that slug exists already (compared ignoring case).
+    #[error("{0} already exists (slugs are compared ignoring case); not overwriting it")]
+    Exists(PathBuf),
+    /// Another entry of the same top-level section uses the slug.
+    #[error(
+        "slug `{slug}` is already used by {file} (slugs are unique across the whole \
+         `{section}/` section, sub-folders included, ignoring case); pick another slug"
+    )]
+    SlugTaken {
+        /// The slug asked for.
+        slug: String,
+        /// The entry that has it.
+        file: PathBuf,
+        /// The top-level section.
+        section: String,
+    },
+    /// Writing failed.
+    #[error("cannot write {path}: {error}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+/// Writes the scaffold of a new draft at `content/<section>/<slug>.md` (section may nest:
+/// `glossary/memory`), never over an existing entry, and never with a slug another entry
+/// of the same top-level section uses. A top-level section that does not exist yet is
+/// refused unless `new_section`.
+pub fn create_entry(
+    root: &Path,
+    section: &str,
+    slug: &str,
+    new_section: bool,
+) -> Result<PathBuf, NewError> {
+    let parts: Vec<&str> = section.split('/').filter(|p| !p.is_empty()).collect();
+    for part in parts.iter().chain(std::iter::once(&slug)) {
+        load::check_slug(part).map_err(|why| NewError::BadSegment {
+            part: part.to_string(),
+            why,
+        })?;
+    }
+    let content = root.join("content");
+    let top = parts.first().copied().unwrap_or("");
+    let known = sections(&content);
+    if !top.is_empty() && !new_section && !known.iter().any(|k| k == top) {
+        let hint = known
+            .iter()
+            .min_by_key(|k| strsim::levenshtein(top, k))
+            .filter(|k| strsim::levenshtein(top, k) <= 2)
+            .map_or_else(String::new, |k| format!("did you mean `{k}`? Else "));
+        return Err(NewError::UnknownSection {
+            section: top.to_string(),
+            hint,
+            known: known.join(", "),
+        });
+    }
+    let dir = parts.iter().fold(content.clone(), |d, p| d.join(p));
+    let path = dir.join(format!("{slug}.md"));
+    if let Some(file) = slug_owner(&content, top, slug) {
+        let rel = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
+        return Err(if file.parent() == Some(dir.as_path()) {
+            NewError::Exists(file)
+        } else {
+            NewError::SlugTaken {
+                slug: slug.to_string(),
+                file: rel,
+                section: top.to_string(),
+            }
+        });
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| NewError::Io { path, error }
+    };
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::AlreadyExists => NewError::Exists(path.clone()),
+            _ => NewError::Io {
+                path: path.clone(),
+                error,
+            },
+        })?;
+    std::io::Write::write_all(&mut file, scaffold(top, slug).as_bytes()).map_err(io(&path))?;
+    Ok(path)
+}
+
+/// The top-level sections: `glossary`, `days`, and every folder under content/.
+fn sections(content: &Path) -> Vec<String> {
+    let mut known: Vec<String> = vec![GLOSSARY.into(), DAYS.into()];
+    if let Ok(items) = std::fs::read_dir(content) {
+        for item in items.flatten() {
+            let name = item.file_name().to_string_lossy().into_owned();
+            if item.path().is_dir() && !name.starts_with('.') && !known.contains(&name) {
+                known.push(name);
+            }
+        }
+    }
+    known.sort();
+    known
+}
+
+/// The entry of top-level section `top` (content/ itself when empty) whose slug — its
+/// `slug:` field, else its file name — is `slug`, ignoring case.
+fn slug_owner(content: &Path, top: &str, slug: &str) -> Option<PathBuf> {
+    let wanted = slug.to_lowercase();
+    let base = content.join(top);
+    let depth = if top.is_empty() { 1 } else { usize::MAX };
+    walkdir::WalkDir::new(&base)
+        .max_depth(depth)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md")))
+        .find(|p| entry_slug(p).is_some_and(|s| s.to_lowercase() == wanted))
+}
+
+/// An entry file's slug as the build will see it (`slug:` wins over the file name).
+fn entry_slug(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(path).ok();
+    let declared = text.as_deref().and_then(|t| {
+        let split = front_matter::split(t.strip_prefix('\u{feff}').unwrap_or(t)).ok()?;
+        front_matter::parse(&split).ok()?.slug
+    });
+    Some(declared.unwrap_or(stem))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_placeholder_is_in_a_scaffold() {
+        let all = [
+            scaffold(GLOSSARY, "warp"),
+            scaffold(DAYS, "day-16"),
+            scaffold("notes", "x"),
+        ]
+        .join("\n");
+        for (field, text) in PLACEHOLDERS {
+            assert!(all.contains(text), "{field}: {text}");
+        }
+        for line in body_placeholders() {
+            assert!(all.contains(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn day_pages_are_numbered_from_their_slug() {
+        assert!(scaffold(DAYS, "day-16").contains("title: \"Day 16: the day's topic\""));
+        assert!(scaffold(DAYS, "warm-up").contains("title: \"Warm up: the day's topic\""));
+        assert!(!scaffold(DAYS, "day-16").contains("term:"));
+        assert!(scaffold(GLOSSARY, "warp").contains("term: warp"));
+    }
+}

@@ -1,0 +1,350 @@
+//! Everything the editorial rule finds wrong with one entry, each with its kind (which
+//! decides whether it blocks publishing), a short label for `coursegen status`, and a
+//! diagnostic naming file, line and field. Depends on `content`.
+use crate::content::load::GLOSSARY;
+use crate::content::scaffold;
+use crate::content::{Diagnostic, Entry};
+
+use super::Rules;
+use super::names::{self, Name};
+use super::pin;
+
+/// What kind of problem a finding is, which decides what it blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A malformed byline (several names in one, no letters, impossible dates): an error
+    /// whatever the status.
+    Invalid,
+    /// No named author, no named reviewer, or a reviewer who is an author.
+    Unsigned,
+    /// A field a published entry needs is missing.
+    Incomplete,
+    /// Text `coursegen new` wrote is still there.
+    Placeholder,
+    /// The entry changed since the review its `reviewed_hash` pins.
+    Edited,
+    /// No `reviewed_hash` (required by `--strict`).
+    Unpinned,
+    /// The review is older than the allowed age (an error under `--strict`, else a warning).
+    Expired,
+}
+
+/// One problem the rule found.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// What kind of problem.
+    pub kind: Kind,
+    /// What is missing, in a few words (`reviewer`, `summary`, `review of the latest edit`).
+    pub missing: String,
+    /// Where and what, with a suggested fix.
+    pub diagnostic: Diagnostic,
+}
+
+/// Every problem the rule finds in `entry`, whatever its status.
+pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let signed = signatures(entry, &mut out);
+    dates(entry, rules, &mut out);
+    missing_fields(entry, &mut out);
+    placeholders(entry, &mut out);
+    review(entry, rules, signed, &mut out);
+    out
+}
+
+fn finding(entry: &Entry, kind: Kind, field: &str, missing: &str, message: String) -> Finding {
+    Finding {
+        kind,
+        missing: missing.to_string(),
+        diagnostic: Diagnostic::new(&entry.file, entry.lines.of(field), message).field(field),
+    }
+}
+
+impl Finding {
+    fn help(mut self, help: impl Into<String>) -> Self {
+        self.diagnostic.help = Some(help.into());
+        self
+    }
+}
+
+/// The command a reviewer runs to sign `entry`, with `who` as the reviewer.
+pub(crate) fn sign_command(entry: &Entry, who: &str) -> String {
+    format!(
+        "coursegen sign {} --reviewer \"{}\"",
+        entry.file.display(),
+        who.replace('"', "\\\"")
+    )
+}
+
+/// The people named in one byline field (as shown, and as compared); several names in one
+/// string and names without letters are reported, placeholders skipped.
+fn people(
+    entry: &Entry,
+    field: &str,
+    list: &[String],
+    out: &mut Vec<Finding>,
+) -> Vec<(String, Name)> {
+    let mut people = Vec::new();
+    for raw in list {
+        let shown = raw.escape_debug().to_string();
+        match names::classify(raw) {
+            Name::Unsigned => {}
+            Name::Several => out.push(
+                finding(
+                    entry,
+                    Kind::Invalid,
+                    field,
+                    "one name per person",
+                    format!("`{shown}` looks like several names in one"),
+                )
+                .help(format!(
+                    "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
+                    field.trim_start_matches("byline.")
+                )),
+            ),
+            Name::NotAName => out.push(
+                finding(
+                    entry,
+                    Kind::Invalid,
+                    field,
+                    "a name with letters",
+                    format!("`{shown}` is not a name: a name must contain letters"),
+                )
+                .help("write the person's name, or `pending` until they sign"),
+            ),
+            person => people.push((names::display_name(raw), person)),
+        }
+    }
+    people
+}
+
+/// Judges every name; true when a named author and a named reviewer who is none of the
+/// authors signed.
+fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
+    let byline = &entry.meta.byline;
+    let authors = people(entry, "byline.written_by", &byline.written_by, out);
+    let reviewers = people(entry, "byline.reviewed_by", &byline.reviewed_by, out);
+    if out.iter().any(|f| f.kind == Kind::Invalid) {
+        // The names must be fixed first; what is missing follows from the fixed list.
+        return false;
+    }
+    if authors.is_empty() {
+        out.push(
+            finding(
+                entry,
+                Kind::Unsigned,
+                "byline.written_by",
+                "author",
+                "no named author has signed".into(),
+            )
+            .help("put the author's name in `written_by` (\"pending\" and \"tbd\" do not count)"),
+        );
+    }
+    if reviewers.is_empty() {
+        out.push(
+            finding(
+                entry,
+                Kind::Unsigned,
+                "byline.reviewed_by",
+                "reviewer",
+                "no named reviewer has signed".into(),
+            )
+            .help("a reviewer who is not an author must put their name in `reviewed_by`"),
+        );
+    }
+    // One report is enough: fixing it means choosing a different reviewer.
+    let twin = reviewers.iter().find_map(|(shown, reviewer)| {
+        let (author, _) = authors.iter().find(|(_, a)| a.same_person(reviewer))?;
+        Some((shown, author))
+    });
+    if let Some((shown, author)) = twin {
+        let message = if names::canonical_name(author) == names::canonical_name(shown) {
+            format!(
+                "reviewer `{shown}` is also an author (names are compared ignoring case, spacing, invisible characters and Unicode form)"
+            )
+        } else {
+            format!(
+                "reviewer `{shown}` looks the same as author `{author}` (names are also compared by their Unicode confusable skeleton, so `Аda` with a Cyrillic А is `Ada`)"
+            )
+        };
+        out.push(
+            finding(
+                entry,
+                Kind::Unsigned,
+                "byline.reviewed_by",
+                "a reviewer who is not an author",
+                message,
+            )
+            .help("an entry needs a reviewer who did not write it"),
+        );
+    }
+    !authors.is_empty() && !reviewers.is_empty() && !out.iter().any(|f| f.kind == Kind::Unsigned)
+}
+
+/// Dates in the future, and a check before the writing, are errors whatever the status.
+fn dates(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
+    let b = &entry.meta.byline;
+    for (field, date) in [
+        ("byline.written_on", b.written_on),
+        ("byline.last_checked_on", b.last_checked_on),
+    ] {
+        if let Some(d) = date.filter(|d| *d > rules.today) {
+            out.push(
+                finding(
+                    entry,
+                    Kind::Invalid,
+                    field,
+                    "a date that is not in the future",
+                    format!("{d} is in the future (today is {})", rules.today),
+                )
+                .help("write the date it happened; `coursegen sign` sets last_checked_on to today"),
+            );
+        }
+    }
+    if let (Some(written), Some(checked)) = (b.written_on, b.last_checked_on)
+        && checked < written
+    {
+        out.push(
+            finding(
+                entry,
+                Kind::Invalid,
+                "byline.last_checked_on",
+                "a check after the writing",
+                format!("last checked on {checked}, before it was written on {written}"),
+            )
+            .help("a review cannot come before the writing: correct one of the two dates"),
+        );
+    }
+}
+
+/// A published glossary entry shows every part of the page, so it needs every field.
+fn missing_fields(entry: &Entry, out: &mut Vec<Finding>) {
+    let m = &entry.meta;
+    let mut missing: Vec<&str> = Vec::new();
+    if entry.section == GLOSSARY {
+        let fields = [
+            ("term", m.term.is_some()),
+            ("category", m.category.is_some()),
+            ("cc", m.cc.is_some()),
+            ("summary", m.summary.is_some()),
+            ("sources", !m.sources.is_empty()),
+        ];
+        missing.extend(
+            fields
+                .iter()
+                .filter(|(_, present)| !present)
+                .map(|(f, _)| *f),
+        );
+    }
+    if m.byline.written_on.is_none() {
+        missing.push("byline.written_on");
+    }
+    if m.byline.last_checked_on.is_none() {
+        missing.push("byline.last_checked_on");
+    }
+    for field in missing {
+        out.push(
+            finding(
+                entry,
+                Kind::Incomplete,
+                field,
+                field,
+                "a published entry needs this field".into(),
+            )
+            .help("fill it in, or set `status: draft` until it is ready"),
+        );
+    }
+}
+
+/// Text `coursegen new` wrote that nobody replaced.
+fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
+    let m = &entry.meta;
+    for (field, text) in scaffold::PLACEHOLDERS {
+        let value = match *field {
+            "title" => Some(m.title.as_str()),
+            "category" => m.category.as_deref(),
+            "summary" => m.summary.as_deref(),
+            "diagram.alt" => m.diagram.as_ref().map(|d| d.alt.as_str()),
+            _ => None,
+        };
+        // Ignoring case and the closing full stop: deleting the period is not writing the text.
+        let wanted = text.trim_end_matches('.').to_lowercase();
+        if value.is_some_and(|v| v.to_lowercase().contains(&wanted)) {
+            out.push(
+                finding(
+                    entry,
+                    Kind::Placeholder,
+                    field,
+                    field,
+                    format!("still holds the scaffold's placeholder \"{text}\""),
+                )
+                .help(
+                    "replace it with the entry's own text: `coursegen new` wrote it as a reminder",
+                ),
+            );
+        }
+    }
+    let scaffold_lines: Vec<&str> = scaffold::body_placeholders().collect();
+    if let Some((i, line)) = entry
+        .body
+        .lines()
+        .enumerate()
+        .find(|(_, l)| scaffold_lines.contains(&l.trim()))
+    {
+        out.push(Finding {
+            kind: Kind::Placeholder,
+            missing: "body".into(),
+            diagnostic: Diagnostic::new(
+                &entry.file,
+                entry.body_line + i,
+                format!(
+                    "the body still holds the scaffold's placeholder text \"{}\"",
+                    line.trim()
+                ),
+            )
+            .help("write the entry's own text in place of every paragraph `coursegen new` wrote"),
+        });
+    }
+}
+
+/// The pinned review: edited since, missing, or expired.
+fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
+    let b = &entry.meta.byline;
+    let reviewers: Vec<String> = b
+        .reviewed_by
+        .iter()
+        .filter(|n| !names::is_unsigned(n))
+        .map(|n| names::display_name(n))
+        .collect();
+    let who = match reviewers.as_slice() {
+        [] => "a reviewer who is not an author".to_string(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    };
+    let command = sign_command(entry, reviewers.first().map_or("NAME", String::as_str));
+    match &b.reviewed_hash {
+        Some(pinned) if *pinned != pin::review_hash(entry) => out.push(
+            finding(entry, Kind::Edited, "byline.reviewed_hash", "review of the latest edit",
+                format!("edited since review: the entry no longer matches its `reviewed_hash`, so {who} must review it again"))
+            .help(format!("after reviewing the change, run `{command}` (it pins the new text and sets last_checked_on)")),
+        ),
+        Some(_) => {}
+        None if signed => out.push(
+            finding(entry, Kind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
+                "no `reviewed_hash`: the review is not pinned to the text it approved (required by --strict)".into())
+            .help(format!("the reviewer runs `{command}`")),
+        ),
+        None => {}
+    }
+    if let Some(checked) = b.last_checked_on.filter(|_| signed) {
+        let age = i64::from((rules.today - checked).get_days());
+        if age > i64::from(rules.review_max_age_days) {
+            out.push(
+                finding(entry, Kind::Expired, "byline.last_checked_on",
+                    &format!("a review within {} days", rules.review_max_age_days),
+                    format!("last checked on {checked}, {age} days ago: a review is valid for {} days", rules.review_max_age_days))
+                .help(format!("a reviewer re-reads it against its sources and runs `{command}`, which sets last_checked_on to today")),
+            );
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Names in a byline as the editorial rule compares them: invisible characters removed,
+//! NFKC, case folding, whitespace collapsed, and a UTS #39 confusable skeleton, so one
+//! person cannot pass as two. Depends on no other module of ours.
+use icu_casemap::CaseMapper;
+use icu_normalizer::ComposingNormalizer;
+use icu_properties::CodePointSetData;
+use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint};
+
+/// Words that stand for "nobody has signed yet". Compared ignoring case, spaces and
+/// punctuation, so `TBD.`, `N.A.`, `n/a` and `To do` match too; a name that is only
+/// punctuation (`-`, `?`, `...`) or empty is unsigned as well.
+pub const PLACEHOLDERS: &[&str] = &[
+    "pending",
+    "tbd",
+    "tba",
+    "tbc",
+    "todo",
+    "fixme",
+    "none",
+    "nobody",
+    "noone",
+    "unknown",
+    "unsigned",
+    "unassigned",
+    "anonymous",
+    "anon",
+    "na",
+    "nil",
+    "null",
+    "x",
+    "xx",
+    "xxx",
+    "someone",
+    "somebody",
+    "author",
+    "reviewer",
+    "name",
+    "yourname",
+    "me",
+];
+
+/// What one name in a byline turns out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Name {
+    /// A person, as compared: the canonical form and its confusable skeleton.
+    Person {
+        /// NFKC, case-folded, whitespace collapsed, invisible characters removed.
+        canonical: String,
+        /// UTS #39 skeletons, case-folded: of the name as written, then of `canonical`
+        /// (the confusables table is case-sensitive: `Η` and `H` meet only before folding,
+        /// `а` and `a` after). `Аda` with a Cyrillic А gives `ada`.
+        skeleton: [String; 2],
+    },
+    /// A placeholder (`pending`, `TODO`, `-`…): nobody has signed.
+    Unsigned,
+    /// One string that holds several names (`Ada, Grace`, `Ada | Grace`, `Ada ＆ Grace`).
+    Several,
+    /// Something with no letters in it (`42`, `#1`): not a person's name.
+    NotAName,
+}
+
+impl Name {
+    /// True when both are people and the same one (same canonical form or skeleton).
+    pub fn same_person(&self, other: &Name) -> bool {
+        match (self, other) {
+            (
+                Name::Person {
+                    canonical: a,
+                    skeleton: sa,
+                },
+                Name::Person {
+                    canonical: b,
+                    skeleton: sb,
+                },
+            ) => a == b || sa[0] == sb[0] || sa[1] == sb[1],
+            _ => false,
+        }
+    }
+}
+
+/// Judges one name as written in `written_by` or `reviewed_by`.
+pub fn classify(raw: &str) -> Name {
+    let visible = nfkc(&strip_invisible(raw));
+    let canonical = canonical_name(raw);
+    if is_placeholder(&canonical) {
+        return Name::Unsigned;
+    }
+    if looks_like_several(&visible) {
+        return Name::Several;
+    }
+    if !canonical.chars().any(char::is_alphabetic) {
+        return Name::NotAName;
+    }
+    let collapsed = visible.split_whitespace().collect::<Vec<_>>().join(" ");
+    let written: String = unicode_security::skeleton(&collapsed).collect();
+    let skeleton = [
+        canonical_name(&written),
+        unicode_security::skeleton(&canonical).collect(),
+    ];
+    Name::Person {
+        canonical,
+        skeleton,
+    }
+}
+
+/// A name as compared: invisible characters removed, NFKC, case-folded, whitespace
+/// collapsed (`" ada  LOVELACE"` and `"Ada\u{200B} Lovelace"` both give `ada lovelace`).
+pub fn canonical_name(name: &str) -> String {
+    let folded = CaseMapper::new()
+        .fold_string(&nfkc(&strip_invisible(name)))
+        .into_owned();
+    // Folding can produce text that is not NFKC again (e.g. ǰ), so normalise once more.
+    let normal = nfkc(&folded);
+    normal.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A name as shown on a page: invisible and bidi control characters removed, spacing
+/// collapsed, otherwise as written.
+pub fn display_name(name: &str) -> String {
+    strip_invisible(name)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A name as `coursegen sign` writes it: invisible and bidi control characters removed,
+/// surrounding space trimmed, everything else (line breaks included) left for the rule to judge.
+pub fn without_invisible(name: &str) -> String {
+    strip_invisible(name).trim().to_string()
+}
+
+/// True for `pending`, `TBD.`, `-`, empty and the rest of `PLACEHOLDERS`.
+pub fn is_unsigned(name: &str) -> bool {
+    classify(name) == Name::Unsigned
+}
+
+fn nfkc(s: &str) -> String {
+    ComposingNormalizer::new_nfkc().normalize(s).into_owned()
+}
+
+/// Removes default-ignorable code points (ZWSP, ZWJ, ZWNJ, U+2060, soft hyphen, BOM,
+/// variation selectors, tags…) and bidi controls, which render as nothing.
+fn strip_invisible(s: &str) -> String {
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+    let bidi = CodePointSetData::new::<BidiControl>();
+    s.chars()
+        .filter(|&c| !ignorable.contains(c) && !bidi.contains(c))
+        .collect()
+}
+
+/// Compares ignoring case, spaces and punctuation: `N.A.` is `na`, `T B D` is `tbd`.
+fn is_placeholder(canonical: &str) -> bool {
+    let key: String = canonical.chars().filter(|c| c.is_alphanumeric()).collect();
+    key.is_empty() || PLACEHOLDERS.contains(&key.as_str())
+}
+
+/// Characters that separate names in a list, in any script (NFKC has already turned
+/// full-width and small forms such as `，` `＆` `｜` into their ASCII twins).
+const SEPARATORS: &[char] = &[
+    // commas
+    ',',
+    '\u{55D}',
+    '\u{60C}',
+    '\u{7F8}',
+    '\u{1363}',
+    '\u{1802}',
+    '\u{1808}',
+    '\u{2E32}',
+    '\u{2E34}',
+    '\u{2E41}',
+    '\u{2E49}',
+    '\u{2E4C}',
+    '\u{3001}',
+    '\u{A4FE}',
+    '\u{A60D}',
+    '\u{A6F5}',
+    '\u{1144D}',
+    '\u{1145A}',
+    '\u{16E97}',
+    '\u{1DA87}',
+    // semicolons
+    ';',
+    '\u{61B}',
+    '\u{1364}',
+    '\u{204F}',
+    '\u{2E35}',
+    '\u{A6F6}',
+    '\u{1DA89}',
+    // ampersands
+    '&',
+    '\u{214B}',
+    '\u{6FD}',
+    '\u{1F674}',
+    '\u{1F675}',
+    // vertical lines
+    '|',
+    '\u{A6}',
+    '\u{2016}',
+    '\u{2223}',
+    '\u{2E3E}',
+    // slashes and plus
+    '/',
+    '\u{2044}',
+    '\u{2215}',
+    '\u{29F8}',
+    '+',
+    // line breaks
+    '\n',
+    '\r',
+    '\u{B}',
+    '\u{C}',
+    '\u{85}',
+    '\u{2028}',
+    '\u{2029}',
+];
+
+/// "Ada, Grace", "Ada | Grace", "Ada\nGrace", "Ada and Grace": one string naming several
+/// people, which would let a reviewer who is also an author hide among the authors.
+fn looks_like_several(name: &str) -> bool {
+    if name.contains(SEPARATORS) {
+        return true;
+    }
+    let lower = name.to_lowercase();
+    lower.split_whitespace().any(|w| w == "and")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(raw: &str, want: &str) {
+        let got = match classify(raw) {
+            Name::Person { canonical, .. } => canonical,
+            Name::Unsigned => "<unsigned>".into(),
+            Name::Several => "<several>".into(),
+            Name::NotAName => "<not a name>".into(),
+        };
+        assert_eq!(got, want, "{}", raw.escape_debug());
+    }
+
+    #[test]
+    fn names_are_classified() {
+        // People, as compared.
+        case("Ada Lovelace", "ada lovelace");
+        case("  Ada \t LOVELACE ", "ada lovelace");
+        case("Ａｄａ\u{a0}Lovelace", "ada lovelace");
+        case("Jan Straße", "jan strasse");
+        case("Séan O'Brien-Smith Jr.", "séan o'brien-smith jr.");
+        case("李小龙", "李小龙");
+        // Invisible characters do not make a different person.
+        for invisible in [
+            "\u{200B}",
+            "\u{200C}",
+            "\u{200D}",
+            "\u{2060}",
+            "\u{AD}",
+            "\u{FEFF}",
+            "\u{200E}",
+            "\u{200F}",
+            "\u{202A}",
+            "\u{202E}",
+            "\u{2066}",
+            "\u{2069}",
+            "\u{61C}",
+            "\u{FE0F}",
+            "\u{E0041}",
+            "\u{180E}",
+        ] {
+            case(&format!("Ada{invisible} Lovelace"), "ada lovelace");
+            case(&format!("pend{invisible}ing"), "<unsigned>");
+        }
+        // Placeholders, ignoring case, spacing and punctuation.
+        for p in [
+            "pending", "PENDING", "tbd", "TBD.", "tba", "TODO", "todo!", "none", "None", "nobody",
+            "unknown", "N.A.", "n/a", "NA", "-", "--", "?", "???", "x", "X", "", "   ", "…",
+            "To do", "no one", "\u{200B}",
+        ] {
+            case(p, "<unsigned>");
+        }
+        // Several names in one string, with any separator.
+        for s in [
+            "Ada Lovelace, Grace Hopper",
+            "Ada; Grace",
+            "Ada & Grace",
+            "Ada and Grace",
+            "Ada AND Grace",
+            "Ada / Grace",
+            "Ada + Grace",
+            "Ada | Grace",
+            "Ada\nGrace",
+            "Ada\r\nGrace",
+            "Ada\u{2028}Grace",
+            "Ada，Grace",
+            "Ada、Grace",
+            "Ada､Grace",
+            "Ada﹐Grace",
+            "Ada ＆ Grace",
+            "Ada ﹠ Grace",
+            "Ada｜Grace",
+            "Ada ، Grace",
+            "Ada ¦ Grace",
+        ] {
+            case(s, "<several>");
+        }
+        // No letters: not a name.
+        for n in ["42", "#1", "1984-2024"] {
+            case(n, "<not a name>");
+        }
+        // "and" inside a word is not a separator.
+        case("Alexander Sandberg", "alexander sandberg");
+    }
+
+    #[test]
+    fn confusable_names_are_the_same_person() {
+        let same = |a: &str, b: &str| classify(a).same_person(&classify(b));
+        assert!(same("Ada Lovelace", "\u{410}da Lovelace")); // Cyrillic А
+        assert!(same("Ada Lovelace", "Ada Lovel\u{430}ce")); // Cyrillic а
+        assert!(same("Grace Hopper", "Grace Ηopper")); // Greek Eta
+        assert!(same("Ada Lovelace", "ADA LOVELACE"));
+        assert!(!same("Ada Lovelace", "Grace Hopper"));
+        assert!(!same("pending", "pending"), "nobody is not a person");
+    }
+
+    #[test]
+    fn display_names_drop_invisible_characters_only() {
+        assert_eq!(display_name(" Ada\u{200B}  Lovelace "), "Ada Lovelace");
+        assert_eq!(display_name("\u{202E}Ada"), "Ada");
+        assert_eq!(display_name("Ｇrace"), "Ｇrace");
+    }
+}

@@ -1,0 +1,84 @@
+//! The review pin: `reviewed_hash` is a SHA-256 of the entry as reviewed — its checked front
+//! matter without the review's own fields, and its body — so an edit after the review
+//! shows. Depends on `content`.
+use sha2::{Digest, Sha256};
+
+use crate::content::Entry;
+
+/// What a `reviewed_hash` value starts with; the rest is 64 lowercase hex digits.
+pub const PREFIX: &str = "sha256:";
+
+/// The byline fields a review writes, which the hash leaves out (it cannot cover itself,
+/// and re-signing only moves these).
+pub const REVIEW_FIELDS: &[&str] = &["reviewed_by", "last_checked_on", "reviewed_hash"];
+
+/// The hash `coursegen sign` writes and publishing compares, as `sha256:<hex>`.
+///
+/// It covers what the page is made of, not how the YAML is spelled: the checked front
+/// matter as canonical JSON (keys sorted, empty values dropped, so `related: []` and no
+/// `related` are the same and reformatting or comments do not count as edits), then the
+/// body with line endings normalised and surrounding blank lines trimmed.
+pub fn review_hash(entry: &Entry) -> String {
+    let mut meta = serde_json::to_value(&entry.meta).expect("Meta serialises to JSON");
+    if let Some(byline) = meta.get_mut("byline").and_then(|b| b.as_object_mut()) {
+        for field in REVIEW_FIELDS {
+            byline.remove(*field);
+        }
+    }
+    let mut text = String::from("coursegen review v1\n");
+    canonical_json(&meta, &mut text);
+    text.push('\n');
+    let body = entry.body.replace("\r\n", "\n").replace('\r', "\n");
+    text.push_str(body.trim_matches(|c: char| c == '\n' || c.is_whitespace()));
+    text.push('\n');
+    let digest = Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(PREFIX.len() + 64);
+    out.push_str(PREFIX);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Writes `value` as JSON with object keys sorted and null, empty-list and empty-object
+/// members left out, so the hash does not depend on field order or on optional fields
+/// that a later version adds.
+fn canonical_json(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().filter(|k| !is_empty(&map[*k])).collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical_json(&map[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+fn is_empty(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Null => true,
+        serde_json::Value::Array(a) => a.is_empty(),
+        serde_json::Value::Object(o) => o.values().all(is_empty),
+        _ => false,
+    }
+}

@@ -1,0 +1,579 @@
+//! The editorial rule in tables: each case is an entry file, the build it is judged in,
+//! and the verdict with the file, line and field of every refusal.
+use std::path::Path;
+
+use super::*;
+use crate::content::load::{decode, parse_entry};
+
+const FILE: &str = "content/glossary/t.md";
+
+/// A complete published entry; line 9 is `status`, 10 `byline`, 11–14 its fields, 17 the body.
+const BASE: &str = "---
+title: T
+term: t
+category: Memory
+cc: \"7.5\"
+summary: s
+sources:
+  - {title: a, url: https://x.org/}
+status: published
+byline:
+  written_by: Ada Lovelace
+  reviewed_by: Grace Hopper
+  written_on: 2026-11-01
+  last_checked_on: 2026-11-02
+---
+
+Body text of the entry.
+";
+
+const PLAIN: Rules = Rules {
+    today: jiff::civil::date(2026, 11, 30),
+    review_max_age_days: DEFAULT_REVIEW_MAX_AGE_DAYS,
+    strict: false,
+    preview: false,
+};
+const STRICT: Rules = Rules {
+    strict: true,
+    ..PLAIN
+};
+const PREVIEW: Rules = Rules {
+    preview: true,
+    ..PLAIN
+};
+
+/// BASE with each `(from, to)` replaced once (every `from` must be there).
+fn text(edits: &[(&str, &str)]) -> String {
+    let mut t = BASE.to_string();
+    for (from, to) in edits {
+        assert!(t.contains(from), "{from} not in the base entry");
+        t = t.replacen(from, to, 1);
+    }
+    t
+}
+
+fn entry(text: &str) -> Entry {
+    let file = Path::new(FILE);
+    let text = decode(file, text.as_bytes().to_vec()).unwrap();
+    parse_entry(file, &text).unwrap_or_else(|d| panic!("{d:?}"))
+}
+
+/// BASE with edits, then signed: a correct `reviewed_hash` added to the byline.
+fn signed(edits: &[(&str, &str)]) -> String {
+    let t = text(edits);
+    let hash = pin::review_hash(&entry(&t));
+    t.replacen(
+        "  last_checked_on:",
+        &format!("  reviewed_hash: {hash}\n  last_checked_on:"),
+        1,
+    )
+}
+
+#[derive(Debug)]
+enum Want<'a> {
+    Publish,
+    /// Published, with a warning on (field, line) containing the text.
+    Warn(&'a str, usize, &'a str),
+    /// A draft whose reason contains the text.
+    Draft(&'a str),
+    /// Refused; the first diagnostic is on (field, line) and contains the text.
+    Refused(Option<&'a str>, usize, &'a str),
+}
+
+#[track_caller]
+fn case(text: &str, rules: &Rules, want: Want<'_>) {
+    let e = entry(text);
+    let verdict = check(&e, rules);
+    match (&verdict, &want) {
+        (Verdict::Publish(_), Want::Publish) => assert!(verdict.warnings().is_empty()),
+        (Verdict::Publish(_), Want::Warn(field, line, msg)) => {
+            let w = &verdict.warnings()[0];
+            assert_eq!((w.field.as_deref(), w.line), (Some(*field), *line), "{w:?}");
+            assert!(w.message.contains(msg), "{w:?}");
+        }
+        (Verdict::Draft(d), Want::Draft(reason)) => {
+            assert!(d.reason.contains(reason), "{}", d.reason)
+        }
+        (Verdict::Refused(d), Want::Refused(field, line, msg)) => {
+            assert_eq!(d[0].file, Path::new(FILE));
+            assert_eq!(
+                (d[0].field.as_deref(), d[0].line),
+                (*field, *line),
+                "{d:#?}"
+            );
+            assert!(d[0].message.contains(msg), "{d:#?}");
+        }
+        _ => panic!("{text}\nwanted {want:?}, got {verdict:#?}"),
+    }
+}
+
+const REVIEWER: &str = "reviewed_by: Grace Hopper";
+const AUTHOR: &str = "written_by: Ada Lovelace";
+
+#[test]
+fn the_two_signature_rule() {
+    let refused_reviewer = |to: &str, msg: &str| {
+        case(
+            &text(&[(REVIEWER, to)]),
+            &PLAIN,
+            Want::Refused(Some("byline.reviewed_by"), 12, msg),
+        )
+    };
+    let refused_author = |to: &str, msg: &str| {
+        case(
+            &text(&[(AUTHOR, to)]),
+            &PLAIN,
+            Want::Refused(Some("byline.written_by"), 11, msg),
+        )
+    };
+    case(BASE, &PLAIN, Want::Publish);
+    case(
+        &text(&[(AUTHOR, "written_by: [Ada Lovelace, Charles Babbage]")]),
+        &PLAIN,
+        Want::Publish,
+    );
+    refused_reviewer("reviewed_by: \" ada  LOVELACE\"", "also an author");
+    case(
+        &text(&[
+            (AUTHOR, "written_by: [Grace Hopper, Ada Lovelace]"),
+            (REVIEWER, "reviewed_by: ADA LOVELACE"),
+        ]),
+        &PLAIN,
+        Want::Refused(Some("byline.reviewed_by"), 12, "also an author"),
+    );
+    for nobody in ["pending", "TBD", "\"\"", "[]"] {
+        refused_reviewer(&format!("reviewed_by: {nobody}"), "no named reviewer");
+    }
+    for nobody in ["pending", "\"  \"", "[pending, tbd]"] {
+        refused_author(&format!("written_by: {nobody}"), "no named author");
+    }
+    // Full-width letters and a no-break space are the same name after NFKC.
+    refused_reviewer("reviewed_by: \"Ａｄａ\u{a0}Lovelace\"", "also an author");
+    // Case folding, not just lowercasing: ß folds to ss.
+    case(
+        &text(&[
+            (AUTHOR, "written_by: Jan Straße"),
+            (REVIEWER, "reviewed_by: JAN STRASSE"),
+        ]),
+        &PLAIN,
+        Want::Refused(Some("byline.reviewed_by"), 12, "also an author"),
+    );
+}
+
+#[test]
+fn invisible_characters_do_not_make_one_person_two() {
+    // YAML escapes, as a contributor's editor might save them.
+    for c in [
+        "200B", "200C", "200D", "2060", "00AD", "FEFF", "202E", "2066", "200F", "FE0F",
+    ] {
+        let name = format!("reviewed_by: \"Ada\\u{c} Lovelace\"");
+        case(
+            &text(&[(REVIEWER, &name)]),
+            &PLAIN,
+            Want::Refused(Some("byline.reviewed_by"), 12, "also an author"),
+        );
+        let pending = format!("reviewed_by: \"pend\\u{c}ing\"");
+        case(
+            &text(&[(REVIEWER, &pending)]),
+            &PLAIN,
+            Want::Refused(Some("byline.reviewed_by"), 12, "no named reviewer"),
+        );
+    }
+}
+
+#[test]
+fn confusable_names_are_one_person() {
+    // A Cyrillic А, and a Greek Ο in a reviewer's name.
+    case(
+        &text(&[(REVIEWER, "reviewed_by: \u{410}da Lovelace")]),
+        &PLAIN,
+        Want::Refused(
+            Some("byline.reviewed_by"),
+            12,
+            "looks the same as author `Ada Lovelace`",
+        ),
+    );
+    case(
+        &text(&[
+            (AUTHOR, "written_by: Grace Hopper"),
+            (REVIEWER, "reviewed_by: Grace H\u{39f}pper"),
+        ]),
+        &PLAIN,
+        Want::Refused(Some("byline.reviewed_by"), 12, "confusable"),
+    );
+}
+
+#[test]
+fn placeholders_are_nobody() {
+    for p in [
+        "none", "nobody", "unknown", "TODO", "TBA", "tbd.", "N.A.", "\"-\"", "\"?\"", "x", "n/a",
+    ] {
+        case(
+            &text(&[(REVIEWER, &format!("reviewed_by: {p}"))]),
+            &PLAIN,
+            Want::Refused(
+                Some("byline.reviewed_by"),
+                12,
+                "no named reviewer has signed",
+            ),
+        );
+        case(
+            &text(&[(AUTHOR, &format!("written_by: {p}"))]),
+            &PLAIN,
+            Want::Refused(Some("byline.written_by"), 11, "no named author has signed"),
+        );
+    }
+}
+
+#[test]
+fn several_names_in_one_string_are_errors_whatever_the_status() {
+    for s in [
+        "Ada Lovelace, Grace Hopper",
+        "Ada Lovelace and Grace Hopper",
+        "\"Ada & Grace\"",
+        "\"Ada | Grace\"",
+        "\"Ada\\nGrace\"",
+        "Ada，Grace",
+        "Ada、Grace",
+        "Ada ＆ Grace",
+        "Ada ﹐ Grace",
+        "Ada / Grace",
+    ] {
+        let t = text(&[(AUTHOR, &format!("written_by: {s}"))]);
+        case(
+            &t,
+            &PLAIN,
+            Want::Refused(
+                Some("byline.written_by"),
+                11,
+                "looks like several names in one",
+            ),
+        );
+        let t = t.replace("status: published", "status: draft");
+        case(
+            &t,
+            &PLAIN,
+            Want::Refused(
+                Some("byline.written_by"),
+                11,
+                "looks like several names in one",
+            ),
+        );
+    }
+    case(
+        &text(&[(REVIEWER, "reviewed_by: \"42\"")]),
+        &PLAIN,
+        Want::Refused(Some("byline.reviewed_by"), 12, "must contain letters"),
+    );
+}
+
+#[test]
+fn dates_must_be_possible_whatever_the_status() {
+    let future = text(&[
+        ("written_on: 2026-11-01", "written_on: 2026-12-01"),
+        ("last_checked_on: 2026-11-02", "last_checked_on: 2026-12-02"),
+    ]);
+    case(
+        &future,
+        &PLAIN,
+        Want::Refused(
+            Some("byline.written_on"),
+            13,
+            "2026-12-01 is in the future (today is 2026-11-30)",
+        ),
+    );
+    case(
+        &future.replace("status: published", "status: draft"),
+        &PLAIN,
+        Want::Refused(Some("byline.written_on"), 13, "in the future"),
+    );
+    case(
+        &text(&[("last_checked_on: 2026-11-02", "last_checked_on: 2026-10-02")]),
+        &PLAIN,
+        Want::Refused(
+            Some("byline.last_checked_on"),
+            14,
+            "last checked on 2026-10-02, before it was written on 2026-11-01",
+        ),
+    );
+    // Today is not the future.
+    case(
+        &text(&[("last_checked_on: 2026-11-02", "last_checked_on: 2026-11-30")]),
+        &PLAIN,
+        Want::Publish,
+    );
+}
+
+#[test]
+fn reviews_expire() {
+    let old = text(&[
+        ("written_on: 2026-11-01", "written_on: 2025-10-01"),
+        ("last_checked_on: 2026-11-02", "last_checked_on: 2025-11-29"),
+    ]);
+    let msg = "last checked on 2025-11-29, 366 days ago: a review is valid for 365 days";
+    case(&old, &PLAIN, Want::Warn("byline.last_checked_on", 14, msg));
+    case(
+        &old,
+        &PREVIEW,
+        Want::Warn("byline.last_checked_on", 14, msg),
+    );
+    case(
+        &signed(&[
+            ("written_on: 2026-11-01", "written_on: 2025-10-01"),
+            ("last_checked_on: 2026-11-02", "last_checked_on: 2025-11-29"),
+        ]),
+        &STRICT,
+        Want::Refused(Some("byline.last_checked_on"), 15, msg),
+    );
+    // Exactly 365 days is still valid; the age is an option.
+    case(
+        &text(&[
+            ("written_on: 2026-11-01", "written_on: 2025-10-01"),
+            ("last_checked_on: 2026-11-02", "last_checked_on: 2025-11-30"),
+        ]),
+        &PLAIN,
+        Want::Publish,
+    );
+    let month = Rules {
+        review_max_age_days: 20,
+        ..PLAIN
+    };
+    case(
+        BASE,
+        &month,
+        Want::Warn(
+            "byline.last_checked_on",
+            14,
+            "28 days ago: a review is valid for 20 days",
+        ),
+    );
+    // A draft's old review is nobody's concern yet.
+    case(
+        &old.replace("status: published", "status: draft"),
+        &STRICT,
+        Want::Draft("status is draft"),
+    );
+}
+
+#[test]
+fn a_review_is_pinned_to_what_was_reviewed() {
+    let pinned = signed(&[]);
+    case(&pinned, &STRICT, Want::Publish);
+    case(&pinned, &PLAIN, Want::Publish);
+    // Re-signing moves only the review fields, which the hash leaves out.
+    case(
+        &pinned
+            .replace("reviewed_by: Grace Hopper", "reviewed_by: Alan Turing")
+            .replace("last_checked_on: 2026-11-02", "last_checked_on: 2026-11-29"),
+        &STRICT,
+        Want::Publish,
+    );
+    let edited = pinned.replace("Body text", "Body texts");
+    let msg = "edited since review: the entry no longer matches its `reviewed_hash`, so Grace Hopper must review it again";
+    case(
+        &edited,
+        &PLAIN,
+        Want::Refused(Some("byline.reviewed_hash"), 14, msg),
+    );
+    case(
+        &edited,
+        &STRICT,
+        Want::Refused(Some("byline.reviewed_hash"), 14, msg),
+    );
+    case(
+        &edited,
+        &PREVIEW,
+        Want::Draft("status is published; edited since review"),
+    );
+    case(
+        &edited.replace("status: published", "status: in-review"),
+        &PLAIN,
+        Want::Draft("status is in-review; edited since review"),
+    );
+    // Front matter counts too, status included; the help names the command.
+    let e = entry(&pinned.replace("status: published", "status: published\nrelated: [t]"));
+    let Verdict::Refused(d) = check(&e, &PLAIN) else {
+        panic!("refusal expected")
+    };
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some(
+            "after reviewing the change, run `coursegen sign content/glossary/t.md --reviewer \"Grace Hopper\"` (it pins the new text and sets last_checked_on)"
+        )
+    );
+    // --strict requires the pin; a plain build accepts a reviewer written by hand.
+    case(
+        BASE,
+        &STRICT,
+        Want::Refused(Some("byline.reviewed_hash"), 10, "no `reviewed_hash`"),
+    );
+    case(BASE, &PLAIN, Want::Publish);
+}
+
+#[test]
+fn the_hash_covers_content_not_spelling() {
+    let hash = |t: &str| pin::review_hash(&entry(t));
+    let base = hash(BASE);
+    assert!(base.starts_with("sha256:") && base.len() == 7 + 64);
+    // Same content, spelled differently: line endings, comments, list style, empty lists,
+    // quoting, review fields, trailing blank lines.
+    for same in [
+        BASE.replace('\n', "\r\n"),
+        BASE.replace("title: T\n", "title: T   # the heading\n# a comment\n"),
+        BASE.replace(
+            "  - {title: a, url: https://x.org/}",
+            "  - title: a\n    url: https://x.org/",
+        ),
+        BASE.replace("status: published\n", "status: published\nrelated: []\n"),
+        BASE.replace("cc: \"7.5\"", "cc: 7.5"),
+        BASE.replace("reviewed_by: Grace Hopper", "reviewed_by: [Alan Turing]"),
+        BASE.replace("last_checked_on: 2026-11-02", "last_checked_on: pending"),
+        format!("{BASE}\n\n"),
+    ] {
+        assert_eq!(hash(&same), base, "{same}");
+    }
+    // Edits a reader would see, and the status and authors.
+    for edit in [
+        BASE.replace("Body text", "Body texts"),
+        BASE.replace("Body text of", "Body  text of"),
+        BASE.replace("title: T", "title: U"),
+        BASE.replace("summary: s", "summary: S"),
+        BASE.replace("status: published", "status: draft"),
+        BASE.replace("written_by: Ada Lovelace", "written_by: Ada King"),
+        BASE.replace("written_on: 2026-11-01", "written_on: 2026-10-31"),
+        BASE.replace("https://x.org/", "https://y.org/"),
+    ] {
+        assert_ne!(hash(&edit), base, "{edit}");
+    }
+    // Pinned: reviews already signed must stay valid across versions of coursegen.
+    assert_eq!(base, PINNED_BASE_HASH);
+}
+
+/// The hash of BASE when the hash was introduced; if this changes, every review is lost.
+const PINNED_BASE_HASH: &str =
+    "sha256:1e395713ce6daa23f6146ea09c518794df4ca3f7150932948de6990bbd433a63";
+
+#[test]
+fn scaffold_text_blocks_publishing() {
+    case(
+        &text(&[("summary: s", "summary: One sentence that defines the term.")]),
+        &PLAIN,
+        Want::Refused(
+            Some("summary"),
+            6,
+            "still holds the scaffold's placeholder \"One sentence that defines the term.\"",
+        ),
+    );
+    case(
+        &text(&[("category: Memory", "category: Uncategorised")]),
+        &PLAIN,
+        Want::Refused(Some("category"), 4, "placeholder"),
+    );
+    case(
+        &text(&[("title: T", "title: \"Day 16: the day's topic\"")]),
+        &PLAIN,
+        Want::Refused(Some("title"), 2, "placeholder"),
+    );
+    case(
+        &text(&[(
+            "Body text of the entry.",
+            "Intro.\n\nThe body, in Markdown. Explain the term from first principles.",
+        )]),
+        &PLAIN,
+        Want::Refused(
+            None,
+            19,
+            "the body still holds the scaffold's placeholder text",
+        ),
+    );
+    case(
+        &text(&[
+            ("summary: s", "summary: One sentence that defines the term."),
+            ("status: published", "status: draft"),
+        ]),
+        &PLAIN,
+        Want::Draft("status is draft; scaffold text left in summary"),
+    );
+    // Case and the closing full stop do not make it the author's own.
+    case(
+        &text(&[("summary: s", "summary: one sentence that defines the term")]),
+        &PLAIN,
+        Want::Refused(Some("summary"), 6, "placeholder"),
+    );
+    // Text added around it does not either.
+    case(
+        &text(&[(
+            "summary: s",
+            "summary: One sentence that defines the term. A warp is 32 lanes.",
+        )]),
+        &PLAIN,
+        Want::Refused(Some("summary"), 6, "placeholder"),
+    );
+}
+
+#[test]
+fn a_published_entry_needs_every_field() {
+    let t = text(&[
+        ("written_on: 2026-11-01", "written_on: pending"),
+        ("  last_checked_on: 2026-11-02\n", ""),
+    ]);
+    let Verdict::Refused(d) = check(&entry(&t), &PLAIN) else {
+        panic!("refusal expected")
+    };
+    let got: Vec<_> = d
+        .iter()
+        .map(|d| (d.field.as_deref().unwrap(), d.line))
+        .collect();
+    assert_eq!(
+        got,
+        [("byline.written_on", 13), ("byline.last_checked_on", 10)]
+    );
+    let t = text(&[("summary: s\n", ""), ("cc: \"7.5\"\n", "")]);
+    let Verdict::Refused(d) = check(&entry(&t), &PLAIN) else {
+        panic!("refusal expected")
+    };
+    let got: Vec<_> = d.iter().map(|d| d.field.as_deref().unwrap()).collect();
+    assert_eq!(got, ["cc", "summary"]);
+    // A missing byline is unsigned.
+    let t = BASE.split("byline:").next().unwrap().to_string() + "---\nbody\n";
+    case(
+        &t,
+        &PLAIN,
+        Want::Refused(Some("byline.written_by"), 1, "no named author"),
+    );
+}
+
+#[test]
+fn drafts_carry_their_reason() {
+    let d = "---\ntitle: T\nstatus: draft\nbyline:\n  written_by: pending\n---\n";
+    case(
+        d,
+        &PLAIN,
+        Want::Draft("status is draft; no named author has signed"),
+    );
+    let e = entry(d);
+    let Verdict::Draft(v) = check(&e, &PLAIN) else {
+        panic!("draft")
+    };
+    assert_eq!(v.reason, "status is draft; no named author has signed");
+    let t = text(&[("status: published", "status: in-review")]);
+    let e = entry(&t);
+    let Verdict::Draft(v) = check(&e, &PLAIN) else {
+        panic!("draft")
+    };
+    assert_eq!(v.reason, "status is in-review");
+}
+
+#[test]
+fn malformed_hashes_are_content_errors() {
+    let t = text(&[(
+        "  written_on:",
+        "  reviewed_hash: sha256:abc\n  written_on:",
+    )]);
+    let d = parse_entry(Path::new(FILE), &t).unwrap_err();
+    assert_eq!(
+        (d[0].field.as_deref(), d[0].line),
+        (Some("byline.reviewed_hash"), 13)
+    );
+    assert!(d[0].message.contains("is not a review hash"), "{d:?}");
+}

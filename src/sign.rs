@@ -1,0 +1,262 @@
+//! `coursegen sign`: a reviewer signs an entry — the byline gets their name, today's date
+//! and the `reviewed_hash` of the entry as reviewed — by editing only those lines of the
+//! file, and only after the result was checked. Depends on `content` and `policy`.
+use std::path::{Path, PathBuf};
+
+use jiff::civil::Date;
+
+use crate::content::{self, Diagnostic, Diagnostics, Entry};
+use crate::policy::{self, Kind, Rules, pin};
+
+pub mod edit;
+
+/// What to sign, and as whom.
+#[derive(Debug, Clone)]
+pub struct SignOptions {
+    /// The reviewers (at least one); they replace `reviewed_by`.
+    pub reviewers: Vec<String>,
+    /// The authors, when given; they replace `written_by`.
+    pub authors: Vec<String>,
+    /// Also set `status: published`.
+    pub publish: bool,
+    /// The date written as `last_checked_on` (and `written_on` when it is pending).
+    pub today: Date,
+}
+
+/// Why an entry could not be signed; the file is unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    /// The path is not an entry file under `<root>/content`.
+    #[error(
+        "{0} is not an entry under content/ of the site root; pass the .md file (and --root DIR if the site is elsewhere)"
+    )]
+    NotAnEntry(PathBuf),
+    /// Reading or writing failed.
+    #[error("cannot {what} {path}: {error}")]
+    Io {
+        /// read / write.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The entry has problems that signing cannot fix, or the signature would break the rule.
+    #[error("{0}; the file was not changed")]
+    Content(Diagnostics),
+}
+
+impl SignError {
+    /// Content problems (exit 1) as opposed to usage or I/O errors (exit 2).
+    pub fn is_content(&self) -> bool {
+        matches!(self, SignError::Content(_))
+    }
+}
+
+/// What signing did.
+#[derive(Debug)]
+pub struct Signed {
+    /// The entry file, relative to the root.
+    pub file: PathBuf,
+    /// The hash written.
+    pub hash: String,
+    /// What still keeps it from being published (status, missing fields, scaffold text).
+    pub notes: Vec<Diagnostic>,
+}
+
+/// Signs the entry `file` (relative to `root`, or as the user typed it).
+pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, SignError> {
+    let (rel, abs) = locate(root, file)?;
+    let io = |what, error| SignError::Io {
+        what,
+        path: abs.clone(),
+        error,
+    };
+    let bytes = std::fs::read(&abs).map_err(|e| io("read", e))?;
+    let bom = bytes.starts_with("\u{feff}".as_bytes());
+    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let text =
+        content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
+    parse(&rel, &text)?;
+    // Invisible characters are not written into the file; the rest is judged as given.
+    let clean = |list: &[String]| -> Vec<String> {
+        list.iter()
+            .map(|n| policy::names::without_invisible(n))
+            .collect()
+    };
+    let (reviewers, authors) = (clean(&opts.reviewers), clean(&opts.authors));
+    let mut signed = text.clone();
+    let byline =
+        |t: &str, key: &str, value: &str| edit_yaml(&rel, t, |y| edit::set_byline(y, key, value));
+    if !authors.is_empty() {
+        signed = byline(&signed, "written_by", &edit::names(&authors))?;
+        if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
+            signed = byline(&signed, "written_on", &opts.today.to_string())?;
+        }
+    }
+    if opts.publish {
+        signed = edit_yaml(&rel, &signed, |y| {
+            Ok(edit::set_top(y, "status", "published"))
+        })?;
+    }
+    signed = byline(&signed, "reviewed_by", &edit::names(&reviewers))?;
+    signed = byline(&signed, "last_checked_on", &opts.today.to_string())?;
+    let entry = parse(&rel, &signed)?;
+    refuse_bad_signatures(&entry, opts)?;
+    let hash = pin::review_hash(&entry);
+    signed = byline(&signed, "reviewed_hash", &hash)?;
+    let entry = parse(&rel, &signed)?;
+    // The edit must read back as exactly what was meant, or nothing is written.
+    let b = &entry.meta.byline;
+    if b.reviewed_hash.as_deref() != Some(hash.as_str())
+        || pin::review_hash(&entry) != hash
+        || b.reviewed_by != reviewers
+    {
+        return Err(SignError::Content(Diagnostics(vec![
+            Diagnostic::new(&rel, entry.lines.of("byline"), "the signed byline would not read back as written (a bug in coursegen: please report it with the file)")
+                .field("byline"),
+        ])));
+    }
+    let notes = still_blocking(&entry, opts.today);
+    let mut out = if crlf {
+        signed.replace('\n', "\r\n")
+    } else {
+        signed
+    };
+    if bom {
+        out.insert(0, '\u{feff}');
+    }
+    write_atomically(&abs, out.as_bytes()).map_err(|e| io("write", e))?;
+    Ok(Signed {
+        file: rel,
+        hash,
+        notes,
+    })
+}
+
+/// (relative to root, absolute) for the entry file, which must lie under `<root>/content`.
+fn locate(root: &Path, file: &Path) -> Result<(PathBuf, PathBuf), SignError> {
+    let not = || SignError::NotAnEntry(file.to_path_buf());
+    // Relative to the root first (`coursegen --root site sign content/glossary/warp.md`),
+    // else as typed (`site/content/glossary/warp.md`).
+    let abs = if root.join(file).exists() {
+        root.join(file)
+    } else {
+        file.to_path_buf()
+    };
+    let abs = abs.canonicalize().map_err(|_| not())?;
+    let root = root.canonicalize().map_err(|_| not())?;
+    let rel = abs.strip_prefix(&root).map_err(|_| not())?.to_path_buf();
+    let is_md = rel
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !rel.starts_with("content") || !is_md || !abs.is_file() {
+        return Err(not());
+    }
+    Ok((rel, abs))
+}
+
+fn parse(rel: &Path, text: &str) -> Result<Entry, SignError> {
+    content::load::parse_entry(rel, text).map_err(|d| SignError::Content(Diagnostics(d)))
+}
+
+/// Applies `f` to the YAML part of `text`.
+fn edit_yaml(
+    rel: &Path,
+    text: &str,
+    f: impl FnOnce(&str) -> Result<String, edit::EditError>,
+) -> Result<String, SignError> {
+    let split = content::front_matter::split(text).map_err(|e| {
+        SignError::Content(Diagnostics(vec![Diagnostic::new(rel, 1, e.to_string())]))
+    })?;
+    let start = split.yaml.as_ptr() as usize - text.as_ptr() as usize;
+    let end = start + split.yaml.len();
+    let yaml = f(split.yaml).map_err(|e| {
+        let line = match e {
+            edit::EditError::InlineByline { line } => split.yaml_line + line - 1,
+        };
+        SignError::Content(Diagnostics(vec![
+            Diagnostic::new(rel, line, e.to_string()).field("byline"),
+        ]))
+    })?;
+    // An empty front matter (`---\n---`) has no YAML slice to replace: insert after `---\n`.
+    let (start, end) = if split.yaml.is_empty() {
+        (4.min(text.len()), 4.min(text.len()))
+    } else {
+        (start, end)
+    };
+    Ok(format!("{}{yaml}{}", &text[..start], &text[end..]))
+}
+
+/// The signature itself must satisfy the rule: real names, one per person, and a
+/// reviewer who is none of the authors.
+fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignError> {
+    let rules = Rules {
+        today: opts.today,
+        review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        strict: false,
+        preview: false,
+    };
+    let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
+        .into_iter()
+        .filter(|f| {
+            matches!(f.kind, Kind::Invalid)
+                || (f.kind == Kind::Unsigned
+                    && f.diagnostic.field.as_deref() == Some("byline.reviewed_by"))
+        })
+        .map(|f| f.diagnostic)
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(SignError::Content(Diagnostics(bad)))
+    }
+}
+
+/// What a publish build would still refuse, once signed.
+fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
+    let rules = Rules {
+        today,
+        review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        strict: true,
+        preview: false,
+    };
+    let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
+        .into_iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                Kind::Unsigned | Kind::Incomplete | Kind::Placeholder
+            )
+        })
+        .map(|f| f.diagnostic)
+        .collect();
+    if entry.meta.status != content::Status::Published {
+        notes.push(
+            Diagnostic::new(
+                &entry.file,
+                entry.lines.of("status"),
+                format!(
+                    "status is {}, so the entry is not published yet",
+                    entry.meta.status.as_str()
+                ),
+            )
+            .field("status")
+            .help("set `status: published` (or sign with --publish) when it should go out"),
+        );
+    }
+    notes
+}
+
+/// Writes through a temporary file in the same folder, so a crash never leaves half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! The render stage: a checked page becomes its output files (HTML through the templates,
+//! the diagram's PNG). Pure — reads nothing, writes nothing — so pages render in parallel
+//! and the write stage stores each as soon as it is done.
+use std::path::Path;
+
+use super::BuildOptions;
+use super::check::Checked;
+use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
+use super::output::OutFile;
+use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
+use super::plan::page_path;
+use super::{generated, search};
+use crate::content::{self, Entry};
+use crate::templates::{TemplateError, Templates};
+
+/// Why a checked page could not be rendered (templates or the rasteriser, not content).
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A template failed on a page.
+    #[error("{file}: {error}")]
+    Template {
+        /// The entry being rendered.
+        file: std::path::PathBuf,
+        /// The template's error.
+        error: TemplateError,
+    },
+    /// The diagram could not be rasterised.
+    #[error("{file}: cannot rasterise the diagram: {error}")]
+    Raster {
+        /// The entry being rendered.
+        file: std::path::PathBuf,
+        /// The rasteriser's error.
+        error: crate::bank::RasterError,
+    },
+}
+
+/// What every page render shares.
+#[derive(Clone, Copy)]
+pub(super) struct RenderCtx<'a> {
+    /// Site-wide values.
+    pub(super) info: &'a SiteInfo,
+    /// The compiled templates.
+    pub(super) templates: &'a Templates,
+    /// The checked site.
+    pub(super) checked: &'a Checked<'a>,
+    /// Build options.
+    pub(super) opts: &'a BuildOptions,
+    /// The reading order (sidebar, breadcrumbs, previous/next).
+    pub(super) nav: &'a super::nav::Nav,
+}
+
+/// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram and the
+/// Markdown copy (published pages) when writing files, and its search record.
+pub(super) fn page(
+    p: &Page<'_>,
+    rc: RenderCtx<'_>,
+) -> Result<(Vec<OutFile>, Option<search::Record>), RenderError> {
+    let RenderCtx {
+        info,
+        templates,
+        checked,
+        opts,
+        nav,
+    } = rc;
+    let entry = p.entry;
+    let mut files = Vec::new();
+    let diagram = match &p.diagram {
+        None => None,
+        Some(d) => {
+            let png = if opts.out.is_some() {
+                let bytes = diagrams::png_of(&d.svg).map_err(|error| RenderError::Raster {
+                    file: entry.file.clone(),
+                    error,
+                })?;
+                files.push(OutFile {
+                    path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
+                    bytes,
+                });
+                Some(DIAGRAM_PNG.to_string())
+            } else {
+                None
+            };
+            // The same drawing on its own, which a tap on the inline one opens full size.
+            let full = opts.out.is_some().then(|| {
+                files.push(OutFile {
+                    path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_SVG),
+                    bytes: d.svg.clone().into_bytes(),
+                });
+                DIAGRAM_SVG.to_string()
+            });
+            let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
+            Some(DiagramCtx {
+                svg_html: crate::bank::themed(&d.svg),
+                alt: alt.unwrap_or_default(),
+                preset: d.preset.to_string(),
+                prose_html: p.bodies.diagram.clone().unwrap_or_default(),
+                png,
+                full,
+            })
+        }
+    };
+    let measured = checked
+        .measurements
+        .section(entry, p.bodies.measured.clone());
+    let m = &entry.meta;
+    let lookup = &checked.lookup;
+    let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let published = p.draft_reason.is_none() && opts.out.is_some();
+    let section_title = pages::section_title(&entry.section);
+    // Everything shown is searchable: published pages, and drafts in the preview (marked).
+    let record = (opts.search && opts.out.is_some()).then(|| {
+        let heading = m.term.as_deref().unwrap_or(&m.title);
+        let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
+        let summary = m.summary.as_deref().unwrap_or("");
+        let text = search::text_of(&p.bodies.main);
+        let parts = [heading, m.title.as_str(), summary, text.as_str()];
+        let mut r = search::Record::new(url, heading, &section_title, &parts);
+        r.draft = p.draft_reason.is_some();
+        r
+    });
+    let byline = pages::byline(entry);
+    if published {
+        // Binding errors were reported by the check stage; here the body expands.
+        let body = checked
+            .measurements
+            .expand_bindings(entry)
+            .map_or_else(|_| entry.body.clone(), |b| b.into_owned());
+        files.push(OutFile {
+            path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
+            bytes: generated::markdown_copy(entry, &body, &byline).into_bytes(),
+        });
+    }
+    let ctx = EntryCtx {
+        site: info.clone(),
+        url: entry.url.clone(),
+        section: entry.section.clone(),
+        section_url: format!("/{}/", entry.section),
+        section_title,
+        title: m.title.clone(),
+        term: m.term.clone(),
+        category: m.category.clone(),
+        cc: m.cc.clone(),
+        summary: m.summary.clone(),
+        body_html: p.bodies.main.clone(),
+        og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
+            format!(
+                "{}{}{png}",
+                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
+                entry.url
+            )
+        }),
+        measured,
+        diagram,
+        related: m
+            .related
+            .iter()
+            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
+            .collect(),
+        appears_in: m
+            .appears_in
+            .iter()
+            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
+            .collect(),
+        sources: m.sources.clone(),
+        byline,
+        draft_reason: p.draft_reason.clone(),
+        nav: nav.page(&entry.url, &m.title),
+        markdown: published.then(|| generated::MARKDOWN.to_string()),
+    };
+    let html = templates
+        .render("entry.html", &ctx)
+        .map_err(|error| RenderError::Template {
+            file: entry.file.clone(),
+            error,
+        })?;
+    files.push(OutFile {
+        path: page_path(&entry.url),
+        bytes: html.into_bytes(),
+    });
+    Ok((files, record))
+}

@@ -1,0 +1,170 @@
+//! `coursegen status`: what an editor looks at before a release — every entry with its
+//! editorial state, author, reviewer and what it still needs, as a table or JSON.
+//! Depends on `content` and `policy`.
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::content::{Entry, Status};
+use crate::policy::{self, Finding, Kind, Rules, names};
+
+/// One entry's line in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The entry file, relative to the root.
+    pub file: PathBuf,
+    /// Where it would be published.
+    pub url: String,
+    /// The status its front matter claims.
+    pub status: Status,
+    /// Where it stands: published, draft, in review, edited since review, expired,
+    /// placeholder, refused (claims published, cannot be) or invalid (malformed byline).
+    pub state: &'static str,
+    /// Authors, as shown on the page.
+    pub authors: Vec<String>,
+    /// Reviewers, as shown on the page.
+    pub reviewers: Vec<String>,
+    /// What it still needs, in a few words each.
+    pub missing: Vec<String>,
+    /// The same, as full messages with line and field.
+    pub problems: Vec<Problem>,
+}
+
+/// One finding, for `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// Its kind.
+    pub kind: Kind,
+    /// Whole-file line.
+    pub line: usize,
+    /// The front-matter field, when it is about one.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The report over every entry, in path order.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// The date reviews were aged against.
+    pub today: String,
+    /// How many days a review stays valid.
+    pub review_max_age_days: u32,
+    /// One row per entry.
+    pub entries: Vec<Row>,
+}
+
+/// Judges every entry as a publish build would.
+pub fn report(entries: &[Entry], rules: &Rules) -> StatusReport {
+    StatusReport {
+        today: rules.today.to_string(),
+        review_max_age_days: rules.review_max_age_days,
+        entries: entries.iter().map(|e| row(e, rules)).collect(),
+    }
+}
+
+fn row(entry: &Entry, rules: &Rules) -> Row {
+    let findings = policy::assess(entry, rules);
+    let shown = |list: &[String]| -> Vec<String> {
+        list.iter()
+            .filter(|n| !names::is_unsigned(n))
+            .map(|n| names::display_name(n))
+            .collect()
+    };
+    let b = &entry.meta.byline;
+    Row {
+        file: entry.file.clone(),
+        url: entry.url.clone(),
+        status: entry.meta.status,
+        state: state(entry.meta.status, &findings),
+        authors: shown(&b.written_by),
+        reviewers: shown(&b.reviewed_by),
+        missing: findings.iter().map(|f| f.missing.clone()).collect(),
+        problems: findings
+            .iter()
+            .map(|f| Problem {
+                kind: f.kind,
+                line: f.diagnostic.line,
+                field: f.diagnostic.field.clone(),
+                message: f.diagnostic.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The one word an editor sorts by: the most urgent thing about the entry.
+fn state(status: Status, findings: &[Finding]) -> &'static str {
+    let has = |k: Kind| findings.iter().any(|f| f.kind == k);
+    if has(Kind::Invalid) {
+        "invalid"
+    } else if has(Kind::Edited) {
+        "edited since review"
+    } else if has(Kind::Placeholder) {
+        "placeholder"
+    } else if status == Status::Published && (has(Kind::Unsigned) || has(Kind::Incomplete)) {
+        "refused"
+    } else if status == Status::Published && has(Kind::Expired) {
+        "expired"
+    } else {
+        match status {
+            Status::Published => "published",
+            Status::InReview => "in review",
+            Status::Draft => "draft",
+        }
+    }
+}
+
+/// The report as an aligned text table with a count per state underneath.
+pub fn table(report: &StatusReport) -> String {
+    let dash = |v: &[String]| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut rows: Vec<[String; 5]> = vec![[
+        "STATE".into(),
+        "FILE".into(),
+        "AUTHOR".into(),
+        "REVIEWER".into(),
+        "MISSING".into(),
+    ]];
+    for r in &report.entries {
+        rows.push([
+            r.state.into(),
+            r.file.display().to_string(),
+            dash(&r.authors),
+            dash(&r.reviewers),
+            dash(&r.missing),
+        ]);
+    }
+    let mut widths = [0usize; 4];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &rows {
+        for (w, cell) in widths.iter().zip(row) {
+            out.push_str(cell);
+            out.push_str(&" ".repeat(w - cell.chars().count() + 2));
+        }
+        out.push_str(&row[4]);
+        out.push('\n');
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &report.entries {
+        *counts.entry(r.state).or_default() += 1;
+    }
+    let n = report.entries.len();
+    let parts: Vec<String> = counts.iter().map(|(s, c)| format!("{c} {s}")).collect();
+    out.push_str(&format!(
+        "\n{n} entr{}: {}\n",
+        if n == 1 { "y" } else { "ies" },
+        parts.join(", ")
+    ));
+    out
+}
