@@ -98,7 +98,16 @@ impl Templates {
         &self.root
     }
 
-    /// Renders `template` with `context` (any serialisable value whose top level is a map).
+    /// Sets `root`, the site's base path with a trailing slash (`/`, or `/course/` under a
+    /// sub-path), which every template sees and writes site-absolute URLs with:
+    /// `{{ root }}style.css`. URLs that come in a page's context already carry it.
+    pub fn with_root(mut self, root: &str) -> Self {
+        self.root = root.into();
+        self
+    }
+
+    /// Renders `template` with `context` (any serialisable value whose top level is a map),
+    /// plus `root`.
     pub fn render(
         &self,
         template: &str,

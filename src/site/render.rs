@@ -9,6 +9,7 @@ use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
 use super::output::OutFile;
 use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
 use super::plan::page_path;
+use super::urls::Urls;
 use super::{generated, search};
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
@@ -63,6 +64,8 @@ pub(super) fn page(
         nav,
     } = rc;
     let entry = p.entry;
+    let urls = Urls::new(&opts.config);
+    let content = |html: &Option<String>| html.clone().map(|h| urls.content_html(h));
     let mut files = Vec::new();
     let diagram = match &p.diagram {
         None => None,
@@ -93,7 +96,7 @@ pub(super) fn page(
                 svg_html: crate::bank::themed(&d.svg),
                 alt: alt.unwrap_or_default(),
                 preset: d.preset.to_string(),
-                prose_html: p.bodies.diagram.clone().unwrap_or_default(),
+                prose_html: content(&p.bodies.diagram).unwrap_or_default(),
                 png,
                 full,
             })
@@ -101,7 +104,7 @@ pub(super) fn page(
     };
     let measured = checked
         .measurements
-        .section(entry, p.bodies.measured.clone());
+        .section(entry, content(&p.bodies.measured));
     let m = &entry.meta;
     let lookup = &checked.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
@@ -127,7 +130,9 @@ pub(super) fn page(
             .map_or_else(|_| entry.body.clone(), |b| b.into_owned());
         files.push(OutFile {
             path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
-            bytes: generated::markdown_copy(entry, &body, &byline).into_bytes(),
+            bytes: urls
+                .content_markdown(generated::markdown_copy(entry, &body, &byline))
+                .into_bytes(),
         });
     }
     let ctx = EntryCtx {
@@ -141,14 +146,12 @@ pub(super) fn page(
         category: m.category.clone(),
         cc: m.cc.clone(),
         summary: m.summary.clone(),
-        body_html: p.bodies.main.clone(),
+        body_html: urls.content_html(p.bodies.main.clone()),
         og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
-            format!(
-                "{}{}{png}",
-                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
-                entry.url
-            )
+            let path = format!("{}{png}", entry.url);
+            urls.absolute(&path).unwrap_or_else(|| urls.page(&path))
         }),
+        edit_url: opts.config.edit_link(&entry.file),
         measured,
         diagram,
         related: m

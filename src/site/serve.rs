@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
+use crate::config::Config;
 use crate::site::{BuildOptions, build};
 
 /// The script added to HTML responses: polls the build number and reloads when it moves.
@@ -30,7 +31,14 @@ pub enum ServeError {
 }
 
 /// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed.
-pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
+/// The site is served at `/` whatever the configured base path; the config (`config_file`,
+/// or the root's coursegen.toml) is read again on every rebuild.
+pub fn serve(
+    root: &Path,
+    port: u16,
+    drafts: bool,
+    config_file: Option<PathBuf>,
+) -> Result<(), ServeError> {
     let dir = tempfile::Builder::new()
         .prefix("coursegen-serve-")
         .tempdir()
@@ -42,23 +50,26 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
         highlight: true,
         search: true,
         out: Some(out.clone()),
-        base_url: None,
+        config: Config::default(),
         review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: crate::policy::today().ok(),
     };
+    let opts = Watched { opts, config_file };
     let version = Arc::new(AtomicU64::new(0));
+    // Taken before the first build, so that an edit made while it runs is not missed.
+    let snapshot = newest(root);
     rebuild(root, &opts, &version);
     let listen = |error| ServeError::Listen { port, error };
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(listen)?;
     let addr = listener.local_addr().map_err(listen)?;
     println!(
         "serving http://{addr}/ (preview{}); Ctrl-C to stop",
-        if opts.drafts { " with drafts" } else { "" }
+        if opts.opts.drafts { " with drafts" } else { "" }
     );
     let _ = std::io::stdout().flush();
     {
         let (root, opts, version) = (root.to_path_buf(), opts.clone(), version.clone());
-        std::thread::spawn(move || watch(&root, &opts, &version));
+        std::thread::spawn(move || watch(&root, &opts, &version, snapshot));
     }
     for stream in listener.incoming().flatten() {
         let (out, version) = (out.clone(), version.clone());
@@ -69,8 +80,29 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
     Ok(())
 }
 
-fn rebuild(root: &Path, opts: &BuildOptions, version: &AtomicU64) {
-    match build(root, opts) {
+/// The build options, with the config read again before each build.
+#[derive(Clone)]
+struct Watched {
+    opts: BuildOptions,
+    config_file: Option<PathBuf>,
+}
+
+fn rebuild(root: &Path, watched: &Watched, version: &AtomicU64) {
+    let config = match Config::load(root, watched.config_file.as_deref()) {
+        Ok(c) => c.at_domain_root(),
+        Err(e) => {
+            eprintln!("error: {e}\n(still serving the last good build)");
+            return;
+        }
+    };
+    let opts = BuildOptions {
+        review_max_age_days: config
+            .review_max_age_days
+            .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS),
+        config,
+        ..watched.opts.clone()
+    };
+    match build(root, &opts) {
         Ok(r) => println!("rebuilt: {} pages", r.pages),
         Err(e) => eprintln!("error: {e}\n(still serving the last good build)"),
     }
@@ -78,8 +110,7 @@ fn rebuild(root: &Path, opts: &BuildOptions, version: &AtomicU64) {
 }
 
 /// Polls modification times (cheap for a course-sized tree; no platform watcher needed).
-fn watch(root: &Path, opts: &BuildOptions, version: &AtomicU64) {
-    let mut last = newest(root);
+fn watch(root: &Path, opts: &Watched, version: &AtomicU64, mut last: (SystemTime, usize)) {
     loop {
         std::thread::sleep(Duration::from_millis(500));
         let now = newest(root);
@@ -93,6 +124,10 @@ fn watch(root: &Path, opts: &BuildOptions, version: &AtomicU64) {
 fn newest(root: &Path) -> (SystemTime, usize) {
     let mut newest = SystemTime::UNIX_EPOCH;
     let mut count = 0;
+    if let Ok(m) = std::fs::metadata(root.join(crate::config::FILE)).and_then(|m| m.modified()) {
+        newest = m;
+        count += 1;
+    }
     for dir in ["content", "templates", "static", "measurements", "kernels"] {
         for item in walkdir::WalkDir::new(root.join(dir)).into_iter().flatten() {
             count += 1;
