@@ -123,6 +123,35 @@ pub struct BuildArgs {
     /// keeps each draft back), for a pull-request comment or a CI job summary.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Where rendered diagram images are kept between builds.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Raster cache folder: diagram images rendered by earlier builds are reused from it,
+    /// so an unchanged diagram is rasterised once (default: <root>/.coursegen-cache). Safe
+    /// to delete; safe to share between builds running at once.
+    #[arg(long, value_name = "DIR", env = "COURSEGEN_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Render every diagram afresh and keep nothing between builds.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder this run uses, or `None` for no cache.
+    pub fn dir(&self, root: &Path) -> Option<PathBuf> {
+        if self.no_cache {
+            return None;
+        }
+        Some(
+            self.cache_dir
+                .clone()
+                .unwrap_or_else(|| root.join(site::raster_cache::DEFAULT_DIR)),
+        )
+    }
 }
 
 /// Flags of `coursegen check`.
@@ -161,6 +190,8 @@ pub struct ServeArgs {
     /// Serve the publish build instead of the preview with drafts.
     #[arg(long)]
     pub no_drafts: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 /// Arguments of `coursegen new`.
@@ -217,14 +248,15 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            match &failure {
-                Failure::Problems(problems) => eprintln!("{problems}; nothing was written"),
+            let text = match &failure {
+                Failure::Problems(problems) => format!("{problems}; nothing was written\n"),
                 // Problems found by `sign` print one `error:` line each, compiler style.
                 Failure::Content(err) if err.downcast_ref::<sign::SignError>().is_some() => {
-                    eprintln!("{err:#}")
+                    format!("{err:#}\n")
                 }
-                Failure::Content(err) | Failure::Usage(err) => eprintln!("error: {err:#}"),
-            }
+                Failure::Content(err) | Failure::Usage(err) => format!("error: {err:#}\n"),
+            };
+            emit(&mut std::io::stderr(), &text);
             ExitCode::from(failure.exit_code())
         }
     }
@@ -254,6 +286,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 review_max_age_days: args.review.max_age_days(config.review_max_age_days),
                 config,
                 today: Some(today()?),
+                cache_dir: args.cache.dir(root),
             };
             let report = build(root, &opts, &format!("built {} with", out.display()))?;
             if let Some(file) = &args.summary {
@@ -277,6 +310,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 review_max_age_days: args.review.max_age_days(config.review_max_age_days),
                 config,
                 today: Some(today()?),
+                cache_dir: None,
             };
             build(root, &opts, "checked, nothing written:").map(drop)
         }
@@ -296,16 +330,23 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Serve(args) => {
             load_config(root, config_file)?;
-            site::serve::serve(root, args.port, !args.no_drafts, cli.config.clone())
-                .map_err(|e| Failure::Usage(e.into()))
+            site::serve::serve(
+                root,
+                args.port,
+                !args.no_drafts,
+                cli.config.clone(),
+                args.cache.dir(root),
+            )
+            .map_err(|e| Failure::Usage(e.into()))
         }
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug, args.new_section)
                 .map_err(|e| Failure::Usage(e.into()))?;
-            println!(
-                "created {} (a draft: replace the placeholder text, then ask a reviewer to run `coursegen sign`)",
+            let text = format!(
+                "created {} (a draft: replace the placeholder text, then ask a reviewer to run `coursegen sign`)\n",
                 path.display()
             );
+            emit(&mut std::io::stdout(), &text);
             Ok(())
         }
         Command::Sign(args) => run_sign(root, args),
@@ -403,10 +444,20 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure
     Ok(report)
 }
 
+/// Writes to stdout or stderr and ignores failure: a reader that went away
+/// (`coursegen build | head`) is no reason to panic or to fail a finished build.
+fn emit(stream: &mut impl std::io::Write, text: &str) {
+    let _ = stream.write_all(text.as_bytes());
+    let _ = stream.flush();
+}
+
 fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
+    use std::fmt::Write as _;
+    let mut err = String::new();
     for w in &report.warnings {
-        eprintln!("warning: {w}");
+        let _ = writeln!(err, "warning: {w}");
     }
+    emit(&mut std::io::stderr(), &err);
     let ms = elapsed.as_secs_f64() * 1000.0;
     let drafts = report.drafts.len();
     let what = if opts.drafts {
@@ -414,8 +465,8 @@ fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::
     } else {
         "left out"
     };
-    println!(
-        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}",
+    let mut out = format!(
+        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}\n",
         report.pages,
         if report.pages == 1 { "" } else { "s" },
         report.published,
@@ -423,6 +474,7 @@ fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::
         if drafts == 1 { "" } else { "s" },
     );
     for (file, reason) in &report.drafts {
-        println!("  draft {}: {reason}", file.display());
+        let _ = writeln!(out, "  draft {}: {reason}", file.display());
     }
+    emit(&mut std::io::stdout(), &out);
 }

@@ -10,6 +10,7 @@ pub mod highlight;
 pub mod markdown;
 pub mod measurement;
 pub mod policy;
+pub mod sanitize;
 pub mod sign;
 pub mod site;
 pub mod status;

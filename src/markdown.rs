@@ -1,5 +1,5 @@
 //! Markdown to HTML: pulldown-cmark with tables, footnotes and heading anchors; fenced code
-//! through `highlight`; raw HTML from contributors sanitised with ammonia. Also cuts a body
+//! through `highlight`; every fragment cleaned by `sanitize`. Also cuts a body
 //! into its main text and the prose of the Measured and Diagram sections.
 use std::collections::HashSet;
 
@@ -120,14 +120,13 @@ pub fn render_with(
         }
         events.push(event);
     }
-    let raw_html = events
-        .iter()
-        .any(|e| matches!(e, Event::Html(_) | Event::InlineHtml(_)));
     name_headings(&mut events, anchors);
     let events = code_blocks(events, opts, sources);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
-    let html = if raw_html { sanitise(&html) } else { html };
+    // Always, not only when raw HTML is present: plain Markdown makes `javascript:` links
+    // and heading attributes too.
+    let html = crate::sanitize::html(&html);
     Rendered { html, links }
 }
 
@@ -156,7 +155,7 @@ fn html_urls(html: &str) -> impl Iterator<Item = String> + '_ {
                     .next()
                     .unwrap_or(""),
             };
-            found.push(value.replace("&amp;", "&"));
+            found.push(crate::sanitize::decode_references(value));
         }
     }
     found.into_iter()
@@ -170,10 +169,14 @@ fn memchr_lines(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Gives each heading an id (its text, slugified, made unique on the page).
+/// Gives each heading an id (its text, slugified, made unique on the page) and drops the
+/// attributes a `{key=value}` suffix asks for: headings keep only an id and classes.
 fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
     let mut i = 0;
     while i < events.len() {
+        if let Event::Start(Tag::Heading { attrs, .. }) = &mut events[i] {
+            attrs.clear();
+        }
         if let Event::Start(Tag::Heading { id: None, .. }) = &events[i] {
             let mut text = String::new();
             for e in &events[i + 1..] {
@@ -285,22 +288,6 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Cleans HTML that contains contributors' raw HTML: scripts, event handlers and
-/// `javascript:` links go; our own classes and ids stay.
-fn sanitise(html: &str) -> String {
-    use std::sync::OnceLock;
-    static CLEANER: OnceLock<ammonia::Builder<'static>> = OnceLock::new();
-    CLEANER
-        .get_or_init(|| {
-            let mut b = ammonia::Builder::default();
-            b.add_generic_attributes(["class", "id"]);
-            b.add_tags(["figure", "figcaption", "details", "summary"]);
-            b
-        })
-        .clean(html)
-        .to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,6 +341,40 @@ mod tests {
         assert!(!html.contains("onclick"), "{html}");
         assert!(!html.contains("javascript:"), "{html}");
         assert!(html.contains("<b>bold</b>"), "{html}");
+    }
+
+    #[test]
+    fn plain_markdown_makes_no_script() {
+        for input in [
+            "[x](javascript:alert(1))",
+            "[x](JaVaScRiPt:alert(1))",
+            "[x](&#106;avascript:alert(1))",
+            "[x](javascript&colon;alert(1))",
+            "[x][r]\n\n[r]: javascript:alert(1)",
+            "<javascript:alert(1)>",
+            "![i](javascript:alert(1))",
+            "![i](data:image/svg+xml;base64,PHN2Zz4=)",
+            "[x](vbscript:msgbox)",
+            "## Title {onfocus=alert(1) autofocus tabindex=0 style=color:red}",
+            "## Title {#ok .fine onclick=alert(1)}",
+        ] {
+            let html = md(input).to_ascii_lowercase();
+            let attrs = [
+                "=\"javascript",
+                "=\"vbscript",
+                "=\"data:",
+                "onfocus",
+                "onclick",
+                "style=",
+            ];
+            for bad in attrs.iter().chain(&["autofocus", "tabindex", "<script"]) {
+                assert!(!html.contains(bad), "{input:?} → {html}");
+            }
+        }
+        let html = md("## Title {#ok .fine onclick=alert(1)}");
+        assert_eq!(html.trim(), "<h2 id=\"ok\" class=\"fine\">Title</h2>");
+        let html = md("| a | b |\n|:-|-:|\n| 1 | 2 |\n");
+        assert!(html.contains("<td class=\"align-left\">1</td>"), "{html}");
     }
 
     #[test]

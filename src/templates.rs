@@ -1,5 +1,6 @@
 //! Tera templates: loaded once from `templates/` (autoescaped), rendered with page contexts
-//! that are plain serialisable data. Depends on no other module of ours.
+//! that are plain serialisable data; every page gets the site's Content-Security-Policy
+//! here, the one place it is written. Depends on no other module of ours.
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -34,6 +35,77 @@ pub enum TemplateError {
     /// A template the build needs is missing.
     #[error("templates/{0} is missing")]
     Missing(String),
+    /// A page template renders no `<head>`, where the Content-Security-Policy goes.
+    #[error(
+        "templates/{0} renders a page with no <head>: every page needs one, coursegen adds its \
+         Content-Security-Policy there"
+    )]
+    NoHead(String),
+}
+
+/// The Content-Security-Policy of every page, as defence in depth behind the sanitiser:
+/// scripts only from the site's own files (`static/`: never content, whose scripts the
+/// sanitiser removes and whose SVGs must merely draw), styles and fonts from the site only,
+/// images from the site or https. Our own pages need no inline script or style (table alignment is a class, diagrams use
+/// presentation attributes); `coursegen serve` allows its reload script by hash
+/// ([`allow_inline_script`]).
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+                       img-src 'self' https:; media-src 'self'; font-src 'self'; \
+                       base-uri 'none'; form-action 'none'";
+
+fn csp_meta(policy: &str) -> String {
+    format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">")
+}
+
+/// Puts the policy first in `<head>`, before anything it governs.
+fn add_csp(template: &str, html: String) -> Result<String, TemplateError> {
+    let lower = html
+        .get(..html.len().min(4096))
+        .unwrap_or(&html)
+        .to_ascii_lowercase();
+    let at = lower
+        .match_indices("<head")
+        .find(|(i, _)| {
+            matches!(
+                lower.as_bytes().get(i + 5),
+                Some(b'>' | b' ' | b'\t' | b'\n')
+            )
+        })
+        .and_then(|(i, _)| lower[i..].find('>').map(|j| i + j + 1))
+        .ok_or_else(|| TemplateError::NoHead(template.into()))?;
+    let mut out = String::with_capacity(html.len() + CSP.len() + 64);
+    out.push_str(&html[..at]);
+    out.push_str(&csp_meta(CSP));
+    out.push_str(&html[at..]);
+    Ok(out)
+}
+
+/// For `coursegen serve`: appends `script` (`<script>…</script>`) to a page and lets exactly
+/// that script run, by its SHA-256 in the page's policy, and fetch from the site.
+pub fn allow_inline_script(html: &[u8], script: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let code = script
+        .strip_prefix("<script>")
+        .and_then(|s| s.strip_suffix("</script>"))
+        .unwrap_or(script);
+    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(code));
+    let relaxed = CSP.replace(
+        "script-src 'self'",
+        &format!("script-src 'self' 'sha256-{hash}'; connect-src 'self'"),
+    );
+    let (from, to) = (csp_meta(CSP), csp_meta(&relaxed));
+    let mut out = Vec::with_capacity(html.len() + script.len() + 64);
+    match html.windows(from.len()).position(|w| w == from.as_bytes()) {
+        Some(i) => {
+            out.extend_from_slice(&html[..i]);
+            out.extend_from_slice(to.as_bytes());
+            out.extend_from_slice(&html[i + from.len()..]);
+        }
+        None => out.extend_from_slice(html),
+    }
+    out.extend_from_slice(script.as_bytes());
+    out
 }
 
 /// The templates a site must provide.
@@ -120,7 +192,8 @@ impl Templates {
         let mut ctx = tera::Context::from_serialize(context).map_err(err)?;
         // Every site-absolute URL a template writes is `{{ root }}path`, on every page.
         ctx.insert("root", &self.root);
-        self.tera.render(template, &ctx).map_err(err)
+        let html = self.tera.render(template, &ctx).map_err(err)?;
+        add_csp(template, html)
     }
 }
 
@@ -133,4 +206,60 @@ fn chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn templates(files: &[(&str, &str)]) -> Templates {
+        let dir = tempfile::tempdir().unwrap();
+        for name in REQUIRED {
+            std::fs::write(
+                dir.path().join(name),
+                "<!doctype html><html><head></head></html>",
+            )
+            .unwrap();
+        }
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        Templates::load(dir.path()).unwrap()
+    }
+
+    #[test]
+    fn every_page_gets_the_policy_first_in_head() {
+        let t = templates(&[(
+            "index.html",
+            "<!doctype html>\n<HTML><Head lang=\"en\"><meta charset=\"utf-8\"><title>{{ t }}</title></head><body></body></html>",
+        )]);
+        let html = t
+            .render("index.html", &serde_json::json!({"t": "x"}))
+            .unwrap();
+        let meta = format!("<Head lang=\"en\">{}<meta charset", csp_meta(CSP));
+        assert!(html.contains(&meta), "{html}");
+        assert_eq!(html.matches("Content-Security-Policy").count(), 1);
+        let t = templates(&[("index.html", "<header>no head element</header>")]);
+        let err = t.render("index.html", &serde_json::json!({})).unwrap_err();
+        assert!(err.to_string().contains("no <head>"), "{err}");
+    }
+
+    #[test]
+    fn serve_allows_its_own_script_and_nothing_else() {
+        let t = templates(&[]);
+        let html = t.render("entry.html", &serde_json::json!({})).unwrap();
+        let script = "<script>console.log(1)</script>";
+        let served = String::from_utf8(allow_inline_script(html.as_bytes(), script)).unwrap();
+        // echo -n 'console.log(1)' | openssl dgst -sha256 -binary | base64
+        assert!(
+            served.contains("script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M='; connect-src 'self'"),
+            "{served}"
+        );
+        assert_eq!(
+            served.matches("Content-Security-Policy").count(),
+            1,
+            "{served}"
+        );
+        assert!(served.ends_with(script));
+    }
 }

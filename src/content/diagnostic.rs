@@ -62,15 +62,81 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Several diagnostics, shown one after another with a count, like a compiler's output.
+/// The same problem in the same file on many lines is shown once, with the other lines
+/// listed, so that one pasted mistake cannot bury the rest (or the terminal).
 #[derive(Debug, thiserror::Error)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
+/// How many further line numbers a folded problem lists.
+const LINES_SHOWN: usize = 10;
+
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        type Key<'a> = (&'a PathBuf, &'a Option<String>, &'a str, &'a Option<String>);
+        let mut groups: Vec<(&Diagnostic, Vec<usize>)> = Vec::new();
+        let mut index: std::collections::HashMap<Key<'_>, usize> = Default::default();
         for d in &self.0 {
+            let key = (&d.file, &d.field, d.message.as_str(), &d.help);
+            match index.get(&key) {
+                Some(&i) => groups[i].1.push(d.line),
+                None => {
+                    index.insert(key, groups.len());
+                    groups.push((d, Vec::new()));
+                }
+            }
+        }
+        for (d, more) in &groups {
             writeln!(f, "error: {d}")?;
+            if !more.is_empty() {
+                let mut lines: Vec<String> = more
+                    .iter()
+                    .take(LINES_SHOWN)
+                    .map(ToString::to_string)
+                    .collect();
+                if more.len() > LINES_SHOWN {
+                    lines.push("…".into());
+                }
+                writeln!(
+                    f,
+                    "  note: the same problem {} more time{} in this file (line {})",
+                    more.len(),
+                    if more.len() == 1 { "" } else { "s" },
+                    lines.join(", ")
+                )?;
+            }
         }
         let n = self.0.len();
-        write!(f, "{n} problem{} found", if n == 1 { "" } else { "s" })
+        write!(f, "{n} problem{} found", if n == 1 { "" } else { "s" })?;
+        if groups.len() < n {
+            write!(f, " ({} distinct)", groups.len())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_problems_are_shown_once_with_a_count() {
+        let mut all: Vec<Diagnostic> = (1..=5000)
+            .map(|line| Diagnostic::new("content/a.md", line, "`x` is not a glossary entry"))
+            .collect();
+        all.push(Diagnostic::new(
+            "content/b.md",
+            3,
+            "`x` is not a glossary entry",
+        ));
+        all.push(Diagnostic::new("content/a.md", 9, "another problem"));
+        let text = Diagnostics(all).to_string();
+        assert_eq!(text.matches("error:").count(), 3, "{text}");
+        assert!(
+            text.contains("error: content/a.md:1: `x` is not a glossary entry\n  note: the same problem 4999 more times in this file (line 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …)"),
+            "{text}"
+        );
+        assert!(text.ends_with("5002 problems found (3 distinct)"), "{text}");
+        let one = Diagnostics(vec![Diagnostic::new("a.md", 1, "m")]).to_string();
+        assert_eq!(one, "error: a.md:1: m\n1 problem found");
     }
 }

@@ -236,6 +236,12 @@ pub struct YamlProblem {
 
 /// Parses the YAML of a split file into `RawFrontMatter`.
 pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
+    super::limits::check_yaml(split.yaml).map_err(|message| YamlProblem {
+        line: split.yaml_line,
+        field: None,
+        message,
+        help: Some("front matter holds a few short fields; see README, Security".into()),
+    })?;
     if split.yaml.trim().is_empty() {
         return Ok(RawFrontMatter::default());
     }

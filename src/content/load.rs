@@ -196,8 +196,24 @@ fn rel(root: &Path, path: &Path) -> PathBuf {
 
 /// Reads, splits, parses and checks one entry file.
 fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
-    let bytes = std::fs::read(abs)
-        .map_err(|e| vec![Diagnostic::new(file, 0, format!("cannot read: {e}"))])?;
+    let cannot_read =
+        |e: std::io::Error| vec![Diagnostic::new(file, 0, format!("cannot read: {e}"))];
+    let size = std::fs::metadata(abs).map_err(cannot_read)?.len();
+    if size > super::limits::MAX_ENTRY_BYTES {
+        return Err(vec![
+            Diagnostic::new(
+                file,
+                0,
+                format!(
+                    "the file is {} KiB; entries are limited to {} KiB",
+                    size / 1024,
+                    super::limits::MAX_ENTRY_BYTES / 1024
+                ),
+            )
+            .help("split it into several entries; put data in assets beside it"),
+        ]);
+    }
+    let bytes = std::fs::read(abs).map_err(cannot_read)?;
     let text = decode(file, bytes)?;
     parse_entry(file, &text)
 }

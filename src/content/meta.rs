@@ -161,6 +161,21 @@ pub fn check(
         })
         .collect();
     let diagram = raw.diagram.and_then(|d| diagram(d, &at, out));
+    let measure = non_empty(raw.measure).filter(|name| {
+        let ok = is_kernel_name(name);
+        if !ok {
+            out.push(Diagnostic {
+                message: format!(
+                    "`{}` is not a kernel name: it names kernels/<name>.cu, so it may hold only \
+                     ASCII letters, digits, `-` and `_`",
+                    name.escape_debug()
+                ),
+                help: Some("write the file name without folder or extension, e.g. `measure: bank_conflicts`".into()),
+                ..at("measure")
+            });
+        }
+        ok
+    });
     let byline = byline(raw.byline.unwrap_or_default(), &at, out);
     let meta = Meta {
         title,
@@ -173,11 +188,20 @@ pub fn check(
         appears_in: raw.appears_in.unwrap_or_default(),
         sources,
         diagram,
-        measure: non_empty(raw.measure),
+        measure,
         status,
         byline,
     };
     (out.len() == before).then_some(meta)
+}
+
+/// A kernel is named by its file stem: no folders, no `..`, nothing a path could hide in.
+pub fn is_kernel_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn non_empty(s: Option<String>) -> Option<String> {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 pub mod body;
 pub mod diagnostic;
 pub mod front_matter;
+pub mod limits;
 pub mod load;
 pub mod meta;
 pub mod scaffold;

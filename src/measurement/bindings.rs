@@ -1,6 +1,9 @@
 //! Prose bindings: `{{% ratio 32L L digits=0 %}}` in an entry's Markdown becomes a number
 //! read from the measurement record, so text cannot drift from data. Bindings inside fenced
 //! code blocks and inline code spans are left alone; `{{\%` writes a literal `{{%`.
+//! A value never enters the Markdown: the binding becomes a placeholder, and [`Expanded::fill`]
+//! puts the value, HTML-escaped, where the placeholder landed in the rendered and sanitised
+//! HTML, so no record string (a device name, a driver version) can create markup.
 //! Syntax and names are documented in `measurements/README.md` ("Binding numbers in prose").
 mod syntax;
 
@@ -27,9 +30,120 @@ pub struct BindingError {
     pub message: String,
 }
 
+/// Opens and closes a placeholder: private-use characters, which Markdown and the sanitiser
+/// pass through as text and which content may not contain.
+const MARK: (char, char) = ('\u{E000}', '\u{E001}');
+
+/// A body whose bindings were resolved: Markdown with a placeholder per binding, and the
+/// values to put in their place once the Markdown is rendered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expanded {
+    /// The body with each binding replaced by its placeholder; what the Markdown renderer gets.
+    pub markdown: String,
+    /// Each binding's value and 1-based body line, in placeholder order.
+    values: Vec<(String, usize)>,
+}
+
+impl Expanded {
+    /// A body without bindings to fill (an entry that measures no kernel).
+    pub fn plain(body: &str) -> Self {
+        Expanded {
+            markdown: body.to_owned(),
+            values: Vec::new(),
+        }
+    }
+
+    /// The body with values written in as plain text, for tests and messages.
+    pub fn text(&self) -> String {
+        self.fill_with(&self.markdown, |v| v.to_owned(), &mut Vec::new())
+    }
+
+    /// Replaces each placeholder in `fragments` (rendered, sanitised HTML) by its value,
+    /// HTML-escaped. Bindings are text: one whose placeholder is not in a text node (it was
+    /// written in a link destination or an HTML attribute) is an error.
+    pub fn fill<'a>(
+        &self,
+        fragments: impl IntoIterator<Item = &'a mut String>,
+    ) -> Result<(), Vec<BindingError>> {
+        if self.values.is_empty() {
+            return Ok(());
+        }
+        let mut placed = Vec::new();
+        for html in fragments {
+            *html = self.fill_with(html, crate::markdown::escape, &mut placed);
+        }
+        let errors: Vec<BindingError> = self
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !placed.contains(i))
+            .map(|(_, (_, line))| BindingError {
+                line: *line,
+                kind: BindingErrorKind::Syntax,
+                message: "a binding expands to text, so it cannot stand in a link destination, \
+                          an image source or an HTML attribute; move it into the text"
+                    .into(),
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Writes `html` with the placeholders that stand in text replaced by `show(value)`;
+    /// notes which ones were placed. Input is ammonia's serialisation (attribute values in
+    /// double quotes, `"` inside them escaped), so a tag and its attributes are told from
+    /// text by `<`, `>` and `"` alone.
+    fn fill_with(
+        &self,
+        html: &str,
+        show: impl Fn(&str) -> String,
+        placed: &mut Vec<usize>,
+    ) -> String {
+        let mut out = String::with_capacity(html.len() + 16 * self.values.len());
+        let (mut in_tag, mut in_quote) = (false, false);
+        let mut rest = html;
+        while let Some(i) = rest.find(['<', '>', '"', MARK.0]) {
+            let c = rest[i..].chars().next().unwrap_or(MARK.0);
+            out.push_str(&rest[..i]);
+            rest = &rest[i..];
+            let value = (c == MARK.0 && !in_tag)
+                .then(|| placeholder(rest))
+                .flatten()
+                .and_then(|(n, len)| Some((n, len, &self.values.get(n)?.0)));
+            if let Some((n, len, value)) = value {
+                out.push_str(&show(value));
+                placed.push(n);
+                rest = &rest[len..];
+                continue;
+            }
+            match c {
+                '<' if !in_tag => in_tag = true,
+                '>' if in_tag && !in_quote => in_tag = false,
+                '"' if in_tag => in_quote = !in_quote,
+                _ => {}
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// The index and byte length of the placeholder `rest` starts with.
+fn placeholder(rest: &str) -> Option<(usize, usize)> {
+    let inner = rest.strip_prefix(MARK.0)?;
+    let end = inner.find(MARK.1)?;
+    let n = inner[..end].parse().ok()?;
+    Some((n, MARK.0.len_utf8() + end + MARK.1.len_utf8()))
+}
+
 /// Expands every binding in `body`; any binding that cannot be expanded — no record
 /// included — is an error. What `build --strict` and the publish build use.
-pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<String, Vec<BindingError>> {
+pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<Expanded, Vec<BindingError>> {
     expand(body, Some(view), false)
 }
 
@@ -38,7 +152,7 @@ pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<String, Vec<Bi
 pub fn expand_bindings_preview(
     body: &str,
     view: &MeasuredView,
-) -> Result<String, Vec<BindingError>> {
+) -> Result<Expanded, Vec<BindingError>> {
     expand(body, Some(view), true)
 }
 
@@ -51,17 +165,29 @@ fn expand(
     body: &str,
     view: Option<&MeasuredView>,
     preview: bool,
-) -> Result<String, Vec<BindingError>> {
-    let mut out = String::with_capacity(body.len());
+) -> Result<Expanded, Vec<BindingError>> {
+    let mut out = Expanded {
+        markdown: String::with_capacity(body.len()),
+        values: Vec::new(),
+    };
     let mut errors = Vec::new();
     for (i, (line, in_code)) in crate::content::body::fenced_lines(body).enumerate() {
+        if line.contains([MARK.0, MARK.1]) {
+            errors.push(BindingError {
+                line: i + 1,
+                kind: BindingErrorKind::Syntax,
+                message: "U+E000 and U+E001 are private-use characters coursegen reserves for \
+                          bindings; remove them"
+                    .into(),
+            });
+        }
         if in_code {
-            out.push_str(line);
+            out.markdown.push_str(line);
             continue;
         }
         for (is_code, part) in code_spans(line) {
             if is_code {
-                out.push_str(part);
+                out.markdown.push_str(part);
             } else {
                 expand_text(part, i + 1, view, preview, &mut out, &mut errors);
             }
@@ -117,12 +243,12 @@ fn expand_text(
     line: usize,
     view: Option<&MeasuredView>,
     preview: bool,
-    out: &mut String,
+    out: &mut Expanded,
     errors: &mut Vec<BindingError>,
 ) {
     let mut rest = text;
     while let Some(open) = rest.find(OPEN) {
-        out.push_str(&rest[..open]);
+        out.markdown.push_str(&rest[..open]);
         let after = &rest[open + OPEN.len()..];
         let Some(close) = after.find(CLOSE) else {
             errors.push(BindingError {
@@ -133,12 +259,16 @@ fn expand_text(
                      line (write `{{{{\\%` for a literal `{OPEN}`)"
                 ),
             });
-            out.push_str(&rest[open..]);
+            out.markdown.push_str(&rest[open..]);
             return;
         };
         let whole = &rest[open..open + OPEN.len() + close + CLOSE.len()];
         match resolve(after[..close].trim(), view, preview) {
-            Ok(value) => out.push_str(&value),
+            Ok(value) => {
+                let n = out.values.len();
+                out.markdown.push_str(&format!("{}{n}{}", MARK.0, MARK.1));
+                out.values.push((value, line));
+            }
             Err((kind, message)) => {
                 let message = format!("`{whole}`: {message}");
                 errors.push(BindingError {
@@ -146,12 +276,12 @@ fn expand_text(
                     kind,
                     message,
                 });
-                out.push_str(whole);
+                out.markdown.push_str(whole);
             }
         }
         rest = &after[close + CLOSE.len()..];
     }
-    out.push_str(rest);
+    out.markdown.push_str(rest);
 }
 
 fn resolve(inner: &str, view: Option<&MeasuredView>, preview: bool) -> Result<String, Failure> {

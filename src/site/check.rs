@@ -18,6 +18,7 @@ use crate::bank;
 use crate::content::{self, Diagnostic, Entry, Kind};
 use crate::highlight::include::{self, SOURCE_DIR, Sources};
 use crate::markdown::RenderOptions;
+use crate::measurement::bindings::Expanded;
 use crate::policy::{self, Verdict};
 
 /// What the render and write stages need from a checked site.
@@ -101,7 +102,7 @@ pub(super) fn check<'a>(
     };
     let (pages, intros) = check_pages(shown, cx, &mut problems);
     let outputs = plan::outputs(&pages, &intros, opts);
-    problems.extend(plan::collisions(&outputs, &copies));
+    problems.extend(plan::collisions(root, &outputs, &copies, &pages));
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
@@ -168,7 +169,8 @@ fn copies(
     problems: &mut Vec<Diagnostic>,
     report: &mut Report,
 ) -> Copies {
-    let mut copies = assets::copies(root, &site.assets, &mut report.warnings).unwrap_or_else(|d| {
+    let found = assets::copies(root, &site.assets, problems, &mut report.warnings);
+    let mut copies = found.unwrap_or_else(|d| {
         problems.push(d);
         Vec::new()
     });
@@ -226,9 +228,17 @@ fn page<'a>(
     let mut problems: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
     let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
         problems.extend(d);
-        std::borrow::Cow::Borrowed(&entry.body)
+        Expanded::plain(&entry.body)
     });
-    let mut bodies = pages::bodies(&body, render, entry.kind == Kind::Page, Some(sources));
+    let mut bodies = pages::bodies(
+        &body.markdown,
+        render,
+        entry.kind == Kind::Page,
+        Some(sources),
+    );
+    if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
+        problems.extend(d);
+    }
     problems.extend(targets.check(entry, &bodies.links));
     bodies.links = Vec::new();
     for (prose, heading, field, present) in [

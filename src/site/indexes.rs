@@ -83,7 +83,13 @@ pub(super) fn indexes(
         path: "index.html".into(),
         bytes: templates.render("index.html", &home)?.into_bytes(),
     });
-    let json = serde_json::to_vec(&search).expect("index items serialise");
+    let json = serde_json::to_string(&search).expect("index items serialise");
+    // `<` and `>` occur only inside JSON strings, where \u003c is the same text: no title
+    // can read as a tag to anything that sniffs or embeds the file.
+    let json = json
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .into_bytes();
     files.push(OutFile {
         path: "search-index.json".into(),
         bytes: json,

@@ -1,16 +1,15 @@
 //! The measurement side of a build, for the check stage: records and kernel views loaded
 //! once, staleness, and each entry's prose bindings expanded from its kernel's view. Uses
 //! `measurement` (record, view, bindings); never touches the GPU.
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::content::{Diagnostic, Entry};
-use crate::measurement::bindings::{self, BindingError};
+use crate::measurement::bindings::{self, BindingError, Expanded};
 use crate::measurement::record as records;
 use crate::measurement::view::{self as measured, MeasuredView};
 use crate::site::BuildOptions;
-use crate::site::pages::MeasuredCtx;
+use crate::site::pages::{Bodies, MeasuredCtx};
 
 /// One measured view per kernel an entry names, loaded once per build.
 pub(super) struct Measurements {
@@ -69,7 +68,7 @@ impl Measurements {
                     views.insert(kernel.to_string(), view);
                 }
                 Err(e) => problems.push(Diagnostic {
-                    message: e.to_string(),
+                    message: relative_to(root, e).to_string(),
                     ..at
                 }),
             }
@@ -115,31 +114,37 @@ impl Measurements {
         }
     }
 
-    /// The entry's body with its number bindings replaced by recorded values. Without a
-    /// record a binding reads "(not measured yet)", except under `--strict`.
-    pub(super) fn expand_bindings<'e>(
-        &self,
-        entry: &'e Entry,
-    ) -> Result<Cow<'e, str>, Vec<Diagnostic>> {
-        let located = |errors: Vec<BindingError>| -> Vec<Diagnostic> {
-            errors
-                .into_iter()
-                .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
-                .collect()
-        };
+    /// The entry's body with its number bindings resolved to recorded values, filled in
+    /// after rendering by [`Measurements::fill_bindings`]. Without a record a binding reads
+    /// "(not measured yet)", except under `--strict`.
+    pub(super) fn expand_bindings(&self, entry: &Entry) -> Result<Expanded, Vec<Diagnostic>> {
+        let located = |errors| located(entry, errors);
         let Some(kernel) = entry.meta.measure.as_deref() else {
             bindings::check_no_bindings(&entry.body).map_err(located)?;
-            return Ok(Cow::Borrowed(&entry.body));
+            return Ok(Expanded::plain(&entry.body));
         };
         let Some(view) = self.views.get(kernel) else {
-            return Ok(Cow::Borrowed(&entry.body)); // its load error is already reported
+            return Ok(Expanded::plain(&entry.body)); // its load error is already reported
         };
         let expanded = if self.strict {
             bindings::expand_bindings(&entry.body, view)
         } else {
             bindings::expand_bindings_preview(&entry.body, view)
         };
-        expanded.map(Cow::Owned).map_err(located)
+        expanded.map_err(located)
+    }
+
+    /// Writes the bound values, escaped, into the rendered body and special sections.
+    pub(super) fn fill_bindings(
+        &self,
+        entry: &Entry,
+        expanded: &Expanded,
+        bodies: &mut Bodies,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let fragments = std::iter::once(&mut bodies.main)
+            .chain(bodies.measured.as_mut())
+            .chain(bodies.diagram.as_mut());
+        expanded.fill(fragments).map_err(|e| located(entry, e))
     }
 
     /// The Measured section: the kernel's view (tables per GPU) and the prose under it.
@@ -168,4 +173,30 @@ impl Measurements {
             })
             .collect()
     }
+}
+
+/// The error with its file named relative to the site root, as every other problem is.
+fn relative_to(root: &Path, e: measured::MeasuredError) -> measured::MeasuredError {
+    match e {
+        measured::MeasuredError::Kernel {
+            kernel,
+            path,
+            error,
+        } => measured::MeasuredError::Kernel {
+            kernel,
+            path: path
+                .strip_prefix(root)
+                .map_or(path.clone(), Path::to_path_buf),
+            error,
+        },
+        other => other,
+    }
+}
+
+/// Binding errors carry body lines; diagnostics name the whole file's.
+fn located(entry: &Entry, errors: Vec<BindingError>) -> Vec<Diagnostic> {
+    errors
+        .into_iter()
+        .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
+        .collect()
 }

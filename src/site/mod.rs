@@ -12,6 +12,8 @@ use crate::templates::Templates;
 mod assets;
 mod check;
 mod diagrams;
+#[cfg(test)]
+mod fuzz_tests;
 mod generated;
 mod indexes;
 mod links;
@@ -20,6 +22,7 @@ mod nav;
 pub mod output;
 pub mod pages;
 mod plan;
+pub mod raster_cache;
 mod render;
 mod search;
 pub mod serve;
@@ -49,6 +52,9 @@ pub struct BuildOptions {
     pub review_max_age_days: u32,
     /// The date the editorial rule takes as today; `None` reads the clock.
     pub today: Option<jiff::civil::Date>,
+    /// Folder of the persistent raster cache (see `raster_cache`); `None` renders every
+    /// diagram afresh.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Why a build failed.
@@ -100,10 +106,13 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     let templates = Templates::load(&root.join("templates"))?.with_root(&opts.config.root);
     let checked =
         check::check(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    let mut warnings = Vec::new();
     if let Some(out) = &opts.out {
-        write(out, &checked, &templates, opts)?;
+        warnings.extend(write(out, &checked, &templates, opts)?);
     }
-    Ok(checked.report)
+    let mut report = checked.report;
+    report.warnings.extend(warnings);
+    Ok(report)
 }
 
 /// Load: walk content/, read, split and parse every entry (references resolved).
@@ -116,13 +125,15 @@ fn load(root: &Path) -> Result<content::Site, SiteError> {
 
 /// Render and write: pages are rendered in parallel and stored in the staging folder as
 /// soon as each is done, so a build never holds the whole site in memory; the folder is
-/// swapped in only when every page and copy is there.
+/// swapped in only when every page and copy is there. Returns a warning if the raster cache
+/// could not keep what was rendered.
 fn write(
     out: &Path,
     checked: &check::Checked<'_>,
     templates: &Templates,
     opts: &BuildOptions,
-) -> Result<(), SiteError> {
+) -> Result<Option<Diagnostic>, SiteError> {
+    let raster_cache = raster_cache::RasterCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
     let nav = nav::Nav::new(&checked.pages);
     let rc = render::RenderCtx {
@@ -131,6 +142,7 @@ fn write(
         checked,
         opts,
         nav: &nav,
+        raster_cache: &raster_cache,
     };
     let staging = output::Staging::new(out)?;
     let records = checked
@@ -173,7 +185,7 @@ fn write(
         staging.write(f)?;
     }
     staging.commit(&checked.copies)?;
-    Ok(())
+    Ok(raster_cache.warning())
 }
 
 /// The publish build with a known address lists its pages in sitemap.xml; the preview,

@@ -1,5 +1,7 @@
 //! Writing the output atomically: every file goes into a temporary folder beside `--out`,
-//! which is swapped in only when the whole build succeeded. Refuses dangerous `--out`s.
+//! which is swapped in only when the whole build succeeded — on Linux by one atomic
+//! exchange, so the site is never missing. Refuses dangerous `--out`s; cleans up what a
+//! killed build left beside `--out`.
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -86,16 +88,32 @@ pub fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
     if out_abs.exists() && !out_abs.is_dir() {
         return refuse("an existing file, not a folder".into());
     }
-    let foreign = std::fs::read_dir(&out_abs)
-        .map(|mut items| items.next().is_some() && !out_abs.join(MARKER).is_file())
-        .unwrap_or(false);
-    if foreign {
-        return refuse(format!(
+    let listing = std::fs::read_dir(&out_abs).map(|mut items| items.next().is_some());
+    match replaceable(listing, || out_abs.join(MARKER).is_file()) {
+        Ok(()) => Ok(()),
+        Err(what) => refuse(what),
+    }
+}
+
+/// Whether an existing `--out` may be replaced, from its listing (is it non-empty?): when
+/// it is empty, missing, or carries our marker. What cannot be listed cannot be known to be
+/// ours, so it is never moved aside.
+fn replaceable(
+    listing: std::io::Result<bool>,
+    has_marker: impl FnOnce() -> bool,
+) -> Result<(), String> {
+    match listing {
+        Ok(false) => Ok(()),
+        Ok(true) if has_marker() => Ok(()),
+        Ok(true) => Err(format!(
             "a folder with files that coursegen did not write (no {MARKER} in it); \
              the build replaces the whole folder, so pick a new or empty one, or remove it first"
-        ));
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!(
+            "a folder that cannot be listed ({e}); fix its permissions or pick another --out"
+        )),
     }
-    Ok(())
 }
 
 /// Written into every output folder, so that a later build knows it may replace it.
@@ -117,19 +135,30 @@ pub type Copies = Vec<(PathBuf, PathBuf)>;
 pub struct Staging {
     dir: tempfile::TempDir,
     out: PathBuf,
+    /// Held until the swap: builds into one parent wait for each other, so the leftovers
+    /// one of them removes are never another's live staging folder.
+    _lock: Option<std::fs::File>,
 }
 
 impl Staging {
-    /// Creates the staging folder next to `out` (same file system, so the swap is a rename).
+    /// Creates the staging folder next to `out` (same file system, so the swap is a rename),
+    /// after removing the `.<out>.new-*` and `.<out>.old-*` folders a killed build left.
     pub fn new(out: &Path) -> Result<Self, OutputError> {
         let out = absolute(out);
         let parent = out.parent().unwrap_or(Path::new("/")).to_path_buf();
         std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+        let lock = lock_folder(&parent);
+        let name = name_of(&out);
+        remove_leftovers(&parent, &name);
         let dir = tempfile::Builder::new()
-            .prefix(&format!(".{}.new-", name_of(&out)))
+            .prefix(&format!(".{name}.new-"))
             .tempdir_in(&parent)
             .map_err(io(&parent))?;
-        Ok(Staging { dir, out })
+        Ok(Staging {
+            dir,
+            out,
+            _lock: lock,
+        })
     }
 
     /// Writes one file (its folders created as needed). Safe to call from many threads.
@@ -166,8 +195,80 @@ fn name_of(out: &Path) -> String {
         .unwrap_or_else(|| "public".into())
 }
 
+/// Takes an exclusive lock on the folder itself (so no lock file is left behind), released
+/// when the returned handle is dropped. Elsewhere than Linux builds do not wait for each other.
+#[cfg(target_os = "linux")]
+fn lock_folder(dir: &Path) -> Option<std::fs::File> {
+    let folder = std::fs::File::open(dir).ok()?;
+    rustix::fs::flock(&folder, rustix::fs::FlockOperation::LockExclusive).ok()?;
+    Some(folder)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lock_folder(_: &Path) -> Option<std::fs::File> {
+    None
+}
+
+/// Removes `.<name>.new-*` and `.<name>.old-*` folders in `parent`: staging folders of a
+/// build that was killed before it could clean up. Best effort: a folder that cannot be
+/// removed is tried again by the next build.
+fn remove_leftovers(parent: &Path, name: &str) {
+    let Ok(items) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let (new, old) = (format!(".{name}.new-"), format!(".{name}.old-"));
+    for item in items.flatten() {
+        let file_name = item.file_name();
+        let Some(n) = file_name.to_str() else {
+            continue;
+        };
+        let is_dir = item.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && (n.starts_with(&new) || n.starts_with(&old)) {
+            let _ = std::fs::remove_dir_all(item.path());
+        }
+    }
+}
+
 /// Moves the finished folder into place; the old output is removed only after the swap.
 fn swap(tmp: tempfile::TempDir, out: &Path) -> Result<(), OutputError> {
+    let new = tmp.keep();
+    if out.exists() {
+        match exchange(&new, out) {
+            // `new` now holds the previous site.
+            Ok(true) => return std::fs::remove_dir_all(&new).map_err(io(&new)),
+            Ok(false) => {}
+            Err(error) => {
+                let _ = std::fs::remove_dir_all(&new);
+                return Err(OutputError::Io {
+                    path: out.to_path_buf(),
+                    error,
+                });
+            }
+        }
+    }
+    swap_by_renames(new, out)
+}
+
+/// Swaps two folders in one step with `renameat2(RENAME_EXCHANGE)`; `Ok(false)` where the
+/// kernel or file system cannot (then the caller falls back to two renames).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+        Ok(()) => Ok(true),
+        Err(e) if [rustix::io::Errno::INVAL, rustix::io::Errno::NOSYS].contains(&e) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+/// Where there is no atomic exchange: the old output moves aside, the new one in, and the
+/// old one is removed; between the two renames `out` is briefly missing.
+fn swap_by_renames(new: PathBuf, out: &Path) -> Result<(), OutputError> {
     let parent = out.parent().unwrap_or(Path::new("/"));
     let name = name_of(out);
     let old = if out.exists() {
@@ -182,7 +283,6 @@ fn swap(tmp: tempfile::TempDir, out: &Path) -> Result<(), OutputError> {
     } else {
         None
     };
-    let new = tmp.keep();
     if let Err(source) = std::fs::rename(&new, out) {
         if let Some(old) = &old {
             let _ = std::fs::rename(old, out);
@@ -243,5 +343,82 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    fn build_once(out: &Path, text: &str) {
+        let staging = Staging::new(out).unwrap();
+        staging
+            .write(&OutFile {
+                path: "index.html".into(),
+                bytes: text.as_bytes().to_vec(),
+            })
+            .unwrap();
+        staging.commit(&Vec::new()).unwrap();
+    }
+
+    #[test]
+    fn readers_never_see_the_site_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        build_once(&out, "0");
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (out, done) = (out.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut misses = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    if std::fs::read(out.join("index.html")).is_err() {
+                        misses += 1;
+                    }
+                }
+                misses
+            })
+        };
+        for i in 1..200 {
+            build_once(&out, &i.to_string());
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let misses = reader.join().unwrap();
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            misses, 0,
+            "the site was missing {misses} times during 199 swaps"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("index.html")).unwrap(),
+            "199"
+        );
+    }
+
+    #[test]
+    fn a_killed_builds_leftovers_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        for leftover in [".public.new-abc", ".public.old-def", ".other.new-x", "keep"] {
+            std::fs::create_dir_all(dir.path().join(leftover).join("sub")).unwrap();
+        }
+        build_once(&out, "x");
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".other.new-x", "keep", "public"]);
+    }
+
+    #[test]
+    fn an_unlistable_out_is_refused() {
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let err = replaceable(Err(denied), || true).unwrap_err();
+        assert!(err.contains("cannot be listed"), "{err}");
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(replaceable(Err(missing), || false), Ok(()));
+        assert_eq!(replaceable(Ok(false), || false), Ok(()));
+        assert_eq!(replaceable(Ok(true), || true), Ok(()));
+        assert!(
+            replaceable(Ok(true), || false)
+                .unwrap_err()
+                .contains("did not write")
+        );
     }
 }

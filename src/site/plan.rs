@@ -1,5 +1,6 @@
 //! The files a build will write, planned in the check stage from the checked pages: their
-//! paths, the sections that get an index, and the refusal of two outputs at one path.
+//! paths, the sections that get an index, and the refusal of two outputs at one path or of
+//! a page whose folder is a file.
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -7,7 +8,7 @@ use super::BuildOptions;
 use super::diagrams::DIAGRAM_PNG;
 use super::output::Copies;
 use super::pages::Page;
-use crate::content::Diagnostic;
+use crate::content::{Diagnostic, Entry};
 
 /// `/glossary/warp/` → `glossary/warp/index.html`.
 pub(super) fn page_path(url: &str) -> PathBuf {
@@ -49,8 +50,19 @@ pub(super) fn outputs(
     paths
 }
 
-/// Two outputs at one path would silently overwrite each other: refuse instead.
-pub(super) fn collisions(paths: &[PathBuf], copies: &Copies) -> Vec<Diagnostic> {
+/// Files the build may generate at the site root whatever its options (a sitemap only with
+/// --base-url, but `check` must find the clash without it).
+const GENERATED: &[&str] = &["sitemap.xml", "search-index.json", super::output::MARKER];
+
+/// Two outputs at one path would silently overwrite each other, and a page whose folder is
+/// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
+/// naming the entry or file to rename.
+pub(super) fn collisions(
+    root: &Path,
+    paths: &[PathBuf],
+    copies: &Copies,
+    pages: &[Page<'_>],
+) -> Vec<Diagnostic> {
     let mut seen: HashMap<&Path, Option<&PathBuf>> =
         HashMap::with_capacity(paths.len() + copies.len());
     let all = paths
@@ -80,6 +92,53 @@ pub(super) fn collisions(paths: &[PathBuf], copies: &Copies) -> Vec<Diagnostic> 
                 .help("rename the file, or move the entry so that its URL differs"),
             );
         }
+    }
+    problems.extend(folder_clashes(root, &seen, pages));
+    problems
+}
+
+/// Outputs that need a folder where another output (or a generated file) is a file.
+fn folder_clashes(
+    root: &Path,
+    seen: &HashMap<&Path, Option<&PathBuf>>,
+    pages: &[Page<'_>],
+) -> Vec<Diagnostic> {
+    let by_path: HashMap<PathBuf, &Entry> = pages
+        .iter()
+        .map(|p| (page_path(&p.entry.url), p.entry))
+        .collect();
+    let mut problems = Vec::new();
+    for (path, src) in seen {
+        let is_file =
+            |a: &Path| seen.contains_key(a) || GENERATED.iter().any(|g| Path::new(g) == a);
+        let Some(folder) = path
+            .ancestors()
+            .skip(1)
+            .find(|a| !a.as_os_str().is_empty() && is_file(a))
+        else {
+            continue;
+        };
+        let file = match seen.get(folder) {
+            Some(Some(src)) => src.strip_prefix(root).unwrap_or(src).display().to_string(),
+            _ => "a file coursegen generates".into(),
+        };
+        let at = match (by_path.get(*path), src) {
+            (Some(e), _) if e.meta.slug.is_some() => {
+                Diagnostic::new(&e.file, e.lines.of("slug"), "").field("slug")
+            }
+            (Some(e), _) => Diagnostic::new(&e.file, 1, ""),
+            (None, Some(src)) => Diagnostic::new(src.strip_prefix(root).unwrap_or(src), 0, ""),
+            (None, None) => Diagnostic::new(path, 0, ""),
+        };
+        problems.push(Diagnostic {
+            message: format!(
+                "{} needs a folder `{}`, but that is also {file}",
+                path.display(),
+                folder.display()
+            ),
+            help: Some("give the entry another slug (or rename the file) so the two differ".into()),
+            ..at
+        });
     }
     problems
 }

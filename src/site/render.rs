@@ -1,5 +1,5 @@
 //! The render stage: a checked page becomes its output files (HTML through the templates,
-//! the diagram's PNG). Pure — reads nothing, writes nothing — so pages render in parallel
+//! the diagram's social card). Pure — reads nothing, writes nothing — so pages render in parallel
 //! and the write stage stores each as soon as it is done.
 use std::path::Path;
 
@@ -9,6 +9,7 @@ use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
 use super::output::OutFile;
 use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
 use super::plan::page_path;
+use super::raster_cache::RasterCache;
 use super::urls::Urls;
 use super::{generated, search};
 use crate::content::{self, Entry};
@@ -48,6 +49,8 @@ pub(super) struct RenderCtx<'a> {
     pub(super) opts: &'a BuildOptions,
     /// The reading order (sidebar, breadcrumbs, previous/next).
     pub(super) nav: &'a super::nav::Nav,
+    /// Where diagram images rendered by earlier builds are kept.
+    pub(super) raster_cache: &'a RasterCache,
 }
 
 /// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram and the
@@ -62,6 +65,7 @@ pub(super) fn page(
         checked,
         opts,
         nav,
+        raster_cache,
     } = rc;
     let entry = p.entry;
     let urls = Urls::new(&opts.config);
@@ -71,10 +75,14 @@ pub(super) fn page(
         None => None,
         Some(d) => {
             let png = if opts.out.is_some() {
-                let bytes = diagrams::png_of(&d.svg).map_err(|error| RenderError::Raster {
-                    file: entry.file.clone(),
-                    error,
-                })?;
+                let kicker = format!("{} · {}", info.title, pages::section_title(&entry.section));
+                let bytes =
+                    diagrams::card_of(&d.svg, entry, &kicker, raster_cache).map_err(|error| {
+                        RenderError::Raster {
+                            file: entry.file.clone(),
+                            error,
+                        }
+                    })?;
                 files.push(OutFile {
                     path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
                     bytes,
@@ -127,7 +135,7 @@ pub(super) fn page(
         let body = checked
             .measurements
             .expand_bindings(entry)
-            .map_or_else(|_| entry.body.clone(), |b| b.into_owned());
+            .map_or_else(|_| entry.body.clone(), |b| b.text());
         files.push(OutFile {
             path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
             bytes: urls

@@ -33,11 +33,13 @@ pub enum ServeError {
 /// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until killed.
 /// The site is served at `/` whatever the configured base path; the config (`config_file`,
 /// or the root's coursegen.toml) is read again on every rebuild.
+/// Diagrams are rasterised through the cache in `cache_dir`, if any.
 pub fn serve(
     root: &Path,
     port: u16,
     drafts: bool,
     config_file: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
 ) -> Result<(), ServeError> {
     let dir = tempfile::Builder::new()
         .prefix("coursegen-serve-")
@@ -53,6 +55,7 @@ pub fn serve(
         config: Config::default(),
         review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: crate::policy::today().ok(),
+        cache_dir,
     };
     let opts = Watched { opts, config_file };
     let version = Arc::new(AtomicU64::new(0));
@@ -203,7 +206,7 @@ fn respond(stream: TcpStream, out: &Path, version: &AtomicU64) -> std::io::Resul
     };
     let kind = content_type(&file);
     if kind.starts_with("text/html") {
-        body.extend_from_slice(RELOAD.as_bytes());
+        body = crate::templates::allow_inline_script(&body, RELOAD);
     }
     send(
         &mut stream,

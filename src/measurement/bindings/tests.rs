@@ -5,7 +5,9 @@ use crate::measurement::view::tests::{loaded, view_of};
 #[track_caller]
 fn expands(body: &str, want: &str) {
     assert_eq!(
-        expand_bindings(body, &view_of(&[loaded("Fixture GPU")])).unwrap(),
+        expand_bindings(body, &view_of(&[loaded("Fixture GPU")]))
+            .unwrap()
+            .text(),
         want
     );
 }
@@ -171,7 +173,7 @@ fn without_a_record_strict_fails_and_preview_says_not_measured() {
         errors[0]
     );
     assert_eq!(
-        expand_bindings_preview(body, &unmeasured).unwrap(),
+        expand_bindings_preview(body, &unmeasured).unwrap().text(),
         "a factor of (not measured yet)"
     );
     // A typo is still an error in the preview.
@@ -184,7 +186,9 @@ fn with_several_gpus_a_binding_stands_when_they_agree_and_else_must_say_which() 
     let v = view_of(&[loaded("Fixture A"), loaded("Fixture B")]);
     // Both fixtures measured the same times: the prose's claim holds on every GPU.
     assert_eq!(
-        expand_bindings("{{% ratio 32L L digits=0 %}}", &v).unwrap(),
+        expand_bindings("{{% ratio 32L L digits=0 %}}", &v)
+            .unwrap()
+            .text(),
         "32"
     );
     // The device names differ: the prose must say which GPU it quotes.
@@ -198,7 +202,9 @@ fn with_several_gpus_a_binding_stands_when_they_agree_and_else_must_say_which() 
         errors[0].message
     );
     assert_eq!(
-        expand_bindings("{{% device device=fixture-b %}}", &v).unwrap(),
+        expand_bindings("{{% device device=fixture-b %}}", &v)
+            .unwrap()
+            .text(),
         "Fixture B"
     );
 }
@@ -231,4 +237,52 @@ fn a_stale_record_missing_a_row_is_an_error_not_a_panic() {
         "{}",
         errors[0]
     );
+}
+
+/// Expands, renders and fills `body` as a page would, with a record from device `name`.
+fn page(body: &str, name: &str) -> Result<String, Vec<BindingError>> {
+    let expanded = expand_bindings(body, &view_of(&[loaded(name)]))?;
+    let opts = crate::markdown::RenderOptions { highlight: false };
+    let mut html = crate::markdown::render(&expanded.markdown, opts, &mut Default::default()).html;
+    expanded.fill([&mut html])?;
+    Ok(html)
+}
+
+#[test]
+fn record_strings_become_escaped_text_never_markup() {
+    let hostile = "[x](javascript:alert(1))\n\n## Owned <script>alert(2)</script> <img src=x onerror=alert(3)>";
+    let html = page("On {{% device %}}, *twice*: {{% device %}}.", hostile).unwrap();
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(!html.contains("<a"), "{html}");
+    assert!(!html.contains("<h2"), "{html}");
+    assert_eq!(html.matches("&lt;script&gt;").count(), 2, "{html}");
+    assert!(html.contains("<em>twice</em>"), "{html}");
+    // In a heading, a list item and alt-free emphasis alike.
+    let html = page("## On {{% device %}}\n\n- {{% device %}}\n", "A & B <i>").unwrap();
+    assert!(html.contains("A &amp; B &lt;i&gt;"), "{html}");
+    assert!(!html.contains("<i>"), "{html}");
+}
+
+#[test]
+fn a_binding_outside_text_is_an_error() {
+    for body in [
+        "[link]({{% device %}})",
+        "\n![alt](/{{% device %}}.png)",
+        "<a title=\">\" href=\"{{% device %}}\">x</a>",
+        "![{{% device %}}](/a.png)",
+    ] {
+        let errors = page(body, "javascript:alert(1)").unwrap_err();
+        assert!(
+            errors[0].message.contains("cannot stand in a link"),
+            "{body}: {errors:?}"
+        );
+        assert_eq!(
+            errors[0].line,
+            1 + body.starts_with('\n') as usize,
+            "{body}"
+        );
+    }
+    let errors = page("a \u{E000}0\u{E001} {{% device %}}", "x").unwrap_err();
+    assert!(errors[0].message.contains("U+E000"), "{errors:?}");
 }

@@ -289,5 +289,5 @@ fn the_committed_record_is_fresh_and_renders() {
         "{{% limit L %}}, a factor of {{% ratio 32L L digits=0 %}}",
         &v,
     );
-    assert_eq!(quoted.unwrap(), "99%, a factor of 32");
+    assert_eq!(quoted.unwrap().text(), "99%, a factor of 32");
 }

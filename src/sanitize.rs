@@ -1,0 +1,243 @@
+//! The one HTML policy for everything a contributor or a record can influence: every
+//! rendered Markdown fragment (body, `## Measured` and `## Diagram` prose, section intros)
+//! goes through [`html`], always. ammonia does the parsing and the filtering; this module
+//! only states the policy. SVG assets are checked against an allowlist by [`check_svg`].
+//! Depends on no other module of ours.
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+mod audit;
+mod svg;
+
+pub use audit::active_content;
+pub use svg::{SvgProblem, check_svg};
+
+/// URL schemes a link or image from content may use; anything else (`javascript:`,
+/// `data:`, `vbscript:`, `file:` …) is dropped. Relative URLs are always kept.
+pub const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
+
+/// Table-cell alignment as pulldown-cmark writes it (a `style` attribute), and the class
+/// that replaces it: the policy drops every `style` attribute, and the page's
+/// Content-Security-Policy would block inline styles anyway.
+const ALIGN: [(&str, &str); 3] = [
+    (" style=\"text-align: left\"", " class=\"align-left\""),
+    (" style=\"text-align: center\"", " class=\"align-center\""),
+    (" style=\"text-align: right\"", " class=\"align-right\""),
+];
+
+fn cleaner() -> &'static ammonia::Builder<'static> {
+    static CLEANER: OnceLock<ammonia::Builder<'static>> = OnceLock::new();
+    CLEANER.get_or_init(|| {
+        let mut b = ammonia::Builder::default();
+        // ammonia's defaults already drop <script>, <style>, <iframe>, <svg>, forms,
+        // comments, every on* handler and `style`; what follows narrows them further.
+        b.url_schemes(URL_SCHEMES.iter().copied().collect::<HashSet<_>>());
+        b.url_relative(ammonia::UrlRelative::PassThrough);
+        // Headings and highlighted code carry ids and classes; nothing else is added.
+        b.add_generic_attributes(["class", "id"]);
+        b.add_tags(["figure", "figcaption", "details", "summary"]);
+        // What the code-block renderer writes: line numbers hidden from screen readers,
+        // the stale-source note.
+        b.add_tag_attributes("span", ["aria-hidden"]);
+        b.add_tag_attributes("p", ["role"]);
+        // `rel="noopener"` guards `target=_blank`, which content cannot set.
+        b.link_rel(None);
+        b
+    })
+}
+
+/// Cleans one HTML fragment rendered from content: what `markdown::render` returns.
+pub fn html(fragment: &str) -> String {
+    let mut fragment = std::borrow::Cow::Borrowed(fragment);
+    for (style, class) in ALIGN {
+        if fragment.contains(style) {
+            fragment = fragment.replace(style, class).into();
+        }
+    }
+    cleaner().clean(&fragment).to_string()
+}
+
+/// Decodes the character references a browser decodes in an attribute value (numeric ones
+/// and the few names that spell URL punctuation), so `&#106;avascript&colon;` is checked
+/// as what it is.
+pub fn decode_references(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let name = rest[1..].split(';').next().unwrap_or("");
+        let c = match name {
+            "amp" => Some('&'),
+            "colon" => Some(':'),
+            "tab" => Some('\t'),
+            "newline" => Some('\n'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            n => n
+                .strip_prefix("#x")
+                .or_else(|| n.strip_prefix("#X"))
+                .map(|h| u32::from_str_radix(h, 16))
+                .or_else(|| n.strip_prefix('#').map(str::parse))
+                .and_then(Result::ok)
+                .and_then(char::from_u32),
+        };
+        match c {
+            Some(c) if rest[1..].contains(';') => {
+                out.push(c);
+                rest = &rest[name.len() + 2..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `url` is one a page may link to or load: relative, or of an allowed scheme.
+/// Used where content URLs are checked outside an HTML fragment (SVG assets).
+pub fn url_allowed(url: &str) -> bool {
+    // Browsers drop ASCII tab and newline anywhere in a URL and ignore leading spaces and
+    // control characters, so `java\tscript:` is `javascript:`: normalise the same way.
+    let url: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let scheme_end = url.find([':', '/', '?', '#']);
+    match scheme_end {
+        Some(i) if url[i..].starts_with(':') => {
+            let scheme = url[..i].to_ascii_lowercase();
+            URL_SCHEMES.contains(&scheme.as_str())
+        }
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Asserts that cleaning `input` keeps `kept` and removes every string in `gone`.
+    #[track_caller]
+    fn case(input: &str, kept: &str, gone: &[&str]) {
+        let out = html(input);
+        assert!(out.contains(kept), "{input:?} lost {kept:?}: {out}");
+        for g in gone {
+            assert!(
+                !out.to_ascii_lowercase().contains(g),
+                "{input:?} kept {g:?}: {out}"
+            );
+        }
+    }
+
+    #[test]
+    fn policy() {
+        case(
+            r#"<a href="javascript:alert(1)">x</a>"#,
+            ">x</a>",
+            &["javascript"],
+        );
+        case(
+            r#"<a href="JaVaScRiPt:alert(1)">x</a>"#,
+            ">x</a>",
+            &["javascript"],
+        );
+        case(
+            r#"<a href="&#106;avascript&colon;alert(1)">x</a>"#,
+            ">x</a>",
+            &["javascript", "alert"],
+        );
+        case(
+            "<a href=\"java\tscript:alert(1)\">x</a>",
+            ">x</a>",
+            &["script", "alert"],
+        );
+        case(
+            r#"<img src="data:image/svg+xml;base64,PHN2Zz4=" alt="a">"#,
+            "alt=\"a\"",
+            &["data:"],
+        );
+        case(
+            r#"<a href="vbscript:x">v</a><a href="file:///etc/passwd">f</a>"#,
+            ">v</a>",
+            &["vbscript", "file:"],
+        );
+        case(
+            r#"<h2 id="a" class="b" onfocus="alert(1)" autofocus tabindex="0" style="color:red">T</h2>"#,
+            r#"<h2 id="a" class="b">T</h2>"#,
+            &["onfocus", "autofocus", "tabindex", "style"],
+        );
+        case(
+            "<p>x<script>alert(1)</script><style>*{}</style><iframe src=/></iframe></p>",
+            "<p>x</p>",
+            &["<script", "<style", "<iframe", "alert"],
+        );
+        case(
+            r#"<svg onload="alert(1)"><a xlink:href="javascript:x">s</a></svg>"#,
+            "",
+            &["<svg", "onload", "javascript"],
+        );
+        case(
+            r#"<a href="https://e.org/x">e</a> <a href="/glossary/warp/">w</a> <a href="mailto:a@b.c">m</a> <a href="../x/">r</a>"#,
+            r#"href="https://e.org/x""#,
+            &[],
+        );
+        case(
+            "<a href=\"/glossary/warp/\">w</a>",
+            "href=\"/glossary/warp/\"",
+            &[],
+        );
+        case("<a href=\"../x/#y\">w</a>", "href=\"../x/#y\"", &[]);
+        case(
+            "<a href=\"mailto:a@b.c\">w</a>",
+            "href=\"mailto:a@b.c\"",
+            &[],
+        );
+        case(
+            "<table><tr><td style=\"text-align: center\">1</td></tr></table>",
+            "<td class=\"align-center\">1</td>",
+            &["style"],
+        );
+        case(
+            "<details><summary>s</summary><b>b</b><sub>2</sub></details>",
+            "<details><summary>s</summary><b>b</b><sub>2</sub></details>",
+            &[],
+        );
+    }
+
+    #[test]
+    fn references_decode_as_a_browser_does() {
+        assert_eq!(
+            decode_references("&#x6A;ava&#115;cript&colon;x&amp;y &unknown; &#xZZ; a&b"),
+            "javascript:x&y &unknown; &#xZZ; a&b"
+        );
+    }
+
+    #[test]
+    fn urls() {
+        for (url, ok) in [
+            ("https://e.org", true),
+            ("HTTP://e.org", true),
+            ("mailto:a@b.c", true),
+            ("/a/b.png", true),
+            ("b.png", true),
+            ("#frag", true),
+            ("?q=a:b", true),
+            ("a/b:c", true),
+            ("javascript:alert(1)", false),
+            (" JavaScript:alert(1)", false),
+            ("java\tscript:alert(1)", false),
+            ("\u{1}javascript:alert(1)", false),
+            ("data:image/png;base64,AA", false),
+            ("vbscript:x", false),
+        ] {
+            assert_eq!(url_allowed(url), ok, "{url:?}");
+        }
+    }
+}

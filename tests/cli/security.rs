@@ -1,0 +1,316 @@
+//! Published pages carry no script: a hostile corpus (links, raw HTML, heading attributes,
+//! record strings, diagram alt text, front matter, SVG assets) through publish and preview
+//! builds, every output file scanned; and the limits that keep hostile input cheap.
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::*;
+
+/// Every way of writing script we know of, as Markdown and as raw HTML.
+const VECTORS: &str = r#"
+[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](&#106;avascript:alert(1))
+[d](java&#x09;script:alert(1)) [e](javascript&colon;alert(1)) [ref][r] <javascript:alert(1)>
+![i](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+) [v](vbscript:msgbox(1))
+[dt](data:text/html,<script>alert(1)</script>) [f](file:///etc/passwd)
+
+[r]: javascript:alert(1)
+
+<script>alert(1)</script> <img src="https://example.org/x.png" onerror="alert(1)">
+<a href="javascript:alert(1)" onclick="alert(1)">x</a>
+<a href="&#x6A;&#x61;&#x76;&#x61;&#x73;&#x63;&#x72;&#x69;&#x70;&#x74;&#x3A;alert(1)">e</a>
+<svg onload="alert(1)"><script>alert(1)</script></svg>
+<iframe src="https://example.org/"></iframe>
+<div style="background:url(javascript:alert(1))" onmouseover="alert(1)">d</div>
+<details open ontoggle="alert(1)"><summary>s</summary></details>
+<object data="https://example.org/x"></object><embed src="https://example.org/x">
+<form action="https://example.org/"><button formaction="https://example.org/">b</button></form>
+<math><a xlink:href="javascript:alert(1)">m</a></math>
+<base href="https://example.org/">
+<meta http-equiv="refresh" content="0;url=javascript:alert(1)">
+<style>body { background: red }</style>
+
+## Heading {onfocus=alert(1) autofocus tabindex=0 style=color:red}
+"#;
+
+/// A device name and driver version a hostile record could carry.
+const DEVICE: &str =
+    "[x](javascript:alert(1))\n\n## Owned <script>alert(1)</script><img src=x onerror=alert(1)>";
+const DRIVER: &str = "<a href=\"javascript:alert(1)\">580</a>";
+
+fn hostile_site() -> Site {
+    let site = measured_site(true);
+    let record = "measurements/bank_conflicts/nvidia-h200.json";
+    let mut r: serde_json::Value = serde_json::from_str(&site.read(record)).unwrap();
+    r["device"]["name"] = DEVICE.into();
+    r["software"]["driver_version"] = DRIVER.into();
+    site.write(record, serde_json::to_string_pretty(&r).unwrap());
+    let front = published(
+        "<script>alert(1)</script> Evil",
+        "measure: bank_conflicts\ndiagram:\n  preset: bank-map\n  alt: '\"><script>alert(1)</script><x onerror=alert(1) y=\"'\n",
+    )
+    .replace("summary: A term.", "summary: '<img src=x onerror=alert(1)>'")
+    .replace("title: Guide", "title: '<script>alert(1)</script>'");
+    let body = format!(
+        "{VECTORS}\nOn {{{{% device %}}}} with driver {{{{% driver %}}}}.\n\n## Measured\n{VECTORS}\nOn {{{{% device %}}}}.\n\n## Diagram\n{VECTORS}\n"
+    );
+    site.write(
+        "content/glossary/evil.md",
+        front.replace("\nBody of", &format!("\n{body}\nBody of")),
+    );
+    site.write(
+        "content/glossary.md",
+        format!("{}{VECTORS}", published("Glossary", "")),
+    );
+    site.write(
+        "content/glossary/draft.md",
+        format!("{}{VECTORS}", draft("Draft")),
+    );
+    site.write(
+        "content/glossary/picture.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 4 4\"><rect width=\"4\" height=\"4\" fill=\"teal\"/></svg>\n",
+    );
+    site
+}
+
+/// Scans every file under `out`; returns what each file carries.
+fn scan(out: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut pages = 0;
+    for item in walkdir::WalkDir::new(out) {
+        let item = item.unwrap();
+        let ext = item
+            .path()
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("");
+        if !item.file_type().is_file() || !["html", "svg", "xml", "json"].contains(&ext) {
+            continue;
+        }
+        let text = std::fs::read_to_string(item.path()).unwrap();
+        if ext == "html" {
+            pages += 1;
+            let csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self';";
+            if !text.contains(csp) {
+                problems.push(format!("{}: no CSP", item.path().display()));
+            }
+        }
+        if ext == "json" && text.contains('<') {
+            problems.push(format!("{}: a raw `<`", item.path().display()));
+        }
+        let without_csp = text.replace("<meta http-equiv=\"Content-Security-Policy\"", "<meta");
+        for p in coursegen::sanitize::active_content(&without_csp) {
+            problems.push(format!("{}: {p}", item.path().display()));
+        }
+    }
+    assert!(pages >= 4, "only {pages} pages under {}", out.display());
+    problems
+}
+
+#[test]
+fn a_hostile_corpus_publishes_no_script_in_publish_or_preview_builds() {
+    let site = hostile_site();
+    for args in [&["build"][..], &["build", "--drafts"]] {
+        let o = site.run(args);
+        assert_code(&o, 0);
+        let problems = scan(&site.root().join("public"));
+        assert!(problems.is_empty(), "{args:?}:\n{}", problems.join("\n"));
+        let evil = site.read("public/glossary/evil/index.html");
+        // The corpus really went through: the prose, the bindings and the sections are there.
+        assert!(
+            evil.contains("&lt;script&gt;alert(1)&lt;/script&gt; Evil"),
+            "{evil}"
+        );
+        assert!(
+            evil.contains("On [x](javascript:alert(1))\n\n## Owned &lt;script&gt;"),
+            "{evil}"
+        );
+        assert!(
+            evil.contains(
+                "with driver &lt;a href=&quot;javascript:alert(1)&quot;&gt;580&lt;/a&gt;."
+            ),
+            "{evil}"
+        );
+        assert_eq!(evil.matches("<h2 id=\"heading").count(), 3, "{evil}");
+        assert!(
+            evil.contains("<section class=\"measured\"")
+                && evil.contains("<section class=\"diagram\"")
+        );
+        assert!(
+            site.read("public/glossary/index.html")
+                .contains("<h2 id=\"heading\">Heading</h2>")
+        );
+        assert!(site.exists("public/glossary/picture.svg"));
+    }
+    assert!(site.exists("public/glossary/draft/index.html"));
+}
+
+#[test]
+fn a_hostile_svg_is_refused_with_its_lines_and_nothing_is_written() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write(
+        "content/glossary/evil.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\">\n<script>alert(1)</script>\n<rect onload=\"alert(1)\"/>\n<a href=\"javascript:alert(1)\"><text>x</text></a>\n<image href=\"https://evil.example/t.png\"/>\n</svg>\n",
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    for want in [
+        "content/glossary/evil.svg:2: <script> is not allowed",
+        "content/glossary/evil.svg:3: event-handler attribute `onload`",
+        "content/glossary/evil.svg:4: link `javascript:alert(1)`",
+        "content/glossary/evil.svg:5: <image> refers to `https://evil.example/t.png`",
+    ] {
+        assert!(err.contains(want), "wanted {want:?} in\n{err}");
+    }
+    assert!(!site.exists("public"));
+    assert_code(&site.run(&["check"]), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn static_files_and_assets_that_resolve_to_content_sources_are_refused() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/secret.md", draft("Secret"));
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(site.root().join(target), site.root().join(at)).unwrap()
+    };
+    link("content/glossary/secret.md", "static/secret.txt");
+    link("content/glossary/secret.md", "content/glossary/leak.txt");
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("static/secret.txt: resolves into content/"),
+        "{err}"
+    );
+    assert!(
+        err.contains("content/glossary/leak.txt: links to an entry's Markdown source"),
+        "{err}"
+    );
+    assert!(!site.exists("public"));
+}
+
+#[test]
+fn measure_names_a_kernel_not_a_path() {
+    let site = Site::new();
+    for (i, bad) in ["../../etc/passwd", "/etc/passwd", "bank/conflicts", "a b"]
+        .iter()
+        .enumerate()
+    {
+        site.write(
+            &format!("content/glossary/m{i}.md"),
+            published(&format!("M{i}"), &format!("measure: '{bad}'\n")),
+        );
+    }
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(err.matches("is not a kernel name").count(), 4, "{err}");
+    assert!(
+        err.contains(
+            "content/glossary/m0.md:11: field `measure`: `../../etc/passwd` is not a kernel name"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_slug_whose_folder_is_a_static_or_generated_file_is_a_content_error() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/style.css.md", published("Style", ""));
+    site.write("content/search-index.json.md", published("Search", ""));
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("content/style.css.md:1: style.css/index.html needs a folder `style.css`, but that is also static/style.css"), "{err}");
+    assert!(err.contains("content/search-index.json.md:1: search-index.json/index.html needs a folder `search-index.json`, but that is also a file coursegen generates"), "{err}");
+}
+
+#[test]
+fn a_yaml_alias_bomb_is_refused_at_once() {
+    let site = Site::new();
+    let mut laughs = String::from(
+        "---\ntitle: Bomb\nx0: &a0 [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n",
+    );
+    for level in 1..20 {
+        let refs = vec![format!("*a{}", level - 1); 10].join(", ");
+        laughs.push_str(&format!("x{level}: &a{level} [{refs}]\n"));
+    }
+    laughs.push_str("---\nbody\n");
+    site.write("content/glossary/bomb.md", laughs);
+    let start = std::time::Instant::now();
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    let err = stderr(&o);
+    assert!(
+        err.contains("content/glossary/bomb.md:2: YAML aliases (`*name`) expand"),
+        "{err}"
+    );
+    assert!(err.len() < 2000, "{err}");
+}
+
+#[test]
+fn an_oversized_entry_is_refused_before_it_is_read() {
+    let site = Site::new();
+    let big = format!("---\ntitle: Big\n---\n{}", "word ".repeat(220_000));
+    site.write("content/glossary/big.md", big);
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains(
+            "content/glossary/big.md: the file is 1074 KiB; entries are limited to 1024 KiB"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_same_problem_on_many_lines_is_reported_once_with_a_count() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/warp.md",
+        format!(
+            "{}{}",
+            published("Warp", ""),
+            "[x](/nowhere/)\n\n".repeat(500)
+        ),
+    );
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(
+        err.contains("note: the same problem 499 more times in this file (line "),
+        "{err}"
+    );
+    assert!(err.contains("500 problems found (1 distinct)"), "{err}");
+}
+
+#[test]
+fn build_into_a_closed_pipe_exits_quietly() {
+    let site = Site::new();
+    for i in 0..1500 {
+        site.write(
+            &format!("content/glossary/d{i}.md"),
+            draft(&format!("D{i}")),
+        );
+    }
+    let script = format!(
+        "'{}' build --root '{}' | head -c 10 >/dev/null; echo \"status ${{PIPESTATUS[0]}}\"",
+        env!("CARGO_BIN_EXE_coursegen"),
+        site.root().display()
+    );
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.trim(), "status 0", "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
