@@ -57,6 +57,11 @@ if "$BIN" build --help 2>&1 | grep -q -- '--no-highlight'; then
 else
     echo "note: 'coursegen build' has no --no-highlight flag; timing with highlighting only" >&2
 fi
+# Search (issue 12) is on by default; "nosearch" times the same build with --no-search, the
+# build as it was before the search index, so the two rows give search's cost.
+if "$BIN" build --help 2>&1 | grep -q -- '--no-search'; then
+    MODES="$MODES nosearch"
+fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 max() { sort -g | tail -n 1; }
@@ -83,7 +88,7 @@ timed_build() {
 }
 
 {
-    echo "| entries | highlighting | median wall (s) | runs (s) | HTML pages | pages/s | peak RSS (MiB) |"
+    echo "| entries | highlighting (nosearch: on, search off) | median wall (s) | runs (s) | HTML pages | pages/s | peak RSS (MiB) |"
     echo "| ---: | --- | ---: | --- | ---: | ---: | ---: |"
 } >"$WORK/results.md"
 
@@ -93,6 +98,7 @@ for n in $SIZES; do
     for mode in $MODES; do
         flags=()
         [ "$mode" = off ] && flags=(--no-highlight)
+        [ "$mode" = nosearch ] && flags=(--no-search)
         timed_build "$root" "${flags[@]}" >/dev/null
         : >"$WORK/runs.txt"
         for _ in $(seq "$RUNS"); do

@@ -34,6 +34,10 @@ struct Args {
     /// Words of prose per entry, besides the code block and the table.
     #[arg(long, default_value_t = 850)]
     words: usize,
+    /// Day pages to write as well (content/days/day-1.md …), each relating to three entries.
+    /// The build benchmark uses none, so its corpus stays what it was.
+    #[arg(long, default_value_t = 0)]
+    days: usize,
 }
 
 /// Marks a folder as ours, so a rerun may clear it and nothing else is ever deleted.
@@ -61,6 +65,15 @@ fn run(args: Args) -> Result<()> {
         let path = glossary.join(format!("{}.md", corpus.slugs[i]));
         let entry = corpus.entry(i, args.words);
         fs::write(&path, entry).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.days > 0 {
+        let days = args.out.join("content/days");
+        fs::create_dir_all(&days).with_context(|| format!("creating {}", days.display()))?;
+        for d in 1..=args.days {
+            let path = days.join(format!("day-{d}.md"));
+            fs::write(&path, corpus.day(d, args.words / 4))
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     for dir in ["templates", "static"] {
         let from = args.templates_from.join(dir);
@@ -152,6 +165,41 @@ impl Corpus {
         }
         let mut out = self.front_matter(i, &related, &mut rng);
         out.push_str(&self.body(i, &related, words, &mut rng));
+        out
+    }
+
+    /// Day `d`: a published page relating to three entries, with `words` words of prose.
+    fn day(&self, d: usize, words: usize) -> String {
+        let mut rng = Rng::new(self.seed ^ (d as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let n = self.slugs.len();
+        let related: Vec<&str> = (0..3)
+            .map(|k| self.slugs[(d * 7 + k * 13) % n].as_str())
+            .collect();
+        let (author, reviewer) = text::two_names(&mut rng);
+        let mut out = String::from("---\n");
+        let _ = writeln!(
+            out,
+            "title: {}",
+            quote(&format!("Day {d}: {}", self.terms[d % n]))
+        );
+        let _ = writeln!(
+            out,
+            "summary: {}",
+            quote(&text::sentence(&mut rng, &self.terms[d % n]))
+        );
+        let _ = writeln!(out, "related: [{}]", related.join(", "));
+        out.push_str("status: published\nbyline:\n");
+        let _ = writeln!(out, "  written_by: {}", quote(&author));
+        let _ = writeln!(out, "  reviewed_by: {}", quote(&reviewer));
+        out.push_str("  written_on: \"2026-01-01\"\n  last_checked_on: \"2026-02-01\"\n---\n\n");
+        let mut written = 0;
+        while written < words.max(20) {
+            let s = text::sentence(&mut rng, &self.terms[d % n]);
+            written += s.split_whitespace().count();
+            out.push_str(&s);
+            out.push(' ');
+        }
+        out.push('\n');
         out
     }
 

@@ -107,6 +107,10 @@ pub struct BuildArgs {
     /// Skip build-time code highlighting (code is still escaped and shown plainly).
     #[arg(long)]
     pub no_highlight: bool,
+    /// Skip the search index (pagefind/): the search box then finds nothing. Saves build time
+    /// while drafting; published builds should keep search on.
+    #[arg(long)]
+    pub no_search: bool,
     /// Public address of the site, which may carry a sub-path (e.g.
     /// https://user.github.io/course/: every URL the site emits then starts with /course/);
     /// overrides `base_url` in coursegen.toml. The publish build also writes sitemap.xml.
@@ -293,6 +297,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 drafts: args.drafts,
                 strict: args.strict,
                 highlight: !args.no_highlight,
+                search: !args.no_search,
                 out: Some(out.clone()),
                 review_max_age_days: args.review.max_age_days(config.review_max_age_days),
                 config,
@@ -316,6 +321,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 drafts: args.drafts,
                 strict: args.strict,
                 highlight: false,
+                search: false,
                 out: None,
                 review_max_age_days: args.review.max_age_days(config.review_max_age_days),
                 config,
@@ -453,7 +459,8 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure
         SiteError::NoContent(_)
         | SiteError::Templates(_)
         | SiteError::Output(_)
-        | SiteError::Render(_) => Failure::Usage(err.into()),
+        | SiteError::Render(_)
+        | SiteError::Search(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());
     Ok(report)

@@ -49,9 +49,15 @@ pub enum TemplateError {
 /// images from the site or https. Our own pages need no inline script or style (table alignment is a class, diagrams use
 /// presentation attributes); `coursegen serve` allows its reload script by hash
 /// ([`allow_inline_script`]).
-pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-                       img-src 'self' https:; media-src 'self'; font-src 'self'; \
-                       base-uri 'none'; form-action 'none'";
+///
+/// Beside the site's own script files: the theme snippet in `templates/base.html` by its
+/// SHA-256 (it must run before the first paint, so there is no flash of the wrong theme),
+/// and `'wasm-unsafe-eval'`, `connect-src` and `worker-src` for Pagefind's search.
+pub const CSP: &str = "default-src 'none'; \
+                       script-src 'self' 'sha256-yCli+7pHThRwzKgvD77xp9a2yTB/BIN/26FJZvzcqFo=' \
+                       'wasm-unsafe-eval'; connect-src 'self'; worker-src 'self'; \
+                       style-src 'self'; img-src 'self' https:; media-src 'self'; \
+                       font-src 'self'; base-uri 'none'; form-action 'self'";
 
 fn csp_meta(policy: &str) -> String {
     format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">")
@@ -92,7 +98,7 @@ pub fn allow_inline_script(html: &[u8], script: &str) -> Vec<u8> {
     let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(code));
     let relaxed = CSP.replace(
         "script-src 'self'",
-        &format!("script-src 'self' 'sha256-{hash}'; connect-src 'self'"),
+        &format!("script-src 'self' 'sha256-{hash}'"),
     );
     let (from, to) = (csp_meta(CSP), csp_meta(&relaxed));
     let mut out = Vec::with_capacity(html.len() + script.len() + 64);
@@ -160,6 +166,16 @@ impl Templates {
         })
     }
 
+    /// True when the site provides `template` (optional pages such as `404.html`).
+    pub fn has(&self, template: &str) -> bool {
+        self.tera.contains_template(template)
+    }
+
+    /// The site's base path with a trailing slash (`/`, or `/course/` under a sub-path).
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
     /// Sets `root`, the site's base path with a trailing slash (`/`, or `/course/` under a
     /// sub-path), which every template sees and writes site-absolute URLs with:
     /// `{{ root }}style.css`. URLs that come in a page's context already carry it.
@@ -180,6 +196,7 @@ impl Templates {
             message: chain(&e),
         };
         let mut ctx = tera::Context::from_serialize(context).map_err(err)?;
+        // Every site-absolute URL a template writes is `{{ root }}path`, on every page.
         ctx.insert("root", &self.root);
         let html = self.tera.render(template, &ctx).map_err(err)?;
         add_csp(template, html)
@@ -241,7 +258,9 @@ mod tests {
         let served = String::from_utf8(allow_inline_script(html.as_bytes(), script)).unwrap();
         // echo -n 'console.log(1)' | openssl dgst -sha256 -binary | base64
         assert!(
-            served.contains("script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M='; connect-src 'self'"),
+            served.contains(
+                "script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M=' 'sha256-"
+            ),
             "{served}"
         );
         assert_eq!(

@@ -3,7 +3,7 @@
 //! Uses `bank::model` for every bank number, count and verdict it draws.
 
 use super::model::{self, Geometry, WARP_SIZE, WarpAccess};
-use super::svg::{Anchor, FRAME, Frame, INK, LOAD_LEVELS, MUTED_INK, Svg, load_level};
+use super::svg::{Anchor, FRAME, Frame, INK, LANE_FILL, LOAD_LEVELS, MUTED_INK, Svg, load_level};
 use super::tile::describe_access;
 
 /// Distance between neighbouring lane (and bank) boxes.
@@ -106,7 +106,7 @@ fn lanes(svg: &mut Svg) {
         let x = box_left(lane);
         svg.line(format_args!(
             "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
-             fill=\"#eef0f3\" stroke=\"{FRAME}\"/>"
+             fill=\"{LANE_FILL}\" stroke=\"{FRAME}\"/>"
         ));
     }
     let labels =

@@ -20,3 +20,4 @@ pub use model::{
     Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,
 };
 pub use raster::{RasterError, svg_to_indexed_png, svg_to_png};
+pub use svg::themed;

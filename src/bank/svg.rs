@@ -95,6 +95,63 @@ pub(crate) fn load_level(words: u32) -> &'static LoadLevel {
         .unwrap_or(&LOAD_LEVELS[LOAD_LEVELS.len() - 1])
 }
 
+/// The light colours a page theme may override, each with the CSS custom property that
+/// overrides it (the site's stylesheet defines the dark values).
+fn theme_names() -> &'static std::collections::HashMap<&'static str, String> {
+    static NAMES: std::sync::OnceLock<std::collections::HashMap<&'static str, String>> =
+        std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names = std::collections::HashMap::new();
+        for (colour, name) in [
+            (BACKGROUND, "diagram-bg"),
+            (FRAME, "diagram-frame"),
+            (INK, "diagram-ink"),
+            (MUTED_INK, "diagram-muted"),
+            (LANE_FILL, "diagram-lane"),
+        ] {
+            names.insert(colour, name.to_string());
+        }
+        for (bank, colour) in BANK_PALETTE.iter().enumerate() {
+            names.insert(*colour, format!("bank-{bank}"));
+        }
+        for (i, level) in LOAD_LEVELS.iter().enumerate() {
+            names.insert(level.fill, format!("load-{i}"));
+        }
+        names
+    })
+}
+
+/// Fill of the lane boxes of `lane-banks`.
+pub(crate) const LANE_FILL: &str = "#eef0f3";
+
+/// The diagram with each of its colours drawn through a CSS custom property that falls back
+/// to the colour itself (`fill="var(--bank-3, #08c0be)"`), so an inline diagram follows the
+/// page's light or dark theme. Files on their own (SVG, PNG) keep the plain light colours.
+pub fn themed(svg: &str) -> String {
+    let names = theme_names();
+    let mut out = String::with_capacity(svg.len() + svg.len() / 8);
+    let mut rest = svg;
+    while let Some(at) = rest.find("=\"#") {
+        let (head, tail) = rest.split_at(at + 2);
+        out.push_str(head);
+        let colour = tail
+            .get(..7)
+            .filter(|_| tail.as_bytes().get(7) == Some(&b'"'));
+        match colour.and_then(|c| names.get(c).map(|n| (c, n))) {
+            Some((colour, name)) => {
+                out.push_str("var(--");
+                out.push_str(name);
+                out.push_str(", ");
+                out.push_str(colour);
+                out.push(')');
+                rest = &tail[7..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
+}
 /// Marks the start of a part of a diagram that is the same in every diagram of its kind (a
 /// bank map's tile): `raster` renders such a part once per process and reuses the pixels.
 pub(crate) const STATIC_START: &str = "<!--coursegen:static-->";
@@ -279,6 +336,21 @@ mod tests {
                 bank + 1
             );
         }
+    }
+
+    #[test]
+    fn themed_colours_fall_back_to_the_light_ones() {
+        let svg = "<rect fill=\"#ffffff\" stroke=\"#c9ccd1\"/><path fill=\"#08c0be\"/>\
+                   <text fill=\"#123456\">#ffffff</text>";
+        assert_eq!(
+            themed(svg),
+            "<rect fill=\"var(--diagram-bg, #ffffff)\" stroke=\"var(--diagram-frame, #c9ccd1)\"/>\
+             <path fill=\"var(--bank-3, #08c0be)\"/><text fill=\"#123456\">#ffffff</text>"
+        );
+        // Every palette colour has its own property, so each can be re-coloured.
+        let named: std::collections::HashSet<&String> = theme_names().values().collect();
+        assert_eq!(named.len(), theme_names().len());
+        assert_eq!(theme_names().len(), 5 + 32 + LOAD_LEVELS.len());
     }
 
     #[test]

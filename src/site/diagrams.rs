@@ -11,6 +11,9 @@ use crate::site::raster_cache::RasterCache;
 /// File name of the social card written beside a page that has a diagram.
 pub(super) const DIAGRAM_PNG: &str = "diagram.png";
 
+/// File name of the full-size SVG written beside a page that has a diagram.
+pub(super) const DIAGRAM_SVG: &str = "diagram.svg";
+
 /// A diagram drawn from a checked spec.
 pub(super) struct Drawn {
     /// Inline SVG.

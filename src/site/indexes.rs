@@ -12,6 +12,7 @@ pub(super) fn indexes(
     intros: &[Page<'_>],
     info: &SiteInfo,
     templates: &Templates,
+    nav: &super::nav::Nav,
     urls: Urls<'_>,
 ) -> Result<Vec<OutFile>, TemplateError> {
     let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
@@ -58,11 +59,12 @@ pub(super) fn indexes(
         let ctx = SectionCtx {
             site: info.clone(),
             section: section.into(),
-            title,
+            title: title.clone(),
             url: url.clone(),
             intro_html: intro.map(|p| urls.content_html(p.bodies.main.clone())),
             intro_draft_reason: intro.and_then(|p| p.draft_reason.clone()),
-            groups: pages::groups(items),
+            groups: pages::groups(items, section == crate::content::load::DAYS),
+            nav: nav.page(&url, &title),
         };
         files.push(OutFile {
             path: page_path(&url),
@@ -74,6 +76,8 @@ pub(super) fn indexes(
         url: "/".into(),
         sections,
         pages: pages_at_top,
+        nav: nav.page("/", &info.title),
+        overview: nav.overview(),
     };
     files.push(OutFile {
         path: "index.html".into(),

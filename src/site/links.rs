@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use super::diagrams::DIAGRAM_PNG;
+use super::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::content::{Diagnostic, Entry};
 use crate::markdown::Link;
 
@@ -27,7 +27,15 @@ impl Targets {
         config: &crate::config::Config,
         sitemap: bool,
     ) -> Self {
-        let mut built: HashSet<String> = ["/".to_string(), "/search-index.json".into()].into();
+        let mut built: HashSet<String> = [
+            "/".to_string(),
+            "/search-index.json".into(),
+            "/feed.xml".into(),
+            "/llms.txt".into(),
+            "/404.html".into(),
+            "/search/".into(),
+        ]
+        .into();
         if sitemap {
             built.insert("/sitemap.xml".into());
         }
@@ -38,6 +46,7 @@ impl Targets {
             }
             if e.meta.diagram.is_some() {
                 built.insert(format!("{}{DIAGRAM_PNG}", e.url));
+                built.insert(format!("{}{DIAGRAM_SVG}", e.url));
             }
         }
         // An entry that failed to load is reported once, not again by every link to it.

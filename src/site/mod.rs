@@ -14,14 +14,17 @@ mod check;
 mod diagrams;
 #[cfg(test)]
 mod fuzz_tests;
+mod generated;
 mod indexes;
 mod links;
 mod measurements;
+mod nav;
 pub mod output;
 pub mod pages;
 mod plan;
 pub mod raster_cache;
 mod render;
+mod search;
 pub mod serve;
 mod summary;
 mod urls;
@@ -38,6 +41,8 @@ pub struct BuildOptions {
     pub strict: bool,
     /// Highlight fenced code.
     pub highlight: bool,
+    /// Write the search index (`pagefind/`).
+    pub search: bool,
     /// Output folder; `None` for `check` (nothing written).
     pub out: Option<PathBuf>,
     /// The site config (`coursegen.toml` with the command line's overrides): title,
@@ -73,6 +78,9 @@ pub enum SiteError {
     /// A checked page failed to render (a template or the rasteriser, not content).
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The search index could not be built.
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
 }
 
 /// What a build did, for the summary.
@@ -127,24 +135,51 @@ fn write(
 ) -> Result<Option<Diagnostic>, SiteError> {
     let raster_cache = raster_cache::RasterCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
+    let nav = nav::Nav::new(&checked.pages);
     let rc = render::RenderCtx {
         info: &info,
         templates,
         checked,
         opts,
+        nav: &nav,
         raster_cache: &raster_cache,
     };
     let staging = output::Staging::new(out)?;
-    checked.pages.par_iter().try_for_each(|p| {
-        for f in render::page(p, rc)? {
-            staging.write(&f)?;
-        }
-        Ok::<_, SiteError>(())
-    })?;
+    let records = checked
+        .pages
+        .par_iter()
+        .map(|p| {
+            let (files, record) = render::page(p, rc)?;
+            for f in &files {
+                staging.write(f)?;
+            }
+            Ok::<_, SiteError>(record)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let urls = urls::Urls::new(&opts.config);
-    let mut files = indexes::indexes(&checked.pages, &checked.intros, &info, templates, urls)?;
+    let mut files = indexes::indexes(
+        &checked.pages,
+        &checked.intros,
+        &info,
+        templates,
+        &nav,
+        urls,
+    )?;
     if let (Some(base), true) = (&opts.config.base_url, writes_sitemap(opts)) {
         files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
+    }
+    files.extend(generated::plain_pages(&info, templates, &nav)?);
+    let published: Vec<&content::Entry> = checked
+        .pages
+        .iter()
+        .filter(|p| p.draft_reason.is_none())
+        .map(|p| p.entry)
+        .collect();
+    let (base, root) = (opts.config.base_url.as_deref(), templates.root());
+    files.push(generated::feed(&published, &info, base, root));
+    files.push(generated::llms_txt(&published, &info, &nav, base, root));
+    if opts.search {
+        files.extend(search::index(records.into_iter().flatten().collect())?);
     }
     for f in &files {
         staging.write(f)?;

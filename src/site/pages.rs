@@ -73,6 +73,8 @@ pub struct DiagramCtx {
     pub prose_html: String,
     /// PNG beside the page (file name).
     pub png: Option<String>,
+    /// The SVG on its own beside the page (file name), opened full size by a tap.
+    pub full: Option<String>,
 }
 
 /// The Measured section.
@@ -129,6 +131,10 @@ pub struct EntryCtx {
     pub draft_reason: Option<String>,
     /// Social-card image URL.
     pub og_image: Option<String>,
+    /// Sidebar, breadcrumbs, previous/next.
+    pub nav: super::nav::PageNav,
+    /// The Markdown copy beside the page (published pages only).
+    pub markdown: Option<String>,
     /// "Edit this page": the source file in the repository, when `repository` is configured.
     pub edit_url: Option<String>,
 }
@@ -151,8 +157,10 @@ pub struct IndexItem {
 /// A category and its entries.
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
-    /// Category name ("Uncategorised" when missing).
+    /// Category name ("Uncategorised" when missing; empty for a section read in order).
     pub name: String,
+    /// Its heading's id on the section index.
+    pub anchor: String,
     /// Its entries, by term.
     pub items: Vec<IndexItem>,
 }
@@ -174,6 +182,8 @@ pub struct SectionCtx {
     pub intro_draft_reason: Option<String>,
     /// Groups by category, alphabetical.
     pub groups: Vec<Group>,
+    /// Sidebar and breadcrumbs.
+    pub nav: super::nav::PageNav,
 }
 
 /// The site's home page.
@@ -187,6 +197,21 @@ pub struct HomeCtx {
     pub sections: Vec<SectionLink>,
     /// Top-level pages (`content/<slug>.md`), by title.
     pub pages: Vec<IndexItem>,
+    /// Sidebar.
+    pub nav: super::nav::PageNav,
+    /// Every section in reading order with its groups (days listed, categories counted).
+    pub overview: Vec<super::nav::NavSection>,
+}
+
+/// A page that belongs to no entry: 404.html and the search page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlainCtx {
+    /// Site values.
+    pub site: SiteInfo,
+    /// Page URL.
+    pub url: String,
+    /// Sidebar.
+    pub nav: super::nav::PageNav,
 }
 
 /// A section as the home page lists it.
@@ -349,18 +374,31 @@ pub fn bodies(body: &str, opts: RenderOptions, cut: bool, sources: Option<&Sourc
     }
 }
 
-/// Groups index items by category (alphabetical), items by term.
-pub fn groups(items: Vec<(Option<String>, IndexItem)>) -> Vec<Group> {
-    let mut map: BTreeMap<String, Vec<IndexItem>> = BTreeMap::new();
+/// Groups index items by category (alphabetical, "Uncategorised" last), items by term; a
+/// section read in order (days) is one unnamed group ordered by the numbers in its URLs.
+pub fn groups(items: Vec<(Option<String>, IndexItem)>, in_order: bool) -> Vec<Group> {
+    if in_order {
+        let mut items: Vec<IndexItem> = items.into_iter().map(|(_, i)| i).collect();
+        items.sort_by_cached_key(|i| (super::nav::natural_key(&i.url), i.url.clone()));
+        return vec![Group {
+            name: String::new(),
+            anchor: String::new(),
+            items,
+        }];
+    }
+    let mut map: BTreeMap<(bool, String), Vec<IndexItem>> = BTreeMap::new();
     for (cat, item) in items {
-        map.entry(cat.unwrap_or_else(|| "Uncategorised".into()))
-            .or_default()
-            .push(item);
+        let key = cat.map_or_else(|| (true, "Uncategorised".into()), |c| (false, c));
+        map.entry(key).or_default().push(item);
     }
     map.into_iter()
-        .map(|(name, mut items)| {
+        .map(|((_, name), mut items)| {
             items.sort_by_cached_key(|i| (i.term.to_lowercase(), i.url.clone()));
-            Group { name, items }
+            Group {
+                anchor: super::nav::anchor(&name),
+                name,
+                items,
+            }
         })
         .collect()
 }

@@ -5,12 +5,13 @@ use std::path::Path;
 
 use super::BuildOptions;
 use super::check::Checked;
-use super::diagrams::{self, DIAGRAM_PNG};
+use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
 use super::output::OutFile;
 use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
 use super::plan::page_path;
 use super::raster_cache::RasterCache;
 use super::urls::Urls;
+use super::{generated, search};
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
 
@@ -46,17 +47,24 @@ pub(super) struct RenderCtx<'a> {
     pub(super) checked: &'a Checked<'a>,
     /// Build options.
     pub(super) opts: &'a BuildOptions,
+    /// The reading order (sidebar, breadcrumbs, previous/next).
+    pub(super) nav: &'a super::nav::Nav,
     /// Where diagram images rendered by earlier builds are kept.
     pub(super) raster_cache: &'a RasterCache,
 }
 
-/// Renders one entry page: its HTML, and the PNG of its diagram when writing files.
-pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderError> {
+/// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram and the
+/// Markdown copy (published pages) when writing files, and its search record.
+pub(super) fn page(
+    p: &Page<'_>,
+    rc: RenderCtx<'_>,
+) -> Result<(Vec<OutFile>, Option<search::Record>), RenderError> {
     let RenderCtx {
         info,
         templates,
         checked,
         opts,
+        nav,
         raster_cache,
     } = rc;
     let entry = p.entry;
@@ -83,13 +91,22 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
             } else {
                 None
             };
+            // The same drawing on its own, which a tap on the inline one opens full size.
+            let full = opts.out.is_some().then(|| {
+                files.push(OutFile {
+                    path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_SVG),
+                    bytes: d.svg.clone().into_bytes(),
+                });
+                DIAGRAM_SVG.to_string()
+            });
             let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
             Some(DiagramCtx {
-                svg_html: d.svg.clone(),
+                svg_html: crate::bank::themed(&d.svg),
                 alt: alt.unwrap_or_default(),
                 preset: d.preset.to_string(),
                 prose_html: content(&p.bodies.diagram).unwrap_or_default(),
                 png,
+                full,
             })
         }
     };
@@ -99,12 +116,39 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
     let m = &entry.meta;
     let lookup = &checked.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let published = p.draft_reason.is_none() && opts.out.is_some();
+    let section_title = pages::section_title(&entry.section);
+    // Everything shown is searchable: published pages, and drafts in the preview (marked).
+    let record = (opts.search && opts.out.is_some()).then(|| {
+        let heading = m.term.as_deref().unwrap_or(&m.title);
+        let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
+        let summary = m.summary.as_deref().unwrap_or("");
+        let text = search::text_of(&p.bodies.main);
+        let parts = [heading, m.title.as_str(), summary, text.as_str()];
+        let mut r = search::Record::new(url, heading, &section_title, &parts);
+        r.draft = p.draft_reason.is_some();
+        r
+    });
+    let byline = pages::byline(entry);
+    if published {
+        // Binding errors were reported by the check stage; here the body expands.
+        let body = checked
+            .measurements
+            .expand_bindings(entry)
+            .map_or_else(|_| entry.body.clone(), |b| b.text());
+        files.push(OutFile {
+            path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
+            bytes: urls
+                .content_markdown(generated::markdown_copy(entry, &body, &byline))
+                .into_bytes(),
+        });
+    }
     let ctx = EntryCtx {
         site: info.clone(),
         url: entry.url.clone(),
         section: entry.section.clone(),
         section_url: format!("/{}/", entry.section),
-        section_title: pages::section_title(&entry.section),
+        section_title,
         title: m.title.clone(),
         term: m.term.clone(),
         category: m.category.clone(),
@@ -129,8 +173,10 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
             .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
             .collect(),
         sources: m.sources.clone(),
-        byline: pages::byline(entry),
+        byline,
         draft_reason: p.draft_reason.clone(),
+        nav: nav.page(&entry.url, &m.title),
+        markdown: published.then(|| generated::MARKDOWN.to_string()),
     };
     let html = templates
         .render("entry.html", &ctx)
@@ -142,5 +188,5 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         path: page_path(&entry.url),
         bytes: html.into_bytes(),
     });
-    Ok(files)
+    Ok((files, record))
 }

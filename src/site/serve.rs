@@ -50,6 +50,7 @@ pub fn serve(
         drafts,
         strict: false,
         highlight: true,
+        search: true,
         out: Some(out.clone()),
         config: Config::default(),
         review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,

@@ -56,6 +56,76 @@ impl<'a> Urls<'a> {
     }
 }
 
+impl Urls<'_> {
+    /// [`Urls::content_html`] for a Markdown copy of a page (`index.md`): the site-absolute
+    /// destinations of inline links, images and link definitions, and the `href`/`src`
+    /// values of raw HTML, move under the base path. Code spans and blocks stay as written.
+    pub(super) fn content_markdown(&self, md: String) -> String {
+        use pulldown_cmark::{Event, Options, Parser, Tag};
+        let root = self.config.root.trim_end_matches('/');
+        if root.is_empty() || !md.contains('/') {
+            return md;
+        }
+        let moves = |url: &str| {
+            url.starts_with('/') && !url.starts_with("//") && !self.config.is_external(url)
+        };
+        // Byte offsets where a URL to move starts, each once.
+        let mut at = std::collections::BTreeSet::new();
+        let options = Options::ENABLE_TABLES
+            | Options::ENABLE_FOOTNOTES
+            | Options::ENABLE_STRIKETHROUGH
+            | Options::ENABLE_HEADING_ATTRIBUTES;
+        let parser = Parser::new_ext(&md, options);
+        for (_, def) in parser.reference_definitions().iter() {
+            let text = &md[def.span.clone()];
+            let after = text.find("]:").map_or(0, |i| i + 2);
+            if moves(&def.dest)
+                && let Some(i) = text[after..].find(&*def.dest)
+            {
+                at.insert(def.span.start + after + i);
+            }
+        }
+        for (event, range) in parser.into_offset_iter() {
+            match event {
+                Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. })
+                    if moves(&dest_url) =>
+                {
+                    // The destination follows `](`; a reference link's is in its definition.
+                    let text = &md[range.clone()];
+                    let found = text.match_indices(&*dest_url).find(|(i, _)| {
+                        let before = text[..*i].trim_end_matches([' ', '\t', '\n', '<']);
+                        before.ends_with("](")
+                    });
+                    if let Some((i, _)) = found {
+                        at.insert(range.start + i);
+                    }
+                }
+                Event::Html(html) | Event::InlineHtml(html) => {
+                    let mut from = 0;
+                    while let Some(i) = html[from..].find("=\"/") {
+                        let value = from + i + 2;
+                        let end = html[value..].find('"').map_or(html.len(), |e| value + e);
+                        if is_link_attribute(&html[..from + i]) && moves(&html[value..end]) {
+                            at.insert(range.start + value);
+                        }
+                        from = value;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = String::with_capacity(md.len() + at.len() * root.len());
+        let mut last = 0;
+        for i in at {
+            out.push_str(&md[last..i]);
+            out.push_str(root);
+            last = i;
+        }
+        out.push_str(&md[last..]);
+        out
+    }
+}
+
 /// Whether the text before `=` ends in an ` href` or ` src` attribute name.
 fn is_link_attribute(before: &str) -> bool {
     ["href", "src"].iter().any(|name| {
@@ -154,5 +224,45 @@ mod tests {
         let c = config("/");
         assert_eq!(Urls::new(&c).page("/glossary/"), "/glossary/");
         assert_eq!(Urls::new(&c).absolute("/x"), None);
+    }
+
+    #[test]
+    fn markdown_copies_link_under_the_base_path() {
+        let cases = [
+            ("[w](/glossary/warp/)", "[w](/course/glossary/warp/)"),
+            ("![t](/img/t.png \"/x\")", "![t](/course/img/t.png \"/x\")"),
+            ("[/a/](/a/)", "[/a/](/course/a/)"),
+            ("[w](</a b/>)", "[w](</course/a b/>)"),
+            (
+                "[w][r]\n\n[r]: /glossary/",
+                "[w][r]\n\n[r]: /course/glossary/",
+            ),
+            ("<a href=\"/g/\">g</a>", "<a href=\"/course/g/\">g</a>"),
+            (
+                "x <img src=\"/t.png\"> y",
+                "x <img src=\"/course/t.png\"> y",
+            ),
+            // Left as written: relative, external prefixes, other hosts, code.
+            (
+                "[w](../warp/) [d](/docs/api/)",
+                "[w](../warp/) [d](/docs/api/)",
+            ),
+            (
+                "[c](//cdn.example/x) [h](https://e.org/)",
+                "[c](//cdn.example/x) [h](https://e.org/)",
+            ),
+            (
+                "`[w](/a/)`\n\n    <a href=\"/b/\">",
+                "`[w](/a/)`\n\n    <a href=\"/b/\">",
+            ),
+        ];
+        let c = config("/course/");
+        for (md, want) in cases {
+            assert_eq!(Urls::new(&c).content_markdown(md.into()), want, "{md}");
+        }
+        let root = config("/");
+        for (md, _) in cases {
+            assert_eq!(Urls::new(&root).content_markdown(md.into()), md);
+        }
     }
 }

@@ -165,7 +165,8 @@ fn the_repository_preview_has_every_part_of_the_seed() {
     )
     .unwrap();
     let parts = [
-        "← Glossary",
+        // The breadcrumb back to the glossary (Home / Glossary / Memory / page).
+        "href=\"/glossary/\">Glossary</a>",
         "CUDA glossary",
         "Memory",
         "CC 7.5",

@@ -12,6 +12,7 @@ mod measured;
 mod output;
 mod pipeline;
 mod publish;
+mod reader;
 mod regression;
 mod review;
 mod security;

@@ -304,7 +304,8 @@ fn the_title_and_language_from_the_config_are_on_every_page() {
             item.path().display()
         );
     }
-    assert_eq!(pages, 8);
+    // Entries, section indexes, the home page, the search page and 404.html.
+    assert_eq!(pages, 10);
 }
 
 #[test]

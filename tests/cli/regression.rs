@@ -110,8 +110,9 @@ fn real_glossary_corpus_is_reported_then_built() {
         "host-software",
         "perf",
     ];
-    // Every entry is a page, except the section introductions, which head their indexes; plus the home page.
-    assert_eq!(pages, entries.len() - sections.len() + sections.len() + 1);
+    // Every entry is a page, except the section introductions, which head their indexes; plus
+    // the home page and the search page.
+    assert_eq!(pages, entries.len() - sections.len() + sections.len() + 2);
     let intro = site.read("public/device-hardware/index.html");
     assert!(
         intro.contains("href=\"/device-hardware/warp-scheduler/\""),

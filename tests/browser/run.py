@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Browser tests: the built site as a reader meets it, in headless Chromium (Playwright).
+
+    python3 tests/browser/run.py --coursegen target/debug/coursegen \
+        --gen-corpus target/debug/examples/gen_corpus --axe PATH/axe.min.js [--screenshots DIR]
+
+Builds two sites — this repository's content (the course preview) and a generated
+1,000-entry corpus with 12 day pages — serves each on 127.0.0.1, and checks: search finds
+an entry by a word of its body; previous/next links and the arrow keys move between days
+and within a glossary category; the diagram opens full size on a 390 px viewport; the theme
+menu is remembered without a flash; no page logs a console error or a failed request; and
+axe-core reports no serious or critical accessibility violation, in light and dark themes.
+Prints one line per check and ends with "N passed, N failed"; exits 1 on any failure.
+"""
+import argparse
+import collections
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def build(coursegen, root, out, *flags):
+    subprocess.run([coursegen, "build", "--root", str(root), "--out", str(out), *flags],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+class Server:
+    """A static server for one output folder, on a free loopback port, 404.html for misses."""
+
+    def __init__(self, folder):
+        folder = str(folder)
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *a, **kw):
+                super().__init__(*a, directory=folder, **kw)
+
+            def log_message(self, *a):
+                pass
+
+            def send_error(self, code, message=None, explain=None):
+                page = Path(folder, "404.html")
+                if code == 404 and page.exists():
+                    body = page.read_bytes()
+                    self.send_response(404)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(body)
+                else:
+                    super().send_error(code, message, explain)
+
+        Handler.extensions_map = {**Handler.extensions_map, ".js": "text/javascript",
+                                  ".md": "text/markdown; charset=utf-8",
+                                  ".wasm": "application/wasm", ".pagefind": "application/octet-stream"}
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+class Checks:
+    def __init__(self):
+        self.passed, self.failed = 0, 0
+
+    def run(self, name, fn):
+        try:
+            fn()
+            self.passed += 1
+            print(f"ok   {name}", flush=True)
+        except Exception:  # a failed check is reported and the others still run
+            self.failed += 1
+            print(f"FAIL {name}", flush=True)
+            traceback.print_exc(file=sys.stdout)
+
+
+class Page:
+    """A browser page that records console errors, uncaught exceptions and failed requests."""
+
+    def __init__(self, browser, base, **context):
+        self.context = browser.new_context(**context)
+        self.page = self.context.new_page()
+        self.base = base
+        self.problems = []
+        # "Failed to load resource" repeats a bad response, which is recorded with its URL.
+        self.page.on("console", lambda m: m.type == "error" and "Failed to load resource" not in m.text
+                     and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"exception: {e}"))
+        # A request cut short because the test moved on to the next page is not a failure.
+        self.page.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED"
+                     and self.problems.append(f"request failed: {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+
+    def goto(self, path):
+        self.page.goto(self.base + path)
+        self.page.wait_for_load_state("load")
+        return self.page
+
+    def clean(self, allow=()):
+        bad = [p for p in self.problems if not any(a in p for a in allow)]
+        assert not bad, "\n".join(bad)
+
+    def close(self):
+        self.context.close()
+
+
+def body_word(content, avoid):
+    """A word of some entry's body that is rare in the corpus: (url, word). Rarity counts
+    documents sharing the word's first five letters, since the index stems words."""
+    docs = {}
+    for md in sorted(Path(content).rglob("*.md")):
+        text = md.read_text(encoding="utf-8")
+        _, front, body = text.split("---", 2)
+        body = re.sub(r"```.*?```", " ", body, flags=re.S)
+        body = re.sub(r"\(/[^)]*\)|\{\{%.*?%\}\}|<[^>]+>", " ", body)
+        words = {w.lower() for w in re.findall(r"[A-Za-z]{6,}", body)}
+        head = {w.lower() for w in re.findall(r"[A-Za-z]+", front)}
+        rel = md.relative_to(content).with_suffix("")
+        docs[f"/{rel.as_posix()}/"] = (words, head)
+    stems = collections.Counter(s for words, head in docs.values()
+                                for s in {w[:5] for w in words | head})
+    best = None
+    for url, (words, head) in docs.items():
+        if url in avoid:
+            continue
+        for w in sorted(words - head):
+            if best is None or stems[w[:5]] < best[0]:
+                best = (stems[w[:5]], url, w)
+    assert best, "no body word found"
+    return best[1], best[2]
+
+
+def check_search(browser, base, content, avoid=()):
+    url, word = body_word(content, avoid)
+    p = Page(browser, base, viewport={"width": 1280, "height": 900})
+    page = p.goto("/")
+    page.fill("#search-input", word)
+    page.wait_for_selector("#search-results a", timeout=15000)
+    hrefs = page.eval_on_selector_all("#search-results a", "els => els.map(e => new URL(e.href).pathname)")
+    if url not in hrefs:
+        # A common word matches more pages than the box shows: ask the same index for all.
+        hrefs = page.evaluate("""async (word) => {
+            const pf = await import('/pagefind/pagefind.js');
+            const found = await pf.search(word);
+            const all = await Promise.all(found.results.map(r => r.data()));
+            return all.map(d => d.url);
+        }""", word)
+    assert url in hrefs, f"searching {word!r}: {url} not among {hrefs}"
+    p.clean()
+    p.close()
+
+
+def check_pager(browser, base, first, second):
+    """On `first`, the next link and the right arrow lead to `second`; the left arrow back."""
+    p = Page(browser, base, viewport={"width": 1280, "height": 900})
+    page = p.goto(first)
+    nxt = page.get_attribute(".pager a[rel=next]", "href")
+    assert nxt and nxt.endswith(second), f"next of {first} is {nxt}, expected {second}"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(f"**{second}")
+    prev = page.get_attribute(".pager a[rel=prev]", "href")
+    assert prev and prev.endswith(first), f"prev of {second} is {prev}"
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(f"**{first}")
+    page.click(".pager a[rel=next]")
+    page.wait_for_url(f"**{second}")
+    # Arrows typed into the search box stay there.
+    page.focus("#search-input")
+    page.keyboard.press("ArrowLeft")
+    assert page.url.endswith(second), page.url
+    p.clean()
+    p.close()
+
+
+def check_diagram(browser, base, path):
+    p = Page(browser, base, viewport={"width": 390, "height": 844}, device_scale_factor=2,
+             is_mobile=True, has_touch=True)
+    page = p.goto(path)
+    inline = page.eval_on_selector(".diagram-full svg", "e => e.getBoundingClientRect().width")
+    assert inline <= 390, f"inline diagram is {inline}px on a 390px screen"
+    page.tap(".diagram-full")
+    page.wait_for_url("**/diagram.svg")
+    natural = page.evaluate("document.documentElement.getAttribute('width')")
+    shown = page.evaluate("document.documentElement.getBoundingClientRect().width")
+    assert shown >= float(natural) > 390, f"full-size diagram is {shown}px, its own width {natural}px"
+    p.clean()
+    p.close()
+
+
+def check_theme(browser, base, path):
+    p = Page(browser, base, viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page = p.goto(path)
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.select_option("#theme-select", "dark")
+    # The next page is dark from its first paint: the attribute is set before any CSS loads.
+    page.add_init_script("""
+      document.addEventListener('readystatechange', () => {
+        if (!window.__firstTheme) window.__firstTheme = document.documentElement.getAttribute('data-theme') || 'none';
+      });""")
+    page = p.goto(path)
+    assert page.evaluate("window.__firstTheme") == "dark"
+    dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert dark != light, f"dark theme did not change the background ({dark})"
+    fill = page.evaluate("""() => { const r = document.querySelector('figure svg path, figure svg rect');
+                              return r ? getComputedStyle(r).fill : null; }""")
+    if fill is not None:
+        assert fill not in ("rgb(255, 255, 255)",), f"diagram stayed white in dark mode: {fill}"
+    page.select_option("#theme-select", "system")
+    page = p.goto(path)
+    assert page.evaluate("document.documentElement.getAttribute('data-theme')") is None
+    p.clean()
+    p.close()
+
+
+def check_axe(browser, base, paths, axe, scheme):
+    source = Path(axe).read_text(encoding="utf-8")
+    p = Page(browser, base, viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    found = []
+    for path in paths:
+        page = p.goto(path)
+        page.add_script_tag(content=source)
+        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        for v in result["violations"]:
+            if v["impact"] in ("serious", "critical"):
+                nodes = "; ".join(n["target"][0] if isinstance(n["target"][0], str) else str(n["target"])
+                                  for n in v["nodes"][:3])
+                found.append(f"{path}: {v['id']} ({v['impact']}): {v['help']} — {nodes}")
+    assert not found, "\n".join(found)
+    p.clean()
+    p.close()
+
+
+def check_pages_clean(browser, base, paths, width):
+    p = Page(browser, base, viewport={"width": width, "height": 900})
+    for path in paths:
+        p.goto(path)
+    p.clean(allow=("/no-such-page/",))
+    p.close()
+
+
+def check_not_found(browser, base):
+    p = Page(browser, base, viewport={"width": 1280, "height": 900})
+    page = p.goto("/no-such-page/")
+    assert "Page not found" in page.inner_text("h1")
+    p.clean(allow=("/no-such-page/",))
+    p.close()
+
+
+def screenshots(browser, base, path, folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    shots = [("light", {"width": 1280, "height": 1000}, "light"),
+             ("dark", {"width": 1280, "height": 1000}, "dark"),
+             ("390px", {"width": 390, "height": 844}, "light")]
+    for name, viewport, scheme in shots:
+        ctx = browser.new_context(viewport=viewport, color_scheme=scheme, device_scale_factor=1)
+        page = ctx.new_page()
+        page.goto(base + path)
+        page.wait_for_load_state("load")
+        page.screenshot(path=str(folder / f"seed-{name}.png"))
+        # The diagram section too: its colours follow the theme, and on a phone it is a
+        # thumbnail with an "Open full size" link.
+        page.locator("section.diagram figure").screenshot(path=str(folder / f"seed-{name}-diagram.png"))
+        ctx.close()
+    print(f"screenshots written to {folder}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--coursegen", required=True)
+    ap.add_argument("--gen-corpus", required=True)
+    ap.add_argument("--axe", required=True, help="axe.min.js from the npm package axe-core")
+    ap.add_argument("--screenshots", type=Path, help="also write the seed page's screenshots here")
+    ap.add_argument("--entries", type=int, default=1000)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="coursegen-browser-"))
+    checks = Checks()
+    try:
+        repo_site = work / "repo"
+        build(args.coursegen, REPO, repo_site, "--drafts")
+        corpus = work / "corpus"
+        subprocess.run([args.gen_corpus, "--n", str(args.entries), "--days", "12", "--seed", "7",
+                        "--out", str(corpus)], check=True, stdout=subprocess.DEVNULL)
+        corpus_site = work / "corpus-site"
+        build(args.coursegen, corpus, corpus_site)
+        repo, gen = Server(repo_site), Server(corpus_site)
+        seed = "/glossary/shared-memory-bank/"
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM)
+            c = functools.partial
+            checks.run("repo: search finds an entry by a word of its body",
+                       c(check_search, browser, repo.url, REPO / "content"))
+            checks.run(f"corpus ({args.entries} entries): search finds an entry by a word of its body",
+                       c(check_search, browser, gen.url, corpus / "content"))
+            checks.run("corpus: previous/next and arrow keys move between days",
+                       c(check_pager, browser, gen.url, "/days/day-9/", "/days/day-10/"))
+            checks.run("repo: previous/next and arrow keys move within a glossary category",
+                       c(check_pager, browser, repo.url, "/glossary/bank-conflict/", "/glossary/shared-memory/"))
+            checks.run("repo: the diagram opens full size on a 390 px screen",
+                       c(check_diagram, browser, repo.url, seed))
+            checks.run("repo: the theme menu is remembered without a flash",
+                       c(check_theme, browser, repo.url, seed))
+            checks.run("repo: 404.html is served for a missing page",
+                       c(check_not_found, browser, repo.url))
+            repo_pages = ["/", "/glossary/", "/days/", seed, "/glossary/bank-conflict/",
+                          "/days/day-15/", "/search/?q=bank", "/404.html"]
+            gen_pages = ["/", "/glossary/", "/days/", "/days/day-1/", "/days/day-12/",
+                         "/search/?q=memory"]
+            for width in (1280, 390):
+                checks.run(f"repo: no console errors or failed requests at {width} px",
+                           c(check_pages_clean, browser, repo.url, repo_pages, width))
+                checks.run(f"corpus: no console errors or failed requests at {width} px",
+                           c(check_pages_clean, browser, gen.url, gen_pages, width))
+            for scheme in ("light", "dark"):
+                checks.run(f"repo: no serious axe violation ({scheme})",
+                           c(check_axe, browser, repo.url, repo_pages, args.axe, scheme))
+                checks.run(f"corpus: no serious axe violation ({scheme})",
+                           c(check_axe, browser, gen.url, gen_pages[:5], args.axe, scheme))
+            if args.screenshots:
+                screenshots(browser, repo.url, seed, args.screenshots)
+            browser.close()
+        repo.close()
+        gen.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{checks.passed} passed, {checks.failed} failed")
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+//! What a reader finds around the pages: navigation (sidebar, breadcrumbs, previous/next),
+//! the home page, search index, diagram full size, feed, llms.txt, Markdown copies, 404.
+use crate::util::*;
+
+fn day(n: u32, status: &str) -> String {
+    let byline = if status == "published" { SIGNED } else { "" };
+    format!(
+        "---\ntitle: \"Day {n}: step {n}\"\nsummary: Day {n} of the course.\nstatus: {status}\n{byline}---\n\nOn day {n} we practise zanzibarite{n}.\n"
+    )
+}
+
+fn course() -> Site {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    site.write("content/glossary/lane.md", published("Lane", ""));
+    site.write("content/glossary/bank.md", published("Bank", ""));
+    site.write(
+        "content/glossary/block.md",
+        published("Block", "").replace("category: Memory", "category: Execution"),
+    );
+    site.write("content/glossary/tile.md", draft("Tile"));
+    for n in [1, 2, 10] {
+        site.write(&format!("content/days/day-{n}.md"), day(n, "published"));
+    }
+    site.write("content/days/day-3.md", day(3, "draft"));
+    site
+}
+
+#[test]
+fn days_link_to_their_neighbours_in_numeric_order() {
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    let two = site.read("public/days/day-2/index.html");
+    assert!(two.contains(r#"rel="prev" href="/days/day-1/""#), "{two}");
+    // Day 3 is a draft: the publish build skips it, and 10 follows 2 (not before it).
+    assert!(two.contains(r#"rel="next" href="/days/day-10/""#), "{two}");
+    let one = site.read("public/days/day-1/index.html");
+    assert!(!one.contains(r#"rel="prev""#));
+    let ten = site.read("public/days/day-10/index.html");
+    assert!(!ten.contains(r#"rel="next""#));
+}
+
+#[test]
+fn the_preview_puts_drafts_in_the_reading_order_marked() {
+    let site = course();
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let two = site.read("public/days/day-2/index.html");
+    let next = two
+        .split(r#"class="pager-next""#)
+        .nth(1)
+        .expect("a next link");
+    assert!(next.contains(r#"href="/days/day-3/""#), "{two}");
+    assert!(next[..next.find("</a>").unwrap()].contains("draft-tag"));
+    let home = site.read("public/index.html");
+    assert!(home.contains("/glossary/tile/") && home.contains("draft-tag"));
+}
+
+#[test]
+fn glossary_pages_step_through_their_category_and_show_where_they_are() {
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    let lane = site.read("public/glossary/lane/index.html");
+    // Memory, by term: Bank, Lane, Warp; Block is in another category.
+    assert!(
+        lane.contains(r#"rel="prev" href="/glossary/bank/""#),
+        "{lane}"
+    );
+    assert!(
+        lane.contains(r#"rel="next" href="/glossary/warp/""#),
+        "{lane}"
+    );
+    let bank = site.read("public/glossary/bank/index.html");
+    assert!(!bank.contains(r#"rel="prev""#), "Block is not in Memory");
+    // Breadcrumbs: Home / Glossary / Memory / the page.
+    let crumbs = lane.split(r#"aria-label="Breadcrumb""#).nth(1).unwrap();
+    let crumbs = &crumbs[..crumbs.find("</nav>").unwrap()];
+    for part in [
+        r#"href="/">Home"#,
+        r#"href="/glossary/">Glossary"#,
+        r#"href="/glossary/#memory">Memory"#,
+        r#"aria-current="page">Lane"#,
+    ] {
+        assert!(crumbs.contains(part), "{part} in {crumbs}");
+    }
+    // The sidebar marks the page and leaves drafts out of the publish build.
+    assert!(lane.contains(r#"href="/glossary/lane/" aria-current="page""#));
+    assert!(!lane.contains("/glossary/tile/"));
+    assert!(lane.contains(r##"href="#content""##), "skip link");
+    assert!(lane.contains(r#"<main id="content""#));
+}
+
+#[test]
+fn the_home_page_lists_days_in_order_and_glossary_sections() {
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    let home = site.read("public/index.html");
+    let main = &home[home.find("<main").unwrap()..];
+    let at = |s: &str| main.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    assert!(at("/days/day-1/") < at("/days/day-2/"));
+    assert!(at("/days/day-2/") < at("/days/day-10/"));
+    assert!(
+        main.contains(r#"href="/glossary/#execution">Execution</a> <span class="count">(1 entry)"#)
+    );
+    assert!(
+        main.contains(r#"href="/glossary/#memory">Memory</a> <span class="count">(3 entries)"#)
+    );
+    let index = site.read("public/glossary/index.html");
+    assert!(index.contains(r#"<h2 id="memory">Memory</h2>"#));
+}
+
+#[test]
+fn search_index_holds_published_pages_and_can_be_left_out() {
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    assert!(site.exists("public/pagefind/pagefind.js"));
+    assert!(site.exists("public/pagefind/pagefind-entry.json"));
+    let entry = site.read("public/pagefind/pagefind-entry.json");
+    assert!(entry.contains("\"page_count\":7"), "{entry}");
+    assert!(
+        site.read("public/index.html")
+            .contains(r#"data-bundle="/pagefind/""#)
+    );
+    assert_code(&site.run(&["build", "--no-search"]), 0);
+    assert!(!site.exists("public/pagefind"));
+}
+
+#[test]
+fn feed_and_llms_txt_list_published_pages_only() {
+    let site = course();
+    assert_code(
+        &site.run(&["build", "--drafts", "--base-url", "https://example.org/"]),
+        0,
+    );
+    let feed = site.read("public/feed.xml");
+    assert!(feed.starts_with("<?xml"));
+    assert!(feed.contains(r#"<feed xmlns="http://www.w3.org/2005/Atom">"#));
+    assert!(
+        feed.contains("<id>https://example.org/glossary/warp/</id>"),
+        "{feed}"
+    );
+    assert!(feed.contains("<updated>2026-11-20T00:00:00Z</updated>"));
+    assert!(feed.contains("<author><name>Ada Lovelace</name></author>"));
+    assert!(
+        !feed.contains("tile") && !feed.contains("day-3"),
+        "drafts stay out"
+    );
+    let llms = site.read("public/llms.txt");
+    assert!(llms.starts_with("# 100 Days of GPU\n"));
+    assert!(llms.contains("- [Warp](https://example.org/glossary/warp/index.md): A term."));
+    assert!(llms.find("## Days").unwrap() < llms.find("## Glossary").unwrap());
+    assert!(!llms.contains("tile") && !llms.contains("day-3"));
+    // The Markdown copy sits beside each published page, not beside drafts.
+    let md = site.read("public/glossary/warp/index.md");
+    assert!(
+        md.starts_with("# Warp\n\n> A term.\n\nBody of Warp."),
+        "{md}"
+    );
+    assert!(md.contains("Reviewed by: Grace Hopper"));
+    assert!(!site.exists("public/glossary/tile/index.md"));
+    assert!(site.exists("public/glossary/tile/index.html"));
+}
+
+#[test]
+fn a_404_page_and_a_favicon_are_written() {
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    let page = site.read("public/404.html");
+    assert!(page.contains("Page not found") && page.contains("noindex"));
+    // Absolute URLs: the page is served for any missing path.
+    assert!(page.contains(r#"href="/style.css""#));
+    assert!(site.exists("public/favicon.svg"));
+    assert!(
+        site.read("public/index.html")
+            .contains(r#"rel="icon" href="/favicon.svg""#)
+    );
+    assert!(site.exists("public/search/index.html"));
+}
+
+#[test]
+fn a_diagram_opens_full_size_and_follows_the_theme() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/bank.md",
+        published(
+            "Bank",
+            "diagram:\n  preset: bank-map\n  alt: Words shaded by bank.\n",
+        ),
+    );
+    assert_code(&site.run(&["build"]), 0);
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(html.contains(r#"<a class="diagram-full" href="diagram.svg""#));
+    // Inline, each colour comes from a custom property the dark theme redefines…
+    assert!(
+        html.contains("fill=\"var(--bank-0, #"),
+        "no themed bank fill"
+    );
+    assert!(html.contains("var(--diagram-bg, #ffffff)"));
+    let css = site.read("public/style.css");
+    assert!(css.contains("--bank-31:") && css.contains("--diagram-bg:"));
+    // …while the file on its own keeps plain light colours.
+    let svg = site.read("public/glossary/bank/diagram.svg");
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(!svg.contains("var(--"));
+}
+
+/// The no-flash theme script is the page's only inline script; a Content-Security-Policy
+/// allows it by hash, so the hash the README gives must be the script's.
+#[test]
+fn the_inline_theme_script_matches_its_documented_hash() {
+    use sha2::Digest;
+    let site = course();
+    assert_code(&site.run(&["build"]), 0);
+    let page = site.read("public/glossary/warp/index.html");
+    assert_eq!(page.matches("<script>").count(), 1, "one inline script");
+    let script = page
+        .split("<script>")
+        .nth(1)
+        .unwrap()
+        .split("</script>")
+        .next()
+        .unwrap();
+    let hash = base64(&sha2::Sha256::digest(script.as_bytes()));
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&hash),
+        "README should give the script's sha256 {hash}"
+    );
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
