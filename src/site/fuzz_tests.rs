@@ -126,6 +126,8 @@ fn builds_without_script(dir: &Path) -> Result<(), TestCaseError> {
             drafts,
             strict: false,
             highlight: true,
+            search: true,
+            cache_dir: None,
             out: Some(out.clone()),
             config: crate::config::Config {
                 base_url: Some("https://course.example.org/".into()),
