@@ -135,8 +135,6 @@ fn builds_without_script(dir: &Path) -> Result<(), TestCaseError> {
             },
             review_max_age_days: 3650,
             today: jiff::civil::Date::new(2026, 11, 30).ok(),
-            cache_dir: None,
-            search: true,
         };
         match build(dir, &opts) {
             Ok(_) => {}
