@@ -339,7 +339,11 @@ pub(super) fn sections<'a>(pages: &'a [Page<'_>], intros: &'a [Page<'_>]) -> BTr
 }
 
 /// Every file the render stage will write, relative to the output folder.
-fn outputs(pages: &[Page<'_>], intros: &[Page<'_>], opts: &BuildOptions) -> Vec<PathBuf> {
+pub(super) fn outputs(
+    pages: &[Page<'_>],
+    intros: &[Page<'_>],
+    opts: &BuildOptions,
+) -> Vec<PathBuf> {
     let mut paths = Vec::with_capacity(pages.len() * 2 + 8);
     for p in pages {
         paths.push(page_path(&p.entry.url));
