@@ -148,13 +148,13 @@ impl Rebuilder {
             .into_iter()
             .flatten()
             .collect::<Vec<_>>();
-        let rendered = dirty.len() + 2;
-        files.extend(indexes::indexes(
-            &checked.pages,
-            &checked.intros,
-            &info,
-            templates,
-        )?);
+        let indexes = indexes::indexes(&checked.pages, &checked.intros, &info, templates)?;
+        let rendered = dirty.len()
+            + indexes
+                .iter()
+                .filter(|f| f.path.ends_with("index.html"))
+                .count();
+        files.extend(indexes);
         Ok((files, rendered))
     }
 
