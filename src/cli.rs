@@ -52,7 +52,8 @@ pub struct Cli {
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
     Build(BuildArgs),
-    /// Validate everything `build` validates and write nothing.
+    /// Validate everything `build` validates and write nothing: the same load and check
+    /// stages, every problem of the site reported at once, sorted by file and line.
     Check(CheckArgs),
     /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records.
     Measure(MeasureArgs),

@@ -232,3 +232,6 @@ fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
     });
     format!("{}-{:08x}", spec.preset, hash >> 32)
 }
+
+#[cfg(test)]
+pub(super) mod tests;

@@ -9,11 +9,6 @@ pub mod raster;
 mod svg;
 mod tile;
 
-#[cfg(test)]
-mod diagram_tests;
-#[cfg(test)]
-mod raster_tests;
-
 pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 pub use model::{
     Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,

@@ -109,46 +109,4 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_embedded_font_is_the_family_the_svgs_ask_for() {
-        let families: Vec<&str> = fonts()
-            .faces()
-            .flat_map(|face| face.families.iter().map(|(name, _)| name.as_str()))
-            .collect();
-        assert_eq!(families, [FONT_FAMILY]);
-    }
-
-    #[track_caller]
-    fn bad_scale(scale: f32) {
-        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#;
-        assert!(
-            matches!(svg_to_png(svg, scale), Err(RasterError::BadScale { .. })),
-            "{scale}"
-        );
-    }
-
-    #[test]
-    fn scales_outside_the_range_are_refused() {
-        bad_scale(0.0);
-        bad_scale(-1.0);
-        bad_scale(f32::NAN);
-        bad_scale(f32::INFINITY);
-        bad_scale(MAX_SCALE * 2.0);
-    }
-
-    #[test]
-    fn malformed_svg_is_an_error_not_a_panic() {
-        let error = svg_to_png("<svg", 1.0).unwrap_err();
-        assert!(matches!(error, RasterError::Parse { .. }), "{error}");
-    }
-
-    #[test]
-    fn an_enormous_canvas_is_refused() {
-        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>"#;
-        let error = svg_to_png(svg, 1.0).unwrap_err();
-        assert!(matches!(error, RasterError::Canvas { .. }), "{error}");
-    }
-}
+mod tests;

@@ -3,34 +3,22 @@
 //! staleness, links (Markdown is converted here, once, because links are known only after
 //! parsing), diagram specs and output collisions. Returns every problem at once, or the
 //! pages ready to render.
-use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::diagrams::{self, DIAGRAM_PNG, Drawn};
+use super::diagrams;
 use super::links::Targets;
 use super::measurements::Measurements;
 use super::output::Copies;
-use super::pages::{self, Bodies, Lookup};
-use super::{BuildOptions, Report, assets};
+use super::pages::{self, Lookup, Page};
+use super::{BuildOptions, Report, assets, plan};
 use crate::bank;
 use crate::content::{self, Diagnostic, Entry, Kind};
 use crate::highlight::include::{self, SOURCE_DIR, Sources};
 use crate::markdown::RenderOptions;
 use crate::policy::{self, Verdict};
-
-/// A page that passed every check: its entry, body fragments and drawn diagram.
-pub(super) struct Page<'a> {
-    /// The entry.
-    pub(super) entry: &'a Entry,
-    /// Why it is a draft (preview only); `None` when published.
-    pub(super) draft_reason: Option<String>,
-    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
-    pub(super) bodies: Bodies,
-    /// The diagram, when the entry declares one.
-    pub(super) diagram: Option<Drawn>,
-}
 
 /// What the render and write stages need from a checked site.
 pub(super) struct Checked<'a> {
@@ -70,28 +58,7 @@ pub(super) fn check<'a>(
         .par_iter()
         .map(|e| policy::check(e, &rules))
         .collect();
-    let mut shown = Vec::new();
-    let mut left_out = Vec::new();
-    for v in &verdicts {
-        report.warnings.extend(v.warnings().iter().cloned());
-        match v {
-            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
-            Verdict::Publish(p) => {
-                report.published += 1;
-                shown.push((p.entry(), None));
-            }
-            Verdict::Draft(d) => {
-                report
-                    .drafts
-                    .push((d.entry().file.clone(), d.reason.clone()));
-                if opts.drafts {
-                    shown.push((d.entry(), Some(d.reason.clone())));
-                } else {
-                    left_out.push(d.entry());
-                }
-            }
-        }
-    }
+    let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
         root,
@@ -108,18 +75,12 @@ pub(super) fn check<'a>(
         &mut problems,
         &mut report.warnings,
     );
-    let mut copies = match assets::copies(root, &site.assets, &mut report.warnings) {
-        Ok(c) => c,
-        Err(d) => {
-            problems.push(d);
-            Vec::new()
-        }
-    };
-    // Captions link to the included files: publish them beside the pages.
-    copies.extend(
-        included
-            .iter()
-            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    let copies = copies(
+        root,
+        site,
+        (&included, &sources),
+        &mut problems,
+        &mut report,
     );
     let targets = Targets::new(
         shown.iter().map(|(e, _)| *e),
@@ -130,28 +91,15 @@ pub(super) fn check<'a>(
     let render = RenderOptions {
         highlight: opts.highlight,
     };
-    let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
-        .into_par_iter()
-        .map(|(entry, reason)| {
-            let cx = PageCx {
-                measurements: &measurements,
-                targets: &targets,
-                sources: &sources,
-                render,
-            };
-            page(entry, reason, cx)
-        })
-        .collect();
-    let (mut pages, mut intros) = (Vec::new(), Vec::new());
-    for c in checked {
-        match c {
-            Ok(p) if p.entry.kind == Kind::Intro => intros.push(p),
-            Ok(p) => pages.push(p),
-            Err(d) => problems.extend(d),
-        }
-    }
-    let outputs = outputs(&pages, &intros, opts);
-    problems.extend(collisions(&outputs, &copies));
+    let cx = PageCx {
+        measurements: &measurements,
+        targets: &targets,
+        sources: &sources,
+        render,
+    };
+    let (pages, intros) = check_pages(shown, cx, &mut problems);
+    let outputs = plan::outputs(&pages, &intros, opts);
+    problems.extend(plan::collisions(&outputs, &copies));
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
@@ -171,6 +119,85 @@ pub(super) fn check<'a>(
         copies,
         report,
     })
+}
+
+/// A shown entry and, in the preview, why it is a draft.
+type Shown<'a> = Vec<(&'a Entry, Option<String>)>;
+
+/// Sorts the editorial verdicts: refusals into `problems`, the entries this build shows,
+/// and the drafts it leaves out (links to them are reported as such).
+fn apply_verdicts<'a>(
+    verdicts: &[Verdict<'a>],
+    preview: bool,
+    problems: &mut Vec<Diagnostic>,
+    report: &mut Report,
+) -> (Shown<'a>, Vec<&'a Entry>) {
+    let mut shown = Vec::new();
+    let mut left_out = Vec::new();
+    for v in verdicts {
+        report.warnings.extend(v.warnings().iter().cloned());
+        match v {
+            Verdict::Refused(d) => problems.extend(d.iter().cloned()),
+            Verdict::Publish(p) => {
+                report.published += 1;
+                shown.push((p.entry(), None));
+            }
+            Verdict::Draft(d) => {
+                report
+                    .drafts
+                    .push((d.entry().file.clone(), d.reason.clone()));
+                if preview {
+                    shown.push((d.entry(), Some(d.reason.clone())));
+                } else {
+                    left_out.push(d.entry());
+                }
+            }
+        }
+    }
+    (shown, left_out)
+}
+
+/// The files copied as they are, and the files code blocks include (their captions link to
+/// the copies beside the pages).
+fn copies(
+    root: &Path,
+    site: &content::Site,
+    (included, sources): (&BTreeSet<String>, &Sources),
+    problems: &mut Vec<Diagnostic>,
+    report: &mut Report,
+) -> Copies {
+    let mut copies = assets::copies(root, &site.assets, &mut report.warnings).unwrap_or_else(|d| {
+        problems.push(d);
+        Vec::new()
+    });
+    copies.extend(
+        included
+            .iter()
+            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+    );
+    copies
+}
+
+/// Checks every shown entry in parallel: the pages and intros that passed, problems of the
+/// others into `problems`.
+fn check_pages<'a>(
+    shown: Shown<'a>,
+    cx: PageCx<'_>,
+    problems: &mut Vec<Diagnostic>,
+) -> (Vec<Page<'a>>, Vec<Page<'a>>) {
+    let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
+        .into_par_iter()
+        .map(|(entry, reason)| page(entry, reason, cx))
+        .collect();
+    let (mut pages, mut intros) = (Vec::new(), Vec::new());
+    for c in checked {
+        match c {
+            Ok(p) if p.entry.kind == Kind::Intro => intros.push(p),
+            Ok(p) => pages.push(p),
+            Err(d) => problems.extend(d),
+        }
+    }
+    (pages, intros)
 }
 
 /// What checking one page needs from the site.
@@ -255,7 +282,7 @@ fn page<'a>(
 /// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
 /// included, to publish beside the pages.
 fn check_includes(
-    shown: &[(&Entry, Option<String>)],
+    shown: &Shown<'_>,
     sources: &Sources,
     strict: bool,
     problems: &mut Vec<Diagnostic>,
@@ -321,79 +348,4 @@ fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnosti
     .help(format!(
         "add `{field}:` (see the README), or rename the heading"
     ))
-}
-
-/// `/glossary/warp/` → `glossary/warp/index.html`.
-pub(super) fn page_path(url: &str) -> PathBuf {
-    Path::new(url.trim_matches('/')).join("index.html")
-}
-
-/// The sections whose index this build writes: those with a shown entry or intro.
-pub(super) fn sections<'a>(pages: &'a [Page<'_>], intros: &'a [Page<'_>]) -> BTreeSet<&'a str> {
-    let of_pages = pages.iter().map(|p| p.entry.section.as_str());
-    let of_intros = intros.iter().map(|p| p.entry.slug.as_str());
-    of_pages
-        .chain(of_intros)
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-/// Every file the render stage will write, relative to the output folder.
-pub(super) fn outputs(
-    pages: &[Page<'_>],
-    intros: &[Page<'_>],
-    opts: &BuildOptions,
-) -> Vec<PathBuf> {
-    let mut paths = Vec::with_capacity(pages.len() * 2 + 8);
-    for p in pages {
-        paths.push(page_path(&p.entry.url));
-        if p.diagram.is_some() {
-            paths.push(Path::new(p.entry.url.trim_matches('/')).join(DIAGRAM_PNG));
-        }
-    }
-    paths.extend(
-        sections(pages, intros)
-            .into_iter()
-            .map(|s| page_path(&format!("/{s}/"))),
-    );
-    paths.extend(["index.html".into(), "search-index.json".into()]);
-    if opts.base_url.is_some() && !opts.drafts {
-        paths.push("sitemap.xml".into());
-    }
-    paths
-}
-
-/// Two outputs at one path would silently overwrite each other: refuse instead.
-fn collisions(paths: &[PathBuf], copies: &Copies) -> Vec<Diagnostic> {
-    let mut seen: HashMap<&Path, Option<&PathBuf>> =
-        HashMap::with_capacity(paths.len() + copies.len());
-    let all = paths
-        .iter()
-        .map(|p| (p, None))
-        .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
-    let mut problems = Vec::new();
-    for (path, src) in all {
-        if let Some(first) = seen.insert(path, src) {
-            let what = |s: Option<&PathBuf>| {
-                s.map_or_else(
-                    || "a generated page".to_string(),
-                    |p| p.display().to_string(),
-                )
-            };
-            problems.push(
-                Diagnostic::new(
-                    src.map_or(path.as_path(), |p| p.as_path()),
-                    0,
-                    format!(
-                        "{} would be written twice (by {} and {})",
-                        path.display(),
-                        what(first),
-                        what(src)
-                    ),
-                )
-                .help("rename the file, or move the entry so that its URL differs"),
-            );
-        }
-    }
-    problems
 }

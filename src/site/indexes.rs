@@ -1,8 +1,8 @@
 //! The render stage's pages besides the entries: home page, section indexes (headed by
 //! their introductions), search index and sitemap. Pure, like `render`.
-use super::check::{Page, page_path, sections};
 use super::output::OutFile;
-use super::pages::{self, HomeCtx, IndexItem, SectionCtx, SiteInfo};
+use super::pages::{self, HomeCtx, IndexItem, Page, SectionCtx, SiteInfo};
+use super::plan::{page_path, sections};
 use crate::templates::{TemplateError, Templates};
 
 /// The home page, one index per section, and the search index.

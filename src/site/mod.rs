@@ -16,6 +16,7 @@ mod links;
 mod measurements;
 pub mod output;
 pub mod pages;
+mod plan;
 mod render;
 pub mod serve;
 

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::diagrams::Drawn;
 use crate::content::Entry;
 use crate::highlight::include::Sources;
 use crate::markdown::{self, RenderOptions};
@@ -271,6 +272,18 @@ pub struct Bodies {
     pub diagram: Option<String>,
     /// Every link in the body, with its body-relative line.
     pub links: Vec<markdown::Link>,
+}
+
+/// A page that passed every check: its entry, body fragments and drawn diagram.
+pub(super) struct Page<'a> {
+    /// The entry.
+    pub(super) entry: &'a Entry,
+    /// Why it is a draft (preview only); `None` when published.
+    pub(super) draft_reason: Option<String>,
+    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
+    pub(super) bodies: Bodies,
+    /// The diagram, when the entry declares one.
+    pub(super) diagram: Option<Drawn>,
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts; with `cut`

@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use super::BuildOptions;
-use super::check::{Checked, Page, page_path};
+use super::check::Checked;
 use super::diagrams::{self, DIAGRAM_PNG};
 use super::output::OutFile;
-use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
+use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
+use super::plan::page_path;
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
 

@@ -13,10 +13,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::site::check::{self, Checked};
+use crate::site::check::Checked;
 use crate::site::output::OutFile;
 use crate::site::render::{self, RenderCtx};
-use crate::site::{BuildOptions, SiteError, indexes, pages};
+use crate::site::{BuildOptions, SiteError, check, indexes, pages, plan};
 use crate::templates::Templates;
 
 /// What changed since the last good build.
@@ -138,7 +138,7 @@ impl Rebuilder {
                         .iter()
                         .chain(&m.appears_in)
                         .any(|s| stems.contains(s.as_str()))
-                    || !self.written.contains_key(&check::page_path(&p.entry.url))
+                    || !self.written.contains_key(&plan::page_path(&p.entry.url))
             })
             .collect();
         let mut files = dirty
@@ -162,7 +162,7 @@ impl Rebuilder {
     /// removes what the site no longer has. Returns how many files it touched.
     fn write(&mut self, checked: &Checked<'_>, files: Vec<OutFile>) -> std::io::Result<usize> {
         let mut keep: HashSet<PathBuf> =
-            check::outputs(&checked.pages, &checked.intros, &self.opts)
+            plan::outputs(&checked.pages, &checked.intros, &self.opts)
                 .into_iter()
                 .collect();
         let mut touched = 0;

@@ -1,16 +1,16 @@
 //! Tests of the diagrams as documents: validation, accessibility markup, determinism,
-//! usvg parsing and insta snapshots. Pixels are checked in `raster_tests`.
+//! usvg parsing and insta snapshots. Pixels are checked in `raster::tests`.
 
 use resvg::usvg::{self, roxmltree};
 
-use super::bank_map::cell_origin;
-use super::diagram::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_svg};
-use super::model::{Geometry, tile_bank};
+use super::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_svg};
+use crate::bank::bank_map::cell_origin;
+use crate::bank::model::{Geometry, tile_bank};
 
-pub(super) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
+pub(in crate::bank) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
 
 /// The seed entry's diagram: bank-map, row 0 and column 5 picked out.
-pub(super) fn bank_map(width: Option<u32>, highlight: Option<(u32, u32)>) -> DiagramSpec {
+pub(in crate::bank) fn bank_map(width: Option<u32>, highlight: Option<(u32, u32)>) -> DiagramSpec {
     DiagramSpec {
         highlight: highlight.map(|(row, column)| Cell { row, column }),
         width,
@@ -18,14 +18,14 @@ pub(super) fn bank_map(width: Option<u32>, highlight: Option<(u32, u32)>) -> Dia
     }
 }
 
-pub(super) fn lane_banks(stride: u32) -> DiagramSpec {
+pub(in crate::bank) fn lane_banks(stride: u32) -> DiagramSpec {
     DiagramSpec {
         stride: Some(stride),
         ..DiagramSpec::new(Preset::LaneBanks)
     }
 }
 
-pub(super) fn render(spec: &DiagramSpec) -> String {
+pub(in crate::bank) fn render(spec: &DiagramSpec) -> String {
     render_svg(spec, "Shared memory bank", SEED_ALT).expect("valid spec renders")
 }
 
@@ -46,7 +46,7 @@ fn writes_pngs_for_a_look_when_asked() {
         ("lane-banks-0", lane_banks(0)),
     ];
     for (name, spec) in specs {
-        let png = super::raster::svg_to_png(&render(&spec), 2.0).unwrap();
+        let png = crate::bank::raster::svg_to_png(&render(&spec), 2.0).unwrap();
         let dir = std::path::Path::new(&dir);
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
         std::fs::write(dir.join(format!("{name}.svg")), render(&spec)).unwrap();

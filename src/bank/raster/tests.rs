@@ -3,11 +3,11 @@
 
 use resvg::tiny_skia::Pixmap;
 
-use super::bank_map::cell_origin;
-use super::diagram_tests::{bank_map, lane_banks, render};
-use super::lane_banks::{BANK_TOP, box_left};
-use super::raster::svg_to_png;
-use super::svg::{bank_fill, load_level};
+use super::*;
+use crate::bank::bank_map::cell_origin;
+use crate::bank::diagram::tests::{bank_map, lane_banks, render};
+use crate::bank::lane_banks::{BANK_TOP, box_left};
+use crate::bank::svg::{bank_fill, load_level};
 
 const SCALE: f32 = 2.0;
 
@@ -148,4 +148,44 @@ fn text_renders_with_the_embedded_font() {
             spec.preset
         );
     }
+}
+
+#[test]
+fn the_embedded_font_is_the_family_the_svgs_ask_for() {
+    let families: Vec<&str> = fonts()
+        .faces()
+        .flat_map(|face| face.families.iter().map(|(name, _)| name.as_str()))
+        .collect();
+    assert_eq!(families, [FONT_FAMILY]);
+}
+
+#[track_caller]
+fn bad_scale(scale: f32) {
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#;
+    assert!(
+        matches!(svg_to_png(svg, scale), Err(RasterError::BadScale { .. })),
+        "{scale}"
+    );
+}
+
+#[test]
+fn scales_outside_the_range_are_refused() {
+    bad_scale(0.0);
+    bad_scale(-1.0);
+    bad_scale(f32::NAN);
+    bad_scale(f32::INFINITY);
+    bad_scale(MAX_SCALE * 2.0);
+}
+
+#[test]
+fn malformed_svg_is_an_error_not_a_panic() {
+    let error = svg_to_png("<svg", 1.0).unwrap_err();
+    assert!(matches!(error, RasterError::Parse { .. }), "{error}");
+}
+
+#[test]
+fn an_enormous_canvas_is_refused() {
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>"#;
+    let error = svg_to_png(svg, 1.0).unwrap_err();
+    assert!(matches!(error, RasterError::Canvas { .. }), "{error}");
 }
