@@ -4,8 +4,8 @@
 Starts `coursegen serve` on a corpus, follows its event stream as a browser tab does, then
 RUNS times: appends a unique marker to one entry's body, waits for the rebuild event, fetches
 the page and checks that the marker is there. Latency = from the write of the file to the
-page's last byte. Prints one line of JSON: every run in ms, the median, and serve's own
-"rebuilt in … ms" lines.
+page's last byte. Prints a Markdown table row (entries, median, runs in ms) on stdout, and
+on stderr one line of JSON with the runs and serve's own "rebuilt in … ms" lines.
 
     python3 benches/serve_latency.py BIN ROOT RUNS
 """
@@ -71,8 +71,11 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(original)
         time.sleep(0.5)
-        print(json.dumps({"median_ms": statistics.median(times), "runs_ms": times,
-                          "serve_log": rebuilt[-runs - 1:]}))
+        median = statistics.median(times)
+        print(json.dumps({"median_ms": median, "runs_ms": times, "serve_log": rebuilt[-runs:]}),
+              file=sys.stderr)
+        entries = len([f for f in os.listdir(glossary) if f.endswith(".md")])
+        print(f"| {entries} | {median:.1f} | {' '.join(str(t) for t in times)} |")
     finally:
         server.terminate()
         server.wait()

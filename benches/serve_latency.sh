@@ -11,7 +11,8 @@
 #
 # Knobs (environment): SIZES="1000 10000"  RUNS=11  SEED=1
 #   WORK=DIR  default /dev/shm/coursegen-bench (tmpfs) where it exists, else /tmp/coursegen-bench
-#   COURSEGEN=/path/to/coursegen  times that binary instead of building this checkout's.
+#   COURSEGEN=/path/to/coursegen  times that binary instead of building this checkout's;
+#   with GEN=/path/to/gen_corpus as well, nothing is built (a quick check with debug builds).
 # Zola's `serve` is timed beside it only where a `zola` binary is on PATH (ZOLA=path).
 set -euo pipefail
 export SOURCE_DATE_EPOCH=1767139200
@@ -26,14 +27,16 @@ fi
 cd "$(dirname "$0")/.."
 mkdir -p "$WORK"
 
-if [ -n "${COURSEGEN:-}" ]; then
+if [ -n "${COURSEGEN:-}" ] && [ -n "${GEN:-}" ]; then
+    BIN=$COURSEGEN
+elif [ -n "${COURSEGEN:-}" ]; then
     BIN=$COURSEGEN
     cargo build --release --quiet --example gen_corpus
 else
     cargo build --release --quiet --bin coursegen --example gen_corpus
     BIN=$PWD/target/release/coursegen
 fi
-GEN=$PWD/target/release/examples/gen_corpus
+GEN=${GEN:-$PWD/target/release/examples/gen_corpus}
 if command -v "${ZOLA:-zola}" >/dev/null 2>&1; then
     echo "note: a zola binary was found, but this script times coursegen only" >&2
 else
@@ -47,9 +50,6 @@ fi
 for n in $SIZES; do
     root=$WORK/corpus-$n
     "$GEN" --n "$n" --seed "$SEED" --out "$root" >/dev/null
-    result=$(python3 benches/serve_latency.py "$BIN" "$root" "$RUNS")
-    echo "$n: $result" >&2
-    python3 -c 'import json,sys; r=json.loads(sys.argv[2]); print(f"| {sys.argv[1]} | {r[\"median_ms\"]:.1f} | {\" \".join(str(t) for t in r[\"runs_ms\"])} |")' \
-        "$n" "$result" >>"$WORK/serve-results.md"
+    python3 benches/serve_latency.py "$BIN" "$root" "$RUNS" >>"$WORK/serve-results.md"
 done
 cat "$WORK/serve-results.md"
