@@ -161,10 +161,9 @@ impl Rebuilder {
     /// Writes the files whose bytes changed, copies changed static files and assets, and
     /// removes what the site no longer has. Returns how many files it touched.
     fn write(&mut self, checked: &Checked<'_>, files: Vec<OutFile>) -> std::io::Result<usize> {
-        let mut keep: HashSet<PathBuf> =
-            plan::outputs(&checked.pages, &checked.intros, &self.opts)
-                .into_iter()
-                .collect();
+        let mut keep: HashSet<PathBuf> = plan::outputs(&checked.pages, &checked.intros, &self.opts)
+            .into_iter()
+            .collect();
         let mut touched = 0;
         for f in files {
             let h = hash(&f.bytes);
