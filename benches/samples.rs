@@ -109,3 +109,106 @@ done
 export CUDA_VISIBLE_DEVICES=0
 ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum ./bank_conflicts
 "#;
+
+/// Blocks of the languages added in issue 15, the size a day page shows.
+pub const MORE_BLOCKS: &[(&str, &str)] = &[
+    ("console", CONSOLE_7),
+    ("ptx", PTX_16),
+    ("sass", SASS_10),
+    ("cmake", CMAKE_12),
+    ("json", JSON_14),
+    ("yaml", YAML_16),
+];
+
+/// A 7-line terminal session.
+pub const CONSOLE_7: &str = r#"$ nvcc -O3 -arch=sm_90 bank_conflicts.cu -o bank_conflicts
+$ ./bank_conflicts --stride 32 2>&1 | tee out_32.txt
+stride 32: median 33.907 ms over 10 samples (rsd 0.020%)
+$ cat <<EOF > sweep.sh
+for s in 1 32 33; do ./bank_conflicts --stride "$s"; done
+EOF
+$ bash sweep.sh
+"#;
+
+/// 16 lines of PTX.
+pub const PTX_16: &str = r#".visible .entry bank_conflicts(
+	.param .u64 bank_conflicts_param_0,
+	.param .u32 bank_conflicts_param_2
+)
+{
+	.reg .pred 	%p<8>;
+	.reg .b32 	%r<170>;
+	ld.param.u64 	%rd9, [bank_conflicts_param_0];
+	mov.u32 	%r1, %tid.x;
+	setp.ne.s32 	%p1, %r19, 0;
+	@%p1 bra 	$L__BB0_2;
+	ld.shared.u32 	%r24, [%rd3+4];
+	add.s32 	%r25, %r24, %r23;
+$L__BB0_2:
+	ret;
+}
+"#;
+
+/// 10 lines of SASS as cuobjdump prints it.
+pub const SASS_10: &str = r#"        /*0000*/                   LDC R1, c[0x0][0x28] ;                       /* 0x00000a00ff017b82 */
+                                                                                /* 0x000fe20000000800 */
+        /*0010*/                   S2R R0, SR_TID.X ;                           /* 0x0000000000007919 */
+        /*0020*/                   S2UR UR6, SR_CTAID.X ;                       /* 0x00000000000679c3 */
+        /*0050*/                   LOP3.LUT P0, RZ, R0, UR6, RZ, 0xfc, !PT ;    /* 0x0000000600ff7c12 */
+        /*0060*/              @!P0 CS2R R4, SR_CLOCKLO ;                        /* 0x0000000000048805 */
+        /*0090*/                   ISETP.GT.AND P0, PT, R0, 0x7ff, PT ;         /* 0x000007ff0000780c */
+        /*00c0*/               @P0 BRA 0x1a0 ;                                  /* 0x0000000000340947 */
+        /*0100*/                   IMAD.MOV.U32 R11, RZ, RZ, R0 ;               /* 0x000000ffff0b7224 */
+        /*0110*/                   LDS R4, [R2+0x4] ;                           /* 0x0000040002047984 */
+"#;
+
+/// A 12-line CMakeLists.txt.
+pub const CMAKE_12: &str = r#"cmake_minimum_required(VERSION 3.24)
+project(bank_conflicts LANGUAGES CXX CUDA)
+# Build for the GPU in the machine, or for Hopper by default.
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 90)
+endif()
+add_executable(bank_conflicts bank_conflicts.cu)
+target_compile_options(bank_conflicts PRIVATE
+  $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math -lineinfo>)
+set_target_properties(bank_conflicts PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+message(STATUS "CUDA architectures: ${CMAKE_CUDA_ARCHITECTURES}")
+install(TARGETS bank_conflicts)
+"#;
+
+/// 14 lines of JSON (a record's head).
+pub const JSON_14: &str = r#"{
+  "schema": 1,
+  "kernel": "bank_conflicts",
+  "device": {
+    "name": "NVIDIA H200",
+    "compute_capability": "9.0",
+    "sm_count": 132,
+    "sm_clock_mhz": 1979.83
+  },
+  "rows": [
+    { "label": "L", "value": 1, "median_ms": 1.0762, "converged": true },
+    { "label": "32L", "value": 32, "median_ms": 33.9802, "note": null }
+  ]
+}
+"#;
+
+/// 16 lines of YAML (a kernel manifest and a CI step).
+pub const YAML_16: &str = r#"# The sweep of kernels/bank_conflicts.cu
+kernel: bank_conflicts
+block_threads: 1024
+sweep:
+  - label: L
+    stride: 1
+  - label: "32L"
+    stride: 32
+  - {label: 33L, stride: 33}
+defaults: &timing
+  min_samples: 10
+  target_rel_stdev: 0.005
+ci:
+  run: |
+    cargo test --locked
+    bash .ci/nvrtc.sh
+"#;

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::config::{Config, ConfigError};
 use crate::content::{self, Diagnostics};
 use crate::measurement::run::{self as measure, MeasureOptions};
 use crate::policy;
@@ -43,6 +44,10 @@ pub struct Cli {
     /// Site root: the folder holding content/, templates/, static/, kernels/ and measurements/.
     #[arg(long, global = true, default_value = ".", value_name = "DIR")]
     pub root: PathBuf,
+    /// Site config (default: <root>/coursegen.toml when it exists): title, base_url,
+    /// repository, language, review expiry, links.external_prefixes. Flags override it.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -79,9 +84,10 @@ pub struct ReviewArgs {
 }
 
 impl ReviewArgs {
-    /// The flag's value, else the default (a site configuration may supply one instead).
-    pub fn max_age_days(&self) -> u32 {
+    /// The flag's value, else the site config's `review_max_age_days`, else the default.
+    pub fn max_age_days(&self, configured: Option<u32>) -> u32 {
         self.review_max_age
+            .or(configured)
             .unwrap_or(policy::DEFAULT_REVIEW_MAX_AGE_DAYS)
     }
 }
@@ -101,13 +107,18 @@ pub struct BuildArgs {
     /// Skip build-time code highlighting (code is still escaped and shown plainly).
     #[arg(long)]
     pub no_highlight: bool,
-    /// Public address of the site (e.g. https://course.example.org); when given, the publish
-    /// build writes sitemap.xml with absolute URLs of the published pages.
+    /// Public address of the site, which may carry a sub-path (e.g.
+    /// https://user.github.io/course/: every URL the site emits then starts with /course/);
+    /// overrides `base_url` in coursegen.toml. The publish build also writes sitemap.xml.
     #[arg(long, value_name = "URL", env = "COURSEGEN_BASE_URL")]
     pub base_url: Option<String>,
     /// Output folder (default: <root>/public). It is replaced whole, atomically.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also write the build summary as Markdown to FILE (pages, published entries, what
+    /// keeps each draft back), for a pull-request comment or a CI job summary.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
 }
 
 /// Flags of `coursegen check`.
@@ -218,10 +229,16 @@ pub fn main() -> ExitCode {
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
     let root = &cli.root;
+    let config_file = cli.config.as_deref();
     match cli.command {
         Command::Build(args) => {
+            let mut config = load_config(root, config_file)?;
             if let Some(url) = &args.base_url {
-                check_base_url(url)?;
+                config.override_base_url(url).map_err(|m| {
+                    Failure::Usage(anyhow::anyhow!(
+                        "{m}; write it like https://course.example.org or https://user.github.io/course/"
+                    ))
+                })?;
             }
             let out = args.out.clone().unwrap_or_else(|| root.join("public"));
             let opts = BuildOptions {
@@ -229,23 +246,33 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 strict: args.strict,
                 highlight: !args.no_highlight,
                 out: Some(out.clone()),
-                base_url: args.base_url.clone(),
-                review_max_age_days: args.review.max_age_days(),
+                review_max_age_days: args.review.max_age_days(config.review_max_age_days),
+                config,
                 today: Some(today()?),
             };
-            build(root, &opts, &format!("built {} with", out.display()))
+            let report = build(root, &opts, &format!("built {} with", out.display()))?;
+            if let Some(file) = &args.summary {
+                std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
+                    Failure::Usage(anyhow::anyhow!(
+                        "cannot write the summary {}: {e}",
+                        file.display()
+                    ))
+                })?;
+            }
+            Ok(())
         }
         Command::Check(args) => {
+            let config = load_config(root, config_file)?;
             let opts = BuildOptions {
                 drafts: args.drafts,
                 strict: args.strict,
                 highlight: false,
                 out: None,
-                base_url: None,
-                review_max_age_days: args.review.max_age_days(),
+                review_max_age_days: args.review.max_age_days(config.review_max_age_days),
+                config,
                 today: Some(today()?),
             };
-            build(root, &opts, "checked, nothing written:")
+            build(root, &opts, "checked, nothing written:").map(drop)
         }
         Command::Measure(args) => {
             let opts = MeasureOptions {
@@ -261,8 +288,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 }
             })
         }
-        Command::Serve(args) => site::serve::serve(root, args.port, !args.no_drafts)
-            .map_err(|e| Failure::Usage(e.into())),
+        Command::Serve(args) => {
+            load_config(root, config_file)?;
+            site::serve::serve(root, args.port, !args.no_drafts, cli.config.clone())
+                .map_err(|e| Failure::Usage(e.into()))
+        }
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug, args.new_section)
                 .map_err(|e| Failure::Usage(e.into()))?;
@@ -273,8 +303,16 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Sign(args) => run_sign(root, args),
-        Command::Status(args) => run_status(root, args),
+        Command::Status(args) => run_status(root, args, config_file),
     }
+}
+
+/// The site config; a broken file is a content error (exit 1), an unreadable one a usage error.
+fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Failure> {
+    Config::load(root, file).map_err(|e| match e {
+        ConfigError::Invalid(problems) => Failure::Problems(Diagnostics(problems)),
+        ConfigError::Io { .. } => Failure::Usage(e.into()),
+    })
 }
 
 fn today() -> Result<jiff::civil::Date, Failure> {
@@ -308,7 +346,8 @@ fn run_sign(root: &Path, args: SignArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
+fn run_status(root: &Path, args: StatusArgs, config_file: Option<&Path>) -> Result<(), Failure> {
+    let config = load_config(root, config_file)?;
     if !root.join("content").is_dir() {
         return Err(Failure::Usage(
             SiteError::NoContent(root.to_path_buf()).into(),
@@ -317,7 +356,7 @@ fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
     let site = content::load(root);
     let rules = policy::Rules {
         today: today()?,
-        review_max_age_days: args.review.max_age_days(),
+        review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         strict: false,
         preview: false,
     };
@@ -344,21 +383,7 @@ fn run_status(root: &Path, args: StatusArgs) -> Result<(), Failure> {
     )))
 }
 
-fn check_base_url(base: &str) -> Result<(), Failure> {
-    match url::Url::parse(base) {
-        Ok(u)
-            if matches!(u.scheme(), "http" | "https")
-                && u.host_str().is_some_and(|h| !h.is_empty()) =>
-        {
-            Ok(())
-        }
-        _ => Err(Failure::Usage(anyhow::anyhow!(
-            "--base-url `{base}` is not an http(s) address; write it like https://course.example.org"
-        ))),
-    }
-}
-
-fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
+fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
         SiteError::Content(problems) => Failure::Problems(problems),
@@ -368,7 +393,7 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<(), Failure> {
         | SiteError::Render(_) => Failure::Usage(err.into()),
     })?;
     print_report(&report, opts, verb, start.elapsed());
-    Ok(())
+    Ok(report)
 }
 
 fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {

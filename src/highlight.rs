@@ -56,6 +56,22 @@ pub enum Lang {
 }
 
 impl Lang {
+    /// Every language, for the tests that must cover each lexer.
+    #[cfg(test)]
+    pub(crate) const ALL: [Lang; 11] = [
+        Lang::Cuda,
+        Lang::Cpp,
+        Lang::C,
+        Lang::Python,
+        Lang::Shell,
+        Lang::Console,
+        Lang::Ptx,
+        Lang::Sass,
+        Lang::Cmake,
+        Lang::Json,
+        Lang::Yaml,
+    ];
+
     /// Reads the language from a fence info string (`cuda`, `c++ {linenos}`, `py,ignore`, …);
     /// `None` for languages we do not highlight.
     pub fn from_info(info: &str) -> Option<Lang> {

@@ -4,6 +4,7 @@
 
 pub mod bank;
 pub mod cli;
+pub mod config;
 pub mod content;
 pub mod highlight;
 pub mod markdown;

@@ -42,6 +42,7 @@ pub const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
 /// Compiled templates, shared by every page of a build.
 pub struct Templates {
     tera: tera::Tera,
+    root: String,
 }
 
 impl Templates {
@@ -81,10 +82,22 @@ impl Templates {
                 return Err(TemplateError::Missing((*name).into()));
             }
         }
-        Ok(Templates { tera })
+        Ok(Templates {
+            tera,
+            root: "/".into(),
+        })
     }
 
-    /// Renders `template` with `context` (any serialisable value whose top level is a map).
+    /// Sets `root`, the site's base path with a trailing slash (`/`, or `/course/` under a
+    /// sub-path), which every template sees and writes site-absolute URLs with:
+    /// `{{ root }}style.css`. URLs that come in a page's context already carry it.
+    pub fn with_root(mut self, root: &str) -> Self {
+        self.root = root.into();
+        self
+    }
+
+    /// Renders `template` with `context` (any serialisable value whose top level is a map),
+    /// plus `root`.
     pub fn render(
         &self,
         template: &str,
@@ -94,7 +107,8 @@ impl Templates {
             template: template.into(),
             message: chain(&e),
         };
-        let ctx = tera::Context::from_serialize(context).map_err(err)?;
+        let mut ctx = tera::Context::from_serialize(context).map_err(err)?;
+        ctx.insert("root", &self.root);
         self.tera.render(template, &ctx).map_err(err)
     }
 }

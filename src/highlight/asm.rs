@@ -166,7 +166,7 @@ pub(crate) fn lex_ptx(src: &str, out: &mut Emitter<'_>) {
 /// A SASS register: `R12`, `RZ`, `P0`, `PT`, `UR4`, `URZ`, `UP0`, `UPT`, `B1`.
 fn sass_register(word: &str) -> bool {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
-    matches!(word, "RZ" | "PT" | "URZ" | "UPT")
+    matches!(word, "RZ" | "PT" | "URZ" | "UPT" | "SRZ")
         || ["UR", "UP", "R", "P", "B"]
             .iter()
             .any(|p| word.strip_prefix(p).is_some_and(digits))
@@ -193,10 +193,21 @@ pub(crate) fn lex_sass(src: &str, out: &mut Emitter<'_>) {
             ),
             b'"' => (quoted_end(b, i, b'"'), Some(Class::String)),
             b'.' if next.is_some_and(is_ident) => {
-                // `.L_x_1:` is a label and `(.L_x_1)` a reference to one; `R2.reuse` is not.
+                // `.L_x_1:` is a label and `(.L_x_1)` a reference to one; at the start of a
+                // line `.section` is a directive; `R2.reuse` is a plain modifier.
                 let end = ident_end(b, i + 1);
-                let label = statement || (i > 0 && b[i - 1] == b'(');
-                (end, label.then_some(Class::Label))
+                let class = if b.get(end) == Some(&b':')
+                    || (i > 0 && b[i - 1] == b'(')
+                    || src[i + 1..end].starts_with("L_")
+                {
+                    Some(Class::Label)
+                } else if statement {
+                    Some(Class::Keyword)
+                } else {
+                    None
+                };
+                statement = statement && class == Some(Class::Label);
+                (end, class)
             }
             b'@' => {
                 i += 1;
@@ -206,7 +217,9 @@ pub(crate) fn lex_sass(src: &str, out: &mut Emitter<'_>) {
             c if is_ident(c) => {
                 let end = ident_end(b, i);
                 let word = &src[i..end];
-                if sass_register(word) {
+                if statement && b.get(end) == Some(&b':') {
+                    (end, Some(Class::Label))
+                } else if sass_register(word) {
                     (end, Some(Class::Register))
                 } else if word.starts_with("SR_") {
                     (dotted_end(b, i), Some(Class::Builtin))

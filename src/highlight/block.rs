@@ -38,7 +38,7 @@ pub fn render(
         out.push_str("<figure class=\"code-file\">\n<figcaption><a href=\"/");
         out.push_str(SOURCE_DIR);
         out.push('/');
-        escape_into(&mut out, &inc.path);
+        percent_encode_into(&mut out, &inc.path);
         out.push_str("\"><code>");
         escape_into(&mut out, &inc.path);
         out.push_str("</code></a>, ");
@@ -67,6 +67,18 @@ pub fn render(
         out.push_str("</figure>\n");
     }
     out
+}
+
+/// A path as a URL path: bytes other than letters, digits and `-._~/` as `%XX`, so a `#`,
+/// `?` or space in a file name cannot cut the link short.
+fn percent_encode_into(out: &mut String, path: &str) {
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
 }
 
 /// `language-…` suffix: lowercase letters, digits and `+-_` only (it lands in an attribute).
@@ -195,5 +207,11 @@ mod tests {
         assert!(html.starts_with("<figure class=\"code-file\">\n<figcaption><a href=\"/source/kernels/k.cu\"><code>kernels/k.cu</code></a>, lines 40–41</figcaption>\n<p class=\"code-stale\" role=\"note\">changed</p>\n"), "{html}");
         assert!(html.contains("<span class=\"line\"><span class=\"ln\" aria-hidden=\"true\">40</span>a;\n</span><span class=\"line hl\"><span class=\"ln\" aria-hidden=\"true\">41</span>b;\n</span>"), "{html}");
         assert!(html.ends_with("</figure>\n"));
+        let odd = Included {
+            path: "kernels/a b#c\"é.cu".into(),
+            ..inc
+        };
+        let html = render(&info("cuda file=x"), "a;\n", Some(&odd), false);
+        assert!(html.contains("<a href=\"/source/kernels/a%20b%23c%22%C3%A9.cu\"><code>kernels/a b#c&quot;é.cu</code></a>"), "{html}");
     }
 }

@@ -228,8 +228,9 @@ fn classify_cuda(word: &str) -> Option<Class> {
         | "atomicXor" => Class::Builtin,
         "dim3" | "half" | "__half" | "__half2" | "__nv_bfloat16" | "__nv_bfloat162" => Class::Type,
         _ if is_vector_type(word) => Class::Type,
-        _ if RUNTIME_API.binary_search(&word).is_ok() => Class::Builtin,
-        _ if RUNTIME_TYPES.binary_search(&word).is_ok() => Class::Type,
+        // The prefix test keeps the searches off every other identifier.
+        _ if word.starts_with("cuda") && RUNTIME_API.binary_search(&word).is_ok() => Class::Builtin,
+        _ if word.starts_with("cuda") && RUNTIME_TYPES.binary_search(&word).is_ok() => Class::Type,
         _ => return None,
     })
 }

@@ -326,44 +326,82 @@ pub struct Checked {
     pub files: Vec<String>,
 }
 
-/// Checks every `file=` fence of a Markdown body (lines are body-relative, 1-based).
+/// Checks every code block of a Markdown body whose options matter: `file=` includes and
+/// `hl_lines` (lines are body-relative, 1-based).
 pub fn check(body: &str, sources: &Sources) -> Checked {
     let mut out = Checked::default();
-    // Most bodies include nothing: skip the parse for them.
-    if !body.contains("file=") {
+    // Most bodies have neither: skip the parse for them.
+    if !["file=", "lines=", "hl_lines"]
+        .iter()
+        .any(|k| body.contains(k))
+    {
         return out;
     }
-    let mut open: Option<(usize, Result<Included, IncludeError>)> = None;
-    let mut has_body = false;
+    // The open block: its line, options (or why they are wrong) and body text.
+    let mut open: Option<(usize, Result<FenceInfo, IncludeError>, String)> = None;
     for (event, range) in Parser::new(body).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
                 let line = 1 + body[..range.start].matches('\n').count();
-                has_body = false;
-                open = match FenceInfo::parse(&info) {
-                    Ok(fi) if fi.file.is_some() => Some((line, sources.resolve(&fi))),
-                    Ok(_) => None,
-                    Err(e) => Some((line, Err(IncludeError::Options(e)))),
-                };
+                let parsed = FenceInfo::parse(&info).map_err(IncludeError::Options);
+                open = Some((line, parsed, String::new()));
             }
-            Event::Text(t) if open.is_some() => has_body |= !t.trim().is_empty(),
-            Event::End(TagEnd::CodeBlock) => match open.take() {
-                Some((line, Ok(_))) if has_body => {
-                    out.errors.push((line, IncludeError::BodyAndFile))
+            Event::Text(t) => {
+                if let Some((_, _, text)) = &mut open {
+                    text.push_str(&t);
                 }
-                Some((line, Ok(inc))) => {
-                    if let Some(note) = &inc.stale {
-                        out.stale.push((line, inc.path.clone(), note.clone()));
-                    }
-                    out.files.push(inc.path);
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((line, info, text)) = open.take()
+                    && let Err(e) = check_block(info, &text, sources, line, &mut out)
+                {
+                    out.errors.push((line, e));
                 }
-                Some((line, Err(e))) => out.errors.push((line, e)),
-                None => {}
-            },
+            }
             _ => {}
         }
     }
     out
+}
+
+fn check_block(
+    info: Result<FenceInfo, IncludeError>,
+    text: &str,
+    sources: &Sources,
+    line: usize,
+    out: &mut Checked,
+) -> Result<(), IncludeError> {
+    let info = info?;
+    let shown: Vec<usize> = match &info.file {
+        Some(_) if !text.trim().is_empty() => return Err(IncludeError::BodyAndFile),
+        Some(_) => {
+            let inc = sources.resolve(&info)?;
+            if let Some(note) = &inc.stale {
+                out.stale.push((line, inc.path.clone(), note.clone()));
+            }
+            let numbers = inc.numbers.clone();
+            out.files.push(inc.path);
+            numbers
+        }
+        None => (1..=text.lines().count()).collect(),
+    };
+    for &(a, b) in &info.hl_lines {
+        if !shown.contains(&a) || !shown.contains(&b) {
+            let range = match (shown.first(), shown.last()) {
+                (Some(f), Some(l)) => format!("{f}-{l}"),
+                _ => "none".into(),
+            };
+            let which = if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            };
+            return Err(IncludeError::Options(format!(
+                "`hl_lines` marks line {which}, but the block shows lines {range}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

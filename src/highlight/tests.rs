@@ -4,6 +4,7 @@ use super::emit::Class;
 use super::{Cache, Lang, css, highlight, highlight_uncached};
 use proptest::prelude::*;
 
+mod corpus;
 mod langs;
 use rayon::prelude::*;
 
@@ -43,6 +44,15 @@ const LANGS: [&str; 12] = [
     "yaml",
     "shell-session",
 ];
+
+#[test]
+fn the_property_tests_cover_every_lexer() {
+    let covered: std::collections::HashSet<Lang> =
+        LANGS.iter().filter_map(|l| Lang::from_info(l)).collect();
+    for lang in Lang::ALL {
+        assert!(covered.contains(&lang), "{lang:?} is missing from LANGS");
+    }
+}
 
 const KERNEL: &str = r#"#include <cuda_runtime.h>
 #define TILE 32
@@ -428,5 +438,37 @@ proptest! {
         let html = highlight_uncached(&code, lang).expect("known language");
         prop_assert_eq!(unhighlight(&html), code);
         prop_assert!(balanced(&html), "unbalanced spans: {}", html);
+    }
+
+    /// Numbered and marked lines keep the code: without the number spans and the tags,
+    /// the block reads back as the source, and each line's spans are balanced.
+    #[test]
+    fn numbered_lines_round_trip(
+        code in prop::collection::vec(prop::sample::select(FRAGMENTS.to_vec()), 0..24)
+            .prop_map(|parts| parts.concat()),
+        lang in prop::sample::select(LANGS.to_vec()),
+    ) {
+        let info = crate::highlight::fence::FenceInfo::parse(&format!("{lang} {{linenos hl_lines=1}}"))
+            .expect("valid");
+        let html = crate::highlight::render_block(&info, &code, None, true);
+        let inner = html
+            .strip_prefix(&format!("<pre class=\"numbered\"><code class=\"language-{lang}\">"))
+            .and_then(|h| h.strip_suffix("</code></pre>\n"))
+            .expect("one pre/code");
+        prop_assert!(balanced(inner), "unbalanced: {}", inner);
+        let mut text = String::new();
+        let mut rest = inner;
+        while let Some(i) = rest.find('<') {
+            text.push_str(&rest[..i]);
+            rest = &rest[i..];
+            if let Some(after) = rest.strip_prefix("<span class=\"ln\" aria-hidden=\"true\">") {
+                rest = &after[after.find("</span>").expect("closed") + 7..];
+            } else {
+                rest = &rest[rest.find('>').expect("tag end") + 1..];
+            }
+        }
+        text.push_str(rest);
+        let text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+        prop_assert_eq!(text, code);
     }
 }

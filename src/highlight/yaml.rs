@@ -7,7 +7,6 @@ use super::emit::{Class, Emitter, line_end};
 pub(crate) fn lex(src: &str, out: &mut Emitter<'_>) {
     let b = src.as_bytes();
     let mut i = 0;
-    // Indentation of the line that opened a block scalar, while its body runs.
     while i < b.len() {
         let end = line_end(b, i);
         let line = &src[i..end];
@@ -225,5 +224,10 @@ fn block_scalar(src: &str, end: usize, indent: usize, out: &mut Emitter<'_>) -> 
         i = e + 1;
     }
     out.token(start, last, Class::String);
-    (last + 1).min(b.len()).max(start)
+    // `last` is a body line's newline (or the end); with no body, go on where it would start.
+    if last == start {
+        start
+    } else {
+        (last + 1).min(b.len())
+    }
 }

@@ -87,6 +87,8 @@ pub(super) fn check<'a>(
         left_out.into_iter(),
         copies.iter().map(|c| c.0.clone()),
         &site.unloaded,
+        &opts.config,
+        super::writes_sitemap(opts),
     );
     let render = RenderOptions {
         highlight: opts.highlight,

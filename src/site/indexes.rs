@@ -3,6 +3,7 @@
 use super::output::OutFile;
 use super::pages::{self, HomeCtx, IndexItem, Page, SectionCtx, SiteInfo};
 use super::plan::{page_path, sections};
+use super::urls::Urls;
 use crate::templates::{TemplateError, Templates};
 
 /// The home page, one index per section, and the search index.
@@ -11,6 +12,7 @@ pub(super) fn indexes(
     intros: &[Page<'_>],
     info: &SiteInfo,
     templates: &Templates,
+    urls: Urls<'_>,
 ) -> Result<Vec<OutFile>, TemplateError> {
     let mut by_section: std::collections::BTreeMap<&str, Vec<(Option<String>, IndexItem)>> =
         sections(pages, intros)
@@ -48,13 +50,17 @@ pub(super) fn indexes(
             url: url.clone(),
             count: items.len(),
         });
-        search.extend(items.iter().map(|(_, i)| i.clone()));
+        // Scripts use the search index's URLs as they are: they carry the base path.
+        search.extend(items.iter().map(|(_, i)| IndexItem {
+            url: urls.page(&i.url),
+            ..i.clone()
+        }));
         let ctx = SectionCtx {
             site: info.clone(),
             section: section.into(),
             title,
             url: url.clone(),
-            intro_html: intro.map(|p| p.bodies.main.clone()),
+            intro_html: intro.map(|p| urls.content_html(p.bodies.main.clone())),
             intro_draft_reason: intro.and_then(|p| p.draft_reason.clone()),
             groups: pages::groups(items),
         };

@@ -11,22 +11,26 @@ use crate::markdown::Link;
 pub(super) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
+    /// For `links.external_prefixes` (same domain, outside this site: not checked) and
+    /// the base path (to explain a link written with it).
+    config: crate::config::Config,
 }
 
 impl Targets {
-    /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the output).
+    /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the
+    /// output); `/sitemap.xml` only when this build writes one.
     pub(super) fn new<'a>(
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
         files: impl Iterator<Item = PathBuf>,
         unloaded: &[String],
+        config: &crate::config::Config,
+        sitemap: bool,
     ) -> Self {
-        let mut built: HashSet<String> = [
-            "/".to_string(),
-            "/search-index.json".into(),
-            "/sitemap.xml".into(),
-        ]
-        .into();
+        let mut built: HashSet<String> = ["/".to_string(), "/search-index.json".into()].into();
+        if sitemap {
+            built.insert("/sitemap.xml".into());
+        }
         for e in shown {
             built.insert(e.url.clone());
             if !e.section.is_empty() {
@@ -42,7 +46,11 @@ impl Targets {
             built.insert(format!("/{}", f.to_string_lossy().replace('\\', "/")));
         }
         let drafts = left_out.map(|e| (e.url.clone(), e.file.clone())).collect();
-        Targets { built, drafts }
+        Targets {
+            built,
+            drafts,
+            config: config.clone(),
+        }
     }
 
     /// Problems with `entry`'s links (lines are body-relative in `links`).
@@ -53,7 +61,10 @@ impl Targets {
                 continue;
             };
             let with_slash = format!("{}/", path.trim_end_matches('/'));
-            if self.built.contains(&path) || self.built.contains(&with_slash) {
+            if self.built.contains(&path)
+                || self.built.contains(&with_slash)
+                || self.config.is_external(&path)
+            {
                 continue;
             }
             let line = entry.body_line + link.line - 1;
@@ -80,11 +91,29 @@ impl Targets {
                         link.url
                     ),
                 )
-                .help("site links look like /glossary/<slug>/; check the slug"),
+                .help(self.broken_help(&path)),
             };
             out.push(d);
         }
         out
+    }
+}
+
+impl Targets {
+    /// A link written with the base path (`/course/glossary/warp/`) would get it twice.
+    fn broken_help(&self, path: &str) -> String {
+        let root = self.config.root.trim_end_matches('/');
+        match path
+            .strip_prefix(root)
+            .filter(|p| !root.is_empty() && p.starts_with('/'))
+        {
+            Some(inner) if self.built.contains(inner) => format!(
+                "write it as `{inner}`: the base path `{root}/` is added when the site is built"
+            ),
+            _ => "site links look like /glossary/<slug>/; check the slug, or list paths \
+                  that live outside this site under `links.external_prefixes` in coursegen.toml"
+                .into(),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::config::Config;
 use crate::content::{self, Diagnostic, Diagnostics};
 use crate::templates::Templates;
 
@@ -19,6 +20,8 @@ pub mod pages;
 mod plan;
 mod render;
 pub mod serve;
+mod summary;
+mod urls;
 
 use output::OutputError;
 pub use render::RenderError;
@@ -34,8 +37,9 @@ pub struct BuildOptions {
     pub highlight: bool,
     /// Output folder; `None` for `check` (nothing written).
     pub out: Option<PathBuf>,
-    /// Public address, for sitemap.xml (publish builds only).
-    pub base_url: Option<String>,
+    /// The site config (`coursegen.toml` with the command line's overrides): title,
+    /// base path, edit links, external link prefixes.
+    pub config: Config,
     /// A review older than this many days has expired (a warning; an error under `strict`).
     pub review_max_age_days: u32,
     /// The date the editorial rule takes as today; `None` reads the clock.
@@ -85,7 +89,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         output::check_out(root, out)?;
     }
     let site = load(root)?;
-    let templates = Templates::load(&root.join("templates"))?;
+    let templates = Templates::load(&root.join("templates"))?.with_root(&opts.config.root);
     let checked =
         check::check(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
     if let Some(out) = &opts.out {
@@ -111,10 +115,7 @@ fn write(
     templates: &Templates,
     opts: &BuildOptions,
 ) -> Result<(), SiteError> {
-    let info = pages::SiteInfo {
-        title: "100 Days of GPU".into(),
-        preview: opts.drafts,
-    };
+    let info = pages::SiteInfo::new(&opts.config, opts.drafts);
     let rc = render::RenderCtx {
         info: &info,
         templates,
@@ -128,8 +129,9 @@ fn write(
         }
         Ok::<_, SiteError>(())
     })?;
-    let mut files = indexes::indexes(&checked.pages, &checked.intros, &info, templates)?;
-    if let (Some(base), false) = (&opts.base_url, opts.drafts) {
+    let urls = urls::Urls::new(&opts.config);
+    let mut files = indexes::indexes(&checked.pages, &checked.intros, &info, templates, urls)?;
+    if let (Some(base), true) = (&opts.config.base_url, writes_sitemap(opts)) {
         files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
     }
     for f in &files {
@@ -137,4 +139,10 @@ fn write(
     }
     staging.commit(&checked.copies)?;
     Ok(())
+}
+
+/// The publish build with a known address lists its pages in sitemap.xml; the preview,
+/// whose drafts are `noindex`, has none.
+fn writes_sitemap(opts: &BuildOptions) -> bool {
+    opts.config.base_url.is_some() && !opts.drafts
 }

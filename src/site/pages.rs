@@ -18,6 +18,22 @@ pub struct SiteInfo {
     pub title: String,
     /// True in the course preview (`--drafts`).
     pub preview: bool,
+    /// `<html lang>`.
+    pub language: String,
+    /// The course's source repository, linked from the footer, when configured.
+    pub repository: Option<String>,
+}
+
+impl SiteInfo {
+    /// The values of `config` that templates show.
+    pub fn new(config: &crate::config::Config, preview: bool) -> Self {
+        SiteInfo {
+            title: config.title.clone(),
+            preview,
+            language: config.language.clone(),
+            repository: config.repository.clone(),
+        }
+    }
 }
 
 /// A link to another page, as related terms and days show it.
@@ -110,6 +126,8 @@ pub struct EntryCtx {
     pub draft_reason: Option<String>,
     /// Social-card image URL.
     pub og_image: Option<String>,
+    /// "Edit this page": the source file in the repository, when `repository` is configured.
+    pub edit_url: Option<String>,
 }
 
 /// One line of a section index.

@@ -43,7 +43,7 @@ pub(super) fn outputs(
             .map(|s| page_path(&format!("/{s}/"))),
     );
     paths.extend(["index.html".into(), "search-index.json".into()]);
-    if opts.base_url.is_some() && !opts.drafts {
+    if super::writes_sitemap(opts) {
         paths.push("sitemap.xml".into());
     }
     paths

@@ -9,6 +9,7 @@ use super::diagrams::{self, DIAGRAM_PNG};
 use super::output::OutFile;
 use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
 use super::plan::page_path;
+use super::urls::Urls;
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
 
@@ -55,6 +56,8 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         opts,
     } = rc;
     let entry = p.entry;
+    let urls = Urls::new(&opts.config);
+    let content = |html: &Option<String>| html.clone().map(|h| urls.content_html(h));
     let mut files = Vec::new();
     let diagram = match &p.diagram {
         None => None,
@@ -77,14 +80,14 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
                 svg_html: d.svg.clone(),
                 alt: alt.unwrap_or_default(),
                 preset: d.preset.to_string(),
-                prose_html: p.bodies.diagram.clone().unwrap_or_default(),
+                prose_html: content(&p.bodies.diagram).unwrap_or_default(),
                 png,
             })
         }
     };
     let measured = checked
         .measurements
-        .section(entry, p.bodies.measured.clone());
+        .section(entry, content(&p.bodies.measured));
     let m = &entry.meta;
     let lookup = &checked.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
@@ -99,14 +102,12 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         category: m.category.clone(),
         cc: m.cc.clone(),
         summary: m.summary.clone(),
-        body_html: p.bodies.main.clone(),
+        body_html: urls.content_html(p.bodies.main.clone()),
         og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
-            format!(
-                "{}{}{png}",
-                opts.base_url.as_deref().unwrap_or("").trim_end_matches('/'),
-                entry.url
-            )
+            let path = format!("{}{png}", entry.url);
+            urls.absolute(&path).unwrap_or_else(|| urls.page(&path))
         }),
+        edit_url: opts.config.edit_link(&entry.file),
         measured,
         diagram,
         related: m

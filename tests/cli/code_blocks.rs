@@ -115,3 +115,29 @@ fn numbered_and_marked_lines_on_request() {
     let html = site.read("public/glossary/x/index.html");
     assert!(html.contains("<pre class=\"numbered\"><code class=\"language-python\"><span class=\"line\"><span class=\"ln\" aria-hidden=\"true\">1</span>a = <span class=\"hl-num\">1</span>\n</span><span class=\"line hl\"><span class=\"ln\" aria-hidden=\"true\">2</span>b"), "{html}");
 }
+
+#[test]
+fn section_intros_include_files_too() {
+    let site = Site::new();
+    site.write("kernels/k.cu", "// [region r]\nint a;\n// [end r]\n");
+    site.write("content/glossary/warp.md", draft("Warp"));
+    site.write(
+        "content/glossary.md",
+        "---\ntitle: Glossary\n---\n\n```cuda file=kernels/k.cu region=r\n```\n",
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let html = site.read("public/glossary/index.html");
+    assert!(html.contains("<a href=\"/source/kernels/k.cu\">"), "{html}");
+    assert!(site.exists("public/source/kernels/k.cu"));
+    site.write(
+        "content/glossary.md",
+        "---\ntitle: Glossary\n---\n\n```cuda file=kernels/k.cu region=nope\n```\n",
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("content/glossary.md:5: `kernels/k.cu` has no region `nope`"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -3,12 +3,14 @@
 //!
 //! One integration binary; each subject adds a module here and uses `util`.
 mod code_blocks;
+mod copy_button;
 mod editorial;
 mod front_matter;
 mod links;
 mod measured;
 mod output;
 mod pipeline;
+mod publish;
 mod regression;
 mod review;
 mod serve;

@@ -101,6 +101,26 @@ fn check_reports_lines_stale_includes_and_files() {
     );
     assert_eq!(c.files, ["kernels/k.cu"]);
     assert!(check("no includes\n```cuda\nx\n```\n", &s).files.is_empty());
+    // Marked lines must be lines the block shows: file numbers for an include.
+    let body = "```py {hl_lines=2}\na\nb\n```\n\n```py hl_lines=3\na\nb\n```\n\n```cuda file=kernels/k.cu region=body hl_lines=5-6\n```\n\n```cuda file=kernels/k.cu region=body hl_lines=2\n```\n";
+    let errors: Vec<(usize, String)> = check(body, &s)
+        .errors
+        .iter()
+        .map(|(l, e)| (*l, e.to_string()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (
+                6,
+                "`hl_lines` marks line 3, but the block shows lines 1-2".to_string()
+            ),
+            (
+                14,
+                "`hl_lines` marks line 2, but the block shows lines 5-6".to_string()
+            ),
+        ]
+    );
 }
 
 #[test]

@@ -338,3 +338,13 @@ fn yaml_tokens() {
         &["bank_conflicts"],
     );
 }
+
+/// Regression: a block scalar with no body before a non-ASCII line stepped into a char.
+#[test]
+fn yaml_block_scalar_without_a_body() {
+    for code in ["- key: |\né", "k: >-\n", "k: |\n\n  x\nz: 1\n"] {
+        let html = highlight(code, "yaml").expect("yaml");
+        assert_eq!(super::unhighlight(&html), code);
+    }
+    case("yaml", "k: |\n\n  x\nz: 1\n", "hl-key", "z");
+}

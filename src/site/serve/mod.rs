@@ -44,8 +44,15 @@ pub enum ServeError {
 }
 
 /// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until
-/// Ctrl-C or SIGTERM, which remove the folder before exiting.
-pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
+/// Ctrl-C or SIGTERM, which remove the folder before exiting. The site is served at `/`
+/// whatever the configured base path; the config (`config_file`, or the root's
+/// coursegen.toml) is read again on every rebuild.
+pub fn serve(
+    root: &Path,
+    port: u16,
+    drafts: bool,
+    config_file: Option<PathBuf>,
+) -> Result<(), ServeError> {
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     let dir = tempfile::Builder::new()
         .prefix("coursegen-serve-")
@@ -57,11 +64,16 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
         strict: false,
         highlight: true,
         out: Some(out.clone()),
-        base_url: None,
+        config: crate::config::Config::default(),
         review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: crate::policy::today().ok(),
     };
-    let rebuilder = Arc::new(Mutex::new(rebuild::Rebuilder::new(&root, opts, &out)));
+    let rebuilder = Arc::new(Mutex::new(rebuild::Rebuilder::new(
+        &root,
+        opts,
+        config_file.map(|f| std::path::absolute(&f).unwrap_or(f)),
+        &out,
+    )));
     {
         // Holding the rebuilder's lock means no rebuild is writing while the folder goes.
         let (rebuilder, dir) = (rebuilder.clone(), Mutex::new(Some(dir)));
@@ -73,7 +85,9 @@ pub fn serve(root: &Path, port: u16, drafts: bool) -> Result<(), ServeError> {
             std::process::exit(130);
         })?;
     }
-    let changes = watch::Changes::watch(&root)?;
+    // Watching starts before the first build, so an edit made while it runs is not missed.
+    let config_path = lock(&rebuilder).config_path();
+    let changes = watch::Changes::watch(&root, &config_path)?;
     let hub = reload::Hub::default();
     run_rebuild(&rebuilder, &hub);
     let listen = |error| ServeError::Listen { port, error };

@@ -13,16 +13,17 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::config::Config;
 use crate::site::check::Checked;
 use crate::site::output::OutFile;
 use crate::site::render::{self, RenderCtx};
-use crate::site::{BuildOptions, SiteError, check, indexes, pages, plan};
+use crate::site::{BuildOptions, SiteError, check, indexes, pages, plan, urls};
 use crate::templates::Templates;
 
 /// What changed since the last good build.
 #[derive(Debug, Default)]
 struct Pending {
-    /// Re-render every page (first build, templates, records, kernels, lost events).
+    /// Re-render every page (first build, config, templates, records, kernels, lost events).
     all: bool,
     /// Templates must be read again.
     templates: bool,
@@ -47,6 +48,7 @@ pub(super) struct Done {
 pub(super) struct Rebuilder {
     root: PathBuf,
     opts: BuildOptions,
+    config_file: Option<PathBuf>,
     out: PathBuf,
     templates: Option<Templates>,
     written: HashMap<PathBuf, u64>,
@@ -55,10 +57,17 @@ pub(super) struct Rebuilder {
 
 impl Rebuilder {
     /// A rebuilder writing the site under `root` into `out`; its first run builds everything.
-    pub(super) fn new(root: &Path, opts: BuildOptions, out: &Path) -> Self {
+    /// `config_file` is `--config`, or `None` for the root's coursegen.toml.
+    pub(super) fn new(
+        root: &Path,
+        opts: BuildOptions,
+        config_file: Option<PathBuf>,
+        out: &Path,
+    ) -> Self {
         Rebuilder {
             root: root.to_path_buf(),
             opts,
+            config_file,
             out: out.to_path_buf(),
             templates: None,
             written: HashMap::new(),
@@ -74,7 +83,11 @@ impl Rebuilder {
     pub(super) fn changed(&mut self, paths: impl IntoIterator<Item = PathBuf>) {
         for p in paths {
             let under = |dir: &str| p.starts_with(self.root.join(dir));
-            if p.as_os_str().is_empty() || under("measurements") || under("kernels") {
+            if p.as_os_str().is_empty()
+                || p == self.config_path()
+                || under("measurements")
+                || under("kernels")
+            {
                 self.pending.all = true;
             } else if under("templates") {
                 self.pending.all = true;
@@ -85,10 +98,24 @@ impl Rebuilder {
         }
     }
 
+    /// The config file this serve reads (and whose changes rebuild every page).
+    pub(super) fn config_path(&self) -> PathBuf {
+        (self.config_file.clone()).unwrap_or_else(|| self.root.join(crate::config::FILE))
+    }
+
     /// Runs the stages; on success the output is current, on failure it is unchanged and
     /// the problems come back, one line each.
     pub(super) fn rebuild(&mut self) -> Result<Done, Vec<String>> {
         let start = Instant::now();
+        // The config is read again on every rebuild; the site is served at `/` whatever
+        // its base path.
+        let config = Config::load(&self.root, self.config_file.as_deref())
+            .map_err(|e| vec![e.to_string()])?
+            .at_domain_root();
+        self.opts.review_max_age_days = config
+            .review_max_age_days
+            .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
+        self.opts.config = config;
         let site = super::super::load(&self.root).map_err(lines)?;
         if self.pending.templates || self.templates.is_none() {
             self.templates =
@@ -116,10 +143,7 @@ impl Rebuilder {
         checked: &Checked<'_>,
         templates: &Templates,
     ) -> Result<(Vec<OutFile>, usize), SiteError> {
-        let info = pages::SiteInfo {
-            title: "100 Days of GPU".into(),
-            preview: self.opts.drafts,
-        };
+        let info = pages::SiteInfo::new(&self.opts.config, self.opts.drafts);
         let rc = RenderCtx {
             info: &info,
             templates,
@@ -148,7 +172,13 @@ impl Rebuilder {
             .into_iter()
             .flatten()
             .collect::<Vec<_>>();
-        let indexes = indexes::indexes(&checked.pages, &checked.intros, &info, templates)?;
+        let indexes = indexes::indexes(
+            &checked.pages,
+            &checked.intros,
+            &info,
+            templates,
+            urls::Urls::new(&self.opts.config),
+        )?;
         let rendered = dirty.len()
             + indexes
                 .iter()

@@ -28,11 +28,15 @@ pub struct WatchError {
 pub(super) struct Changes {
     _watcher: notify::RecommendedWatcher,
     rx: Receiver<notify::Result<notify::Event>>,
+    /// Changes elsewhere (say, `public/` beside the config file) are dropped.
+    wanted: Vec<PathBuf>,
+    config: PathBuf,
 }
 
 impl Changes {
-    /// Starts watching the folders of [`WATCHED`] that exist under `root`.
-    pub(super) fn watch(root: &Path) -> Result<Self, WatchError> {
+    /// Starts watching the folders of [`WATCHED`] that exist under `root`, and the config
+    /// file (through its folder, so that creating it counts too).
+    pub(super) fn watch(root: &Path, config: &Path) -> Result<Self, WatchError> {
         let (tx, rx) = channel();
         let fail = |path: &Path| {
             let path = path.to_path_buf();
@@ -47,9 +51,16 @@ impl Changes {
                 .watch(&dir, RecursiveMode::Recursive)
                 .map_err(fail(&dir))?;
         }
+        if let Some(dir) = config.parent().filter(|d| d.is_dir()) {
+            watcher
+                .watch(dir, RecursiveMode::NonRecursive)
+                .map_err(fail(dir))?;
+        }
         Ok(Changes {
             _watcher: watcher,
             rx,
+            wanted: WATCHED.iter().map(|d| root.join(d)).collect(),
+            config: config.to_path_buf(),
         })
     }
 
@@ -59,7 +70,7 @@ impl Changes {
         let mut paths = BTreeSet::new();
         loop {
             let first = self.rx.recv().ok()?;
-            add(&mut paths, first);
+            self.add(&mut paths, first);
             if !paths.is_empty() {
                 break;
             }
@@ -67,23 +78,27 @@ impl Changes {
         let start = Instant::now();
         while start.elapsed() < LONGEST {
             match self.rx.recv_timeout(QUIET) {
-                Ok(ev) => add(&mut paths, ev),
+                Ok(ev) => self.add(&mut paths, ev),
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
         Some(paths)
     }
-}
 
-fn add(paths: &mut BTreeSet<PathBuf>, ev: notify::Result<notify::Event>) {
-    match ev {
-        // Reads do not change the site.
-        Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
-        Ok(ev) => paths.extend(ev.paths),
-        // The watcher lost events (queue overflow): treat everything as changed.
-        Err(_) => {
-            paths.insert(PathBuf::new());
+    fn add(&self, paths: &mut BTreeSet<PathBuf>, ev: notify::Result<notify::Event>) {
+        match ev {
+            // Reads do not change the site.
+            Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
+            Ok(ev) => paths.extend(
+                ev.paths
+                    .into_iter()
+                    .filter(|p| *p == self.config || self.wanted.iter().any(|w| p.starts_with(w))),
+            ),
+            // The watcher lost events (queue overflow): treat everything as changed.
+            Err(_) => {
+                paths.insert(PathBuf::new());
+            }
         }
     }
 }

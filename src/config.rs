@@ -1,0 +1,391 @@
+//! `coursegen.toml`, the optional site config: title, public address (which may carry a
+//! sub-path), repository for edit links, language, review expiry, and site-absolute paths
+//! that live outside the site. Parsed with the toml crate into `RawConfig` (what the file
+//! says; unknown keys refused), then checked into `Config` (what the build trusts).
+//! Depends only on `content::Diagnostic`, a leaf.
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::content::Diagnostic;
+use strsim::levenshtein as edit_distance;
+
+/// The config file's name at the site root.
+pub const FILE: &str = "coursegen.toml";
+
+/// The site title when the config does not name one.
+pub const DEFAULT_TITLE: &str = "100 Days of GPU";
+
+/// The site config the build trusts: checked, normalised, defaults filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Shown in the header and every `<title>`.
+    pub title: String,
+    /// Public address, ending in `/` (`https://example.org/course/`), when known.
+    pub base_url: Option<String>,
+    /// The base path of every site-absolute URL the site emits: `/`, or `/course/`.
+    pub root: String,
+    /// The course's source repository, linked from the footer.
+    pub repository: Option<String>,
+    /// Prefix that a source file's path (relative to the site root) is appended to for
+    /// its "Edit this page" link; ends in `/`.
+    pub edit_url: Option<String>,
+    /// `<html lang>`, a BCP 47 tag.
+    pub language: String,
+    /// A review older than this many days has expired (`None`: the build's default).
+    pub review_max_age_days: Option<u32>,
+    /// Site-absolute path prefixes outside this site (`/docs`), without a trailing `/`:
+    /// neither link-checked nor moved under the base path.
+    pub external_prefixes: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            title: DEFAULT_TITLE.into(),
+            base_url: None,
+            root: "/".into(),
+            repository: None,
+            edit_url: None,
+            language: "en".into(),
+            review_max_age_days: None,
+            external_prefixes: Vec::new(),
+        }
+    }
+}
+
+/// Why the config could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// `--config FILE` names a file that cannot be read (a missing default file is fine).
+    #[error("cannot read the config {path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The file has problems: every one of them, each with its line.
+    #[error("{}; nothing was written", crate::content::Diagnostics(.0.clone()))]
+    Invalid(Vec<Diagnostic>),
+}
+
+/// What the file says. Every value keeps its span so that problems name their line.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct RawConfig {
+    title: Option<Spanned<String>>,
+    base_url: Option<Spanned<String>>,
+    repository: Option<Spanned<String>>,
+    edit_url: Option<Spanned<String>>,
+    language: Option<Spanned<String>>,
+    review_max_age_days: Option<Spanned<i64>>,
+    links: RawLinks,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct RawLinks {
+    external_prefixes: Vec<Spanned<String>>,
+}
+
+/// The keys of each table, for unknown-key suggestions (kept equal to the structs by a test).
+const KEYS: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
+            "title",
+            "base_url",
+            "repository",
+            "edit_url",
+            "language",
+            "review_max_age_days",
+            "links",
+        ],
+    ),
+    ("links", &["external_prefixes"]),
+];
+
+impl Config {
+    /// Reads `explicit` (which must exist) or else `<root>/coursegen.toml` (defaults when absent).
+    pub fn load(root: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
+        let path = explicit.map_or_else(|| root.join(FILE), Path::to_path_buf);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if explicit.is_none() && e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Config::default());
+            }
+            Err(error) => return Err(ConfigError::Io { path, error }),
+        };
+        let shown = path.strip_prefix(root).unwrap_or(&path);
+        Config::parse(&text, shown).map_err(ConfigError::Invalid)
+    }
+
+    /// Parses and checks the text of a config file; `file` names it in diagnostics.
+    pub fn parse(text: &str, file: &Path) -> Result<Config, Vec<Diagnostic>> {
+        let at = |span: Range<usize>, key: &str, message: String| {
+            Diagnostic::new(file, line_of(text, span.start), message).field(key)
+        };
+        let unknown = unknown_keys(text, &at);
+        if !unknown.is_empty() {
+            return Err(unknown);
+        }
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(0, |s| line_of(text, s.start));
+            let mut d = Diagnostic::new(file, line, e.message().trim().to_string())
+                .help("see \"Site config\" in README.md for each key and its type");
+            d.field = e.span().and_then(|s| key_at(text, s.start));
+            vec![d]
+        })?;
+        let mut problems = Vec::new();
+        let mut config = Config::default();
+        let mut check = |key: &str, v: &Spanned<String>, f: fn(&str) -> Result<String, String>| {
+            f(v.get_ref())
+                .map_err(|m| problems.push(at(v.span(), key, m)))
+                .ok()
+        };
+        if let Some(t) = raw.title.as_ref().and_then(|v| check("title", v, title)) {
+            config.title = t;
+        }
+        if let Some(b) = raw
+            .base_url
+            .as_ref()
+            .and_then(|v| check("base_url", v, base_url))
+        {
+            config.set_checked_base_url(b);
+        }
+        config.repository = raw
+            .repository
+            .as_ref()
+            .and_then(|v| check("repository", v, web_url));
+        config.edit_url = match &raw.edit_url {
+            Some(v) => {
+                check("edit_url", v, web_url).map(|u| format!("{}/", u.trim_end_matches('/')))
+            }
+            None => config.repository.as_deref().map(default_edit_url),
+        };
+        if let Some(l) = raw
+            .language
+            .as_ref()
+            .and_then(|v| check("language", v, language))
+        {
+            config.language = l;
+        }
+        for p in &raw.links.external_prefixes {
+            if let Some(p) = check("links.external_prefixes", p, external_prefix) {
+                config.external_prefixes.push(p);
+            }
+        }
+        if let Some(days) = &raw.review_max_age_days {
+            match u32::try_from(*days.get_ref()) {
+                Ok(d) if d > 0 => config.review_max_age_days = Some(d),
+                _ => problems.push(
+                    at(
+                        days.span(),
+                        "review_max_age_days",
+                        format!("{} is not a number of days", days.get_ref()),
+                    )
+                    .help("write a whole number of days above 0, e.g. `review_max_age_days = 365`"),
+                ),
+            }
+        }
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Sets the public address from `--base-url`, which overrides the config's.
+    pub fn override_base_url(&mut self, url: &str) -> Result<(), String> {
+        let url = base_url(url).map_err(|m| format!("--base-url: {m}"))?;
+        self.set_checked_base_url(url);
+        Ok(())
+    }
+
+    /// Builds for the domain root (what `serve` does: it always serves at `/`).
+    pub fn at_domain_root(mut self) -> Self {
+        self.base_url = None;
+        self.root = "/".into();
+        self
+    }
+
+    fn set_checked_base_url(&mut self, url: String) {
+        let path_start = url.find("://").map_or(0, |i| i + 3);
+        self.root = url[path_start..]
+            .find('/')
+            .map_or_else(|| "/".into(), |i| url[path_start + i..].to_string());
+        self.base_url = Some(url);
+    }
+
+    /// The "Edit this page" link of a source file (a path relative to the site root).
+    pub fn edit_link(&self, file: &Path) -> Option<String> {
+        let prefix = self.edit_url.as_deref()?;
+        let rel = file.to_string_lossy().replace('\\', "/");
+        let encoded: Vec<String> = rel.split('/').map(percent_encode).collect();
+        Some(format!("{prefix}{}", encoded.join("/")))
+    }
+
+    /// Whether a site-absolute path lives outside this site (`links.external_prefixes`).
+    pub fn is_external(&self, path: &str) -> bool {
+        self.external_prefixes.iter().any(|p| {
+            path.strip_prefix(p.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '?', '#']))
+        })
+    }
+}
+
+/// Unknown keys, every one of them, with a suggestion (serde would stop at the first).
+fn unknown_keys(
+    text: &str,
+    at: &impl Fn(Range<usize>, &str, String) -> Diagnostic,
+) -> Vec<Diagnostic> {
+    // A file that does not parse is reported by the typed pass, with its line.
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (table, allowed) in KEYS {
+        let entries = if table.is_empty() {
+            Some(doc.get_ref())
+        } else {
+            doc.get_ref()
+                .get(*table)
+                .and_then(|v| v.get_ref().as_table())
+        };
+        for (key, _) in entries.into_iter().flatten() {
+            let name = key.get_ref().as_ref();
+            if allowed.contains(&name) {
+                continue;
+            }
+            let dotted = if table.is_empty() {
+                name.to_string()
+            } else {
+                format!("{table}.{name}")
+            };
+            // Short keys are close to everything: `theme` is not a typo of `title`.
+            let near = |k: &&&str| edit_distance(name, k) <= (name.len() / 3).clamp(1, 3);
+            let closest = allowed
+                .iter()
+                .min_by_key(|k| edit_distance(name, k))
+                .filter(near);
+            let help = match closest {
+                Some(k) => format!("did you mean `{k}`?"),
+                _ => format!("the keys allowed here are {}", allowed.join(", ")),
+            };
+            out.push(at(key.span(), &dotted, "unknown key".into()).help(help));
+        }
+    }
+    out.sort_by_key(|d| d.line);
+    out
+}
+
+/// The dotted key whose value holds byte `offset`, for type errors.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut found = None;
+    for (key, value) in doc.get_ref() {
+        if value.span().contains(&offset) {
+            found = Some(key.get_ref().to_string());
+        }
+        // A `[table]`'s own span may cover only its header: look at its keys in any case.
+        for (inner, v) in value.get_ref().as_table().into_iter().flatten() {
+            if v.span().contains(&offset) {
+                found = Some(format!("{}.{}", key.get_ref(), inner.get_ref()));
+            }
+        }
+    }
+    found
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+fn title(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() || t.chars().any(char::is_control) {
+        Err("the title must be one line of text".into())
+    } else {
+        Ok(t.into())
+    }
+}
+
+/// An absolute http(s) address with a host and no query, fragment or credentials.
+fn web_url(s: &str) -> Result<String, String> {
+    let bad = |why: &str| format!("`{s}` {why}; write it like https://github.com/your-org/course");
+    let url = url::Url::parse(s.trim()).map_err(|e| bad(&format!("is not an address ({e})")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("is not an http(s) address"));
+    }
+    if url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
+        return Err(bad("must not carry a query, a #fragment or a user name"));
+    }
+    Ok(url.to_string())
+}
+
+/// A web address, ending in `/`: the site's root.
+fn base_url(s: &str) -> Result<String, String> {
+    let url = web_url(s)
+        .map_err(|m| m.replace("github.com/your-org/course", "your-org.github.io/course/"))?;
+    Ok(format!("{}/", url.trim_end_matches('/')))
+}
+
+/// GitHub, Gitea and Forgejo edit at `<repo>/edit/main/`, GitLab at `<repo>/-/edit/main/`.
+fn default_edit_url(repository: &str) -> String {
+    let repo = repository.trim_end_matches('/').trim_end_matches(".git");
+    if repo.contains("://gitlab.") {
+        format!("{repo}/-/edit/main/")
+    } else {
+        format!("{repo}/edit/main/")
+    }
+}
+
+fn language(s: &str) -> Result<String, String> {
+    let mut parts = s.split('-');
+    let primary = parts.next().unwrap_or("");
+    let ok = (2..=3).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && parts
+            .all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()));
+    if ok {
+        Ok(s.into())
+    } else {
+        Err(format!(
+            "`{s}` is not a language tag; write it like `en` or `pt-BR`"
+        ))
+    }
+}
+
+/// `/docs/` → `/docs`: a site-absolute path, compared segment by segment.
+fn external_prefix(s: &str) -> Result<String, String> {
+    let p = s.trim_end_matches('/');
+    let ok = s.starts_with('/')
+        && !s.starts_with("//")
+        && !p.is_empty()
+        && !p.split('/').any(|seg| seg == ".." || seg == ".")
+        && !p.contains(['?', '#', '\\'])
+        && !p.chars().any(|c| c.is_whitespace() || c.is_control());
+    if ok {
+        Ok(p.into())
+    } else {
+        Err(format!(
+            "`{s}` is not a site-absolute path prefix; write it like \"/docs/\" (not \"/\", which is the whole domain)"
+        ))
+    }
+}
+
+fn percent_encode(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+#[cfg(test)]
+mod tests;

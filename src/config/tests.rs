@@ -1,0 +1,264 @@
+//! Tests of the site config: defaults, every key, sub-paths, and errors with their lines.
+use super::*;
+
+fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {
+    Config::parse(text, Path::new("coursegen.toml"))
+}
+
+/// The problems of `text`, each as `line field: message | help`.
+#[track_caller]
+fn problems(text: &str) -> Vec<String> {
+    parse(text)
+        .expect_err("expected the config to be refused")
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}: {} | {}",
+                d.line,
+                d.field.as_deref().unwrap_or("-"),
+                d.message,
+                d.help.as_deref().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_empty_file_means_the_defaults() {
+    assert_eq!(parse("").unwrap(), Config::default());
+    assert_eq!(Config::default().root, "/");
+    assert_eq!(Config::default().title, DEFAULT_TITLE);
+}
+
+#[test]
+fn a_missing_default_file_means_the_defaults_but_a_named_one_must_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(Config::load(dir.path(), None).unwrap(), Config::default());
+    let named = dir.path().join("other.toml");
+    assert!(matches!(
+        Config::load(dir.path(), Some(&named)),
+        Err(ConfigError::Io { .. })
+    ));
+}
+
+#[test]
+fn every_key_is_read() {
+    let c = parse(
+        r#"
+title = "  GPU course  "
+base_url = "https://example.org/course"
+repository = "https://github.com/org/course"
+language = "pt-BR"
+review_max_age_days = 180
+
+[links]
+external_prefixes = ["/docs/", "/api"]
+"#,
+    )
+    .unwrap();
+    assert_eq!(c.title, "GPU course");
+    assert_eq!(c.base_url.as_deref(), Some("https://example.org/course/"));
+    assert_eq!(c.root, "/course/");
+    assert_eq!(
+        c.repository.as_deref(),
+        Some("https://github.com/org/course")
+    );
+    assert_eq!(
+        c.edit_url.as_deref(),
+        Some("https://github.com/org/course/edit/main/")
+    );
+    assert_eq!(c.language, "pt-BR");
+    assert_eq!(c.review_max_age_days, Some(180));
+    assert_eq!(c.external_prefixes, ["/docs", "/api"]);
+}
+
+#[test]
+fn the_root_is_the_path_of_the_base_url() {
+    let cases = [
+        ("https://example.org", "/", "https://example.org/"),
+        ("https://example.org/", "/", "https://example.org/"),
+        (
+            "https://example.org/course/",
+            "/course/",
+            "https://example.org/course/",
+        ),
+        (
+            "https://user.github.io/course",
+            "/course/",
+            "https://user.github.io/course/",
+        ),
+        (
+            "http://127.0.0.1:8000/a/b",
+            "/a/b/",
+            "http://127.0.0.1:8000/a/b/",
+        ),
+    ];
+    for (url, root, base) in cases {
+        let c = parse(&format!("base_url = \"{url}\"")).unwrap();
+        assert_eq!(
+            (c.root.as_str(), c.base_url.as_deref()),
+            (root, Some(base)),
+            "{url}"
+        );
+        let mut flag = Config::default();
+        flag.override_base_url(url).unwrap();
+        assert_eq!(flag, c, "--base-url {url}");
+    }
+}
+
+#[test]
+fn the_flag_overrides_the_file_and_serve_builds_at_the_domain_root() {
+    let mut c = parse("base_url = \"https://example.org/course/\"").unwrap();
+    c.override_base_url("https://other.example/x").unwrap();
+    assert_eq!(c.root, "/x/");
+    assert!(c.override_base_url("ftp://x").is_err());
+    assert_eq!(c.root, "/x/", "a refused flag changes nothing");
+    let c = c.at_domain_root();
+    assert_eq!((c.root.as_str(), c.base_url), ("/", None));
+}
+
+#[test]
+fn edit_links_follow_the_host() {
+    let cases = [
+        (
+            "repository = \"https://github.com/o/c\"",
+            "https://github.com/o/c/edit/main/content/glossary/warp.md",
+        ),
+        (
+            "repository = \"https://github.com/o/c.git/\"",
+            "https://github.com/o/c/edit/main/content/glossary/warp.md",
+        ),
+        (
+            "repository = \"https://gitlab.com/o/c\"",
+            "https://gitlab.com/o/c/-/edit/main/content/glossary/warp.md",
+        ),
+        (
+            "repository = \"https://github.com/o/c\"\nedit_url = \"https://github.com/o/c/edit/trunk\"",
+            "https://github.com/o/c/edit/trunk/content/glossary/warp.md",
+        ),
+    ];
+    for (text, want) in cases {
+        let c = parse(text).unwrap();
+        assert_eq!(
+            c.edit_link(Path::new("content/glossary/warp.md"))
+                .as_deref(),
+            Some(want),
+            "{text}"
+        );
+    }
+    let c = parse("repository = \"https://github.com/o/c\"").unwrap();
+    assert_eq!(
+        c.edit_link(Path::new("content/days/day 1 & more.md"))
+            .as_deref(),
+        Some("https://github.com/o/c/edit/main/content/days/day%201%20%26%20more.md")
+    );
+    assert_eq!(Config::default().edit_link(Path::new("content/x.md")), None);
+}
+
+#[test]
+fn external_prefixes_match_whole_segments() {
+    let c = parse("[links]\nexternal_prefixes = [\"/docs/\"]").unwrap();
+    let cases = [
+        ("/docs", true),
+        ("/docs/", true),
+        ("/docs/api/x.html", true),
+        ("/docs#top", true),
+        ("/docsets/", false),
+        ("/glossary/docs/", false),
+    ];
+    for (path, want) in cases {
+        assert_eq!(c.is_external(path), want, "{path}");
+    }
+}
+
+#[test]
+fn unknown_keys_are_all_reported_with_their_line_and_a_suggestion() {
+    let text = "title = \"x\"\ntittle = \"y\"\nbase-url = \"https://e.org\"\n\n[links]\nexternal_prefix = []\n\n[theme]\n";
+    assert_eq!(
+        problems(text),
+        [
+            "2 tittle: unknown key | did you mean `title`?",
+            "3 base-url: unknown key | did you mean `base_url`?",
+            "6 links.external_prefix: unknown key | did you mean `external_prefixes`?",
+            "8 theme: unknown key | the keys allowed here are title, base_url, repository, edit_url, language, review_max_age_days, links",
+        ]
+    );
+}
+
+#[test]
+fn bad_values_are_all_reported_with_their_line() {
+    let text = "title = \"\"\nbase_url = \"example.org/course\"\nrepository = \"ftp://x.org/r\"\nlanguage = \"english!\"\nreview_max_age_days = 0\n[links]\nexternal_prefixes = [\"/\", \"docs\", \"/ok/\", \"//cdn\"]\n";
+    let got = problems(text);
+    let lines: Vec<&str> = got.iter().map(|p| p.split(':').next().unwrap()).collect();
+    assert_eq!(
+        lines,
+        [
+            "1 title",
+            "2 base_url",
+            "3 repository",
+            "4 language",
+            "7 links.external_prefixes",
+            "7 links.external_prefixes",
+            "7 links.external_prefixes",
+            "5 review_max_age_days",
+        ]
+    );
+    assert!(got[1].contains("is not an address"), "{}", got[1]);
+    assert!(
+        got[1].contains("https://your-org.github.io/course/"),
+        "{}",
+        got[1]
+    );
+}
+
+#[test]
+fn type_errors_and_broken_toml_name_their_line_and_key() {
+    let cases = [
+        ("title = \"x\"\nbase_url = 3\n", 2, Some("base_url")),
+        (
+            "title = \"x\"\nreview_max_age_days = \"a year\"\n",
+            2,
+            Some("review_max_age_days"),
+        ),
+        (
+            "[links]\nexternal_prefixes = \"/docs/\"\n",
+            2,
+            Some("links.external_prefixes"),
+        ),
+        ("title = \"x\nlanguage = \"en\"\n", 1, None),
+    ];
+    for (text, line, field) in cases {
+        let d = parse(text).expect_err(text);
+        assert_eq!(d.len(), 1, "{text}");
+        assert_eq!(
+            (d[0].line, d[0].field.as_deref()),
+            (line, field),
+            "{text}: {}",
+            d[0]
+        );
+        if field.is_some() {
+            assert!(d[0].message.contains("invalid type"), "{text}: {}", d[0]);
+        }
+    }
+}
+
+#[test]
+fn the_key_list_matches_what_serde_accepts() {
+    // Every key the suggestions offer must parse (deny_unknown_fields would refuse a stale one).
+    let mut text = String::new();
+    for (table, keys) in KEYS {
+        if !table.is_empty() {
+            text.push_str(&format!("[{table}]\n"));
+        }
+        for k in keys.iter().filter(|k| !KEYS.iter().any(|(t, _)| t == *k)) {
+            let value = match *k {
+                "review_max_age_days" => "30",
+                "external_prefixes" => "[\"/docs/\"]",
+                "title" | "language" => "\"en\"",
+                _ => "\"https://example.org/\"",
+            };
+            text.push_str(&format!("{k} = {value}\n"));
+        }
+    }
+    parse(&text).unwrap();
+}

@@ -1,0 +1,158 @@
+//! Where the site lives, so that a site built for a sub-path (`https://user.github.io/course/`)
+//! links only within it. Templates write every site-absolute URL as `{{ root }}path` (page
+//! contexts carry site paths without the base path); here are the rest: absolute addresses,
+//! the search index's URLs, and content links written site-absolute (`/glossary/warp/`),
+//! moved under the base path by `content_html`.
+use crate::config::Config;
+
+/// The site's base path and public address, as the render stage uses them.
+#[derive(Clone, Copy)]
+pub(super) struct Urls<'a> {
+    config: &'a Config,
+}
+
+impl<'a> Urls<'a> {
+    /// The URLs of a build with this config.
+    pub(super) fn new(config: &'a Config) -> Self {
+        Urls { config }
+    }
+
+    /// A site path (`/glossary/warp/`) as a link outside templates (`/course/glossary/warp/`).
+    pub(super) fn page(&self, path: &str) -> String {
+        format!("{}{}", self.config.root, path.trim_start_matches('/'))
+    }
+
+    /// A site path as an absolute address (sitemap, `og:image`), when the address is known.
+    pub(super) fn absolute(&self, path: &str) -> Option<String> {
+        let base = self.config.base_url.as_deref()?;
+        Some(format!("{base}{}", path.trim_start_matches('/')))
+    }
+
+    /// Moves the site-absolute `href` and `src` values of rendered content under the base
+    /// path, leaving relative, external and `links.external_prefixes` URLs as written. The
+    /// HTML is our renderer's (attribute values double-quoted, text escaped), so a `="/`
+    /// can only start an attribute value.
+    pub(super) fn content_html(&self, html: String) -> String {
+        let root = self.config.root.trim_end_matches('/');
+        if root.is_empty() || !html.contains("=\"/") {
+            return html;
+        }
+        let mut out = String::with_capacity(html.len() + 256);
+        let mut rest = html.as_str();
+        while let Some(i) = rest.find("=\"/") {
+            let value = i + 2;
+            out.push_str(&rest[..value]);
+            let url = &rest[value..rest[value..].find('"').map_or(rest.len(), |e| value + e)];
+            if is_link_attribute(&rest[..i])
+                && !url.starts_with("//")
+                && !self.config.is_external(url)
+            {
+                out.push_str(root);
+            }
+            rest = &rest[value..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// Whether the text before `=` ends in an ` href` or ` src` attribute name.
+fn is_link_attribute(before: &str) -> bool {
+    ["href", "src"].iter().any(|name| {
+        before
+            .strip_suffix(name)
+            .is_some_and(|b| b.ends_with(|c: char| c.is_ascii_whitespace()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(root: &str) -> Config {
+        let mut c = Config::default();
+        if root != "/" {
+            c.override_base_url(&format!("https://example.org{root}"))
+                .unwrap();
+        }
+        c.external_prefixes = vec!["/docs".into()];
+        c
+    }
+
+    #[test]
+    fn content_links_move_under_the_base_path() {
+        let cases = [
+            (
+                "<a href=\"/glossary/warp/\">w</a>",
+                "<a href=\"/course/glossary/warp/\">w</a>",
+            ),
+            (
+                "<img src=\"/img/a.png\" alt=\"a\">",
+                "<img src=\"/course/img/a.png\" alt=\"a\">",
+            ),
+            ("<a href=\"/\">home</a>", "<a href=\"/course/\">home</a>"),
+            (
+                "<a href=\"../warp/\">w</a> <img src=\"a.png\">",
+                "<a href=\"../warp/\">w</a> <img src=\"a.png\">",
+            ),
+            (
+                "<a href=\"https://e.org/x\">x</a>",
+                "<a href=\"https://e.org/x\">x</a>",
+            ),
+            (
+                "<a href=\"//cdn.example/x\">x</a>",
+                "<a href=\"//cdn.example/x\">x</a>",
+            ),
+            (
+                "<a href=\"/docs/api/\">d</a>",
+                "<a href=\"/docs/api/\">d</a>",
+            ),
+            (
+                "<a href=\"/docsets/\">d</a>",
+                "<a href=\"/course/docsets/\">d</a>",
+            ),
+            ("<a href=\"#fn1\">1</a>", "<a href=\"#fn1\">1</a>"),
+            // Not an attribute: escaped text and other attributes stay as written.
+            (
+                "<code>href=&quot;/x&quot;</code>",
+                "<code>href=&quot;/x&quot;</code>",
+            ),
+            (
+                "<span title=\"/x\" data-href=\"/y\">t</span>",
+                "<span title=\"/x\" data-href=\"/y\">t</span>",
+            ),
+            (
+                "<p><a href=\"/a/\">a</a>\n<a class=\"x\" href=\"/b/#c\">b</a></p>",
+                "<p><a href=\"/course/a/\">a</a>\n<a class=\"x\" href=\"/course/b/#c\">b</a></p>",
+            ),
+        ];
+        let c = config("/course/");
+        let urls = Urls::new(&c);
+        for (html, want) in cases {
+            assert_eq!(urls.content_html(html.into()), want, "{html}");
+        }
+        let root = config("/");
+        for (html, _) in cases {
+            assert_eq!(
+                Urls::new(&root).content_html(html.into()),
+                html,
+                "at the domain root"
+            );
+        }
+    }
+
+    #[test]
+    fn pages_and_absolute_addresses() {
+        let c = config("/course/");
+        let urls = Urls::new(&c);
+        assert_eq!(urls.page("/glossary/warp/"), "/course/glossary/warp/");
+        assert_eq!(urls.page("/"), "/course/");
+        assert_eq!(
+            urls.absolute("/glossary/warp/diagram.png").as_deref(),
+            Some("https://example.org/course/glossary/warp/diagram.png")
+        );
+        let c = config("/");
+        assert_eq!(Urls::new(&c).page("/glossary/"), "/glossary/");
+        assert_eq!(Urls::new(&c).absolute("/x"), None);
+    }
+}
