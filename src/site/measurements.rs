@@ -69,7 +69,7 @@ impl Measurements {
                     views.insert(kernel.to_string(), view);
                 }
                 Err(e) => problems.push(Diagnostic {
-                    message: e.to_string(),
+                    message: relative_to(root, e).to_string(),
                     ..at
                 }),
             }
@@ -167,5 +167,23 @@ impl Measurements {
                 })
             })
             .collect()
+    }
+}
+
+/// The error with its file named relative to the site root, as every other problem is.
+fn relative_to(root: &Path, e: measured::MeasuredError) -> measured::MeasuredError {
+    match e {
+        measured::MeasuredError::Kernel {
+            kernel,
+            path,
+            error,
+        } => measured::MeasuredError::Kernel {
+            kernel,
+            path: path
+                .strip_prefix(root)
+                .map_or(path.clone(), Path::to_path_buf),
+            error,
+        },
+        other => other,
     }
 }

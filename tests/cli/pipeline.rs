@@ -65,7 +65,10 @@ fn site_with_every_kind_of_error() -> (Site, Vec<(&'static str, &'static str)>) 
             "field `diagram.preset`",
         ),
         ("content/glossary/f-cc.md:5:", "field `cc`"),
-        ("content/glossary/h-kernel.md:11:", "field `measure`"),
+        (
+            "content/glossary/h-kernel.md:11:",
+            "field `measure`: cannot read `kernels/no_such_kernel.cu`",
+        ),
         // Paths sort by component: `glossary/…` before `glossary.md`.
         (
             "content/glossary.md:11:",
