@@ -119,6 +119,35 @@ pub struct BuildArgs {
     /// keeps each draft back), for a pull-request comment or a CI job summary.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Where rendered diagram images are kept between builds.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Raster cache folder: diagram images rendered by earlier builds are reused from it,
+    /// so an unchanged diagram is rasterised once (default: <root>/.coursegen-cache). Safe
+    /// to delete; safe to share between builds running at once.
+    #[arg(long, value_name = "DIR", env = "COURSEGEN_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Render every diagram afresh and keep nothing between builds.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder this run uses, or `None` for no cache.
+    pub fn dir(&self, root: &Path) -> Option<PathBuf> {
+        if self.no_cache {
+            return None;
+        }
+        Some(
+            self.cache_dir
+                .clone()
+                .unwrap_or_else(|| root.join(site::raster_cache::DEFAULT_DIR)),
+        )
+    }
 }
 
 /// Flags of `coursegen check`.
@@ -157,6 +186,8 @@ pub struct ServeArgs {
     /// Serve the publish build instead of the preview with drafts.
     #[arg(long)]
     pub no_drafts: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 /// Arguments of `coursegen new`.
@@ -249,6 +280,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 review_max_age_days: args.review.max_age_days(config.review_max_age_days),
                 config,
                 today: Some(today()?),
+                cache_dir: args.cache.dir(root),
             };
             let report = build(root, &opts, &format!("built {} with", out.display()))?;
             if let Some(file) = &args.summary {
@@ -271,6 +303,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                 review_max_age_days: args.review.max_age_days(config.review_max_age_days),
                 config,
                 today: Some(today()?),
+                cache_dir: None,
             };
             build(root, &opts, "checked, nothing written:").map(drop)
         }
@@ -290,8 +323,14 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Serve(args) => {
             load_config(root, config_file)?;
-            site::serve::serve(root, args.port, !args.no_drafts, cli.config.clone())
-                .map_err(|e| Failure::Usage(e.into()))
+            site::serve::serve(
+                root,
+                args.port,
+                !args.no_drafts,
+                cli.config.clone(),
+                args.cache.dir(root),
+            )
+            .map_err(|e| Failure::Usage(e.into()))
         }
         Command::New(args) => {
             let path = content::create_entry(root, &args.section, &args.slug, args.new_section)

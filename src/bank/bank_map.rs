@@ -3,7 +3,7 @@
 //! number and verdict it draws.
 
 use super::model::{self, Geometry};
-use super::svg::{Anchor, Frame, INK, MUTED_INK, Svg, bank_fill};
+use super::svg::{Anchor, Frame, INK, MUTED_INK, STATIC_END, STATIC_START, Svg, bank_fill};
 use super::tile::{Cell, TILE_ROWS, describe_access};
 
 /// Side of a word cell, including the 1-unit gap that separates it from the next.
@@ -31,7 +31,10 @@ pub(crate) fn render<'a>(
     ));
     heading(&mut svg, width);
     axes(&mut svg, width, highlight);
+    // The tile depends on the width alone: marked so rasterising can reuse its pixels.
+    svg.line(format_args!("{STATIC_START}"));
     cells(&mut svg, width, geometry);
+    svg.line(format_args!("{STATIC_END}"));
     if let Some(cell) = highlight {
         outlines(&mut svg, width, cell);
     }
@@ -62,61 +65,83 @@ fn heading(svg: &mut Svg, width: u32) {
 fn axes(svg: &mut Svg, width: u32, highlight: Option<Cell>) {
     svg.text((LEFT, 70), 11, Anchor::Start, MUTED_INK, "column c →");
     svg.text((LEFT - 8, 88), 11, Anchor::End, MUTED_INK, "row r ↓");
+    svg.line(format_args!("<g fill=\"{MUTED_INK}\">"));
     for column in 0..width {
         let (x, _) = cell_origin(0, column);
         let picked = highlight.is_some_and(|cell| cell.column == column);
-        tab(svg, (x + CELL / 2, TOP - 8), picked, &column.to_string());
+        tab(svg, (x + CELL / 2, TOP - 8), picked, column);
     }
     for row in 0..TILE_ROWS {
         let (_, y) = cell_origin(row, 0);
         let picked = highlight.is_some_and(|cell| cell.row == row);
-        tab(svg, (LEFT - 14, y + CELL / 2 + 3), picked, &row.to_string());
+        tab(svg, (LEFT - 14, y + CELL / 2 + 3), picked, row);
     }
+    svg.line(format_args!("</g>"));
 }
 
-fn tab(svg: &mut Svg, (x, y): (u32, u32), picked: bool, label: &str) {
+fn tab(svg: &mut Svg, (x, y): (u32, u32), picked: bool, label: u32) {
     if picked {
         svg.line(format_args!(
             "<rect x=\"{}\" y=\"{}\" width=\"20\" height=\"14\" rx=\"3\" fill=\"{INK}\"/>",
             x - 10,
             y - 10
         ));
-        svg.text((x, y), 9, Anchor::Middle, "#ffffff", label);
+        svg.labels(Some("#ffffff"), [((x, y), label)]);
     } else {
-        svg.text((x, y), 9, Anchor::Middle, MUTED_INK, label);
+        svg.labels(None, [((x, y), label)]);
     }
 }
 
-/// One path per bank (so its words share a fill), then each cell's bank number.
+/// The tile, drawn from one strip of word cells that every row reuses. Row `r` of a tile
+/// `width` words wide starts at word `width · r`, in bank `shift = (width · r) mod 32`, and
+/// its words go on bank after bank from there; so row `r` is the strip of words 0, 1, 2…
+/// moved left by `shift` cells and clipped to the tile. The 32-wide tile never shifts, so
+/// its rows are the strip as it is and need no clip.
 fn cells(svg: &mut Svg, width: u32, geometry: Geometry) {
-    let banks = geometry.banks();
-    for bank in 0..banks {
-        let mut d = String::new();
-        for row in 0..TILE_ROWS {
-            for column in (0..width).filter(|&c| model::tile_bank(row, c, width, geometry) == bank)
-            {
-                let (x, y) = cell_origin(row, column);
-                d.push_str(&format!("M{x} {y}h{side}v{side}h-{side}z", side = CELL - 1));
-            }
-        }
+    let shifts: Vec<u32> = (0..TILE_ROWS)
+        .map(|row| model::tile_bank(row, 0, width, geometry))
+        .collect();
+    let strip = shifts.iter().max().copied().unwrap_or(0) + width;
+    let id = svg.id().to_owned();
+    svg.line(format_args!("<defs>\n<g id=\"{id}-row\">"));
+    for word in 0..strip {
+        let x = word * CELL;
         svg.line(format_args!(
-            "<path data-bank=\"{bank}\" fill=\"{}\" d=\"{d}\"/>",
-            bank_fill(bank)
+            "<rect data-bank=\"{bank}\" x=\"{x}\" y=\"0\" width=\"{side}\" height=\"{side}\" fill=\"{}\"/>",
+            bank_fill(geometry.bank_of_word(word.into())),
+            bank = geometry.bank_of_word(word.into()),
+            side = CELL - 1
         ));
     }
-    svg.line(format_args!(
-        "<g font-size=\"9\" text-anchor=\"middle\" fill=\"{INK}\">"
-    ));
-    for row in 0..TILE_ROWS {
-        for column in 0..width {
-            let (x, y) = cell_origin(row, column);
-            let bank = model::tile_bank(row, column, width, geometry);
-            svg.line(format_args!(
-                "<text x=\"{}\" y=\"{}\">{bank}</text>",
-                x + (CELL - 1) / 2,
-                y + CELL / 2 + 3
-            ));
-        }
+    svg.labels(
+        None,
+        (0..strip).map(|word| {
+            let at = (word * CELL + (CELL - 1) / 2, CELL / 2 + 3);
+            (at, geometry.bank_of_word(word.into()))
+        }),
+    );
+    svg.line(format_args!("</g>"));
+    let clip = strip > width;
+    if clip {
+        svg.line(format_args!(
+            "<clipPath id=\"{id}-tile\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></clipPath>",
+            width * CELL,
+            TILE_ROWS * CELL
+        ));
+    }
+    svg.line(format_args!("</defs>"));
+    let clip_path = if clip {
+        format!(" clip-path=\"url(#{id}-tile)\"")
+    } else {
+        String::new()
+    };
+    svg.line(format_args!("<g fill=\"{INK}\"{clip_path}>"));
+    for (row, shift) in (0..TILE_ROWS).zip(shifts) {
+        let (_, y) = cell_origin(row, 0);
+        let x = i64::from(LEFT) - i64::from(shift * CELL);
+        svg.line(format_args!(
+            "<use href=\"#{id}-row\" x=\"{x}\" y=\"{y}\"/>"
+        ));
     }
     svg.line(format_args!("</g>"));
 }

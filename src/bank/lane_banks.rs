@@ -108,20 +108,17 @@ fn lanes(svg: &mut Svg) {
             "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
              fill=\"#eef0f3\" stroke=\"{FRAME}\"/>"
         ));
-        svg.text(
-            (x + BOX / 2, LANE_TOP + 14),
-            9,
-            Anchor::Middle,
-            INK,
-            &lane.to_string(),
-        );
     }
+    let labels =
+        (0..WARP_SIZE as u32).map(|lane| ((box_left(lane) + BOX / 2, LANE_TOP + 14), lane));
+    svg.labels(Some(INK), labels);
 }
 
 /// Each bank shaded by its load, with the count of distinct words printed under it so the
 /// load reads without colour.
 fn banks(svg: &mut Svg, access: &WarpAccess) {
-    for (bank, &words) in (0u32..).zip(access.words_per_bank()) {
+    let counts = access.words_per_bank();
+    for (bank, &words) in (0u32..).zip(counts) {
         let x = box_left(bank);
         let level = load_level(words);
         svg.line(format_args!(
@@ -129,21 +126,30 @@ fn banks(svg: &mut Svg, access: &WarpAccess) {
              fill=\"{}\" stroke=\"{FRAME}\"/>",
             level.fill
         ));
-        svg.text(
-            (x + BOX / 2, BANK_TOP + 14),
-            9,
-            Anchor::Middle,
-            level.ink,
-            &bank.to_string(),
-        );
-        let ink = if words == 0 { MUTED_INK } else { INK };
-        svg.text(
-            (x + BOX / 2, BANK_TOP + 40),
-            9,
-            Anchor::Middle,
-            ink,
-            &words.to_string(),
-        );
+    }
+    // Labels grouped by ink: bank numbers in the ink their load level calls for, and the
+    // counts of idle banks muted.
+    let centre = |bank: u32| box_left(bank) + BOX / 2;
+    let count_ink = |words: u32| if words == 0 { MUTED_INK } else { INK };
+    let mut inks: Vec<&str> = vec![INK, MUTED_INK];
+    for level in &LOAD_LEVELS {
+        if !inks.contains(&level.ink) {
+            inks.push(level.ink);
+        }
+    }
+    for ink in inks {
+        let numbers = (0u32..)
+            .zip(counts)
+            .filter(|&(_, &words)| load_level(words).ink == ink)
+            .map(|(bank, _)| ((centre(bank), BANK_TOP + 14), bank));
+        let tallies = (0u32..)
+            .zip(counts)
+            .filter(|&(_, &words)| count_ink(words) == ink)
+            .map(|(bank, &words)| ((centre(bank), BANK_TOP + 40), words));
+        let mut labels = numbers.chain(tallies).peekable();
+        if labels.peek().is_some() {
+            svg.labels(Some(ink), labels);
+        }
     }
 }
 

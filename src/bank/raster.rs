@@ -2,17 +2,21 @@
 //! Text is drawn with a font embedded in the binary, never with the machine's fonts, so the
 //! PNG is the same everywhere. Uses resvg (usvg, tiny-skia) and nothing else of ours.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::tiny_skia::{Pixmap, Transform};
 use resvg::usvg::{self, fontdb};
 
-use super::svg::FONT_FAMILY;
+use super::glyphs;
+use super::palette;
+use super::svg::{FONT_FAMILY, STATIC_END, STATIC_START};
 
 // resvg silently drops text whose font it cannot find, so a machine with no fonts would
 // produce a PNG without a single label. Embedding the font removes that failure.
 // DejaVu Sans Mono 2.37, Bitstream Vera licence: see assets/fonts/LICENSE-DejaVu.txt.
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+/// The embedded font file; the raster cache keys on its hash.
+pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
 
 /// Largest scale factor accepted; the site uses 2.
 pub const MAX_SCALE: f32 = 8.0;
@@ -74,19 +78,127 @@ fn fonts() -> &'static Arc<fontdb::Database> {
     })
 }
 
-/// Renders `svg` to PNG bytes at `scale` times its size; the site calls it with 2.0 for each
-/// diagram's image beside the page.
-pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
-    if !(scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE) {
-        return Err(RasterError::BadScale { scale });
-    }
-    let options = usvg::Options {
+/// usvg's options for our SVGs: text in the embedded font only.
+pub(crate) fn options() -> usvg::Options<'static> {
+    usvg::Options {
         fontdb: Arc::clone(fonts()),
         font_family: FONT_FAMILY.to_owned(),
         ..usvg::Options::default()
+    }
+}
+
+/// Renders `svg` to PNG bytes at `scale` times its size, in full RGBA; tests and anyone who
+/// wants a diagram at print size use it.
+pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
+    render(svg, scale)?
+        .encode_png()
+        .map_err(|error| RasterError::Encode {
+            message: error.to_string(),
+        })
+}
+
+/// Renders `svg` at its own size to an indexed-colour PNG (see `bank::palette`): what the
+/// site writes for a diagram's social card, a fraction of the bytes of [`svg_to_png`].
+pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
+    let pixmap = match Layers::of(svg) {
+        Some(layers) => layers.render()?,
+        None => render(svg, 1.0)?,
     };
-    let tree =
-        usvg::Tree::from_str(svg, &options).map_err(|source| RasterError::Parse { source })?;
+    palette::encode_indexed(&pixmap).map_err(|error| RasterError::Encode {
+        message: error.to_string(),
+    })
+}
+
+/// A card split around its diagram's static part (see `svg::STATIC_START`): what is drawn
+/// below it, the part itself as a document of its own, and what is drawn above it. The
+/// static part of a bank map is four fifths of its nodes and the same in every card of its
+/// width, so its pixels are rendered once per process and composited.
+struct Layers {
+    below: String,
+    fixed: String,
+    above: String,
+}
+
+impl Layers {
+    /// The layers of `svg`, when it is a card (root, one transformed group holding the
+    /// diagram) whose diagram has a static part.
+    fn of(svg: &str) -> Option<Layers> {
+        let start = svg.find(STATIC_START)?;
+        let end = svg.find(STATIC_END)? + STATIC_END.len();
+        let root = &svg[..svg.find('>')? + 1];
+        let group_at = svg[..start].rfind("<g transform=")?;
+        let group = &svg[group_at..group_at + svg[group_at..].find('>')? + 1];
+        // The diagram's id prefixes the ids its static part refers to; the layer uses its own.
+        let title_at = svg[group_at..start].find("<title id=\"")? + group_at + 11;
+        let id = &svg[title_at..title_at + svg[title_at..].find("-title\"")?];
+        let part = svg[start..end].replace(&format!("{id}-"), "static-");
+        Some(Layers {
+            below: format!("{}</g>\n</svg>\n", &svg[..start]),
+            fixed: format!(
+                "{root}{group}<defs>\n{}</defs>\n{part}</g>\n</svg>\n",
+                glyphs::defs("static")
+            ),
+            above: format!("{root}{group}{}", &svg[end..]),
+        })
+    }
+
+    fn render(&self) -> Result<Pixmap, RasterError> {
+        static FIXED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
+        let cache = FIXED.get_or_init(Default::default);
+        let mut pixmap = render(&self.below, 1.0)?;
+        let known = cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&self.fixed)
+            .cloned();
+        let fixed = match known {
+            Some(fixed) => fixed,
+            None => {
+                let fixed = Arc::new(render(&self.fixed, 1.0)?);
+                let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+                cache.insert(self.fixed.clone(), Arc::clone(&fixed));
+                fixed
+            }
+        };
+        source_over(&mut pixmap, &fixed);
+        let above = parse(&self.above)?;
+        resvg::render(&above, Transform::identity(), &mut pixmap.as_mut());
+        Ok(pixmap)
+    }
+}
+
+/// Draws `layer` over `pixmap`, both premultiplied and the same size. By hand because
+/// tiny-skia's `draw_pixmap` samples the layer as a pattern, a tenth of a card's time;
+/// the layer is mostly transparent, which this skips.
+fn source_over(pixmap: &mut Pixmap, layer: &Pixmap) {
+    for (dst, src) in pixmap
+        .data_mut()
+        .chunks_exact_mut(4)
+        .zip(layer.data().chunks_exact(4))
+    {
+        match src[3] {
+            0 => {}
+            255 => dst.copy_from_slice(src),
+            alpha => {
+                let keep = 255 - u16::from(alpha);
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    // tiny-skia's own rounding: (v + 255) / 256 for v / 255.
+                    *d = s + ((u16::from(*d) * keep + 255) >> 8) as u8;
+                }
+            }
+        }
+    }
+}
+
+fn parse(svg: &str) -> Result<usvg::Tree, RasterError> {
+    usvg::Tree::from_str(svg, &options()).map_err(|source| RasterError::Parse { source })
+}
+
+fn render(svg: &str, scale: f32) -> Result<Pixmap, RasterError> {
+    if !(scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE) {
+        return Err(RasterError::BadScale { scale });
+    }
+    let tree = parse(svg)?;
     let size = tree.size();
     let canvas_error = || RasterError::Canvas {
         width: size.width(),
@@ -103,9 +215,7 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
         Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
-    pixmap.encode_png().map_err(|error| RasterError::Encode {
-        message: error.to_string(),
-    })
+    Ok(pixmap)
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! SVG writing shared by the bank diagrams: the document frame with its accessible
-//! `<title>`/`<desc>`, XML escaping, text, and the palettes. Uses only `std`.
+//! `<title>`/`<desc>`, XML escaping, text, numeric labels, and the palettes. Uses
+//! `bank::glyphs` for the labels.
 
 use std::fmt::{self, Write as _};
+
+use super::glyphs;
 
 /// Family of the font embedded by `bank::raster`; the SVGs ask for it by this name so the PNG
 /// and a browser that has DejaVu draw the same glyphs, with `monospace` as the fallback.
@@ -92,6 +95,12 @@ pub(crate) fn load_level(words: u32) -> &'static LoadLevel {
         .unwrap_or(&LOAD_LEVELS[LOAD_LEVELS.len() - 1])
 }
 
+/// Marks the start of a part of a diagram that is the same in every diagram of its kind (a
+/// bank map's tile): `raster` renders such a part once per process and reuses the pixels.
+pub(crate) const STATIC_START: &str = "<!--coursegen:static-->";
+/// Marks the end of that part.
+pub(crate) const STATIC_END: &str = "<!--coursegen:/static-->";
+
 /// Escapes text for XML content and attribute values.
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -112,7 +121,6 @@ pub(crate) fn escape(text: &str) -> String {
 #[derive(Clone, Copy)]
 pub(crate) enum Anchor {
     Start,
-    Middle,
     End,
 }
 
@@ -120,7 +128,6 @@ impl Anchor {
     fn as_str(self) -> &'static str {
         match self {
             Anchor::Start => "start",
-            Anchor::Middle => "middle",
             Anchor::End => "end",
         }
     }
@@ -130,6 +137,8 @@ impl Anchor {
 /// byte-identical on every platform.
 pub(crate) struct Svg {
     out: String,
+    /// The document's id, which prefixes the ids of its `<defs>`.
+    id: String,
 }
 
 /// What the document's root element says about itself.
@@ -143,12 +152,15 @@ pub(crate) struct Frame<'a> {
 
 impl Svg {
     /// Opens the root with `role="img"`, labelled by its title and description, over a
-    /// framed background.
+    /// framed background, and defines the digit glyphs that [`Svg::label`] places.
     pub(crate) fn open(frame: &Frame<'_>) -> Svg {
         let Frame {
             id, width, height, ..
         } = *frame;
-        let mut svg = Svg { out: String::new() };
+        let mut svg = Svg {
+            out: String::new(),
+            id: id.to_owned(),
+        };
         svg.line(format_args!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
              viewBox=\"0 0 {width} {height}\" role=\"img\" \
@@ -162,6 +174,7 @@ impl Svg {
             "<desc id=\"{id}-desc\">{}</desc>",
             escape(frame.desc)
         ));
+        svg.line(format_args!("<defs>\n{}</defs>", glyphs::defs(id)));
         svg.line(format_args!(
             "<rect x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{BACKGROUND}\" \
              stroke=\"{FRAME}\"/>",
@@ -194,6 +207,29 @@ impl Svg {
             anchor.as_str(),
             escape(content)
         ));
+    }
+
+    /// The id of this document, to prefix ids of further `<defs>`.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Writes numeric labels, each `value` centred on `x` with its baseline at `y`, at
+    /// [`glyphs::LABEL_SIZE`]: `<use>` of the digit glyphs, in one group filled with `fill`,
+    /// or with the fill of the enclosing group when `None`.
+    pub(crate) fn labels(
+        &mut self,
+        fill: Option<&str>,
+        labels: impl IntoIterator<Item = ((u32, u32), u32)>,
+    ) {
+        let uses: String = labels
+            .into_iter()
+            .map(|((x, y), value)| glyphs::label(&self.id, (x as f32, y), value))
+            .collect();
+        match fill {
+            Some(fill) => self.line(format_args!("<g fill=\"{fill}\">{uses}</g>")),
+            None => self.line(format_args!("{uses}")),
+        }
     }
 
     /// Closes the root and returns the document.

@@ -1,11 +1,14 @@
 //! Diagrams of a build: the entry's `diagram:` checked and drawn as SVG by the bank model
-//! (check stage), and its PNG rasterised once per process (render stage). Uses `bank`.
-use std::collections::HashMap;
-
-use crate::bank::{self, Cell, DiagramError, DiagramSpec, Preset, render_svg, svg_to_png};
+//! (check stage), and its social card rasterised through the raster cache (render stage).
+//! Uses `bank` and `site::raster_cache`.
+use crate::bank::{
+    self, CardText, Cell, DiagramError, DiagramSpec, Preset, card_svg, render_svg,
+    svg_to_indexed_png,
+};
 use crate::content::{Diagnostic, Entry};
+use crate::site::raster_cache::RasterCache;
 
-/// File name of the PNG written beside a page that has a diagram.
+/// File name of the social card written beside a page that has a diagram.
 pub(super) const DIAGRAM_PNG: &str = "diagram.png";
 
 /// A diagram drawn from a checked spec.
@@ -42,20 +45,20 @@ pub(super) fn draw(entry: &Entry) -> Result<Option<Drawn>, Diagnostic> {
     }))
 }
 
-/// The 2× PNG of a diagram. Rasterising costs ~0.1 s per diagram, and `serve` rebuilds on
-/// every save, so PNGs are kept for the life of the process, keyed by the SVG's hash.
-pub(super) fn png_of(svg: &str) -> Result<Vec<u8>, bank::RasterError> {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Vec<u8>>>> = OnceLock::new();
-    let key = crate::measurement::record::sha256_hex(svg.as_bytes());
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(png) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(png.clone());
-    }
-    let png = svg_to_png(svg, 2.0)?;
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, png.clone());
-    Ok(png)
+/// The social card of a diagram (`og:image`): `svg` framed beside `title` (the term), the
+/// entry's question and `kicker`, rasterised through the persistent `cache`.
+pub(super) fn card_of(
+    svg: &str,
+    entry: &Entry,
+    kicker: &str,
+    cache: &RasterCache,
+) -> Result<Vec<u8>, bank::RasterError> {
+    let title = entry.meta.term.as_deref().unwrap_or(&entry.meta.title);
+    let text = CardText {
+        title,
+        subtitle: (title != entry.meta.title).then_some(entry.meta.title.as_str()),
+        kicker,
+    };
+    let card = card_svg(svg, &text).expect("render_svg writes its size on the root");
+    cache.get_or_render("card", &card, svg_to_indexed_png)
 }

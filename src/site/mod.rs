@@ -18,6 +18,7 @@ mod measurements;
 pub mod output;
 pub mod pages;
 mod plan;
+pub mod raster_cache;
 mod render;
 pub mod serve;
 mod summary;
@@ -44,6 +45,9 @@ pub struct BuildOptions {
     pub review_max_age_days: u32,
     /// The date the editorial rule takes as today; `None` reads the clock.
     pub today: Option<jiff::civil::Date>,
+    /// Folder of the persistent raster cache (see `raster_cache`); `None` renders every
+    /// diagram afresh.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Why a build failed.
@@ -92,10 +96,13 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     let templates = Templates::load(&root.join("templates"))?.with_root(&opts.config.root);
     let checked =
         check::check(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    let mut warnings = Vec::new();
     if let Some(out) = &opts.out {
-        write(out, &checked, &templates, opts)?;
+        warnings.extend(write(out, &checked, &templates, opts)?);
     }
-    Ok(checked.report)
+    let mut report = checked.report;
+    report.warnings.extend(warnings);
+    Ok(report)
 }
 
 /// Load: walk content/, read, split and parse every entry (references resolved).
@@ -108,19 +115,22 @@ fn load(root: &Path) -> Result<content::Site, SiteError> {
 
 /// Render and write: pages are rendered in parallel and stored in the staging folder as
 /// soon as each is done, so a build never holds the whole site in memory; the folder is
-/// swapped in only when every page and copy is there.
+/// swapped in only when every page and copy is there. Returns a warning if the raster cache
+/// could not keep what was rendered.
 fn write(
     out: &Path,
     checked: &check::Checked<'_>,
     templates: &Templates,
     opts: &BuildOptions,
-) -> Result<(), SiteError> {
+) -> Result<Option<Diagnostic>, SiteError> {
+    let raster_cache = raster_cache::RasterCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
     let rc = render::RenderCtx {
         info: &info,
         templates,
         checked,
         opts,
+        raster_cache: &raster_cache,
     };
     let staging = output::Staging::new(out)?;
     checked.pages.par_iter().try_for_each(|p| {
@@ -138,7 +148,7 @@ fn write(
         staging.write(f)?;
     }
     staging.commit(&checked.copies)?;
-    Ok(())
+    Ok(raster_cache.warning())
 }
 
 /// The publish build with a known address lists its pages in sitemap.xml; the preview,

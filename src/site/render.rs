@@ -1,5 +1,5 @@
 //! The render stage: a checked page becomes its output files (HTML through the templates,
-//! the diagram's PNG). Pure — reads nothing, writes nothing — so pages render in parallel
+//! the diagram's social card). Pure — reads nothing, writes nothing — so pages render in parallel
 //! and the write stage stores each as soon as it is done.
 use std::path::Path;
 
@@ -9,6 +9,7 @@ use super::diagrams::{self, DIAGRAM_PNG};
 use super::output::OutFile;
 use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
 use super::plan::page_path;
+use super::raster_cache::RasterCache;
 use super::urls::Urls;
 use crate::content::{self, Entry};
 use crate::templates::{TemplateError, Templates};
@@ -45,6 +46,8 @@ pub(super) struct RenderCtx<'a> {
     pub(super) checked: &'a Checked<'a>,
     /// Build options.
     pub(super) opts: &'a BuildOptions,
+    /// Where diagram images rendered by earlier builds are kept.
+    pub(super) raster_cache: &'a RasterCache,
 }
 
 /// Renders one entry page: its HTML, and the PNG of its diagram when writing files.
@@ -54,6 +57,7 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         templates,
         checked,
         opts,
+        raster_cache,
     } = rc;
     let entry = p.entry;
     let urls = Urls::new(&opts.config);
@@ -63,10 +67,14 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         None => None,
         Some(d) => {
             let png = if opts.out.is_some() {
-                let bytes = diagrams::png_of(&d.svg).map_err(|error| RenderError::Raster {
-                    file: entry.file.clone(),
-                    error,
-                })?;
+                let kicker = format!("{} · {}", info.title, pages::section_title(&entry.section));
+                let bytes =
+                    diagrams::card_of(&d.svg, entry, &kicker, raster_cache).map_err(|error| {
+                        RenderError::Raster {
+                            file: entry.file.clone(),
+                            error,
+                        }
+                    })?;
                 files.push(OutFile {
                     path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
                     bytes,

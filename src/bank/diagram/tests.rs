@@ -4,8 +4,11 @@
 use resvg::usvg::{self, roxmltree};
 
 use super::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_svg};
+use crate::bank::bank_map::CELL;
 use crate::bank::bank_map::cell_origin;
 use crate::bank::model::{Geometry, tile_bank};
+use crate::bank::raster;
+use crate::bank::svg::bank_fill;
 
 pub(in crate::bank) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
 
@@ -144,19 +147,40 @@ fn ids_differ_between_diagrams_so_a_page_can_inline_several() {
     assert_ne!(id(&first), id(&second));
 }
 
-/// Cells of each bank, read back from the `<path data-bank>` elements.
-fn cells_by_bank(svg: &str) -> Vec<Vec<(u32, u32)>> {
-    let doc = roxmltree::Document::parse(svg).unwrap();
-    let mut banks = vec![Vec::new(); 32];
-    for path in doc.descendants().filter(|n| n.has_attribute("data-bank")) {
-        let bank: usize = path.attribute("data-bank").unwrap().parse().unwrap();
-        for cell in path.attribute("d").unwrap().split('M').skip(1) {
-            let mut numbers = cell
-                .split(|c: char| !c.is_ascii_digit())
-                .filter(|s| !s.is_empty());
-            let mut next = || numbers.next().unwrap().parse().unwrap();
-            banks[bank].push((next(), next()));
+/// The word cells a renderer sees inside a `width`-wide tile, by bank: usvg resolves the
+/// reused row strip and its clip, and each cell's fill says its bank.
+fn cells_by_bank(svg: &str, width: u32) -> Vec<Vec<(u32, u32)>> {
+    fn walk(group: &usvg::Group, found: &mut Vec<(usvg::Rect, usvg::Color)>) {
+        for node in group.children() {
+            match node {
+                usvg::Node::Group(group) => walk(group, found),
+                usvg::Node::Path(path) => {
+                    if let Some(usvg::Paint::Color(colour)) = path.fill().map(|f| f.paint()) {
+                        found.push((path.abs_bounding_box(), *colour));
+                    }
+                }
+                _ => {}
+            }
         }
+    }
+    let tree = usvg::Tree::from_str(svg, &raster::options()).unwrap();
+    let mut found = Vec::new();
+    walk(tree.root(), &mut found);
+    let (left, top) = cell_origin(0, 0);
+    let (right, bottom) = cell_origin(32, width);
+    let mut banks = vec![Vec::new(); 32];
+    for (rect, colour) in found {
+        let (x, y) = (rect.x() as u32, rect.y() as u32);
+        let side = CELL as f32 - 1.0;
+        let is_cell = rect.width() == side && rect.height() == side;
+        if !is_cell || x < left || x >= right || y < top || y >= bottom {
+            continue;
+        }
+        let hex = format!("#{:02x}{:02x}{:02x}", colour.red, colour.green, colour.blue);
+        let bank = (0..32)
+            .find(|&b| bank_fill(b) == hex)
+            .expect("a bank colour");
+        banks[bank as usize].push((x, y));
     }
     banks
 }
@@ -164,7 +188,7 @@ fn cells_by_bank(svg: &str) -> Vec<Vec<(u32, u32)>> {
 #[test]
 fn each_word_is_drawn_in_the_fill_of_the_bank_the_model_gives() {
     for width in [32, 33] {
-        let banks = cells_by_bank(&render(&bank_map(Some(width), None)));
+        let banks = cells_by_bank(&render(&bank_map(Some(width), None)), width);
         for (bank, cells) in banks.iter().enumerate() {
             assert_eq!(cells.len(), width as usize, "bank {bank} of width {width}");
         }

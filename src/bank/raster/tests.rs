@@ -6,7 +6,9 @@ use resvg::tiny_skia::Pixmap;
 use super::*;
 use crate::bank::bank_map::cell_origin;
 use crate::bank::diagram::tests::{bank_map, lane_banks, render};
+use crate::bank::glyphs;
 use crate::bank::lane_banks::{BANK_TOP, box_left};
+use crate::bank::svg::{BACKGROUND, INK};
 use crate::bank::svg::{bank_fill, load_level};
 
 const SCALE: f32 = 2.0;
@@ -61,6 +63,22 @@ fn in_a_33_wide_map_one_column_shows_32_distinct_colours() {
     colours.sort_unstable();
     colours.dedup();
     assert_eq!(colours.len(), 32);
+    // Rows are one strip of cells shifted and clipped: nothing of it shows beside the tile.
+    let background = rgba(BACKGROUND);
+    for row in 1..32 {
+        let (left, y) = cell_origin(row, 0);
+        let (right, _) = cell_origin(row, 33);
+        assert_eq!(
+            pixel(&image, (left - 4, y + 4)),
+            background,
+            "left of row {row}"
+        );
+        assert_eq!(
+            pixel(&image, (right + 4, y + 4)),
+            background,
+            "right of row {row}"
+        );
+    }
 }
 
 #[test]
@@ -151,6 +169,178 @@ fn text_renders_with_the_embedded_font() {
 }
 
 #[test]
+fn glyph_labels_cover_the_pixels_text_would() {
+    // Every label a diagram draws, at whole and half-unit centres, as `<use>` of the digit
+    // glyphs and as the `<text>` they replace. They may differ only where float rounding
+    // tips one anti-aliasing sample: a step of at most 1/16 on a few edge pixels.
+    let open = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"440\" height=\"100\">\
+                <rect width=\"440\" height=\"100\" fill=\"#fed5de\"/>";
+    let mut uses = format!("{open}<defs>{}</defs><g fill=\"{INK}\">", glyphs::defs("t"));
+    let mut texts = format!(
+        "{open}<g fill=\"{INK}\" font-size=\"{}\" text-anchor=\"middle\" \
+         font-family=\"DejaVu Sans Mono\">",
+        glyphs::LABEL_SIZE
+    );
+    for value in 0..=64u32 {
+        let (x, y) = (10.0 + (value % 20) as f32 * 21.5, 20 + (value / 20) * 20);
+        uses.push_str(&glyphs::label("t", (x, y), value));
+        texts.push_str(&format!("<text x=\"{x}\" y=\"{y}\">{value}</text>"));
+    }
+    let (uses, texts) = (
+        raster(&format!("{uses}</g></svg>")),
+        raster(&format!("{texts}</g></svg>")),
+    );
+    let background = rgba("#fed5de");
+    let inked = texts
+        .pixels()
+        .iter()
+        .filter(|p| [p.red(), p.green(), p.blue(), p.alpha()] != background);
+    let inked = inked.count();
+    let mut differing = 0;
+    for (a, b) in uses.pixels().iter().zip(texts.pixels()) {
+        let channels = [
+            a.red().abs_diff(b.red()),
+            a.green().abs_diff(b.green()),
+            a.blue().abs_diff(b.blue()),
+        ];
+        let worst = channels.into_iter().max().unwrap();
+        assert!(worst <= 16, "a pixel differs by {worst}");
+        differing += usize::from(worst > 0);
+    }
+    assert!(inked > 5_000, "{inked} pixels of ink");
+    assert!(
+        differing * 50 < inked,
+        "{differing} of {inked} inked pixels differ"
+    );
+}
+
+/// The social card of `spec`, as the site makes it for the seed entry.
+fn card_of(spec: &crate::bank::diagram::DiagramSpec) -> Vec<u8> {
+    let text = crate::bank::card::CardText {
+        title: "Shared memory bank",
+        subtitle: Some("What is a shared memory bank on a GPU?"),
+        kicker: "100 Days of GPU · CUDA glossary",
+    };
+    let card = crate::bank::card::card_svg(&render(spec), &text).expect("our SVG has a size");
+    crate::bank::raster::svg_to_indexed_png(&card).expect("card rasterises")
+}
+
+#[test]
+fn social_cards_are_1200_by_630_and_under_100_kb() {
+    for spec in [
+        bank_map(None, Some((0, 5))),
+        bank_map(Some(33), Some((3, 7))),
+        lane_banks(32),
+        lane_banks(3),
+    ] {
+        let start = std::time::Instant::now();
+        let png = card_of(&spec);
+        let elapsed = start.elapsed();
+        if let Some(dir) = std::env::var_os("BANK_DIAGRAM_OUT") {
+            let name = format!(
+                "card-{:?}-{:?}-{:?}.png",
+                spec.preset, spec.width, spec.stride
+            );
+            std::fs::write(std::path::Path::new(&dir).join(name), &png).unwrap();
+            eprintln!("{:?}: {} bytes in {elapsed:?}", spec, png.len());
+        }
+        let image = Pixmap::decode_png(&png).unwrap();
+        assert_eq!((image.width(), image.height()), (1200, 630), "{spec:?}");
+        assert!(png.len() <= 100 * 1024, "{spec:?}: {} bytes", png.len());
+    }
+}
+
+#[test]
+fn the_card_shows_the_diagram_title_and_bank_colours() {
+    let card = Pixmap::decode_png(&card_of(&bank_map(None, Some((0, 5))))).unwrap();
+    let at = |x: u32, y: u32| {
+        let c = card.pixel(x, y).unwrap();
+        [c.red(), c.green(), c.blue(), c.alpha()]
+    };
+    // The band of bank colours across the top, exact despite the palette.
+    for bank in [0, 1, 31] {
+        assert_eq!(
+            at(bank * 1200 / 32 + 10, 3),
+            rgba(bank_fill(bank)),
+            "bank {bank}"
+        );
+    }
+    // Ink of the title on the left, and every bank fill somewhere in the diagram.
+    let ink = card
+        .pixels()
+        .iter()
+        .take(1200 * 300)
+        .enumerate()
+        .filter(|(i, p)| i % 1200 < 600 && p.red() < 0x40 && p.green() < 0x40);
+    assert!(ink.count() > 1_000, "the title is drawn");
+    let mut seen: Vec<[u8; 4]> = card
+        .pixels()
+        .iter()
+        .map(|c| [c.red(), c.green(), c.blue(), c.alpha()])
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    for bank in 0..32 {
+        assert!(seen.contains(&rgba(bank_fill(bank))), "bank {bank} fill");
+    }
+}
+
+/// Where a card's time goes; a measurement, not a check:
+/// `cargo test --release --lib card_cost -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints timings; run in release by hand"]
+fn card_cost_breakdown() {
+    use std::time::Instant;
+    let text = crate::bank::card::CardText {
+        title: "Shared memory bank",
+        subtitle: Some("What is a shared memory bank on a GPU?"),
+        kicker: "100 Days of GPU · Glossary",
+    };
+    let _ = card_of(&bank_map(None, Some((0, 5))));
+    for spec in [
+        bank_map(None, Some((1, 6))),
+        bank_map(Some(33), Some((2, 9))),
+        lane_banks(5),
+    ] {
+        let start = Instant::now();
+        let svg = render(&spec);
+        let card = crate::bank::card::card_svg(&svg, &text).unwrap();
+        let t_svg = start.elapsed();
+        let tree = resvg::usvg::Tree::from_str(&card, &crate::bank::raster::options()).unwrap();
+        let t_parse = start.elapsed();
+        let mut pixmap = Pixmap::new(1200, 630).unwrap();
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::identity(),
+            &mut pixmap.as_mut(),
+        );
+        let t_render = start.elapsed();
+        let png = crate::bank::palette::encode_indexed(&pixmap).unwrap();
+        let t_encode = start.elapsed();
+        eprintln!(
+            "{:?}: svg {:?} parse {:?} render {:?} quantise+encode {:?} ({} B, {} nodes)",
+            spec.preset,
+            t_svg,
+            t_parse - t_svg,
+            t_render - t_parse,
+            t_encode - t_render,
+            png.len(),
+            count(tree.root()),
+        );
+    }
+    fn count(group: &resvg::usvg::Group) -> usize {
+        group
+            .children()
+            .iter()
+            .map(|n| match n {
+                resvg::usvg::Node::Group(g) => 1 + count(g),
+                _ => 1,
+            })
+            .sum()
+    }
+}
+
+#[test]
 fn the_embedded_font_is_the_family_the_svgs_ask_for() {
     let families: Vec<&str> = fonts()
         .faces()
@@ -188,4 +378,34 @@ fn an_enormous_canvas_is_refused() {
     let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>"#;
     let error = svg_to_png(svg, 1.0).unwrap_err();
     assert!(matches!(error, RasterError::Canvas { .. }), "{error}");
+}
+
+#[test]
+fn a_card_rendered_in_layers_matches_one_rendered_whole() {
+    use crate::bank::card::{CardText, card_svg};
+    let text = CardText {
+        title: "Shared memory bank",
+        subtitle: None,
+        kicker: "100 Days of GPU",
+    };
+    for spec in [bank_map(None, Some((3, 4))), bank_map(Some(33), None)] {
+        let card = card_svg(&render(&spec), &text).unwrap();
+        let layers = Layers::of(&card).expect("a bank map card has a static part");
+        let whole = super::render(&card, 1.0).unwrap();
+        // Twice: the second takes the static part's pixels from memory.
+        for _ in 0..2 {
+            let layered = layers.render().unwrap();
+            let worst = whole
+                .data()
+                .iter()
+                .zip(layered.data())
+                .map(|(a, b)| a.abs_diff(*b))
+                .max()
+                .unwrap();
+            // Compositing a premultiplied layer rounds once more than drawing in place.
+            assert!(worst <= 4, "{spec:?}: a channel differs by {worst}");
+        }
+    }
+    let card = card_svg(&render(&lane_banks(2)), &text).unwrap();
+    assert!(Layers::of(&card).is_none(), "lane-banks has no static part");
 }

@@ -46,12 +46,14 @@ pub enum ServeError {
 /// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until
 /// Ctrl-C or SIGTERM, which remove the folder before exiting. The site is served at `/`
 /// whatever the configured base path; the config (`config_file`, or the root's
-/// coursegen.toml) is read again on every rebuild.
+/// coursegen.toml) is read again on every rebuild. Diagrams are rasterised through the
+/// cache in `cache_dir`, if any.
 pub fn serve(
     root: &Path,
     port: u16,
     drafts: bool,
     config_file: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
 ) -> Result<(), ServeError> {
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     let dir = tempfile::Builder::new()
@@ -67,6 +69,7 @@ pub fn serve(
         config: crate::config::Config::default(),
         review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: crate::policy::today().ok(),
+        cache_dir,
     };
     let rebuilder = Arc::new(Mutex::new(rebuild::Rebuilder::new(
         &root,

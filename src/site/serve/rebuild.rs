@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::site::check::Checked;
 use crate::site::output::OutFile;
+use crate::site::raster_cache::RasterCache;
 use crate::site::render::{self, RenderCtx};
 use crate::site::{BuildOptions, SiteError, check, indexes, pages, plan, urls};
 use crate::templates::Templates;
@@ -144,7 +145,9 @@ impl Rebuilder {
         templates: &Templates,
     ) -> Result<(Vec<OutFile>, usize), SiteError> {
         let info = pages::SiteInfo::new(&self.opts.config, self.opts.drafts);
+        let raster_cache = RasterCache::new(self.opts.cache_dir.clone());
         let rc = RenderCtx {
+            raster_cache: &raster_cache,
             info: &info,
             templates,
             checked,
@@ -185,6 +188,9 @@ impl Rebuilder {
                 .filter(|f| f.path.ends_with("index.html"))
                 .count();
         files.extend(indexes);
+        if let Some(w) = raster_cache.warning() {
+            eprintln!("{w}");
+        }
         Ok((files, rendered))
     }
 

@@ -1,0 +1,244 @@
+//! The persistent raster cache: PNGs of diagrams kept across builds in a folder (by default
+//! `<root>/.coursegen-cache/`), so an unchanged diagram is rasterised once, not on every
+//! build. Keyed by the SHA-256 of the SVG plus the versions of everything else that shapes
+//! the pixels (renderer, font, encoder); an entry is written atomically and checked against
+//! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
+//! cost a re-render. Uses `measurement::record::sha256_hex` and `bank` for the font.
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use crate::bank;
+use crate::content::Diagnostic;
+use crate::measurement::record::sha256_hex;
+
+/// Folder under the site root that holds the cache unless `--cache-dir` says otherwise.
+pub const DEFAULT_DIR: &str = ".coursegen-cache";
+
+/// Versions of the renderer and the PNG encoder: part of every key, so upgrading either
+/// re-renders everything. A test checks them against Cargo.lock.
+const CRATE_VERSIONS: [(&str, &str); 2] = [("resvg", "0.49.0"), ("png", "0.18.1")];
+
+/// Bumped whenever the way a PNG is made from an SVG changes in our own code (scale,
+/// palette, encoder settings): old entries then no longer match.
+const PIPELINE_VERSION: u32 = 1;
+
+/// First line of every entry; the second is the SHA-256 of the payload that follows.
+const MAGIC: &[u8] = b"coursegen raster cache 1\n";
+
+/// A folder of rendered PNGs, or nothing when the cache is off.
+#[derive(Debug)]
+pub(crate) struct RasterCache {
+    dir: Option<PathBuf>,
+    /// The first write that failed: one unwritable folder makes one warning, not one per
+    /// diagram.
+    write_failure: Mutex<Option<std::io::Error>>,
+}
+
+impl RasterCache {
+    /// The cache in `dir`, or no cache when `dir` is `None`; the folder is made when the
+    /// first entry is written.
+    pub(crate) fn new(dir: Option<PathBuf>) -> RasterCache {
+        RasterCache {
+            dir,
+            write_failure: Mutex::new(None),
+        }
+    }
+
+    /// The PNG for `svg` made by `kind` (e.g. "card"): from the cache when a valid entry is
+    /// there, else from `render`, then stored. A cache that cannot be read or written only
+    /// costs time (see [`RasterCache::warning`]).
+    pub(crate) fn get_or_render<E>(
+        &self,
+        kind: &str,
+        svg: &str,
+        render: impl FnOnce(&str) -> Result<Vec<u8>, E>,
+    ) -> Result<Vec<u8>, E> {
+        let Some(dir) = &self.dir else {
+            return render(svg);
+        };
+        let path = dir.join("raster").join(format!("{}.bin", key(kind, svg)));
+        if let Some(png) = read_entry(&path) {
+            return Ok(png);
+        }
+        let png = render(svg)?;
+        if let Err(error) = write_entry(dir, &path, &png) {
+            let mut first = self.write_failure.lock().unwrap_or_else(|e| e.into_inner());
+            first.get_or_insert(error);
+        }
+        Ok(png)
+    }
+
+    /// A warning for the build summary, naming the folder, if entries could not be stored.
+    pub(crate) fn warning(&self) -> Option<Diagnostic> {
+        let failure = self.write_failure.lock().unwrap_or_else(|e| e.into_inner());
+        let (dir, error) = (self.dir.as_ref()?, failure.as_ref()?);
+        Some(
+            Diagnostic::new(
+                dir,
+                0,
+                format!("cannot store rendered diagrams in this raster cache: {error}"),
+            )
+            .help("the next build rasterises them again; fix the folder, or pass --cache-dir DIR or --no-cache"),
+        )
+    }
+}
+
+/// The key of `svg` rendered as `kind`: everything that decides the bytes of the PNG.
+fn key(kind: &str, svg: &str) -> String {
+    static FONT: OnceLock<String> = OnceLock::new();
+    let font = FONT.get_or_init(|| sha256_hex(bank::raster::FONT));
+    let mut input = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
+    for (name, version) in CRATE_VERSIONS {
+        input.push_str(&format!("{name} {version}\n"));
+    }
+    let mut input = input.into_bytes();
+    input.extend_from_slice(svg.as_bytes());
+    sha256_hex(&input)
+}
+
+/// The payload of the entry at `path` if it is whole and matches its hash.
+fn read_entry(path: &Path) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(path).ok()?;
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (hash, payload) = rest.split_at_checked(65)?;
+    let hash = hash.strip_suffix(b"\n")?;
+    (hash == sha256_hex(payload).as_bytes()).then(|| payload.to_vec())
+}
+
+/// Writes the entry through a temporary file renamed into place: a reader sees the old
+/// entry, the new one or none, never half of one, however many builds run at once.
+fn write_entry(dir: &Path, path: &Path, payload: &[u8]) -> std::io::Result<()> {
+    let folder = path.parent().expect("entries live in a folder");
+    std::fs::create_dir_all(folder)?;
+    let tag = dir.join("CACHEDIR.TAG");
+    if !tag.exists() {
+        // The standard marker (bford.info/cachedir): backup tools skip the folder.
+        std::fs::write(
+            &tag,
+            "Signature: 8a477f597d28d172789f06886806bc55\n\
+             # coursegen's raster cache; safe to delete at any time.\n",
+        )?;
+    }
+    let mut file = tempfile::NamedTempFile::new_in(folder)?;
+    file.write_all(MAGIC)?;
+    file.write_all(sha256_hex(payload).as_bytes())?;
+    file.write_all(b"\n")?;
+    file.write_all(payload)?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render_counting(calls: &std::cell::Cell<u32>) -> impl Fn(&str) -> Result<Vec<u8>, ()> {
+        move |svg| {
+            calls.set(calls.get() + 1);
+            Ok(format!("png of {svg}").into_bytes())
+        }
+    }
+
+    #[test]
+    fn a_second_lookup_is_served_from_disk_and_keys_separate_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let calls = std::cell::Cell::new(0);
+        let first = RasterCache::new(Some(dir.path().to_path_buf()));
+        let png = first
+            .get_or_render("card", "<svg a/>", render_counting(&calls))
+            .unwrap();
+        assert_eq!(png, b"png of <svg a/>");
+        // A new cache object is a new build: it must find the entry on disk.
+        let second = RasterCache::new(Some(dir.path().to_path_buf()));
+        let again = second
+            .get_or_render("card", "<svg a/>", render_counting(&calls))
+            .unwrap();
+        assert_eq!((again, calls.get()), (png, 1));
+        second
+            .get_or_render("card", "<svg b/>", render_counting(&calls))
+            .unwrap();
+        second
+            .get_or_render("full", "<svg a/>", render_counting(&calls))
+            .unwrap();
+        assert_eq!(
+            calls.get(),
+            3,
+            "another SVG or another kind is another entry"
+        );
+        assert!(dir.path().join("CACHEDIR.TAG").exists());
+    }
+
+    #[test]
+    fn corrupt_and_truncated_entries_are_rendered_again_and_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let calls = std::cell::Cell::new(0);
+        let cache = RasterCache::new(Some(dir.path().to_path_buf()));
+        cache
+            .get_or_render("card", "<svg/>", render_counting(&calls))
+            .unwrap();
+        let entry = dir
+            .path()
+            .join("raster")
+            .join(format!("{}.bin", key("card", "<svg/>")));
+        let good = std::fs::read(&entry).unwrap();
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        let damaged: [&[u8]; 4] = [
+            &good[..good.len() - 3],
+            &flipped,
+            b"",
+            b"coursegen raster cache 1\n",
+        ];
+        for (i, bad) in damaged.into_iter().enumerate() {
+            std::fs::write(&entry, bad).unwrap();
+            let png = cache
+                .get_or_render("card", "<svg/>", render_counting(&calls))
+                .unwrap();
+            assert_eq!(png, b"png of <svg/>", "case {i}");
+            assert_eq!(calls.get(), 2 + i as u32, "case {i} re-renders");
+            assert_eq!(std::fs::read(&entry).unwrap(), good, "case {i} is repaired");
+        }
+    }
+
+    #[test]
+    fn an_unwritable_cache_still_renders_and_reports_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, "not a folder").unwrap();
+        let cache = RasterCache::new(Some(blocker));
+        let calls = std::cell::Cell::new(0);
+        cache
+            .get_or_render("card", "<svg/>", render_counting(&calls))
+            .unwrap();
+        cache
+            .get_or_render("card", "<svg/>", render_counting(&calls))
+            .unwrap();
+        assert_eq!(calls.get(), 2);
+        let warning = cache.warning().expect("a warning").to_string();
+        assert!(
+            warning.contains("file: cannot store") && warning.contains("--no-cache"),
+            "{warning}"
+        );
+        let off = RasterCache::new(None);
+        off.get_or_render("card", "<svg/>", render_counting(&calls))
+            .unwrap();
+        assert_eq!(calls.get(), 3);
+        assert!(off.warning().is_none());
+    }
+
+    #[test]
+    fn the_versions_in_keys_are_the_ones_in_cargo_lock() {
+        let lock = include_str!("../../Cargo.lock");
+        for (name, version) in CRATE_VERSIONS {
+            let package = lock
+                .split("[[package]]")
+                .find(|p| p.contains(&format!("\nname = \"{name}\"\n")))
+                .expect("the crate is in Cargo.lock");
+            assert!(
+                package.contains(&format!("\nversion = \"{version}\"\n")),
+                "update CRATE_VERSIONS to the {name} in Cargo.lock:{package}"
+            );
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Diagrams at course scale: the social card beside each page, the persistent raster cache
+//! (reuse across builds, corrupt entries, concurrent builds, where it lives) and the
+//! og:image tags.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::util::*;
+
+const DIAGRAM: &str = "diagram:\n  preset: bank-map\n  highlight: { row: 0, column: 5 }\n  alt: Words shaded by bank.\n";
+
+fn site_with_diagram() -> Site {
+    let site = Site::new();
+    site.write("content/glossary/bank.md", published("Bank", DIAGRAM));
+    site
+}
+
+/// The cache entries under `dir`, sorted.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+        .map(|e| e.into_path())
+        .collect();
+    found.sort();
+    found
+}
+
+/// Width, height and colour type of a PNG, from its header.
+fn png_header(bytes: &[u8]) -> (u32, u32, u8) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    (be(16), be(20), bytes[25])
+}
+
+/// A cache entry in the format the cache writes: magic line, payload hash, payload.
+fn entry_with(payload: &[u8]) -> Vec<u8> {
+    use sha2::Digest as _;
+    let hash: String = sha2::Sha256::digest(payload)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut out = b"coursegen raster cache 1\n".to_vec();
+    out.extend_from_slice(hash.as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(payload);
+    out
+}
+
+#[test]
+fn the_social_card_is_1200_by_630_indexed_and_under_100_kb() {
+    let site = site_with_diagram();
+    let o = site.run(&["build", "--base-url", "https://course.example.org"]);
+    assert_code(&o, 0);
+    let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+    assert_eq!(
+        png_header(&png),
+        (1200, 630, 3),
+        "1200×630, colour type 3 (indexed)"
+    );
+    assert!(png.len() <= 100 * 1024, "{} bytes", png.len());
+    let html = site.read("public/glossary/bank/index.html");
+    for tag in [
+        "<meta property=\"og:image\" content=\"https://course.example.org/glossary/bank/diagram.png\">",
+        "<meta property=\"og:image:width\" content=\"1200\">",
+        "<meta property=\"og:image:height\" content=\"630\">",
+        "<meta property=\"og:image:alt\" content=\"Words shaded by bank.\">",
+        "<meta name=\"twitter:card\" content=\"summary_large_image\">",
+    ] {
+        assert!(html.contains(tag), "{tag} in {html}");
+    }
+}
+
+#[test]
+fn a_second_build_takes_the_image_from_the_cache() {
+    let site = site_with_diagram();
+    assert_code(&site.run(&["build"]), 0);
+    let cache = site.root().join(".coursegen-cache");
+    let found = entries(&cache);
+    assert_eq!(found.len(), 1, "one diagram, one entry: {found:?}");
+    assert!(cache.join("CACHEDIR.TAG").exists());
+    // Swap in a different, valid entry: if the next build serves it, it did not re-render.
+    let marker = b"not really a png, but a valid entry".as_slice();
+    std::fs::write(&found[0], entry_with(marker)).unwrap();
+    assert_code(&site.run(&["build"]), 0);
+    assert_eq!(
+        std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap(),
+        marker
+    );
+    // An edit that changes the diagram is a new entry, not the stale one.
+    site.write(
+        "content/glossary/bank.md",
+        published("Bank", &DIAGRAM.replace("column: 5", "column: 6")),
+    );
+    assert_code(&site.run(&["build"]), 0);
+    let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+    assert_eq!(png_header(&png).0, 1200);
+    assert_eq!(entries(&cache).len(), 2);
+}
+
+#[test]
+fn a_corrupt_entry_is_rendered_again_and_replaced() {
+    let site = site_with_diagram();
+    assert_code(&site.run(&["build"]), 0);
+    let good_png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+    let entry = entries(&site.root().join(".coursegen-cache")).remove(0);
+    let good_entry = std::fs::read(&entry).unwrap();
+    let mut flipped = good_entry.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x40;
+    for (name, bad) in [
+        ("truncated", good_entry[..good_entry.len() / 2].to_vec()),
+        ("flipped bit", flipped),
+        ("empty", Vec::new()),
+    ] {
+        std::fs::write(&entry, bad).unwrap();
+        let o = site.run(&["build"]);
+        assert_code(&o, 0);
+        let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+        assert_eq!(png, good_png, "{name}: the image is rendered again");
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            good_entry,
+            "{name}: entry repaired"
+        );
+    }
+}
+
+#[test]
+fn the_cache_folder_can_be_moved_or_turned_off() {
+    let site = site_with_diagram();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let dir = elsewhere.path().join("raster cache");
+    let o = site.run(&["build", "--cache-dir", dir.to_str().unwrap()]);
+    assert_code(&o, 0);
+    assert_eq!(entries(&dir).len(), 1);
+    assert!(!site.exists(".coursegen-cache"));
+    assert_code(&site.run(&["build", "--no-cache"]), 0);
+    assert!(
+        !site.exists(".coursegen-cache"),
+        "--no-cache writes no cache"
+    );
+    assert!(site.exists("public/glossary/bank/diagram.png"));
+    let o = site.run(&["build", "--no-cache", "--cache-dir", "x"]);
+    assert_code(&o, 2);
+}
+
+#[test]
+fn an_unwritable_cache_warns_and_the_build_still_succeeds() {
+    let site = site_with_diagram();
+    site.write("blocked", "a file where the cache folder would be");
+    let o = site.run(&[
+        "build",
+        "--cache-dir",
+        site.root().join("blocked").to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning:") && err.contains("blocked: cannot store rendered diagrams"),
+        "{err}"
+    );
+    assert!(site.exists("public/glossary/bank/diagram.png"));
+}
+
+#[test]
+fn builds_running_at_once_share_one_cache() {
+    let site = Site::new();
+    for i in 0..4 {
+        let diagram = DIAGRAM.replace("column: 5", &format!("column: {i}"));
+        site.write(
+            &format!("content/glossary/bank-{i}.md"),
+            published(&format!("Bank {i}"), &diagram),
+        );
+    }
+    let builds: Vec<_> = (0..2)
+        .map(|n| {
+            Command::new(env!("CARGO_BIN_EXE_coursegen"))
+                .args(["build", "--root"])
+                .arg(site.root())
+                .arg("--out")
+                .arg(site.root().join(format!("out-{n}")))
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut build in builds {
+        assert!(build.wait().unwrap().success());
+    }
+    assert_eq!(entries(&site.root().join(".coursegen-cache")).len(), 4);
+    for i in 0..4 {
+        let read = |n: u32| {
+            std::fs::read(
+                site.root()
+                    .join(format!("out-{n}/glossary/bank-{i}/diagram.png")),
+            )
+            .unwrap()
+        };
+        assert_eq!(read(0), read(1), "bank-{i}");
+    }
+    // No temporary file is left behind.
+    let leftovers = walkdir::WalkDir::new(site.root().join(".coursegen-cache"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| e.path().extension().is_none_or(|x| x != "bin"))
+        .filter(|e| e.file_name() != "CACHEDIR.TAG")
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+#[test]
+fn check_renders_no_images_and_the_repository_ignores_the_cache() {
+    let site = site_with_diagram();
+    assert_code(&site.run(&["check"]), 0);
+    assert!(!site.exists(".coursegen-cache"));
+    let gitignore = std::fs::read_to_string(repo().join(".gitignore")).unwrap();
+    assert!(
+        gitignore.lines().any(|l| l == "/.coursegen-cache/"),
+        "{gitignore}"
+    );
+}
