@@ -467,7 +467,7 @@ fn serve_builds_for_the_domain_root_and_rereads_the_config() {
     };
     let get = |path: &str| {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
         let mut r = String::new();
         s.read_to_string(&mut r).unwrap();
         r

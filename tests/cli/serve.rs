@@ -1,44 +1,336 @@
-//! `coursegen serve`: the local preview server.
+//! `coursegen serve`: the local preview server — paths, limits, hosts, HEAD, rebuilds on
+//! change (entries, templates, records), the last good build with the errors over it, and
+//! its temporary folder removed on SIGTERM. Each test runs the real binary with TMPDIR set
+//! to a folder of its own, so the test knows where serve builds and what it leaves.
 use crate::util::*;
-use std::process::Command;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    addr: String,
+    tmp: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(site: &Site) -> Server {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            .args(["serve", "--port", "0", "--root"])
+            .arg(site.root())
+            .env("TMPDIR", tmp.path())
+            .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (tx, log) = std::sync::mpsc::channel();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let addr = loop {
+            let line = log
+                .recv_timeout(Duration::from_secs(60))
+                .expect("serve printed its address");
+            if let Some(rest) = line.strip_prefix("serving http://") {
+                break rest.split('/').next().unwrap().to_string();
+            }
+        };
+        assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+        Server { child, addr, tmp }
+    }
+
+    /// Sends `raw` as it is and returns the whole answer.
+    fn raw(&self, raw: &[u8]) -> String {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let _ = s.write_all(raw);
+        let mut r = Vec::new();
+        let _ = s.read_to_end(&mut r);
+        String::from_utf8_lossy(&r).into_owned()
+    }
+
+    fn request(&self, method: &str, path: &str) -> String {
+        self.raw(format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())
+    }
+
+    fn get(&self, path: &str) -> String {
+        self.request("GET", path)
+    }
+
+    /// Polls `path` until its answer contains `needle` (the watcher rebuilt), or panics.
+    fn wait_for(&self, path: &str, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let page = self.get(path);
+            if page.contains(needle) {
+                return page;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{path} never showed {needle:?}: {page}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The folder serve builds in: `$TMPDIR/coursegen-serve-*`.
+    fn build_dir(&self) -> PathBuf {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("coursegen-serve-")
+            })
+            .collect();
+        assert_eq!(dirs.len(), 1, "{dirs:?}");
+        dirs.pop().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn body(answer: &str) -> &str {
+    answer.split_once("\r\n\r\n").map_or("", |(_, b)| b)
+}
 
 #[test]
-fn serve_previews_on_localhost_and_refuses_traversal() {
-    use std::io::{BufRead, BufReader, Read, Write};
+fn serve_refuses_traversal_to_files_beside_its_output() {
     let site = Site::new();
     site.write("content/glossary/lane.md", draft("Lane"));
-    site.write("secret.txt", "do not serve");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_coursegen"))
-        .args(["serve", "--port", "0", "--root"])
-        .arg(site.root())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
+    let server = Server::start(&site);
+    // Serve reads from <build_dir>/site: the secrets sit exactly one and two levels up,
+    // where a request that escapes the output folder would land.
+    let build = server.build_dir();
+    assert!(build.join("site/glossary/lane/index.html").is_file());
+    std::fs::write(build.join("secret.txt"), "SECRET-ONE").unwrap();
+    std::fs::write(server.tmp.path().join("secret.txt"), "SECRET-TWO").unwrap();
+    let page = server.get("/glossary/lane/");
+    assert!(
+        page.starts_with("HTTP/1.1 200") && page.contains("<h1>Lane</h1>"),
+        "{page}"
+    );
+    for path in [
+        "/../secret.txt",
+        "/../../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2E%2E/%2e%2e/secret.txt",
+        "/..%2fsecret.txt",
+        "/glossary/../../secret.txt",
+        "/glossary/%2e%2e/%2e%2e/secret.txt",
+        "/..%5csecret.txt",
+    ] {
+        let answer = server.get(path);
+        assert!(
+            answer.starts_with("HTTP/1.1 404") && !answer.contains("SECRET"),
+            "{path}: {answer}"
+        );
+    }
+}
+
+#[test]
+fn serve_answers_head_with_get_headers_and_no_body() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let server = Server::start(&site);
+    let get = server.get("/glossary/lane/");
+    let head = server.request("HEAD", "/glossary/lane/");
+    let header = |answer: &str, name: &str| {
+        answer
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::to_string)
+    };
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body(&head), "", "HEAD sent a body");
+    let length = header(&head, "Content-Length: ").expect("HEAD names the length");
+    assert_eq!(length.parse::<usize>().unwrap(), body(&get).len());
+    assert_eq!(
+        header(&head, "Content-Type: "),
+        header(&get, "Content-Type: ")
+    );
+    let missing = server.request("HEAD", "/nope/");
+    assert!(
+        missing.starts_with("HTTP/1.1 404") && body(&missing).is_empty(),
+        "{missing}"
+    );
+    let post = server.request("POST", "/glossary/lane/");
+    assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+}
+
+#[test]
+fn serve_answers_only_local_hosts_and_caps_requests() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let server = Server::start(&site);
+    for host in ["Host: evil.example\r\n", "Host: evil.example:80\r\n", ""] {
+        let answer = server.raw(format!("GET /glossary/lane/ HTTP/1.1\r\n{host}\r\n").as_bytes());
+        assert!(
+            answer.starts_with("HTTP/1.1 403") && !answer.contains("Lane"),
+            "{host:?}: {answer}"
+        );
+    }
+    let ok = server.raw(b"GET /glossary/lane/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let long = format!(
+        "GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "a".repeat(20_000)
+    );
+    assert!(server.raw(long.as_bytes()).starts_with("HTTP/1.1 414"));
+    let big = format!(
+        "GET / HTTP/1.1\r\nHost: localhost\r\nX: {}\r\n\r\n",
+        "a".repeat(40_000)
+    );
+    assert!(server.raw(big.as_bytes()).starts_with("HTTP/1.1 431"));
+    // A connection that never sends its request is closed, not held forever.
+    let start = Instant::now();
+    assert_eq!(server.raw(b"GET / HTTP/1.1\r\n"), "");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn serve_rebuilds_entries_templates_and_records_and_only_what_changed() {
+    let site = measured_site(true);
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "related: [lane]\n"),
+    );
+    site.write("content/glossary/lane.md", published("Lane", ""));
+    site.write("content/glossary/other.md", published("Other", ""));
+    let server = Server::start(&site);
+    let out = server.build_dir().join("site");
+    let page = |slug: &str| out.join(format!("glossary/{slug}/index.html"));
+    let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let other_before = modified(&page("other"));
+    std::thread::sleep(Duration::from_millis(50));
+    // An entry: its page, and the page that names it in `related:`, show the new text.
+    site.write(
+        "content/glossary/lane.md",
+        published("Lane", "")
+            .replace("term: Lane", "term: Renamed lane")
+            .replace("Body of Lane.", "Edited body."),
+    );
+    server.wait_for("/glossary/lane/", "Edited body.");
+    server.wait_for("/glossary/warp/", "Renamed lane");
+    assert_eq!(
+        modified(&page("other")),
+        other_before,
+        "an unrelated page was rendered again"
+    );
+    // A template: every page.
+    let entry = site.read("templates/entry.html");
+    site.write(
+        "templates/entry.html",
+        entry.replacen("<h1>", "<h1 class=\"retitled\">", 1),
+    );
+    server.wait_for("/glossary/other/", "<h1 class=\"retitled\">");
+    // A record: the measured section follows it.
+    // (every GPU's record of the kernel, so the page names one driver)
+    let dir = site.root().join("measurements/bank_conflicts");
+    for item in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = item.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let rec = format!("measurements/bank_conflicts/{name}");
+        let mut record: serde_json::Value = serde_json::from_str(&site.read(&rec)).unwrap();
+        record["software"]["driver_version"] = "999.42".into();
+        site.write(&rec, serde_json::to_string_pretty(&record).unwrap());
+    }
+    server.wait_for("/glossary/bank/", "999.42");
+}
+
+#[test]
+fn serve_keeps_the_last_good_build_and_pushes_its_errors() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let server = Server::start(&site);
+    let mut events = TcpStream::connect(&server.addr).unwrap();
+    write!(
+        events,
+        "GET /__coursegen/events HTTP/1.1\r\nHost: localhost\r\n\r\n"
+    )
+    .unwrap();
+    events
+        .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(rest) = line.strip_prefix("serving http://") {
-            break rest.split('/').next().unwrap().to_string();
+    let mut events = BufReader::new(events);
+    let mut next_event = || loop {
+        let mut line = String::new();
+        assert!(
+            events.read_line(&mut line).unwrap() > 0,
+            "event stream closed"
+        );
+        if let Some(data) = line.strip_prefix("data: ") {
+            return serde_json::from_str::<serde_json::Value>(data).unwrap();
         }
     };
-    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    let get = |path: &str| {
-        let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        let mut r = String::new();
-        s.read_to_string(&mut r).unwrap();
-        r
-    };
-    let page = get("/glossary/lane/");
-    let (ok, traversal, encoded) = (
-        page.starts_with("HTTP/1.1 200"),
-        get("/../secret.txt"),
-        get("/%2e%2e/secret.txt"),
+    assert_eq!(next_event()["ok"], true);
+    site.write(
+        "content/glossary/lane.md",
+        "---\ntitle: Lane\nstatus: draft\ncolour: red\n---\nBroken body.\n",
     );
-    child.kill().unwrap();
-    let _ = child.wait();
-    assert!(ok && page.contains("<h1>Lane</h1>"), "{page}");
-    assert!(traversal.starts_with("HTTP/1.1 404") && !traversal.contains("do not serve"));
-    assert!(encoded.starts_with("HTTP/1.1 404") && !encoded.contains("do not serve"));
+    let failed = next_event();
+    assert_eq!(failed["ok"], false, "{failed}");
+    let errors = failed["errors"].to_string();
+    assert!(
+        errors.contains("content/glossary/lane.md:4") && errors.contains("colour"),
+        "{errors}"
+    );
+    let page = server.get("/glossary/lane/");
+    assert!(
+        page.contains("Draft body.") && !page.contains("Broken body."),
+        "{page}"
+    );
+    assert!(
+        page.contains("<script src=\"/__coursegen/reload.js\"></script>"),
+        "{page}"
+    );
+    let script = server.get("/__coursegen/reload.js");
+    assert!(
+        script.contains("EventSource") && script.contains("textContent"),
+        "{script}"
+    );
+    site.write(
+        "content/glossary/lane.md",
+        draft("Lane").replace("Draft body.", "Fixed."),
+    );
+    assert_eq!(next_event()["ok"], true);
+    assert!(server.get("/glossary/lane/").contains("Fixed."));
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_removes_its_temporary_folder_on_sigterm() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let mut server = Server::start(&site);
+    let build = server.build_dir();
+    assert!(build.join("site/index.html").is_file());
+    let kill = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = server.child.wait().unwrap();
+    assert!(!status.success(), "{status:?}");
+    assert!(!build.exists(), "{} left behind", build.display());
 }

@@ -1,0 +1,286 @@
+//! The preview's HTTP/1.1 side: reads one request within hard limits (request line,
+//! headers, idle time), answers only local `Host`s, maps paths into the output folder
+//! (never outside it) and writes the response; `HEAD` gets GET's headers without the body.
+//! Uses only the standard library, `percent-encoding` and the sibling `reload` module.
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+/// Longest request line accepted (method, target, version).
+pub(super) const MAX_REQUEST_LINE: usize = 8 * 1024;
+/// Most bytes of headers accepted after the request line.
+pub(super) const MAX_HEADERS: usize = 16 * 1024;
+/// Most header lines accepted.
+const MAX_HEADER_COUNT: usize = 100;
+/// A connection that sends nothing for this long is closed.
+pub(super) const IDLE: Duration = Duration::from_secs(5);
+
+/// A request that passed the limits.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Request {
+    /// `GET`, `HEAD`, …
+    pub(super) method: String,
+    /// The request target as sent (`/glossary/warp/?x=1`).
+    pub(super) target: String,
+    /// The `Host` header, when there was one.
+    pub(super) host: Option<String>,
+}
+
+/// Why a request was not read; each maps to one status line.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RequestError {
+    /// Request line over [`MAX_REQUEST_LINE`].
+    #[error("414 URI Too Long")]
+    LineTooLong,
+    /// Headers over [`MAX_HEADERS`] bytes or [`MAX_HEADER_COUNT`] lines.
+    #[error("431 Request Header Fields Too Large")]
+    HeadersTooLarge,
+    /// Not `METHOD TARGET HTTP/x.y`, or not UTF-8.
+    #[error("400 Bad Request")]
+    Malformed,
+    /// Timed out, closed early or failed: nothing is answered.
+    #[error("connection: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads one line of at most `max` bytes (CRLF or LF stripped); `None` when over the limit.
+fn read_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, RequestError> {
+    let mut buf = Vec::new();
+    let n = reader.take(max as u64 + 1).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
+    }
+    if !buf.ends_with(b"\n") {
+        return if n > max {
+            Ok(None)
+        } else {
+            Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into())
+        };
+    }
+    buf.pop();
+    if buf.ends_with(b"\r") {
+        buf.pop();
+    }
+    String::from_utf8(buf)
+        .map(Some)
+        .map_err(|_| RequestError::Malformed)
+}
+
+/// Reads the request line and headers, enforcing every limit.
+pub(super) fn read_request(reader: &mut impl BufRead) -> Result<Request, RequestError> {
+    let line = read_line(reader, MAX_REQUEST_LINE)?.ok_or(RequestError::LineTooLong)?;
+    let mut parts = line.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(RequestError::Malformed);
+    };
+    if method.is_empty() || !target.starts_with('/') || !version.starts_with("HTTP/1.") {
+        return Err(RequestError::Malformed);
+    }
+    let (mut host, mut left, mut count) = (None, MAX_HEADERS, 0);
+    loop {
+        let header = read_line(reader, left)?.ok_or(RequestError::HeadersTooLarge)?;
+        if header.is_empty() {
+            break;
+        }
+        count += 1;
+        left = left.saturating_sub(header.len() + 2);
+        if count > MAX_HEADER_COUNT || left == 0 {
+            return Err(RequestError::HeadersTooLarge);
+        }
+        let (name, value) = header.split_once(':').ok_or(RequestError::Malformed)?;
+        if name.eq_ignore_ascii_case("host") {
+            if host.is_some() {
+                return Err(RequestError::Malformed);
+            }
+            host = Some(value.trim().to_string());
+        }
+    }
+    Ok(Request {
+        method: method.into(),
+        target: target.into(),
+        host,
+    })
+}
+
+/// True for `127.0.0.1` and `localhost`, with or without a port. Any other name means a
+/// page on another site reached us through DNS rebinding, and must not read the preview.
+pub(super) fn local_host(host: Option<&str>) -> bool {
+    let Some(host) = host else { return false };
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost")
+}
+
+/// Maps a request target to a file inside `out`, or `None` when it would leave it (after
+/// percent-decoding, `..`, backslashes, NULs and symlinks pointing out are all refused).
+pub(super) fn resolve(out: &Path, target: &str) -> Option<PathBuf> {
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .ok()?;
+    if decoded.contains(['\0', '\\']) || malformed_escape(path) {
+        return None;
+    }
+    let mut file = out.to_path_buf();
+    for part in Path::new(decoded.as_ref()).components() {
+        match part {
+            Component::Normal(p) => file.push(p),
+            Component::RootDir | Component::CurDir => {}
+            Component::ParentDir | Component::Prefix(_) => return None,
+        }
+    }
+    if file.is_dir() {
+        file.push("index.html");
+    }
+    let canon = file.canonicalize().ok()?;
+    canon.starts_with(out.canonicalize().ok()?).then_some(canon)
+}
+
+/// `%` not followed by two hex digits: `percent-encoding` passes it through, we refuse it.
+fn malformed_escape(path: &str) -> bool {
+    let b = path.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b'%'
+            && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    })
+}
+
+/// Reads a request from `stream` with the idle timeout set.
+pub(super) fn read_from(stream: &TcpStream) -> Result<Request, RequestError> {
+    stream.set_read_timeout(Some(IDLE))?;
+    stream.set_write_timeout(Some(IDLE))?;
+    read_request(&mut BufReader::new(stream))
+}
+
+/// Writes a whole response; with `head` the headers name the body's length but it is not sent.
+pub(super) fn send(
+    stream: &mut impl Write,
+    status: &str,
+    kind: &str,
+    body: &[u8],
+    head: bool,
+) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\
+         X-Content-Type-Options: nosniff\r\nAllow: GET, HEAD\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    if !head {
+        stream.write_all(body)?;
+    }
+    stream.flush()
+}
+
+/// The `Content-Type` of an output file, by extension.
+pub(super) fn content_type(file: &Path) -> &'static str {
+    match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "pdf" => "application/pdf",
+        "xml" => "application/xml",
+        "txt" | "cu" | "py" | "csv" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn req(raw: &str) -> Result<Request, RequestError> {
+        read_request(&mut raw.as_bytes())
+    }
+
+    #[test]
+    fn reads_requests_within_limits() {
+        let ok = req("GET /a/?x HTTP/1.1\r\nHost: localhost:1111\r\nAccept: */*\r\n\r\n").unwrap();
+        assert_eq!(ok.method, "GET");
+        assert_eq!(ok.target, "/a/?x");
+        assert_eq!(ok.host.as_deref(), Some("localhost:1111"));
+        let long_line = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(MAX_REQUEST_LINE));
+        let big_header = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(MAX_HEADERS));
+        let many = format!("GET / HTTP/1.1\r\n{}\r\n", "X: y\r\n".repeat(101));
+        for (raw, want) in [
+            (long_line.as_str(), "414"),
+            (big_header.as_str(), "431"),
+            (many.as_str(), "431"),
+            ("GET\r\n\r\n", "400"),
+            ("GET nohost HTTP/1.1\r\n\r\n", "400"),
+            ("GET / HTTP/1.1\r\nno colon\r\n\r\n", "400"),
+            ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "400"),
+            ("GET / HTTP/1.1\r\nHost: a", "connection"),
+        ] {
+            let got = req(raw).unwrap_err().to_string();
+            assert!(got.starts_with(want), "{raw:.40?}: {got}");
+        }
+    }
+
+    #[test]
+    fn answers_only_local_hosts() {
+        for (host, ok) in [
+            (Some("127.0.0.1"), true),
+            (Some("127.0.0.1:1111"), true),
+            (Some("localhost"), true),
+            (Some("LocalHost:80"), true),
+            (Some("evil.example"), false),
+            (Some("evil.example:1111"), false),
+            (Some("localhost.evil.example"), false),
+            (Some("127.0.0.1.nip.io"), false),
+            (Some(""), false),
+            (None, false),
+        ] {
+            assert_eq!(local_host(host), ok, "{host:?}");
+        }
+    }
+
+    #[test]
+    fn never_resolves_outside_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        std::fs::create_dir_all(out.join("glossary/warp")).unwrap();
+        std::fs::write(out.join("glossary/warp/index.html"), "x").unwrap();
+        std::fs::write(out.join("a b.txt"), "x").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "s").unwrap();
+        for good in [
+            "/glossary/warp/",
+            "/glossary/warp/index.html?x=1",
+            "/a%20b.txt",
+        ] {
+            assert!(resolve(&out, good).is_some(), "{good}");
+        }
+        for bad in [
+            "/../secret.txt",
+            "/%2e%2e/secret.txt",
+            "/glossary/../../secret.txt",
+            "/%2E%2E%2Fsecret.txt",
+            "/..%5csecret.txt",
+            "/a%00b",
+            "/%ff",
+            "/nope",
+            "/%zz",
+        ] {
+            assert!(resolve(&out, bad).is_none(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("secret.txt"), out.join("link.txt"))
+                .unwrap();
+            assert!(resolve(&out, "/link.txt").is_none());
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! `coursegen serve`: builds the preview into a private folder, serves it on 127.0.0.1,
+//! rebuilds what a change affects as soon as the file watcher reports it, and pushes the
+//! outcome to open pages (reload, or the errors over the last good page). Split by job:
+//! `http` (requests, limits, paths), `watch` (file events), `rebuild` (incremental stages),
+//! `reload` (the push channel and its script). Never serves a file outside the output.
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::site::BuildOptions;
+
+mod http;
+mod rebuild;
+mod reload;
+mod watch;
+
+pub use watch::WatchError;
+
+/// Connections served at once; more get `503` (each holds a thread, event streams too).
+const MAX_CONNECTIONS: usize = 64;
+
+/// Why the preview server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// No temporary folder for the preview build.
+    #[error("cannot create a folder for the preview build: {0}")]
+    TempDir(std::io::Error),
+    /// The port is taken or not allowed.
+    #[error("cannot listen on 127.0.0.1:{port}: {error}; pick another with --port")]
+    Listen {
+        /// The port asked for.
+        port: u16,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The file watcher could not start.
+    #[error(transparent)]
+    Watch(#[from] WatchError),
+    /// Ctrl-C and SIGTERM could not be caught (the temporary folder would be left behind).
+    #[error("cannot install the Ctrl-C handler: {0}")]
+    Signal(#[from] ctrlc::Error),
+}
+
+/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until
+/// Ctrl-C or SIGTERM, which remove the folder before exiting. The site is served at `/`
+/// whatever the configured base path; the config (`config_file`, or the root's
+/// coursegen.toml) is read again on every rebuild. Diagrams are rasterised through the
+/// cache in `cache_dir`, if any.
+pub fn serve(
+    root: &Path,
+    port: u16,
+    drafts: bool,
+    config_file: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
+) -> Result<(), ServeError> {
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    let dir = tempfile::Builder::new()
+        .prefix("coursegen-serve-")
+        .tempdir()
+        .map_err(ServeError::TempDir)?;
+    let out = dir.path().join("site");
+    let opts = BuildOptions {
+        drafts,
+        strict: false,
+        highlight: true,
+        out: Some(out.clone()),
+        config: crate::config::Config::default(),
+        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        today: crate::policy::today().ok(),
+        cache_dir,
+        // The search index takes ~4 ms of CPU per entry: too slow to rebuild on every save.
+        search: false,
+    };
+    let rebuilder = Arc::new(Mutex::new(rebuild::Rebuilder::new(
+        &root,
+        opts,
+        config_file.map(|f| std::path::absolute(&f).unwrap_or(f)),
+        &out,
+    )));
+    {
+        // Holding the rebuilder's lock means no rebuild is writing while the folder goes.
+        let (rebuilder, dir) = (rebuilder.clone(), Mutex::new(Some(dir)));
+        ctrlc::set_handler(move || {
+            let _busy = rebuilder.lock();
+            if let Some(d) = dir.lock().ok().and_then(|mut d| d.take()) {
+                let _ = d.close();
+            }
+            std::process::exit(130);
+        })?;
+    }
+    // Watching starts before the first build, so an edit made while it runs is not missed.
+    let config_path = lock(&rebuilder).config_path();
+    let changes = watch::Changes::watch(&root, &config_path)?;
+    let hub = reload::Hub::default();
+    run_rebuild(&rebuilder, &hub);
+    let listen = |error| ServeError::Listen { port, error };
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(listen)?;
+    let addr = listener.local_addr().map_err(listen)?;
+    println!(
+        "serving http://{addr}/ (preview{}); Ctrl-C to stop",
+        if drafts { " with drafts" } else { "" }
+    );
+    let _ = std::io::stdout().flush();
+    {
+        let (rebuilder, hub) = (rebuilder.clone(), hub.clone());
+        std::thread::spawn(move || {
+            while let Some(batch) = changes.next_batch() {
+                lock(&rebuilder).changed(batch);
+                run_rebuild(&rebuilder, &hub);
+            }
+        });
+    }
+    let open = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming().flatten() {
+        if open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            open.fetch_sub(1, Ordering::SeqCst);
+            let _ = http::send(
+                &mut &stream,
+                "503 Service Unavailable",
+                "text/plain",
+                b"busy\n",
+                false,
+            );
+            continue;
+        }
+        let (out, hub, open) = (out.clone(), hub.clone(), open.clone());
+        std::thread::spawn(move || {
+            let _ = respond(stream, &out, &hub);
+            open.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    Ok(())
+}
+
+fn lock(r: &Mutex<rebuild::Rebuilder>) -> std::sync::MutexGuard<'_, rebuild::Rebuilder> {
+    r.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Rebuilds, logs the outcome and tells open pages.
+fn run_rebuild(rebuilder: &Mutex<rebuild::Rebuilder>, hub: &reload::Hub) {
+    let result = lock(rebuilder).rebuild();
+    match result {
+        Ok(d) => {
+            println!(
+                "rebuilt in {} ms: rendered {} of {} pages, {} files changed",
+                d.millis, d.rendered, d.pages, d.written
+            );
+            hub.publish(true, Vec::new());
+        }
+        Err(errors) => {
+            eprintln!("error: the rebuild failed; still serving the last good build:");
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            hub.publish(false, errors);
+        }
+    }
+    let _ = std::io::stdout().flush();
+}
+
+/// Answers one connection: the reload channel, or a file of the preview.
+fn respond(stream: TcpStream, out: &Path, hub: &reload::Hub) -> std::io::Result<()> {
+    let mut s = &stream;
+    let req = match http::read_from(&stream) {
+        Ok(r) => r,
+        Err(http::RequestError::Io(e)) => return Err(e),
+        Err(e) => {
+            return http::send(
+                &mut s,
+                &e.to_string(),
+                "text/plain",
+                b"bad request\n",
+                false,
+            );
+        }
+    };
+    if !http::local_host(req.host.as_deref()) {
+        let body = b"coursegen serve answers only Host: 127.0.0.1 or localhost\n";
+        return http::send(&mut s, "403 Forbidden", "text/plain", body, false);
+    }
+    let head = match req.method.as_str() {
+        "GET" => false,
+        "HEAD" => true,
+        _ => {
+            return http::send(
+                &mut s,
+                "405 Method Not Allowed",
+                "text/plain",
+                b"GET or HEAD\n",
+                false,
+            );
+        }
+    };
+    let path = req.target.split(['?', '#']).next().unwrap_or("/");
+    match path {
+        reload::EVENTS_PATH if !head => return reload::stream(stream, hub),
+        reload::SCRIPT_PATH => {
+            let kind = "text/javascript; charset=utf-8";
+            return http::send(&mut s, "200 OK", kind, reload::SCRIPT.as_bytes(), head);
+        }
+        reload::STATE_PATH => {
+            let json = serde_json::to_vec(&hub.state()).expect("state serialises");
+            return http::send(&mut s, "200 OK", "application/json", &json, head);
+        }
+        _ => {}
+    }
+    let found: Option<(PathBuf, Vec<u8>)> =
+        http::resolve(out, &req.target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b)));
+    let Some((file, mut body)) = found else {
+        // An HTML 404 that follows the reload channel: a page that failed its first build
+        // shows the errors, and appears once fixed.
+        let body = format!(
+            "<!doctype html><title>Not found</title><p>Not found.</p>\n{}",
+            reload::SCRIPT_TAG
+        );
+        return http::send(
+            &mut s,
+            "404 Not Found",
+            "text/html; charset=utf-8",
+            body.as_bytes(),
+            head,
+        );
+    };
+    let kind = http::content_type(&file);
+    if kind.starts_with("text/html") {
+        body.extend_from_slice(reload::SCRIPT_TAG.as_bytes());
+    }
+    http::send(&mut s, "200 OK", kind, &body, head)
+}

@@ -1,0 +1,104 @@
+//! Watches the site's source folders with the platform's file watcher (`notify`: inotify,
+//! FSEvents, ReadDirectoryChangesW) and hands over changes in debounced batches, so an
+//! editor's save — often several events (write to a temporary file, rename, chmod) —
+//! triggers one rebuild. Uses `notify` only.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+/// The folders whose changes rebuild the site.
+pub(super) const WATCHED: [&str; 5] = ["content", "templates", "static", "measurements", "kernels"];
+/// A batch ends after this long without a new event…
+const QUIET: Duration = Duration::from_millis(25);
+/// …or this long after its first event, whichever comes first.
+const LONGEST: Duration = Duration::from_millis(300);
+
+/// Why the watcher could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot watch {path} for changes: {error}")]
+pub struct WatchError {
+    path: PathBuf,
+    error: notify::Error,
+}
+
+/// A running watcher; dropping it stops watching.
+pub(super) struct Changes {
+    _watcher: notify::RecommendedWatcher,
+    rx: Receiver<notify::Result<notify::Event>>,
+    /// Changes elsewhere (say, `public/` beside the config file) are dropped.
+    wanted: Vec<PathBuf>,
+    config: PathBuf,
+}
+
+impl Changes {
+    /// Starts watching the folders of [`WATCHED`] that exist under `root`, and the config
+    /// file (through its folder, so that creating it counts too).
+    pub(super) fn watch(root: &Path, config: &Path) -> Result<Self, WatchError> {
+        let (tx, rx) = channel();
+        let fail = |path: &Path| {
+            let path = path.to_path_buf();
+            move |error| WatchError { path, error }
+        };
+        let mut watcher = notify::recommended_watcher(move |ev| {
+            let _ = tx.send(ev);
+        })
+        .map_err(fail(root))?;
+        for dir in WATCHED.iter().map(|d| root.join(d)).filter(|d| d.is_dir()) {
+            watcher
+                .watch(&dir, RecursiveMode::Recursive)
+                .map_err(fail(&dir))?;
+        }
+        if let Some(dir) = config.parent().filter(|d| d.is_dir()) {
+            watcher
+                .watch(dir, RecursiveMode::NonRecursive)
+                .map_err(fail(dir))?;
+        }
+        Ok(Changes {
+            _watcher: watcher,
+            rx,
+            wanted: WATCHED.iter().map(|d| root.join(d)).collect(),
+            config: config.to_path_buf(),
+        })
+    }
+
+    /// Blocks until something changed, then returns every path touched until the folders
+    /// are quiet again; `None` when the watcher stopped.
+    pub(super) fn next_batch(&self) -> Option<BTreeSet<PathBuf>> {
+        let mut paths = BTreeSet::new();
+        loop {
+            let first = self.rx.recv().ok()?;
+            self.add(&mut paths, first);
+            if !paths.is_empty() {
+                break;
+            }
+        }
+        let start = Instant::now();
+        while start.elapsed() < LONGEST {
+            match self.rx.recv_timeout(QUIET) {
+                Ok(ev) => self.add(&mut paths, ev),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        Some(paths)
+    }
+
+    fn add(&self, paths: &mut BTreeSet<PathBuf>, ev: notify::Result<notify::Event>) {
+        match ev {
+            // Reads do not change the site.
+            Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
+            Ok(ev) => paths.extend(
+                ev.paths
+                    .into_iter()
+                    .filter(|p| *p == self.config || self.wanted.iter().any(|w| p.starts_with(w))),
+            ),
+            // The watcher lost events (queue overflow): treat everything as changed.
+            Err(_) => {
+                paths.insert(PathBuf::new());
+            }
+        }
+    }
+}
