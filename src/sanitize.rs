@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 mod audit;
 mod svg;
 
-pub use audit::active_content;
+pub use audit::{active_content, without_site_chrome};
 pub use svg::{SvgProblem, check_svg};
 
 /// URL schemes a link or image from content may use; anything else (`javascript:`,

@@ -3,6 +3,25 @@
 //! policy holds on whole pages, not only on the fragments ammonia saw.
 use super::decode_references;
 
+/// `html` without what the site's own templates put on every page on purpose: the
+/// Content-Security-Policy meta, the script files from `static/` (which content cannot
+/// write), the inline theme snippet of `base_template` (`templates/base.html`, allowed by
+/// its hash in the policy) and the search form. What remains is what content could have
+/// placed, for [`active_content`] to audit.
+pub fn without_site_chrome(html: &str, base_template: &str) -> String {
+    let mut html = html
+        .replace("<meta http-equiv=\"Content-Security-Policy\"", "<meta")
+        .replace("<script src=\"/copy.js\" defer></script>", "")
+        .replace("<script src=\"/site.js\" defer></script>", "")
+        .replace("<form class=\"search\" role=\"search\"", "<div");
+    if let Some(start) = base_template.find("<script>")
+        && let Some(len) = base_template[start..].find("</script>")
+    {
+        html = html.replace(&base_template[start..start + len + "</script>".len()], "");
+    }
+    html
+}
+
 /// What in serialised HTML could run script or load and navigate on a reader's behalf:
 /// script-like elements, event handlers and `style` attributes, executable URLs in any
 /// attribute (character references decoded). Empty for every page coursegen writes (the

@@ -107,15 +107,9 @@ fn scan(out: &Path) -> Vec<String> {
         if ext == "json" && text.contains('<') {
             problems.push(format!("{}: a raw `<`", item.path().display()));
         }
-        // The site's own script files (static/, which content cannot write) are ours.
-        let without_csp = text
-            .replace("<meta http-equiv=\"Content-Security-Policy\"", "<meta")
-            .replace("<script src=\"/copy.js\" defer></script>", "")
-            .replace("<script src=\"/site.js\" defer></script>", "")
-            .replace(crate_theme_snippet(), "")
-            // and the search box of the templates.
-            .replace("<form class=\"search\" role=\"search\"", "<div");
-        for p in coursegen::sanitize::active_content(&without_csp) {
+        let base = std::fs::read_to_string(repo().join("templates/base.html")).unwrap();
+        let without_chrome = coursegen::sanitize::without_site_chrome(&text, &base);
+        for p in coursegen::sanitize::active_content(&without_chrome) {
             problems.push(format!("{}: {p}", item.path().display()));
         }
     }
@@ -330,19 +324,4 @@ fn build_into_a_closed_pipe_exits_quietly() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.trim(), "status 0", "{}", stderr(&o));
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
-}
-
-/// The theme snippet inline in `templates/base.html` (allowed by its hash in the CSP): ours,
-/// not content's.
-fn crate_theme_snippet() -> &'static str {
-    static SNIPPET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SNIPPET.get_or_init(|| {
-        let base = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/base.html"),
-        )
-        .unwrap();
-        let start = base.find("<script>").unwrap();
-        let end = base[start..].find("</script>").unwrap() + start + "</script>".len();
-        base[start..end].to_owned()
-    })
 }
