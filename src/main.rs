@@ -2,6 +2,12 @@
 //! maps the outcome to the exit codes of the contract (0 ok, 1 content, 2 usage/environment).
 use std::process::ExitCode;
 
+// jemalloc (already built for Pagefind's indexer) instead of glibc's malloc: a build makes
+// and drops millions of small strings on every core, where glibc's arenas spent ~15 % of a
+// 10,000-entry build (BENCHMARKS.md).
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     coursegen::cli::main()
 }

@@ -93,15 +93,20 @@ impl Expanded {
     }
 
     /// Writes `html` with the placeholders that stand in text replaced by `show(value)`;
-    /// notes which ones were placed. Input is ammonia's serialisation (attribute values in
-    /// double quotes, `"` inside them escaped), so a tag and its attributes are told from
-    /// text by `<`, `>` and `"` alone.
+    /// notes which ones were placed. Input is ammonia's or pulldown-cmark's serialisation
+    /// (attribute values in double quotes, `"`, `<` and `>` inside them escaped; URLs
+    /// percent-encoded), so a tag and its attributes are told from text by `<`, `>` and `"`
+    /// alone.
     fn fill_with(
         &self,
         html: &str,
         show: impl Fn(&str) -> String,
         placed: &mut Vec<usize>,
     ) -> String {
+        if self.values.is_empty() {
+            // No placeholder to fill: content cannot hold the marks (`expand` refuses them).
+            return html.to_owned();
+        }
         let mut out = String::with_capacity(html.len() + 16 * self.values.len());
         let (mut in_tag, mut in_quote) = (false, false);
         let mut rest = html;
@@ -170,6 +175,11 @@ fn expand(
         markdown: String::with_capacity(body.len()),
         values: Vec::new(),
     };
+    if !body.contains(OPEN) && !body.contains([MARK.0, MARK.1]) {
+        // Nothing to expand or refuse: the loop below would copy the body line by line.
+        out.markdown.push_str(body);
+        return Ok(out);
+    }
     let mut errors = Vec::new();
     for (i, (line, in_code)) in crate::content::body::fenced_lines(body).enumerate() {
         if line.contains([MARK.0, MARK.1]) {
