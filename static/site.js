@@ -104,13 +104,22 @@
     window.addEventListener("resize", check);
   }
 
-  // Search: Pagefind's index, loaded on first use. Results are built as DOM nodes from
-  // text; only Pagefind's <mark> highlighting is kept from its excerpts.
+  // Search: Pagefind's index, loaded on first use. A large course's index is cut into
+  // shards (listed in shards.json beside the primary bundle) that are merged into one search.
+  // Results are built as DOM nodes from text; only Pagefind's <mark> highlighting is kept
+  // from its excerpts.
   var pagefind = null;
   function loadPagefind(bundle) {
     if (!pagefind) {
       pagefind = import(bundle + "pagefind.js").then(function (pf) {
-        return pf.options({ excerptLength: 24 }).then(function () { return pf; });
+        return pf.options({ excerptLength: 24 }).then(function () {
+          return fetch(bundle + "shards.json");
+        }).then(function (response) {
+          if (!response.ok) throw new Error("search shards: HTTP " + response.status);
+          return response.json();
+        }).then(function (shards) {
+          return Promise.all(shards.map(function (s) { return pf.mergeIndex(bundle + s); }));
+        }).then(function () { return pf; });
       });
     }
     return pagefind;

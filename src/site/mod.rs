@@ -179,7 +179,10 @@ fn write(
     files.push(generated::feed(&published, &info, base, root));
     files.push(generated::llms_txt(&published, &info, &nav, base, root));
     if opts.search {
-        files.extend(search::index(records.into_iter().flatten().collect())?);
+        files.extend(search::index(
+            records.into_iter().flatten().collect(),
+            &raster_cache,
+        )?);
     }
     for f in &files {
         staging.write(f)?;

@@ -1,6 +1,7 @@
-//! The persistent raster cache: PNGs of diagrams kept across builds in a folder (by default
-//! `<root>/.coursegen-cache/`), so an unchanged diagram is rasterised once, not on every
-//! build. Keyed by the SHA-256 of the SVG plus the versions of everything else that shapes
+//! The persistent build cache: PNGs of diagrams, and the search index's shards
+//! (`site::search`), kept across builds in a folder (by default `<root>/.coursegen-cache/`),
+//! so an unchanged diagram is rasterised once and an unchanged shard indexed once, not on
+//! every build. Keyed by the SHA-256 of the SVG plus the versions of everything else that shapes
 //! the pixels (renderer, font, encoder); an entry is written atomically and checked against
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
 //! cost a re-render. Uses `measurement::record::sha256_hex` and `bank` for the font.
@@ -77,7 +78,7 @@ impl RasterCache {
             Diagnostic::new(
                 dir,
                 0,
-                format!("cannot store rendered diagrams in this raster cache: {error}"),
+                format!("cannot store rendered diagrams or search shards in this cache: {error}"),
             )
             .help("the next build rasterises them again; fix the folder, or pass --cache-dir DIR or --no-cache"),
         )

@@ -1,14 +1,41 @@
 //! The search index: every published entry's term, title, summary and body text, indexed by
 //! Pagefind into `pagefind/` (a chunked index the browser loads a piece at a time, so a
-//! query on a 10,000-entry course fetches tens of kilobytes, not the whole index). Uses
-//! `output` for the files it returns and nothing else of ours.
+//! query on a 10,000-entry course fetches tens of kilobytes, not the whole index).
+//!
+//! Pagefind costs about 2 ms of CPU per entry, on one core, so the records are cut into
+//! shards by a hash of their URL ([`SHARD_RECORDS`] a shard): shards are indexed in parallel,
+//! and each is kept in the build cache under the hash of its records, so a rebuild indexes
+//! only the shards whose pages changed. Shard 0 is the primary bundle (`pagefind/`, with
+//! Pagefind's script and WebAssembly); shard *i* is `pagefind/shard-i/` (index only), listed
+//! in `pagefind/shards.json`, which the site's script merges with Pagefind's `mergeIndex`.
+//! Uses `output` for the files it returns and `raster_cache` as the cache.
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use super::output::OutFile;
+use super::raster_cache::RasterCache;
+use crate::measurement::record::sha256_hex;
 
 /// Folder of the index, under the site root; the search script loads `pagefind.js` from it.
 pub(super) const BUNDLE: &str = "pagefind";
+
+/// The list of merged shards, beside the primary bundle.
+pub(super) const SHARDS: &str = "shards.json";
+
+/// About how many records one shard holds: small enough that a one-entry change re-indexes
+/// a fraction of a second's worth, large enough that a query fetches few files per shard.
+pub(super) const SHARD_RECORDS: usize = 400;
+
+/// At most this many shards, whatever the size of the course (each adds two small fetches
+/// to a reader's first query).
+const MAX_SHARDS: usize = 32;
+
+/// Part of every cache key: the indexer's version and the shape of our records and bundle.
+/// A test checks the version against Cargo.lock.
+const PAGEFIND_VERSION: &str = "1.6.0";
+const PIPELINE_VERSION: u32 = 1;
 
 /// Why the search index could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -54,8 +81,85 @@ impl Record {
     }
 }
 
-/// Builds the index of `records` and returns its files, under [`BUNDLE`].
-pub(super) fn index(records: Vec<Record>) -> Result<Vec<OutFile>, SearchError> {
+/// How many shards `records` records make.
+pub(super) fn shard_count(records: usize) -> usize {
+    records.div_ceil(SHARD_RECORDS).clamp(1, MAX_SHARDS)
+}
+
+/// Builds the index of `records` and returns its files, under [`BUNDLE`]: each shard from
+/// `cache` when its records are unchanged, else indexed (shards in parallel) and stored.
+pub(super) fn index(
+    mut records: Vec<Record>,
+    cache: &RasterCache,
+) -> Result<Vec<OutFile>, SearchError> {
+    let count = shard_count(records.len());
+    let mut shards: Vec<Vec<Record>> = (0..count).map(|_| Vec::new()).collect();
+    records.sort_by(|a, b| a.url.cmp(&b.url));
+    for r in records {
+        shards[shard_of(&r.url, count)].push(r);
+    }
+    let built = shards
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, records)| {
+            let input = cache_input(i, count, &records);
+            let blob = cache.get_or_render("search", &input, |_| {
+                pagefind_bundle(records, i == 0).map(|files| encode(&files))
+            })?;
+            let dir = match i {
+                0 => PathBuf::from(BUNDLE),
+                _ => Path::new(BUNDLE).join(format!("shard-{i}")),
+            };
+            let files = decode(&blob).ok_or_else(|| SearchError::Pagefind {
+                message: "a cached search shard could not be read back".into(),
+            })?;
+            Ok(files
+                .into_iter()
+                .map(|(name, bytes)| OutFile {
+                    path: dir.join(name),
+                    bytes,
+                })
+                .collect::<Vec<_>>())
+        })
+        .collect::<Result<Vec<_>, SearchError>>()?;
+    let merged: Vec<String> = (1..count).map(|i| format!("shard-{i}/")).collect();
+    let mut files: Vec<OutFile> = built.into_iter().flatten().collect();
+    files.push(OutFile {
+        path: Path::new(BUNDLE).join(SHARDS),
+        bytes: serde_json::to_vec(&merged).expect("a list of strings serialises"),
+    });
+    Ok(files)
+}
+
+/// The shard of the page at `url`: stable for a given shard count, whatever else changes.
+fn shard_of(url: &str, count: usize) -> usize {
+    let hash = sha256_hex(url.as_bytes());
+    let n = u64::from_str_radix(&hash[..16], 16).expect("sha256_hex writes hex");
+    (n % count as u64) as usize
+}
+
+/// What a shard's index is made from, as the cache key's input: lengths before each field,
+/// so no two different record lists read the same.
+fn cache_input(shard: usize, count: usize, records: &[Record]) -> String {
+    let mut input = format!(
+        "pagefind {PAGEFIND_VERSION}\nsearch pipeline {PIPELINE_VERSION}\nshard {shard} of {count}\n"
+    );
+    for r in records {
+        for field in [&r.url, &r.title, &r.section, &r.content] {
+            input.push_str(&format!("{}:", field.len()));
+            input.push_str(field);
+        }
+        input.push_str(if r.draft { "D\n" } else { "P\n" });
+    }
+    input
+}
+
+/// Indexes one shard with Pagefind; the primary shard keeps Pagefind's script and
+/// WebAssembly, the others only their index (merged shards use the primary's).
+fn pagefind_bundle(
+    records: Vec<Record>,
+    primary: bool,
+) -> Result<Vec<(String, Vec<u8>)>, SearchError> {
     let fail = |e: anyhow::Error| SearchError::Pagefind {
         message: format!("{e:#}"),
     };
@@ -85,12 +189,51 @@ pub(super) fn index(records: Vec<Record>) -> Result<Vec<OutFile>, SearchError> {
             .into_iter()
             // The UI bundles are Pagefind's own search widgets; the site has its own.
             .filter(|f| !is_unused_ui(&f.filename))
-            .map(|f| OutFile {
-                path: Path::new(BUNDLE).join(f.filename),
-                bytes: f.contents,
-            })
+            .filter(|f| primary || is_index_data(&f.filename))
+            .map(|f| (f.filename.to_string_lossy().into_owned(), f.contents))
             .collect())
     })
+}
+
+/// What a merged shard needs: its entry file, metadata, and index, fragment and filter
+/// chunks (not the script or the WebAssembly, which come from the primary bundle).
+fn is_index_data(name: &Path) -> bool {
+    let name = name.to_string_lossy();
+    name == "pagefind-entry.json"
+        || name.ends_with(".pf_meta")
+        || ["index/", "fragment/", "filter/"]
+            .iter()
+            .any(|d| name.starts_with(d))
+}
+
+/// A shard's files as one cache entry: for each file, its name and length on a line, then
+/// its bytes.
+fn encode(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, bytes) in files {
+        out.extend_from_slice(format!("{name}\n{}\n", bytes.len()).as_bytes());
+        out.extend_from_slice(bytes);
+    }
+    out
+}
+
+/// [`encode`] read back; `None` if the bytes are not what it writes.
+fn decode(mut blob: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    let line = |blob: &mut &[u8]| -> Option<String> {
+        let end = blob.iter().position(|&b| b == b'\n')?;
+        let text = std::str::from_utf8(&blob[..end]).ok()?.to_string();
+        *blob = &blob[end + 1..];
+        Some(text)
+    };
+    while !blob.is_empty() {
+        let name = line(&mut blob)?;
+        let len: usize = line(&mut blob)?.parse().ok()?;
+        let (bytes, rest) = blob.split_at_checked(len)?;
+        files.push((name, bytes.to_vec()));
+        blob = rest;
+    }
+    Some(files)
 }
 
 fn is_unused_ui(name: &Path) -> bool {
@@ -192,7 +335,7 @@ mod tests {
             "Glossary",
             &["Warp", "thirty-two lanes in lockstep"],
         )];
-        let files = index(records).unwrap();
+        let files = index(records, &RasterCache::new(None)).unwrap();
         let names: Vec<String> = files
             .iter()
             .map(|f| f.path.to_string_lossy().into_owned())
@@ -210,5 +353,100 @@ mod tests {
             !names.iter().any(|n| n.contains("pagefind-ui")),
             "{names:?}"
         );
+    }
+
+    fn records(n: usize) -> Vec<Record> {
+        (0..n)
+            .map(|i| {
+                Record::new(
+                    format!("/glossary/term-{i}/"),
+                    &format!("Term {i}"),
+                    "Glossary",
+                    &[&format!("word{i} shared")],
+                )
+            })
+            .collect()
+    }
+
+    fn cached_entries(dir: &Path) -> usize {
+        std::fs::read_dir(dir.join("raster")).map_or(0, |d| d.count())
+    }
+
+    #[test]
+    fn shards_split_the_records_and_a_rebuild_indexes_only_the_changed_one() {
+        let n = 2 * SHARD_RECORDS + 1;
+        assert_eq!(shard_count(n), 3);
+        let dir = tempfile::tempdir().unwrap();
+        let cache = RasterCache::new(Some(dir.path().to_path_buf()));
+        let files = index(records(n), &cache).unwrap();
+        let named = |name: &str| files.iter().find(|f| f.path == Path::new(name));
+        let list = named("pagefind/shards.json").expect("the shard list");
+        assert_eq!(list.bytes, br#"["shard-1/","shard-2/"]"#);
+        for shard in ["pagefind/", "pagefind/shard-1/", "pagefind/shard-2/"] {
+            assert!(
+                named(&format!("{shard}pagefind-entry.json")).is_some(),
+                "{shard}"
+            );
+        }
+        assert!(named("pagefind/pagefind.js").is_some());
+        assert!(
+            named("pagefind/shard-1/pagefind.js").is_none(),
+            "merged shards use the primary's script"
+        );
+        // Every record is in exactly one shard: one fragment each.
+        let fragments = files
+            .iter()
+            .filter(|f| f.path.extension().is_some_and(|e| e == "pf_fragment"))
+            .count();
+        assert_eq!(fragments, n);
+        assert_eq!(cached_entries(dir.path()), 3);
+
+        // The same records again: every shard from the cache, the same bytes.
+        let again = index(
+            records(n),
+            &RasterCache::new(Some(dir.path().to_path_buf())),
+        )
+        .unwrap();
+        let bytes = |fs: &[OutFile]| {
+            fs.iter()
+                .map(|f| (f.path.clone(), f.bytes.clone()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        assert_eq!(bytes(&again), bytes(&files));
+        assert_eq!(cached_entries(dir.path()), 3);
+
+        // One record changed: one shard indexed again, and the change is in the output.
+        let mut changed = records(n);
+        changed[7].content.push_str("zanzibar");
+        let third = index(changed, &RasterCache::new(Some(dir.path().to_path_buf()))).unwrap();
+        assert_eq!(
+            cached_entries(dir.path()),
+            4,
+            "only the changed shard was indexed"
+        );
+        assert_ne!(bytes(&third), bytes(&files));
+    }
+
+    #[test]
+    fn a_shard_reads_back_as_written_and_damage_is_refused() {
+        let files = vec![
+            ("pagefind-entry.json".to_string(), b"{}".to_vec()),
+            ("index/en_1.pf_index".to_string(), vec![0, 10, 255, b'\n']),
+            ("empty".to_string(), Vec::new()),
+        ];
+        let blob = encode(&files);
+        assert_eq!(decode(&blob), Some(files));
+        assert_eq!(decode(&blob[..blob.len() - 1]), None);
+        assert_eq!(decode(b"name\nnot a length\n"), None);
+    }
+
+    #[test]
+    fn the_pagefind_version_in_keys_is_the_one_in_cargo_lock() {
+        let lock = include_str!("../../Cargo.lock");
+        let package = lock
+            .split("[[package]]")
+            .find(|p| p.contains("\nname = \"pagefind\"\n"))
+            .expect("pagefind is in Cargo.lock");
+        assert!(package.contains(&format!("\nversion = \"{PAGEFIND_VERSION}\"\n")));
     }
 }

@@ -15,7 +15,9 @@ Prints one line per check and ends with "N passed, N failed"; exits 1 on any fai
 import argparse
 import collections
 import functools
+import hashlib
 import http.server
+import json
 import os
 import re
 import shutil
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import urllib.parse
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -145,17 +148,41 @@ def body_word(content, avoid):
     return best[1], best[2]
 
 
-def check_search(browser, base, content, avoid=()):
+def shard_count(site):
+    """How many shards the site's search index has (the primary and those in shards.json)."""
+    return len(json.loads((Path(site) / "pagefind" / "shards.json").read_text())) + 1
+
+
+def primary_shard_urls(site, content):
+    """The pages of `content` whose records sit in the primary search shard (the index is cut
+    into shards by a hash of the URL, as `src/site/search.rs` does): a search that must
+    prove the shards are merged looks for a page outside it."""
+    count = shard_count(site)
+    assert count > 1, "this corpus should be large enough to have merged shards"
+    urls = {f"/{md.relative_to(content).with_suffix('').as_posix()}/" for md in Path(content).rglob("*.md")}
+    return {u for u in urls if int(hashlib.sha256(u.encode()).hexdigest()[:16], 16) % count == 0}
+
+
+def check_search(browser, base, content, avoid=(), shards=1):
+    """Search finds the page of a rare body word. With `shards` > 1, the search box must also
+    have loaded every merged shard of the index (the page's script reads shards.json)."""
     url, word = body_word(content, avoid)
     p = Page(browser, base, viewport={"width": 1280, "height": 900})
     page = p.goto("/")
+    requested = []
+    page.on("request", lambda r: requested.append(urllib.parse.urlparse(r.url).path))
     page.fill("#search-input", word)
     page.wait_for_selector("#search-results a", timeout=15000)
+    for i in range(1, shards):
+        entry = f"/pagefind/shard-{i}/pagefind-entry.json"
+        assert entry in requested, f"the search box did not merge shard {i}: {sorted(set(requested))}"
     hrefs = page.eval_on_selector_all("#search-results a", "els => els.map(e => new URL(e.href).pathname)")
     if url not in hrefs:
         # A common word matches more pages than the box shows: ask the same index for all.
         hrefs = page.evaluate("""async (word) => {
             const pf = await import('/pagefind/pagefind.js');
+            const shards = await (await fetch('/pagefind/shards.json')).json();
+            await Promise.all(shards.map(s => pf.mergeIndex('/pagefind/' + s)));
             const found = await pf.search(word);
             const all = await Promise.all(found.results.map(r => r.data()));
             return all.map(d => d.url);
@@ -307,8 +334,10 @@ def main():
             c = functools.partial
             checks.run("repo: search finds an entry by a word of its body",
                        c(check_search, browser, repo.url, REPO / "content"))
-            checks.run(f"corpus ({args.entries} entries): search finds an entry by a word of its body",
-                       c(check_search, browser, gen.url, corpus / "content"))
+            checks.run(f"corpus ({args.entries} entries): search finds an entry by a word of its body, "
+                       "in a merged shard",
+                       c(check_search, browser, gen.url, corpus / "content",
+                         primary_shard_urls(corpus_site, corpus / "content"), shard_count(corpus_site)))
             checks.run("corpus: previous/next and arrow keys move between days",
                        c(check_pager, browser, gen.url, "/days/day-9/", "/days/day-10/"))
             checks.run("repo: previous/next and arrow keys move within a glossary category",
