@@ -130,12 +130,14 @@ pub struct BuildArgs {
 /// Where rendered diagram images are kept between builds.
 #[derive(Debug, Args)]
 pub struct CacheArgs {
-    /// Raster cache folder: diagram images rendered by earlier builds are reused from it,
-    /// so an unchanged diagram is rasterised once (default: <root>/.coursegen-cache). Safe
-    /// to delete; safe to share between builds running at once.
+    /// Build cache folder: diagram images and search-index shards made by earlier builds
+    /// are reused from it, so an unchanged diagram is rasterised once and an unchanged shard
+    /// indexed once (default: <root>/.coursegen-cache). Safe to delete; safe to share
+    /// between builds running at once.
     #[arg(long, value_name = "DIR", env = "COURSEGEN_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Render every diagram afresh and keep nothing between builds.
+    /// Render every diagram and index every search shard afresh; keep nothing between
+    /// builds.
     #[arg(long, conflicts_with = "cache_dir")]
     pub no_cache: bool,
 }
