@@ -41,30 +41,81 @@ pub enum TemplateError {
          Content-Security-Policy there"
     )]
     NoHead(String),
+    /// An inline script whose code holds template syntax.
+    #[error(
+        "templates/{0} has an inline <script> with template syntax (`{{{{`, `{{%` or `{{#`) in its \
+         code: the page's Content-Security-Policy allows inline scripts by the hash of their \
+         code as written, so move the script to a file under static/ and load it with src"
+    )]
+    TemplatedScript(String),
 }
 
 /// The Content-Security-Policy of every page, as defence in depth behind the sanitiser:
 /// scripts only from the site's own files (`static/`: never content, whose scripts the
 /// sanitiser removes and whose SVGs must merely draw), styles and fonts from the site only,
-/// images from the site or https. Our own pages need no inline script or style (table alignment is a class, diagrams use
-/// presentation attributes); `coursegen serve` allows its reload script by hash
-/// ([`allow_inline_script`]).
+/// images from the site or https. Our own pages need no inline style (table alignment is a
+/// class, diagrams use presentation attributes); `coursegen serve` allows its reload script
+/// by hash ([`allow_inline_script`]).
 ///
-/// Beside the site's own script files: the theme snippet in `templates/base.html` by its
-/// SHA-256 (it must run before the first paint, so there is no flash of the wrong theme),
-/// and `'wasm-unsafe-eval'`, `connect-src` and `worker-src` for Pagefind's search.
-pub const CSP: &str = "default-src 'none'; \
-                       script-src 'self' 'sha256-yCli+7pHThRwzKgvD77xp9a2yTB/BIN/26FJZvzcqFo=' \
-                       'wasm-unsafe-eval'; connect-src 'self'; worker-src 'self'; \
-                       style-src 'self'; img-src 'self' https:; media-src 'self'; \
-                       font-src 'self'; base-uri 'none'; form-action 'self'";
+/// `{inline}` becomes the SHA-256 of each inline `<script>` of the templates, computed when
+/// they are loaded ([`Templates::csp`]): the theme snippet in `templates/base.html` must run
+/// before the first paint, so there is no flash of the wrong theme, and editing it must not
+/// silently block it. `'wasm-unsafe-eval'`, `connect-src` and `worker-src` are for
+/// Pagefind's search.
+const CSP_TEMPLATE: &str = "default-src 'none'; \
+                            script-src 'self'{inline} 'wasm-unsafe-eval'; connect-src 'self'; \
+                            worker-src 'self'; style-src 'self'; img-src 'self' https:; \
+                            media-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'";
+
+/// The policy for templates whose inline scripts are `scripts` (their code, between the
+/// tags).
+fn policy(scripts: &[&str]) -> String {
+    let inline: String = scripts
+        .iter()
+        .map(|code| format!(" 'sha256-{}'", sha256_base64(code)))
+        .collect();
+    CSP_TEMPLATE.replace("{inline}", &inline)
+}
+
+fn sha256_base64(code: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(code))
+}
+
+/// The code of every inline `<script>…</script>` (one without `src`) in a template's source.
+/// One whose code holds template syntax is refused: its hash would not be the hash of what
+/// the page carries.
+fn inline_scripts<'a>(name: &str, source: &'a str) -> Result<Vec<&'a str>, TemplateError> {
+    let lower = source.to_ascii_lowercase();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("<script").map(|i| i + from) {
+        let Some(open_end) = lower[i..].find('>').map(|j| i + j + 1) else {
+            break;
+        };
+        let Some(close) = lower[open_end..].find("</script").map(|j| open_end + j) else {
+            break;
+        };
+        from = close;
+        if lower[i..open_end].contains("src") {
+            continue;
+        }
+        let code = &source[open_end..close];
+        if ["{{", "{%", "{#"].iter().any(|t| code.contains(t)) {
+            return Err(TemplateError::TemplatedScript(name.into()));
+        }
+        found.push(code);
+    }
+    Ok(found)
+}
 
 fn csp_meta(policy: &str) -> String {
     format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">")
 }
 
-/// Puts the policy first in `<head>`, before anything it governs.
-fn add_csp(template: &str, html: String) -> Result<String, TemplateError> {
+/// Puts `policy` first in `<head>`, before anything it governs.
+fn add_csp(template: &str, html: String, policy: &str) -> Result<String, TemplateError> {
     let lower = html
         .get(..html.len().min(4096))
         .unwrap_or(&html)
@@ -79,9 +130,9 @@ fn add_csp(template: &str, html: String) -> Result<String, TemplateError> {
         })
         .and_then(|(i, _)| lower[i..].find('>').map(|j| i + j + 1))
         .ok_or_else(|| TemplateError::NoHead(template.into()))?;
-    let mut out = String::with_capacity(html.len() + CSP.len() + 64);
+    let mut out = String::with_capacity(html.len() + policy.len() + 64);
     out.push_str(&html[..at]);
-    out.push_str(&csp_meta(CSP));
+    out.push_str(&csp_meta(policy));
     out.push_str(&html[at..]);
     Ok(out)
 }
@@ -89,24 +140,27 @@ fn add_csp(template: &str, html: String) -> Result<String, TemplateError> {
 /// For `coursegen serve`: appends `script` (`<script>…</script>`) to a page and lets exactly
 /// that script run, by its SHA-256 in the page's policy, and fetch from the site.
 pub fn allow_inline_script(html: &[u8], script: &str) -> Vec<u8> {
-    use base64::Engine as _;
-    use sha2::Digest as _;
     let code = script
         .strip_prefix("<script>")
         .and_then(|s| s.strip_suffix("</script>"))
         .unwrap_or(script);
-    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(code));
-    let relaxed = CSP.replace(
-        "script-src 'self'",
-        &format!("script-src 'self' 'sha256-{hash}'"),
-    );
-    let (from, to) = (csp_meta(CSP), csp_meta(&relaxed));
+    let hash = sha256_base64(code);
+    let meta = b"<meta http-equiv=\"Content-Security-Policy\" content=\"";
+    let allow = b"script-src 'self'";
     let mut out = Vec::with_capacity(html.len() + script.len() + 64);
-    match html.windows(from.len()).position(|w| w == from.as_bytes()) {
+    let at = html
+        .windows(meta.len())
+        .position(|w| w == meta)
+        .and_then(|m| {
+            let end = m + html[m..].iter().position(|&b| b == b'>')?;
+            let i = html[m..end].windows(allow.len()).position(|w| w == allow)?;
+            Some(m + i + allow.len())
+        });
+    match at {
         Some(i) => {
             out.extend_from_slice(&html[..i]);
-            out.extend_from_slice(to.as_bytes());
-            out.extend_from_slice(&html[i + from.len()..]);
+            out.extend_from_slice(format!(" 'sha256-{hash}'").as_bytes());
+            out.extend_from_slice(&html[i..]);
         }
         None => out.extend_from_slice(html),
     }
@@ -121,6 +175,7 @@ pub const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
 pub struct Templates {
     tera: tera::Tera,
     root: String,
+    csp: String,
 }
 
 impl Templates {
@@ -149,6 +204,11 @@ impl Templates {
             })?;
             sources.push((name, text));
         }
+        let mut scripts = Vec::new();
+        for (name, text) in &sources {
+            scripts.extend(inline_scripts(name, text)?);
+        }
+        let csp = policy(&scripts);
         let mut tera = tera::Tera::new();
         tera.add_raw_templates(sources)
             .map_err(|e| TemplateError::Parse {
@@ -163,7 +223,14 @@ impl Templates {
         Ok(Templates {
             tera,
             root: "/".into(),
+            csp,
         })
+    }
+
+    /// The Content-Security-Policy every page carries: [`CSP_TEMPLATE`] with the hashes of
+    /// the templates' inline scripts.
+    pub fn csp(&self) -> &str {
+        &self.csp
     }
 
     /// True when the site provides `template` (optional pages such as `404.html`).
@@ -199,7 +266,7 @@ impl Templates {
         // Every site-absolute URL a template writes is `{{ root }}path`, on every page.
         ctx.insert("root", &self.root);
         let html = self.tera.render(template, &ctx).map_err(err)?;
-        add_csp(template, html)
+        add_csp(template, html, &self.csp)
     }
 }
 
@@ -242,7 +309,7 @@ mod tests {
         let html = t
             .render("index.html", &serde_json::json!({"t": "x"}))
             .unwrap();
-        let meta = format!("<Head lang=\"en\">{}<meta charset", csp_meta(CSP));
+        let meta = format!("<Head lang=\"en\">{}<meta charset", csp_meta(t.csp()));
         assert!(html.contains(&meta), "{html}");
         assert_eq!(html.matches("Content-Security-Policy").count(), 1);
         let t = templates(&[("index.html", "<header>no head element</header>")]);
@@ -259,7 +326,7 @@ mod tests {
         // echo -n 'console.log(1)' | openssl dgst -sha256 -binary | base64
         assert!(
             served.contains(
-                "script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M=' 'sha256-"
+                "script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M=' 'wasm-unsafe-eval'"
             ),
             "{served}"
         );
@@ -269,5 +336,67 @@ mod tests {
             "{served}"
         );
         assert!(served.ends_with(script));
+    }
+
+    #[test]
+    fn the_policy_allows_exactly_the_templates_inline_scripts() {
+        let page = |script: &str| {
+            format!(
+                "<html><head>{script}<script src=\"{{{{ root }}}}site.js\"></script></head></html>"
+            )
+        };
+        let t = templates(&[("index.html", &page("<script>var a=1</script>"))]);
+        // echo -n 'var a=1' | openssl dgst -sha256 -binary | base64
+        let hash = "'sha256-WazVQOu5lmXfSreSrMJd1CsaQ4c00fUQpJfBYCuMSIw='";
+        assert_eq!(sha256_base64("var a=1"), &hash[8..hash.len() - 1]);
+        assert!(
+            t.csp()
+                .contains(&format!("script-src 'self' {hash} 'wasm-unsafe-eval'")),
+            "{}",
+            t.csp()
+        );
+        // Edited: the new code's hash, not the old one.
+        let edited = templates(&[("index.html", &page("<script>var a=2</script>"))]);
+        assert!(!edited.csp().contains(hash));
+        assert!(edited.csp().contains(&sha256_base64("var a=2")));
+        // None: no hash at all.
+        let none = templates(&[("index.html", &page(""))]);
+        assert!(
+            none.csp().contains("script-src 'self' 'wasm-unsafe-eval'"),
+            "{}",
+            none.csp()
+        );
+        // Template syntax inside an inline script is refused, naming the file.
+        let dir = tempfile::tempdir().unwrap();
+        for name in REQUIRED {
+            std::fs::write(dir.path().join(name), page("")).unwrap();
+        }
+        std::fs::write(
+            dir.path().join("index.html"),
+            page("<script>var t=\"{{ title }}\"</script>"),
+        )
+        .unwrap();
+        let err = Templates::load(dir.path()).err().expect("refused");
+        assert!(
+            err.to_string()
+                .starts_with("templates/index.html has an inline <script>"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_repository_theme_snippet_is_allowed_by_its_hash() {
+        let t =
+            Templates::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"))
+                .unwrap();
+        let base = include_str!("../templates/base.html");
+        let code = inline_scripts("base.html", base).unwrap();
+        assert_eq!(code.len(), 1, "the theme snippet");
+        assert!(
+            t.csp()
+                .contains(&format!("'sha256-{}'", sha256_base64(code[0]))),
+            "{}",
+            t.csp()
+        );
     }
 }
