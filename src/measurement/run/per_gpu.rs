@@ -68,7 +68,7 @@ pub(super) fn measure_all(
                     };
                     let ctx = Ctx {
                         root,
-                        progress: &progress,
+                        progress,
                         gpu: &gpu,
                         monitor,
                         ncu,
