@@ -309,6 +309,9 @@ const COUNTER_TOLERANCE: f64 = 0.005;
 fn counters_agree_with_both_models_exactly() {
     let root = site_with_kernels(str::to_owned);
     let out = measure(root.path(), &["--gpu", "--device", "0", "--counters"]);
+    // Printed either way (seen with --nocapture): the rows, counters and any tolerated
+    // power cap are the evidence the device log keeps.
+    eprintln!("measure --counters:\n{}", stderr(&out));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let set = records::load_all(&root.path().join("measurements")).unwrap();
     let per = |kernel: &str, label: &str| {

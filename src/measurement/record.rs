@@ -108,6 +108,12 @@ pub struct GpuState {
     pub throttle_reasons: Vec<String>,
     /// Process ids of other compute processes on this GPU.
     pub other_processes: Vec<u32>,
+    /// Board power draw (W), when the GPU reports it (NVML averages it over about a second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    /// The power limit the driver enforces (W), when the GPU reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_limit_w: Option<f64>,
 }
 
 /// Hardware counters of one row, read by Nsight Compute on one extra launch.
@@ -204,6 +210,11 @@ pub struct Run {
     /// Why this run is not trustworthy (written only with `--accept-noisy`); empty when quiet.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub noise: Vec<String>,
+    /// What NVML reported that was judged not to be interference (a software power cap
+    /// alone, the clock within the margin, the row converged, no other process), one
+    /// sentence each; empty when there was nothing of the kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tolerated: Vec<String>,
     /// The Nsight Compute version that read the counters, when `--counters` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters_tool: Option<String>,

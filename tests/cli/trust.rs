@@ -4,13 +4,19 @@
 use crate::util::*;
 
 const A: &str = "measurements/bank_conflicts/nvidia-h200-412f3331.json";
-const B: &str = "measurements/bank_conflicts/nvidia-h200-febe8072.json";
+/// The other committed H200 records.
+const OTHERS: [&str; 2] = [
+    "measurements/bank_conflicts/nvidia-h200-912094be.json",
+    "measurements/bank_conflicts/nvidia-h200-febe8072.json",
+];
 
 /// The seed site with one H200 record, edited by `edit` (the kernel is unchanged, so the
 /// record stays fresh: only what it says changes).
 fn site_with(edit: impl Fn(&mut serde_json::Value)) -> Site {
     let site = measured_site(true);
-    std::fs::remove_file(site.root().join(B)).unwrap();
+    for other in OTHERS {
+        std::fs::remove_file(site.root().join(other)).unwrap();
+    }
     let mut record: serde_json::Value = serde_json::from_str(&site.read(A)).unwrap();
     edit(&mut record);
     site.write(A, serde_json::to_string_pretty(&record).unwrap());
@@ -134,7 +140,7 @@ fn the_page_shows_counters_spread_the_gpus_merged_and_the_cc_sentence() {
     let html = site.read("public/glossary/bank/index.html");
     assert!(
         html.contains(
-            "Nsight counted 32 wavefronts per load at stride 32, the model 32; 2 GPUs differ by"
+            "Nsight counted 32 wavefronts per load at stride 32, the model 32; 3 GPUs differ by"
         ),
         "{html}"
     );
@@ -147,7 +153,7 @@ fn the_page_shows_counters_spread_the_gpus_merged_and_the_cc_sentence() {
         "counted value in the table: {html}"
     );
     assert!(
-        html.contains("on 2 NVIDIA H200s (GPU ids 412f3331, febe8072)"),
+        html.contains("on 3 NVIDIA H200s (GPU ids 412f3331, 912094be, febe8072)"),
         "{html}"
     );
     assert_eq!(

@@ -77,6 +77,7 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             gpu_before: None,
             gpu_after: None,
             noise: Vec::new(),
+            tolerated: Vec::new(),
             counters_tool: None,
         },
         rows,

@@ -1,7 +1,8 @@
 //! The GPU's state through NVML (loaded at run time, like CUDA, from the driver's
 //! `libnvidia-ml.so.1`): clocks, throttle reasons, temperature and the other compute processes
 //! on the device — read before the sweep, after each row and after the sweep — and the verdict
-//! on whether a run was disturbed. The verdict is pure, so it is tested without a GPU.
+//! on whether a run was disturbed ([`judge`]). The verdict is pure, so it is tested without a
+//! GPU, on crafted NVML readings.
 use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
@@ -91,8 +92,15 @@ impl Monitor {
                 .map_err(nvml("the temperature"))?,
             throttle_reasons: reason_names(reasons),
             other_processes,
+            // Not every GPU reports power: optional, never a reason to stop.
+            power_w: device.power_usage().ok().map(watts),
+            power_limit_w: device.enforced_power_limit().ok().map(watts),
         })
     }
+}
+
+fn watts(milliwatts: u32) -> f64 {
+    f64::from(milliwatts) / 1000.0
 }
 
 fn reason_names(reasons: ThrottleReasons) -> Vec<String> {
@@ -108,18 +116,40 @@ fn is_slowdown(name: &str) -> bool {
     SLOWDOWNS.iter().any(|(_, n)| *n == name)
 }
 
-/// Why a run cannot be trusted, one sentence each; empty when it was quiet. `rated_mhz` is
-/// the GPU's rated SM clock.
-pub(crate) fn noise(
+/// NVML's name for the driver lowering the clocks to keep the board under its power limit.
+const SW_POWER_CAP: &str = "sw_power_cap";
+
+/// The judgement on one run: why it cannot be trusted (`noise`, empty when it was quiet) and
+/// what NVML reported that was judged harmless (`tolerated`), one sentence each.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Verdict {
+    pub(crate) noise: Vec<String>,
+    pub(crate) tolerated: Vec<String>,
+}
+
+/// Judges a run. `rated_mhz` is the GPU's rated SM clock (NVML's maximum SM clock stands in
+/// when the driver reports none).
+///
+/// A software power cap on its own is not interference: a memory-bound row can take an
+/// H200 to its power limit by itself, and the driver then trims the clocks a little. It is
+/// tolerated (recorded, not fatal) only when everything that a competing job would also
+/// show is absent: the row converged, its SM clock — read inside the timed launches and by
+/// NVML — stayed within [`CLOCK_MARGIN`] of the rated clock, and no other compute process
+/// was on the GPU before, during or after. Hardware, thermal and power-brake slowdowns are
+/// always interference.
+pub(crate) fn judge(
     before: &GpuState,
     after: &GpuState,
     rows: &[Row],
     sampling: &Sampling,
     rated_mhz: Option<f64>,
-) -> Vec<String> {
-    let mut why = Vec::new();
+) -> Verdict {
+    let mut verdict = Verdict::default();
+    let why = &mut verdict.noise;
+    let mut sweep_shared = false;
     for (when, state) in [("before", before), ("after", after)] {
         if !state.other_processes.is_empty() {
+            sweep_shared = true;
             why.push(format!(
                 "another compute process was on the GPU {when} the sweep (pid {})",
                 join(&state.other_processes)
@@ -127,7 +157,8 @@ pub(crate) fn noise(
         }
     }
     for row in rows {
-        if row.stop != StopReason::Converged {
+        let converged = row.stop == StopReason::Converged;
+        if !converged {
             why.push(format!(
                 "row `{}` did not converge: rsd {:.2}% after {} samples (stopped by {}), target {:.2}%",
                 row.label,
@@ -142,7 +173,7 @@ pub(crate) fn noise(
         }
         if let Some(rated) = rated_mhz.filter(|r| *r > 0.0)
             && row.sm_clock_mhz > 0.0
-            && row.sm_clock_mhz < rated * (1.0 - CLOCK_MARGIN)
+            && below_margin(row.sm_clock_mhz, rated)
         {
             why.push(format!(
                 "row `{}` ran at {:.0} MHz, more than {:.0}% below the rated {rated:.0} MHz",
@@ -151,30 +182,104 @@ pub(crate) fn noise(
                 CLOCK_MARGIN * 100.0
             ));
         }
-        if let Some(state) = &row.gpu {
-            let slow: Vec<&str> = state
-                .throttle_reasons
-                .iter()
-                .map(String::as_str)
-                .filter(|n| is_slowdown(n))
-                .collect();
-            if !slow.is_empty() {
-                why.push(format!(
-                    "row `{}`: NVML reported the clock held down ({})",
+        let Some(state) = &row.gpu else { continue };
+        let slow: Vec<&str> = state
+            .throttle_reasons
+            .iter()
+            .map(String::as_str)
+            .filter(|n| is_slowdown(n))
+            .collect();
+        if slow == [SW_POWER_CAP] {
+            let rated = rated_mhz.filter(|r| *r > 0.0).or_else(|| {
+                (state.max_sm_clock_mhz > 0).then(|| f64::from(state.max_sm_clock_mhz))
+            });
+            let against = power_cap_against(row, state, converged, sweep_shared, rated);
+            match (against.is_empty(), rated) {
+                (true, Some(rated)) => verdict.tolerated.push(format!(
+                    "row `{}`: NVML reported {SW_POWER_CAP}{} while the SM clock held {:.0} MHz \
+                     in the kernel and {} MHz by NVML, within {:.0}% of the rated {rated:.0} MHz, \
+                     the row converged and no other process was on the GPU: a power cap alone, \
+                     recorded and not counted as interference",
                     row.label,
-                    slow.join(", ")
-                ));
-            }
-            if !state.other_processes.is_empty() {
-                why.push(format!(
-                    "row `{}`: another compute process was on the GPU (pid {})",
+                    power(state).map_or(String::new(), |p| format!(" (the board drew {p})")),
+                    row.sm_clock_mhz,
+                    state.sm_clock_mhz,
+                    CLOCK_MARGIN * 100.0
+                )),
+                _ => why.push(format!(
+                    "row `{}`: NVML reported the clock held down ({SW_POWER_CAP}{}), and not by \
+                     a power cap alone: {}",
                     row.label,
-                    join(&state.other_processes)
-                ));
+                    power(state).map_or(String::new(), |p| format!(", {p}")),
+                    against.join("; ")
+                )),
             }
+        } else if !slow.is_empty() {
+            why.push(format!(
+                "row `{}`: NVML reported the clock held down ({})",
+                row.label,
+                slow.join(", ")
+            ));
+        }
+        if !state.other_processes.is_empty() {
+            why.push(format!(
+                "row `{}`: another compute process was on the GPU (pid {})",
+                row.label,
+                join(&state.other_processes)
+            ));
         }
     }
-    why
+    verdict
+}
+
+fn below_margin(mhz: f64, rated: f64) -> bool {
+    mhz < rated * (1.0 - CLOCK_MARGIN)
+}
+
+/// Why a row's `sw_power_cap` is not a power cap alone; empty when it is.
+fn power_cap_against(
+    row: &Row,
+    state: &GpuState,
+    converged: bool,
+    sweep_shared: bool,
+    rated: Option<f64>,
+) -> Vec<String> {
+    let mut against = Vec::new();
+    if !converged {
+        against.push("the row did not converge".to_owned());
+    }
+    if sweep_shared || !state.other_processes.is_empty() {
+        against.push("another compute process was on the GPU".to_owned());
+    }
+    let Some(rated) = rated else {
+        against.push("no rated SM clock to compare the clock with".to_owned());
+        return against;
+    };
+    let margin = CLOCK_MARGIN * 100.0;
+    if row.sm_clock_mhz <= 0.0 {
+        against.push("the kernel reported no SM clock".to_owned());
+    } else if below_margin(row.sm_clock_mhz, rated) {
+        against.push(format!(
+            "the kernel's SM clock was {:.0} MHz, more than {margin:.0}% below the rated {rated:.0} MHz",
+            row.sm_clock_mhz
+        ));
+    }
+    if below_margin(f64::from(state.sm_clock_mhz), rated) {
+        against.push(format!(
+            "NVML read the SM clock at {} MHz, more than {margin:.0}% below the rated {rated:.0} MHz",
+            state.sm_clock_mhz
+        ));
+    }
+    against
+}
+
+/// `698 of 700 W` when NVML reported the power draw and the limit.
+fn power(state: &GpuState) -> Option<String> {
+    match (state.power_w, state.power_limit_w) {
+        (Some(w), Some(limit)) => Some(format!("{w:.0} of {limit:.0} W")),
+        (Some(w), None) => Some(format!("{w:.0} W")),
+        _ => None,
+    }
 }
 
 fn join(pids: &[u32]) -> String {
@@ -196,6 +301,8 @@ mod tests {
             temperature_c: 40,
             throttle_reasons: vec!["gpu_idle".into()],
             other_processes: vec![],
+            power_w: Some(250.0),
+            power_limit_w: Some(700.0),
         }
     }
 
@@ -209,12 +316,18 @@ mod tests {
     }
 
     #[track_caller]
-    fn case(before: GpuState, rows: Vec<Row>, want: &[&str]) {
-        let got = noise(&before, &quiet(), &rows, &sampling(), Some(1980.0));
+    fn check(got: &[String], want: &[&str]) {
         assert_eq!(got.len(), want.len(), "{got:?}");
         for (g, w) in got.iter().zip(want) {
             assert!(g.contains(w), "{g:?} lacks {w:?}");
         }
+    }
+
+    #[track_caller]
+    fn case(before: GpuState, rows: Vec<Row>, want: &[&str]) {
+        let got = judge(&before, &quiet(), &rows, &sampling(), Some(1980.0));
+        check(&got.noise, want);
+        assert!(got.tolerated.is_empty(), "{got:?}");
     }
 
     #[test]
@@ -246,12 +359,171 @@ mod tests {
         let mut within = row("4L");
         within.sm_clock_mhz = 1900.0;
         case(quiet(), vec![within], &[]);
-        let mut capped = row("8L");
-        capped.gpu = Some(GpuState {
-            throttle_reasons: vec!["sw_power_cap".into(), "applications_clocks_setting".into()],
+        let mut throttled = row("8L");
+        throttled.gpu = Some(GpuState {
+            throttle_reasons: vec!["hw_slowdown".into(), "applications_clocks_setting".into()],
             ..quiet()
         });
-        case(quiet(), vec![capped], &["clock held down (sw_power_cap)"]);
+        case(quiet(), vec![throttled], &["clock held down (hw_slowdown)"]);
+    }
+
+    /// A row of the coalescing sweep as NVML saw it: `reasons` during the row, NVML's SM
+    /// clock `nvml_mhz`, the kernel's own clock `kernel_mhz`, and `pids` on the GPU.
+    fn sampled(kernel_mhz: f64, nvml_mhz: u32, reasons: &[&str], pids: &[u32]) -> Row {
+        let mut row = fixture::row("S2", 2, 1.56);
+        row.sm_clock_mhz = kernel_mhz;
+        row.gpu = Some(GpuState {
+            sm_clock_mhz: nvml_mhz,
+            temperature_c: 47,
+            throttle_reasons: reasons.iter().map(|r| (*r).to_owned()).collect(),
+            other_processes: pids.to_vec(),
+            power_w: Some(698.4),
+            ..quiet()
+        });
+        row
+    }
+
+    #[test]
+    fn a_software_power_cap_alone_is_recorded_but_not_interference() {
+        // What the second H200 host showed on coalescing S2: the cap, no one else, the
+        // clock where it belongs, the row settled.
+        let row = sampled(1960.0, 1980, &["sw_power_cap"], &[]);
+        let got = judge(&quiet(), &quiet(), &[row], &sampling(), Some(1980.0));
+        assert!(got.noise.is_empty(), "{got:?}");
+        check(
+            &got.tolerated,
+            &[
+                "row `S2`: NVML reported sw_power_cap (the board drew 698 of 700 W) while the SM clock held 1960 MHz \
+               in the kernel and 1980 MHz by NVML, within 5% of the rated 1980 MHz",
+            ],
+        );
+        assert!(got.tolerated[0].contains("not counted as interference"));
+
+        // Exactly at the margin (1980 × 0.95 = 1881 MHz) still holds; a megahertz under
+        // does not.
+        let edge = sampled(1881.0, 1881, &["sw_power_cap", "gpu_idle"], &[]);
+        let got = judge(&quiet(), &quiet(), &[edge], &sampling(), Some(1980.0));
+        assert!(got.noise.is_empty() && got.tolerated.len() == 1, "{got:?}");
+        let under = sampled(1881.0, 1880, &["sw_power_cap"], &[]);
+        case(
+            quiet(),
+            vec![under],
+            &[
+                "(sw_power_cap, 698 of 700 W), and not by a power cap alone: NVML read the SM \
+               clock at 1880 MHz, more than 5% below the rated 1980 MHz",
+            ],
+        );
+
+        // Without a rated clock from the driver, NVML's maximum clock is the yardstick.
+        let row = sampled(1960.0, 1980, &["sw_power_cap"], &[]);
+        let got = judge(&quiet(), &quiet(), &[row], &sampling(), None);
+        assert!(got.noise.is_empty() && got.tolerated.len() == 1, "{got:?}");
+        let mut blind = sampled(1960.0, 1980, &["sw_power_cap"], &[]);
+        blind.gpu.as_mut().unwrap().max_sm_clock_mhz = 0;
+        let got = judge(&quiet(), &quiet(), &[blind], &sampling(), None);
+        check(&got.noise, &["no rated SM clock to compare the clock with"]);
+        assert!(got.tolerated.is_empty());
+    }
+
+    #[test]
+    fn a_power_cap_with_anything_a_competing_job_shows_is_interference() {
+        // The kernel's clock dropped: both the drop and the cap are named.
+        case(
+            quiet(),
+            vec![sampled(1805.0, 1980, &["sw_power_cap"], &[])],
+            &[
+                "row `S2` ran at 1805 MHz, more than 5% below the rated 1980 MHz",
+                "not by a power cap alone: the kernel's SM clock was 1805 MHz",
+            ],
+        );
+        // Another process during the row.
+        case(
+            quiet(),
+            vec![sampled(1960.0, 1980, &["sw_power_cap"], &[1464])],
+            &[
+                "not by a power cap alone: another compute process was on the GPU",
+                "row `S2`: another compute process was on the GPU (pid 1464)",
+            ],
+        );
+        // Another process before the sweep only (gone by the row).
+        let mut busy = quiet();
+        busy.other_processes = vec![1464];
+        case(
+            busy.clone(),
+            vec![sampled(1960.0, 1980, &["sw_power_cap"], &[])],
+            &[
+                "another compute process was on the GPU before the sweep (pid 1464)",
+                "not by a power cap alone: another compute process was on the GPU",
+            ],
+        );
+        // The row did not settle.
+        let mut unsettled = sampled(1960.0, 1980, &["sw_power_cap"], &[]);
+        unsettled.stop = StopReason::MaxSamples;
+        unsettled.rel_stdev = 0.02;
+        case(
+            quiet(),
+            vec![unsettled],
+            &[
+                "row `S2` did not converge: rsd 2.00% after 3 samples (stopped by max_samples = ",
+                "not by a power cap alone: the row did not converge",
+            ],
+        );
+        // The kernel read no clock.
+        case(
+            quiet(),
+            vec![sampled(0.0, 1980, &["sw_power_cap"], &[])],
+            &["not by a power cap alone: the kernel reported no SM clock"],
+        );
+        // The competing-load run of issue 13 (run 2): 1805–1905 MHz, the cap, pid 1464,
+        // rows unsettled — every reason is listed.
+        let mut shared = sampled(1805.0, 1830, &["sw_power_cap"], &[1464]);
+        shared.stop = StopReason::TimeLimit;
+        shared.rel_stdev = 0.07;
+        let got = judge(&busy, &busy, &[shared], &sampling(), Some(1980.0));
+        assert!(got.tolerated.is_empty(), "{got:?}");
+        check(
+            &got.noise,
+            &[
+                "before the sweep (pid 1464)",
+                "after the sweep (pid 1464)",
+                "row `S2` did not converge",
+                "row `S2` ran at 1805 MHz",
+                "not by a power cap alone: the row did not converge; another compute process \
+                 was on the GPU; the kernel's SM clock was 1805 MHz, more than 5% below the \
+                 rated 1980 MHz; NVML read the SM clock at 1830 MHz",
+                "row `S2`: another compute process was on the GPU (pid 1464)",
+            ],
+        );
+    }
+
+    #[test]
+    fn hardware_and_thermal_slowdowns_stay_fatal_with_or_without_the_cap() {
+        for reasons in [
+            &["hw_slowdown"][..],
+            &["sw_thermal_slowdown"],
+            &["hw_thermal_slowdown"],
+            &["hw_power_brake_slowdown"],
+            &["sw_power_cap", "hw_slowdown"],
+            &["sw_power_cap", "sw_thermal_slowdown"],
+        ] {
+            let row = sampled(1960.0, 1980, reasons, &[]);
+            case(
+                quiet(),
+                vec![row],
+                &[&format!(
+                    "row `S2`: NVML reported the clock held down ({})",
+                    reasons.join(", ")
+                )],
+            );
+        }
+        // Benign reasons alone are neither noise nor worth a note.
+        let row = sampled(
+            1960.0,
+            1980,
+            &["gpu_idle", "applications_clocks_setting"],
+            &[],
+        );
+        case(quiet(), vec![row], &[]);
     }
 
     #[test]

@@ -5,9 +5,11 @@
 use std::path::Path;
 use std::time::Duration;
 
+use indicatif::{MultiProgress, ProgressDrawTarget};
+
 use super::counters::{self, Job};
 use super::gpu::Gpu;
-use super::nvml::{self, Monitor};
+use super::nvml::{self, Monitor, Verdict};
 use super::{KernelFiles, MeasureError, MeasureOptions, sweep};
 use crate::measurement::record::{self as records, Record, StopReason};
 
@@ -45,11 +47,14 @@ pub(super) fn measure_all(
     };
     // Read once: the first record saved would otherwise make the tree look dirty.
     let git = git_state(root);
+    // One set of bars for all GPUs: each thread adding bars to a MultiProgress of its own
+    // would redraw over the others' lines when `--device all` runs on a terminal.
+    let progress = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = ordinals
             .iter()
             .map(|&ordinal| {
-                let (monitor, ncu, git) = (&monitor, ncu.as_deref(), &git);
+                let (monitor, ncu, git, progress) = (&monitor, ncu.as_deref(), &git, &progress);
                 scope.spawn(move || {
                     let gpu = match Gpu::open(ordinal) {
                         Ok(gpu) => gpu,
@@ -63,6 +68,7 @@ pub(super) fn measure_all(
                     };
                     let ctx = Ctx {
                         root,
+                        progress,
                         gpu: &gpu,
                         monitor,
                         ncu,
@@ -105,6 +111,8 @@ pub(super) fn launch_once(
 
 struct Ctx<'a> {
     root: &'a Path,
+    /// The progress bars of every GPU's thread, drawn together.
+    progress: &'a MultiProgress,
     gpu: &'a Gpu,
     monitor: &'a Monitor,
     ncu: Option<&'a Path>,
@@ -113,6 +121,11 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// One line on stderr, above the progress bars of every GPU rather than through them.
+    fn say(&self, line: String) {
+        self.progress.suspend(|| eprintln!("{line}"));
+    }
+
     fn measure(&self, k: &KernelFiles) -> Outcome {
         let gpu = self.gpu;
         let id = &records::sha256_hex(gpu.uuid.as_bytes())[..8];
@@ -121,7 +134,7 @@ impl Ctx<'_> {
             .measure_kernel(k, &device)
             .map(|(record, file)| summary(&record, file));
         if let Err(e) = &result {
-            eprintln!("error: {e}");
+            self.say(format!("error: {e}"));
         }
         Outcome {
             kernel: k.name.clone(),
@@ -138,11 +151,11 @@ impl Ctx<'_> {
         let (gpu, monitor) = (self.gpu, self.monitor);
         let read = || monitor.state(&gpu.uuid);
         let mut attempt = 0;
-        let (mut record, noise) = loop {
+        let (mut record, Verdict { noise, tolerated }) = loop {
             let before = read()?;
-            let mut record = sweep::measure_kernel(gpu, k, &read)?;
+            let mut record = sweep::measure_kernel(gpu, k, &read, self.progress)?;
             let after = read()?;
-            let noise = nvml::noise(
+            let verdict = nvml::judge(
                 &before,
                 &after,
                 &record.rows,
@@ -151,19 +164,22 @@ impl Ctx<'_> {
             );
             record.run.gpu_before = Some(before);
             record.run.gpu_after = Some(after);
-            if noise.is_empty() || attempt >= self.args.retries {
-                break (record, noise);
+            if verdict.noise.is_empty() || attempt >= self.args.retries {
+                break (record, verdict);
             }
             attempt += 1;
-            eprintln!(
+            self.say(format!(
                 "{}: the run on {device} was disturbed ({}); retry {attempt} of {} in {} s",
                 k.name,
-                noise.join("; "),
+                verdict.noise.join("; "),
                 self.args.retries,
                 RETRY_PAUSE.as_secs()
-            );
+            ));
             std::thread::sleep(RETRY_PAUSE);
         };
+        for note in &tolerated {
+            self.say(format!("{} on {device}: {note}", k.name));
+        }
         let measurements = self.root.join("measurements");
         let path = records::record_path(&measurements, &k.name, &record.file_stem());
         if !noise.is_empty() && !self.args.accept_noisy {
@@ -180,6 +196,7 @@ impl Ctx<'_> {
             });
         }
         record.run.noise = noise;
+        record.run.tolerated = tolerated;
         (record.run.git_commit, record.run.git_dirty) = self.git.clone();
         if let Some(ncu) = self.ncu {
             let job = Job {
@@ -192,7 +209,7 @@ impl Ctx<'_> {
             };
             for row in &mut record.rows {
                 let c = counters::count_row(&job, &row.label)?;
-                eprintln!(
+                self.say(format!(
                     "{:>4}: {} = {} / {} = {:.3} ({})",
                     row.label,
                     c.what,
@@ -200,13 +217,13 @@ impl Ctx<'_> {
                     c.requests,
                     c.per_request(),
                     device
-                );
+                ));
                 row.counters = Some(c);
             }
             record.run.counters_tool = Some(format!("Nsight Compute {}", counters::version(ncu)));
         }
         let path = records::save(&measurements, &record)?;
-        eprintln!("wrote {}", path.display());
+        self.say(format!("wrote {}", path.display()));
         Ok((record, path.display().to_string()))
     }
 }

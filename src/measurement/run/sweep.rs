@@ -3,7 +3,7 @@
 //! says so, check again — then assemble the record. Progress goes to stderr (indicatif).
 use std::time::{Duration, Instant};
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use super::gpu::{self, Gpu, Launcher};
 use super::reference::{self, Expected};
@@ -32,17 +32,19 @@ pub(crate) fn measure_kernel(
     gpu: &Gpu,
     k: &KernelFiles,
     read_state: ReadState<'_>,
+    bars: &MultiProgress,
 ) -> Result<Record, MeasureError> {
     let started = Instant::now();
     let date = jiff::Timestamp::now().to_string();
     let m = &k.manifest;
     let file = format!("kernels/{}.cu", k.name);
     let compiled = nvrtc::compile(&k.source, &file, gpu.cc, &m.compile_options)?;
+    let say = |line: String| bars.suspend(|| eprintln!("{line}"));
     if !compiled.log.is_empty() {
-        eprintln!("{file}: NVRTC says:\n{}", compiled.log);
+        say(format!("{file}: NVRTC says:\n{}", compiled.log));
     }
     let (mut launcher, shape, input) = prepare(gpu, k, &compiled)?;
-    eprintln!(
+    say(format!(
         "{}: {} on {} (device {}, sm_{}{}), {} blocks × {} threads, {} logical blocks, {:.2} GB per launch",
         k.name,
         compiled.kind(),
@@ -54,8 +56,9 @@ pub(crate) fn measure_kernel(
         shape.block,
         shape.logical,
         shape.bytes as f64 / 1e9
-    );
+    ));
     let progress = Progress::new(
+        bars,
         &k.name,
         gpu.ordinal,
         m.axis.labels.len(),
@@ -75,7 +78,7 @@ pub(crate) fn measure_kernel(
         progress.row_done(&row);
         rows.push(row);
     }
-    progress.finish();
+    drop(progress);
     Ok(assemble(
         gpu,
         k,
@@ -275,14 +278,17 @@ fn assemble(
             gpu_before: None,
             gpu_after: None,
             noise: Vec::new(),
+            tolerated: Vec::new(),
             counters_tool: None,
         },
         rows,
     }
 }
 
-/// Two bars on stderr: rows of the kernel, samples of the current row. Hidden when stderr
-/// is not a terminal; the one-line row summaries are printed either way.
+/// Two bars on stderr: rows of the kernel, samples of the current row, added to the
+/// `MultiProgress` that every GPU's thread shares (so `--device all` draws one bar pair per
+/// GPU, none over another). Hidden when stderr is not a terminal; the one-line row
+/// summaries are printed either way.
 struct Progress {
     multi: MultiProgress,
     kernel: ProgressBar,
@@ -290,8 +296,14 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(name: &str, device: usize, rows: usize, max_samples: u32) -> Progress {
-        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    fn new(
+        multi: &MultiProgress,
+        name: &str,
+        device: usize,
+        rows: usize,
+        max_samples: u32,
+    ) -> Progress {
+        let multi = multi.clone();
         let style = |t: &str| ProgressStyle::with_template(t).expect("a valid progress template");
         let kernel = multi.add(ProgressBar::new(rows as u64));
         kernel.set_style(style("{prefix:>16} [{bar:30}] {pos}/{len} rows"));
@@ -333,9 +345,15 @@ impl Progress {
         );
         self.multi.suspend(|| eprintln!("{line}"));
     }
+}
 
-    fn finish(&self) {
-        self.row.finish_and_clear();
-        self.kernel.finish_and_clear();
+/// Clears and removes the bars however the sweep ends (a failed check too), so a GPU whose
+/// sweep stopped leaves no stale bars among the others'.
+impl Drop for Progress {
+    fn drop(&mut self) {
+        for bar in [&self.row, &self.kernel] {
+            bar.finish_and_clear();
+            self.multi.remove(bar);
+        }
     }
 }
