@@ -1,8 +1,10 @@
 //! Measurement records: the JSON files `measurements/<kernel>/<device-slug>.json` that
 //! `measure` writes and `build` reads — types, loading, atomic saving, staleness. Depends on
 //! no other module of ours.
+mod files;
 mod stale;
 
+pub use files::KernelFiles;
 pub use stale::{Freshness, StaleRecord, stale_records};
 
 use std::collections::BTreeMap;

@@ -6,12 +6,10 @@ use crate::bank::model as bank_model;
 mod gpus;
 mod table;
 
-use std::path::Path;
-
 use serde::Serialize;
 
 use crate::measurement::manifest::{ColumnId, Manifest, ManifestError, ModelKind};
-use crate::measurement::record::{Freshness, Loaded, Record, RecordSet, Row};
+use crate::measurement::record::{Freshness, KernelFiles, Loaded, Record, RecordSet, Row};
 
 /// Reading a kernel's files for its view failed.
 #[derive(Debug, thiserror::Error)]
@@ -199,18 +197,23 @@ pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
     }
 }
 
-/// Reads `kernels/<kernel>.cu` and `.yaml` under `root` and builds the view from `records`.
-pub fn load(root: &Path, kernel: &str, records: &RecordSet) -> Result<MeasuredView, MeasuredError> {
+/// Builds the view of `kernel` from its source and manifest in `kernels` and from `records`.
+pub fn load(
+    kernels: &KernelFiles,
+    kernel: &str,
+    records: &RecordSet,
+) -> Result<MeasuredView, MeasuredError> {
     let read = |ext: &str| {
-        let path = root.join("kernels").join(format!("{kernel}.{ext}"));
-        std::fs::read(&path).map_err(|error| MeasuredError::Kernel {
-            kernel: kernel.to_owned(),
-            path,
-            error,
-        })
+        kernels
+            .read(kernel, ext)
+            .map_err(|error| MeasuredError::Kernel {
+                kernel: kernel.to_owned(),
+                path: kernels.path(kernel, ext),
+                error,
+            })
     };
     let (source, manifest_bytes) = (read("cu")?, read("yaml")?);
-    let manifest_path = root.join("kernels").join(format!("{kernel}.yaml"));
+    let manifest_path = kernels.path(kernel, "yaml");
     let text = String::from_utf8_lossy(&manifest_bytes);
     let manifest = Manifest::parse(&manifest_path, &text)?;
     let k = Kernel {

@@ -41,6 +41,8 @@ impl Measurements {
             );
             records::RecordSet::default()
         });
+        // Each kernel's source and manifest, read once for its view and its staleness.
+        let kernels = records::KernelFiles::new(&root.join("kernels"));
         let mut views = HashMap::new();
         // With a broken record reported, "no record" and binding errors would only echo it.
         let entries = entries.filter(|_| !records_broken);
@@ -52,7 +54,7 @@ impl Measurements {
                 continue;
             }
             let at = Diagnostic::new(&entry.file, entry.lines.of("measure"), "").field("measure");
-            match measured::load(root, kernel, &records) {
+            match measured::load(&kernels, kernel, &records) {
                 Ok(view) => {
                     // Noisy records, unsettled rows and model or counter disagreements:
                     // warnings in the preview, errors under --strict.
@@ -74,7 +76,7 @@ impl Measurements {
             }
         }
         let mut stale_sources = HashMap::new();
-        match records::stale_records(&root.join("kernels"), &records) {
+        match records::stale_records(&kernels, &records) {
             Ok(stale) => {
                 let stale: Vec<records::StaleRecord> = stale
                     .into_iter()

@@ -1,8 +1,8 @@
 //! Staleness: a record is stale when the SHA-256 of the kernel source or of its manifest no
 //! longer matches the hashes recorded when it was measured.
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::{Loaded, Record, RecordSet, RecordsError, sha256_hex};
+use super::{KernelFiles, Loaded, Record, RecordSet, RecordsError, sha256_hex};
 
 /// Whether a record still describes the kernel in `kernels/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,15 +69,17 @@ impl std::fmt::Display for StaleRecord {
 /// Compares every record in `set` with `kernels/<kernel>.cu` and `.yaml` under `kernels`.
 /// A record whose kernel files are gone is an error naming the record.
 pub fn stale_records(
-    kernels: &Path,
+    kernels: &KernelFiles,
     set: &RecordSet,
 ) -> Result<Vec<StaleRecord>, Vec<RecordsError>> {
     let mut stale = Vec::new();
     let mut errors = Vec::new();
     for (kernel, records) in &set.by_kernel {
         let read = |ext: &str| {
-            let path = kernels.join(format!("{kernel}.{ext}"));
-            std::fs::read(&path).map_err(|error| RecordsError::Io { path, error })
+            kernels.read(kernel, ext).map_err(|error| RecordsError::Io {
+                path: kernels.path(kernel, ext),
+                error,
+            })
         };
         let (source, manifest) = match (read("cu"), read("yaml")) {
             (Ok(s), Ok(m)) => (s, m),

@@ -150,10 +150,13 @@ fn stale_records_names_kernel_record_and_the_changed_file() {
     std::fs::write(kernels.join("bank_conflicts.yaml"), "manifest").unwrap();
     save(&measurements, &fixture()).unwrap();
     let set = load_all(&measurements).unwrap();
-    assert_eq!(stale_records(&kernels, &set).unwrap(), []);
+    assert_eq!(
+        stale_records(&KernelFiles::new(&kernels), &set).unwrap(),
+        []
+    );
 
     std::fs::write(kernels.join("bank_conflicts.cu"), "kernel source, edited").unwrap();
-    let stale = stale_records(&kernels, &set).unwrap();
+    let stale = stale_records(&KernelFiles::new(&kernels), &set).unwrap();
     let message = stale[0].to_string();
     assert!(
         message.contains("bank_conflicts/fixture-gpu.json"),
@@ -169,7 +172,7 @@ fn stale_records_names_kernel_record_and_the_changed_file() {
     );
 
     std::fs::remove_file(kernels.join("bank_conflicts.yaml")).unwrap();
-    let errors = stale_records(&kernels, &set).unwrap_err();
+    let errors = stale_records(&KernelFiles::new(&kernels), &set).unwrap_err();
     assert!(
         errors[0].to_string().contains("fixture-gpu.json"),
         "{}",

@@ -185,9 +185,13 @@ fn no_record_means_not_measured_and_strict_refuses_it() {
 #[test]
 fn load_reads_the_kernel_files_and_names_a_missing_one() {
     let root = tempfile::tempdir().unwrap();
-    let err = load(root.path(), "nope", &RecordSet::default())
-        .unwrap_err()
-        .to_string();
+    let err = load(
+        &KernelFiles::new(&root.path().join("kernels")),
+        "nope",
+        &RecordSet::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("kernels/nope.cu") && err.contains("measure: nope"),
         "{err}"
@@ -199,7 +203,12 @@ fn load_reads_the_kernel_files_and_names_a_missing_one() {
     let mut set = RecordSet::default();
     set.by_kernel
         .insert("bank_conflicts".into(), vec![loaded("Fixture GPU")]);
-    let v = load(root.path(), "bank_conflicts", &set).unwrap();
+    let v = load(
+        &KernelFiles::new(&root.path().join("kernels")),
+        "bank_conflicts",
+        &set,
+    )
+    .unwrap();
     assert_eq!(v.devices.len(), 1);
     assert!(!v.devices[0].stale);
 }
@@ -283,7 +292,12 @@ fn the_partial_says_not_measured_without_a_record_and_flags_stale_ones() {
 fn the_committed_record_is_fresh_and_renders() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let set = crate::measurement::record::load_all(&root.join("measurements")).unwrap();
-    let v = load(root, "bank_conflicts", &set).unwrap();
+    let v = load(
+        &KernelFiles::new(&root.join("kernels")),
+        "bank_conflicts",
+        &set,
+    )
+    .unwrap();
     let h200 = v
         .devices
         .iter()

@@ -1,0 +1,70 @@
+//! The kernels' sources and manifests (`kernels/<name>.cu` and `.yaml`) as one build sees
+//! them: each file read from disk once, however many parts of the build need it (the
+//! Measured view and the staleness check both hash them), so both judge the same bytes.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// What reading one file gave: its bytes, or the error (kept as kind and message, since an
+/// `io::Error` cannot be shared).
+type Read = Result<Arc<[u8]>, (std::io::ErrorKind, String)>;
+
+/// The files of `kernels/`, read on first use and kept.
+#[derive(Debug)]
+pub struct KernelFiles {
+    dir: PathBuf,
+    read: Mutex<HashMap<PathBuf, Read>>,
+}
+
+impl KernelFiles {
+    /// The kernels in `dir` (a site's `kernels/`); nothing is read yet.
+    pub fn new(dir: &Path) -> KernelFiles {
+        KernelFiles {
+            dir: dir.to_path_buf(),
+            read: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The path of `kernels/<kernel>.<ext>`.
+    pub fn path(&self, kernel: &str, ext: &str) -> PathBuf {
+        self.dir.join(format!("{kernel}.{ext}"))
+    }
+
+    /// The bytes of `kernels/<kernel>.<ext>`, read from disk the first time only.
+    pub fn read(&self, kernel: &str, ext: &str) -> std::io::Result<Arc<[u8]>> {
+        let path = self.path(kernel, ext);
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        let got = read.entry(path).or_insert_with_key(|path| {
+            std::fs::read(path)
+                .map(Arc::from)
+                .map_err(|e| (e.kind(), e.to_string()))
+        });
+        got.clone()
+            .map_err(|(kind, message)| std::io::Error::new(kind, message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_file_is_read_once_and_errors_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("k.cu"), "source").unwrap();
+        let files = KernelFiles::new(dir.path());
+        assert_eq!(&*files.read("k", "cu").unwrap(), b"source");
+        // Changed on disk after the first read: the build keeps judging what it read.
+        std::fs::write(dir.path().join("k.cu"), "edited").unwrap();
+        assert_eq!(&*files.read("k", "cu").unwrap(), b"source");
+        let missing = files.read("k", "yaml").unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+        std::fs::write(dir.path().join("k.yaml"), "manifest").unwrap();
+        assert!(files.read("k", "yaml").is_err(), "the error is kept too");
+        // A new build reads afresh.
+        assert_eq!(
+            &*KernelFiles::new(dir.path()).read("k", "cu").unwrap(),
+            b"edited"
+        );
+    }
+}
