@@ -1,5 +1,7 @@
 //! The token classes and the HTML writer the lexers share: escapes text, wraps tokens in
-//! `<span class="hl-…">`, and copies the untouched runs between tokens in one go.
+//! `<span class="hl-…">`, and copies the untouched runs between tokens in one go. Also what
+//! the lexers read with: the scanning loop (`scan`) and the ends of identifiers, numbers,
+//! quoted literals, comments and lines.
 
 /// What a token is; each maps to one CSS class in `static/highlight.css`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
