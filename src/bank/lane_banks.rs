@@ -2,25 +2,14 @@
 //! lane to the bank it hits, and every bank shaded by how many distinct words it must serve.
 //! Uses `bank::model` for every bank number, count and verdict it draws.
 
-use super::model::{self, Geometry, WARP_SIZE, WarpAccess};
-use super::svg::{Anchor, FRAME, Frame, INK, LANE_FILL, LOAD_LEVELS, MUTED_INK, Svg, load_level};
+use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN, box_left};
+use super::model::{self, Geometry, WarpAccess};
+use super::svg::{Anchor, FRAME, Frame, INK, LOAD_LEVELS, MUTED_INK, Svg, load_level};
 use super::tile::describe_access;
 
-/// Distance between neighbouring lane (and bank) boxes.
-pub(crate) const PITCH: u32 = 22;
-const BOX: u32 = 20;
-const LEFT: u32 = 64;
-const RIGHT_MARGIN: u32 = 24;
-/// Top edge of the lane boxes.
-pub(crate) const LANE_TOP: u32 = 76;
 /// Top edge of the bank boxes.
 pub(crate) const BANK_TOP: u32 = 236;
 const HEIGHT: u32 = 372;
-
-/// Left edge of box `index` in the lane row or the bank row; pixel tests sample inside it.
-pub(crate) fn box_left(index: u32) -> u32 {
-    LEFT + index * PITCH
-}
 
 /// Draws the lanes reading word `stride · L` and the banks serving them; `frame` sizes the
 /// document.
@@ -33,8 +22,12 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
         HEIGHT,
     ));
     heading(&mut svg, stride);
-    connectors(&mut svg, &addresses, geometry);
-    lanes(&mut svg);
+    // A line from each lane down to the bank that serves it.
+    let banks_read = addresses
+        .iter()
+        .map(|&address| box_left(geometry.bank_of_address(address)) + BOX / 2);
+    lanes::connectors(&mut svg, banks_read, BANK_TOP);
+    lanes::lane_row(&mut svg);
     banks(&mut svg, &access);
     legend(&mut svg, BANK_TOP + 72);
     let cost = match access.slowdown() {
@@ -46,72 +39,19 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
     svg.finish()
 }
 
+/// The title (what lane L reads, and in which bank), how to read the shading, the rows' names.
 fn heading(svg: &mut Svg, stride: u32) {
-    let access = match stride {
-        0 => "Every lane reads word 0, in bank 0".to_owned(),
-        1 => "Lane L reads word L, in bank L mod 32".to_owned(),
-        s => format!("Lane L reads word {s}·L, in bank ({s}·L) mod 32"),
+    let bank = match stride {
+        0 => "0".to_owned(),
+        1 => "L mod 32".to_owned(),
+        s => format!("({s}·L) mod 32"),
     };
-    svg.text((LEFT, 28), 15, Anchor::Start, INK, &access);
-    svg.text(
-        (LEFT, 48),
-        11,
-        Anchor::Start,
-        MUTED_INK,
+    lanes::heading(
+        svg,
+        &format!("{}, in bank {bank}", lanes::reads(stride)),
         "Banks are shaded by how many distinct words they serve; lanes on one word share a multicast.",
+        &[(BANK_TOP + 14, "bank"), (BANK_TOP + 40, "words")],
     );
-    svg.text(
-        (LEFT - 8, LANE_TOP + 14),
-        11,
-        Anchor::End,
-        MUTED_INK,
-        "lane",
-    );
-    svg.text(
-        (LEFT - 8, BANK_TOP + 14),
-        11,
-        Anchor::End,
-        MUTED_INK,
-        "bank",
-    );
-    svg.text(
-        (LEFT - 8, BANK_TOP + 40),
-        11,
-        Anchor::End,
-        MUTED_INK,
-        "words",
-    );
-}
-
-/// A line from each lane down to the bank that serves it.
-fn connectors(svg: &mut Svg, addresses: &[u64], geometry: Geometry) {
-    svg.line(format_args!(
-        "<g stroke=\"{MUTED_INK}\" stroke-width=\"1\">"
-    ));
-    for (lane, &address) in (0u32..).zip(addresses) {
-        let bank = geometry.bank_of_address(address);
-        svg.line(format_args!(
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-            box_left(lane) + BOX / 2,
-            LANE_TOP + BOX,
-            box_left(bank) + BOX / 2,
-            BANK_TOP
-        ));
-    }
-    svg.line(format_args!("</g>"));
-}
-
-fn lanes(svg: &mut Svg) {
-    for lane in 0..WARP_SIZE as u32 {
-        let x = box_left(lane);
-        svg.line(format_args!(
-            "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
-             fill=\"{LANE_FILL}\" stroke=\"{FRAME}\"/>"
-        ));
-    }
-    let labels =
-        (0..WARP_SIZE as u32).map(|lane| ((box_left(lane) + BOX / 2, LANE_TOP + 14), lane));
-    svg.labels(Some(INK), labels);
 }
 
 /// Each bank shaded by its load, with the count of distinct words printed under it so the

@@ -4,14 +4,10 @@
 //! `bank::coalescing` for every sector, line and byte count it draws.
 
 use super::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
+use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN};
 use super::model::WARP_SIZE;
-use super::svg::{Anchor, FRAME, Frame, INK, MUTED_INK, Svg};
+use super::svg::{Anchor, FRAME, Frame, INK, Svg};
 
-const PITCH: u32 = 22;
-const BOX: u32 = 20;
-const LEFT: u32 = 64;
-const RIGHT_MARGIN: u32 = 24;
-const LANE_TOP: u32 = 76;
 const LINE_TOP: u32 = 236;
 const HEIGHT: u32 = 340;
 /// Width of the strip the warp's lines are drawn in: as wide as the lanes.
@@ -27,57 +23,21 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
     let last_line = addresses.iter().max().map_or(0, |a| a / LINE_BYTES);
     let lines = (last_line + 1) as u32;
     let mut svg = Svg::open(&frame(LEFT + STRIP + RIGHT_MARGIN, HEIGHT));
-    let heading = match stride {
-        0 => "Every lane reads word 0".to_owned(),
-        1 => "Lane L reads word L".to_owned(),
-        s => format!("Lane L reads word {s}·L"),
-    };
-    svg.text((LEFT, 28), 15, Anchor::Start, INK, &heading);
-    svg.text(
-        (LEFT, 48),
-        11,
-        Anchor::Start,
-        MUTED_INK,
+    lanes::heading(
+        &mut svg,
+        &lanes::reads(stride),
         "Each 128-byte line is four 32-byte sectors; a warp's load fetches every sector a lane touches.",
-    );
-    svg.text(
-        (LEFT - 8, LANE_TOP + 14),
-        11,
-        Anchor::End,
-        MUTED_INK,
-        "lane",
-    );
-    svg.text(
-        (LEFT - 8, LINE_TOP + 14),
-        11,
-        Anchor::End,
-        MUTED_INK,
-        "line",
+        &[(LINE_TOP + 14, "line")],
     );
     let sector_width = f64::from(STRIP) / f64::from(lines * 4);
     let sector_x = |sector: u64| f64::from(LEFT) + sector as f64 * sector_width;
-    svg.line(format_args!(
-        "<g stroke=\"{MUTED_INK}\" stroke-width=\"1\">"
-    ));
-    for (lane, &address) in (0u32..).zip(&addresses) {
+    // A line from each lane down to the middle of the sector that holds its word.
+    let sectors_read = addresses.iter().map(|&address| {
         let x = sector_x(address / SECTOR_BYTES) + sector_width / 2.0;
-        svg.line(format_args!(
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{LINE_TOP}\"/>",
-            LEFT + lane * PITCH + BOX / 2,
-            LANE_TOP + BOX
-        ));
-    }
-    svg.line(format_args!("</g>"));
-    for lane in 0..WARP_SIZE as u32 {
-        let x = LEFT + lane * PITCH;
-        svg.line(format_args!(
-            "<rect x=\"{x}\" y=\"{LANE_TOP}\" width=\"{BOX}\" height=\"{BOX}\" rx=\"2\" \
-             fill=\"#eef0f3\" stroke=\"{FRAME}\"/>"
-        ));
-    }
-    let lane_labels =
-        (0..WARP_SIZE as u32).map(|lane| ((LEFT + lane * PITCH + BOX / 2, LANE_TOP + 14), lane));
-    svg.labels(Some(INK), lane_labels);
+        format!("{x:.2}")
+    });
+    lanes::connectors(&mut svg, sectors_read, LINE_TOP);
+    lanes::lane_row(&mut svg);
     for sector in 0..u64::from(lines) * 4 {
         let fill = if load.sectors.contains(&sector) {
             FETCHED

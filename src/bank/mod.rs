@@ -8,6 +8,7 @@ pub mod diagram;
 mod glyphs;
 mod lane_banks;
 mod lane_sectors;
+mod lanes;
 pub mod model;
 mod palette;
 pub mod raster;

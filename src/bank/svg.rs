@@ -121,7 +121,7 @@ fn theme_names() -> &'static std::collections::HashMap<&'static str, String> {
     })
 }
 
-/// Fill of the lane boxes of `lane-banks`.
+/// Fill of the lane boxes of `lane-banks` and `lane-sectors`.
 pub(crate) const LANE_FILL: &str = "#eef0f3";
 
 /// The diagram with each of its colours drawn through a CSS custom property that falls back

@@ -3,7 +3,8 @@
 //! and `<<<…>>>` launches. Uses only the shared emitter.
 use super::cuda_api::{RUNTIME_API, RUNTIME_TYPES};
 use super::emit::{
-    Class, Emitter, ident_end, is_ident, line_end, number_end, quoted_end, skip_blanks,
+    Class, Emitter, Token, ident_end, is_ident, line_end, number_end, quoted_end, scan,
+    skip_blanks, slash_comment_end,
 };
 
 /// Which C-family language a block is in.
@@ -17,19 +18,18 @@ pub(crate) enum Dialect {
 /// Lexes `src`, reporting tokens to `out`.
 pub(crate) fn lex(src: &str, dialect: Dialect, out: &mut Emitter<'_>) {
     let b = src.as_bytes();
-    let mut i = 0;
     // Only blanks since the last newline: a `#` here starts a directive.
     let mut line_start = true;
     // Inside `#include`, `<…>` is a path, not two operators.
     let mut include = false;
     let mut launch_open = false;
-    while i < b.len() {
+    scan(src, 0, out, |mut i, _| {
         if let Some(newline) = super::step_blank(b, &mut i) {
             if newline {
                 line_start = true;
                 include = false;
             }
-            continue;
+            return (i, None);
         }
         let c = b[i];
         let at_line_start = std::mem::replace(&mut line_start, false);
@@ -41,10 +41,8 @@ pub(crate) fn lex(src: &str, dialect: Dialect, out: &mut Emitter<'_>) {
                 include = matches!(&src[word..end], "include" | "include_next" | "import");
                 (end, Class::Preprocessor)
             }
-            b'/' if next == Some(b'/') => (line_end(b, i), Class::Comment),
-            b'/' if next == Some(b'*') => {
-                let end = src[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
-                (end, Class::Comment)
+            b'/' if matches!(next, Some(b'/' | b'*')) => {
+                (slash_comment_end(src, i), Class::Comment)
             }
             b'"' => (quoted_end(b, i, b'"'), Class::String),
             b'\'' => (quoted_end(b, i, b'\''), Class::String),
@@ -65,26 +63,16 @@ pub(crate) fn lex(src: &str, dialect: Dialect, out: &mut Emitter<'_>) {
             b'.' if next.is_some_and(|n| n.is_ascii_digit()) => {
                 (number_end(b, i, dialect != Dialect::C), Class::Number)
             }
-            c if is_ident(c) => match word(src, i, dialect) {
-                (end, Some(class)) => (end, class),
-                (end, None) => {
-                    i = end;
-                    continue;
-                }
-            },
-            _ => {
-                i += 1;
-                continue;
-            }
+            c if is_ident(c) => return word(src, i, dialect),
+            _ => return (i + 1, None),
         };
-        out.token(i, end, class);
-        i = end;
-    }
+        (end, Some(class))
+    });
 }
 
 /// Lexes the word at `start`: a literal's prefix (`u8"…"`, `R"(…)"`), or an identifier
 /// (`None` for a plain name).
-fn word(src: &str, start: usize, dialect: Dialect) -> (usize, Option<Class>) {
+fn word(src: &str, start: usize, dialect: Dialect) -> Token {
     let b = src.as_bytes();
     let end = ident_end(b, start);
     let word = &src[start..end];

@@ -1,13 +1,15 @@
 //! The lexers for data and build files: JSON (keys, strings, numbers, literals; comments as
 //! JSONC allows) and CMake (commands, control keywords, variables and generator
 //! expressions, quoted and bracket arguments, comments). Uses only the shared emitter.
-use super::emit::{Class, Emitter, ident_end, is_ident, line_end, number_end, skip_blanks};
+use super::emit::{
+    Class, Emitter, Token, ident_end, is_ident, line_end, number_end, scan, skip_blanks,
+    slash_comment_end,
+};
 
 /// Lexes JSON.
 pub(crate) fn lex_json(src: &str, out: &mut Emitter<'_>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
+    scan(src, 0, out, |i, _| {
         let c = b[i];
         let next = b.get(i + 1).copied();
         let (end, class) = match c {
@@ -21,32 +23,21 @@ pub(crate) fn lex_json(src: &str, out: &mut Emitter<'_>) {
                 };
                 (end, class)
             }
-            b'/' if next == Some(b'/') => (line_end(b, i), Class::Comment),
-            b'/' if next == Some(b'*') => (
-                src[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4),
-                Class::Comment,
-            ),
+            b'/' if matches!(next, Some(b'/' | b'*')) => {
+                (slash_comment_end(src, i), Class::Comment)
+            }
             b'-' | b'0'..=b'9' if c != b'-' || next.is_some_and(|n| n.is_ascii_digit()) => {
                 (number_end(b, i, false), Class::Number)
             }
             c if c.is_ascii_alphabetic() => {
                 let end = ident_end(b, i);
-                match &src[i..end] {
-                    "true" | "false" | "null" => (end, Class::Literal),
-                    _ => {
-                        i = end;
-                        continue;
-                    }
-                }
+                let literal = matches!(&src[i..end], "true" | "false" | "null");
+                return (end, literal.then_some(Class::Literal));
             }
-            _ => {
-                i += 1;
-                continue;
-            }
+            _ => return (i + 1, None),
         };
-        out.token(i, end, class);
-        i = end;
-    }
+        (end, Some(class))
+    });
 }
 
 /// The end of a JSON string (escapes honoured; an unclosed one ends at the line's end).
@@ -87,63 +78,52 @@ fn cmake_keyword(word: &str) -> bool {
 /// Lexes CMake.
 pub(crate) fn lex_cmake(src: &str, out: &mut Emitter<'_>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let (end, class) = match c {
+    scan(src, 0, out, |i, out| {
+        let (end, class) = match b[i] {
             b'#' => match bracket_end(src, i + 1) {
                 Some(end) => (end, Class::Comment),
                 None => (line_end(b, i), Class::Comment),
             },
             b'[' => match bracket_end(src, i) {
                 Some(end) => (end, Class::String),
-                None => {
-                    i += 1;
-                    continue;
-                }
+                None => return (i + 1, None),
             },
-            b'"' => {
-                i = quoted(src, i, out);
-                continue;
-            }
+            b'"' => return (quoted(src, i, out), None),
             b'$' => match reference_end(b, i) {
                 Some(end) => (end, Class::Variable),
-                None => {
-                    i += 1;
-                    continue;
-                }
+                None => return (i + 1, None),
             },
             b'0'..=b'9' if i == 0 || !is_ident(b[i - 1]) => {
                 (number_end(b, i, false), Class::Number)
             }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let end = b[i..]
-                    .iter()
-                    .position(|&c| !is_ident(c) && c != b'-' && c != b'.')
-                    .map_or(b.len(), |n| i + n);
-                let word = &src[i..end];
-                let name_end = ident_end(b, i);
-                if b.get(skip_blanks(b, name_end)) == Some(&b'(') {
-                    let class = if cmake_keyword(&src[i..name_end]) {
-                        Class::Keyword
-                    } else {
-                        Class::Function
-                    };
-                    (name_end, class)
-                } else if matches!(word, "ON" | "OFF" | "TRUE" | "FALSE" | "YES" | "NO") {
-                    (end, Class::Literal)
-                } else {
-                    i = end;
-                    continue;
-                }
-            }
-            _ => {
-                i += 1;
-                continue;
-            }
+            c if c.is_ascii_alphabetic() || c == b'_' => return cmake_word(src, i),
+            _ => return (i + 1, None),
         };
-        out.token(i, end, class);
-        i = end;
+        (end, Some(class))
+    });
+}
+
+/// A command (`add_library(`), a flow-control keyword (`if(`), a boolean constant or a
+/// plain word (an argument, `None`) starting at `start`.
+fn cmake_word(src: &str, start: usize) -> Token {
+    let b = src.as_bytes();
+    let end = b[start..]
+        .iter()
+        .position(|&c| !is_ident(c) && c != b'-' && c != b'.')
+        .map_or(b.len(), |n| start + n);
+    let word = &src[start..end];
+    let name_end = ident_end(b, start);
+    if b.get(skip_blanks(b, name_end)) == Some(&b'(') {
+        let class = if cmake_keyword(&src[start..name_end]) {
+            Class::Keyword
+        } else {
+            Class::Function
+        };
+        (name_end, Some(class))
+    } else if matches!(word, "ON" | "OFF" | "TRUE" | "FALSE" | "YES" | "NO") {
+        (end, Some(Class::Literal))
+    } else {
+        (end, None)
     }
 }
 

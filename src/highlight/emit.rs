@@ -1,5 +1,7 @@
 //! The token classes and the HTML writer the lexers share: escapes text, wraps tokens in
-//! `<span class="hl-…">`, and copies the untouched runs between tokens in one go.
+//! `<span class="hl-…">`, and copies the untouched runs between tokens in one go. Also what
+//! the lexers read with: the scanning loop (`scan`) and the ends of identifiers, numbers,
+//! quoted literals, comments and lines.
 
 /// What a token is; each maps to one CSS class in `static/highlight.css`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +154,30 @@ impl<'a> Emitter<'a> {
     }
 }
 
+/// Where a token read by a lexer step ends, and its class (`None`: plain text).
+pub(crate) type Token = (usize, Option<Class>);
+
+/// The loop every token-at-a-time lexer runs, from `start` to the end of `src`: `step(i, out)`
+/// reads what begins at `i` and returns where it ends, with the class of the token it is, or
+/// `None` for plain text (or for text `step` has already written to `out` itself, as an
+/// f-string or a quoted CMake argument with tokens nested in it). A step must move forward.
+pub(crate) fn scan<'e>(
+    src: &str,
+    start: usize,
+    out: &mut Emitter<'e>,
+    mut step: impl FnMut(usize, &mut Emitter<'e>) -> Token,
+) {
+    let mut i = start;
+    while i < src.len() {
+        let (end, class) = step(i, out);
+        debug_assert!(end > i, "a lexer step at {i} did not move");
+        if let Some(class) = class {
+            out.token(i, end, class);
+        }
+        i = end;
+    }
+}
+
 /// Escapes `&`, `<`, `>` and `"` (what pulldown-cmark escapes in code), copying the runs
 /// between them whole.
 pub(crate) fn escape_into(out: &mut String, text: &str) {
@@ -218,6 +244,19 @@ pub(crate) fn quoted_end(bytes: &[u8], start: usize, quote: u8) -> usize {
     }
     // A backslash may have stepped into a multi-byte char; end on a boundary instead.
     bytes.len()
+}
+
+/// The end of the comment whose `/` is at `start`, a `//` or `/* … */` comment (C, CUDA,
+/// PTX, SASS, JSONC): at the end of its line, after its `*/`, or at the end of the text
+/// when a `/*` is left open.
+pub(crate) fn slash_comment_end(src: &str, start: usize) -> usize {
+    if src.as_bytes().get(start + 1) == Some(&b'*') {
+        src[start + 2..]
+            .find("*/")
+            .map_or(src.len(), |n| start + 2 + n + 2)
+    } else {
+        line_end(src.as_bytes(), start)
+    }
 }
 
 /// The end of the line holding `start` (the position of its `\n`, or the end of the text).

@@ -22,9 +22,61 @@ pub struct FenceInfo {
 /// The option names a fence takes, for "did you mean" and the error's list.
 const KEYS: [&str; 5] = ["file", "lines", "region", "linenos", "hl_lines"];
 
+/// Why an info string cannot be read; `Display` is the message the check stage reports,
+/// which says how to write the option.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenceError {
+    /// A `key=value` option the fence does not take, with the option it is a typo of.
+    #[error(
+        "unknown code-block option `{key}`{}; the options are {}",
+        did_you_mean(.suggestion),
+        KEYS.join(", ")
+    )]
+    UnknownOption {
+        /// As written.
+        key: String,
+        /// The option one edit away, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// `file=` or `region=` without a value.
+    #[error("`{key}=` needs a value")]
+    NoValue {
+        /// The option.
+        key: String,
+    },
+    /// `lines=` that is not a range of 1-based line numbers.
+    #[error("`lines={value}` is not a line range: write `lines=40-62`, `lines=40` or `lines=40-`")]
+    NotARange {
+        /// The value as written.
+        value: String,
+    },
+    /// `lines=B-A` with `A` before `B`.
+    #[error("`lines={value}` ends before it starts")]
+    Backwards {
+        /// The value as written.
+        value: String,
+    },
+    /// An `hl_lines` entry that is not a line number or a closed range.
+    #[error("`hl_lines` takes line numbers and ranges such as `hl_lines=3-5 8`, not `{value}`")]
+    NotHlLines {
+        /// The entry as written.
+        value: String,
+    },
+    /// Both `lines=` and `region=`.
+    #[error("`lines=` and `region=` both pick the lines to show: keep one")]
+    LinesAndRegion,
+    /// `lines=` or `region=` without `file=`.
+    #[error("`lines=` and `region=` need `file=PATH` to say which file")]
+    NoFile,
+}
+
+fn did_you_mean(suggestion: &Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |k| format!(" (did you mean `{k}`?)"))
+}
+
 impl FenceInfo {
     /// Reads an info string; the error says which option is wrong and how to write it.
-    pub fn parse(info: &str) -> Result<FenceInfo, String> {
+    pub fn parse(info: &str) -> Result<FenceInfo, FenceError> {
         let mut out = FenceInfo::default();
         // Zola writes `rust,linenos,hl_lines=1 3-5`; Hugo `go {linenos=true,hl_lines=[2,"4-6"]}`.
         let cleaned: String = info
@@ -65,31 +117,29 @@ impl FenceInfo {
                 // Bare words (`ignore`, `.class`) are other tools' flags: let them be.
                 _ if value.is_empty() => {}
                 _ => {
-                    let hint = KEYS
-                        .iter()
-                        .find(|k| close(k, key))
-                        .map_or_else(String::new, |k| format!(" (did you mean `{k}`?)"));
-                    return Err(format!(
-                        "unknown code-block option `{key}`{hint}; the options are {}",
-                        KEYS.join(", ")
-                    ));
+                    return Err(FenceError::UnknownOption {
+                        key: key.to_string(),
+                        suggestion: KEYS.iter().find(|k| close(k, key)).copied(),
+                    });
                 }
             }
             last_key = key;
         }
         if out.lines.is_some() && out.region.is_some() {
-            return Err("`lines=` and `region=` both pick the lines to show: keep one".into());
+            return Err(FenceError::LinesAndRegion);
         }
         if out.file.is_none() && (out.lines.is_some() || out.region.is_some()) {
-            return Err("`lines=` and `region=` need `file=PATH` to say which file".into());
+            return Err(FenceError::NoFile);
         }
         Ok(out)
     }
 }
 
-fn nonempty<'a>(key: &str, value: &'a str) -> Result<&'a str, String> {
+fn nonempty<'a>(key: &str, value: &'a str) -> Result<&'a str, FenceError> {
     if value.is_empty() {
-        Err(format!("`{key}=` needs a value"))
+        Err(FenceError::NoValue {
+            key: key.to_string(),
+        })
     } else {
         Ok(value)
     }
@@ -100,11 +150,9 @@ fn is_range(w: &str) -> bool {
 }
 
 /// `A`, `A-B` or `A-` (to the end), 1-based; `B` must not be before `A`.
-fn line_range(value: &str) -> Result<(usize, Option<usize>), String> {
-    let bad = || {
-        format!(
-            "`lines={value}` is not a line range: write `lines=40-62`, `lines=40` or `lines=40-`"
-        )
+fn line_range(value: &str) -> Result<(usize, Option<usize>), FenceError> {
+    let bad = || FenceError::NotARange {
+        value: value.to_string(),
     };
     let num = |s: &str| s.parse::<usize>().ok().filter(|&n| n > 0);
     let (a, b) = match value.split_once('-') {
@@ -116,17 +164,19 @@ fn line_range(value: &str) -> Result<(usize, Option<usize>), String> {
         }
     };
     if b.is_some_and(|b| b < a) {
-        return Err(format!("`lines={value}` ends before it starts"));
+        return Err(FenceError::Backwards {
+            value: value.to_string(),
+        });
     }
     Ok((a, b))
 }
 
-fn closed_range(value: &str) -> Result<(usize, usize), String> {
+fn closed_range(value: &str) -> Result<(usize, usize), FenceError> {
     match line_range(value) {
         Ok((a, Some(b))) => Ok((a, b)),
-        _ => Err(format!(
-            "`hl_lines` takes line numbers and ranges such as `hl_lines=3-5 8`, not `{value}`"
-        )),
+        _ => Err(FenceError::NotHlLines {
+            value: value.to_string(),
+        }),
     }
 }
 
@@ -163,7 +213,7 @@ mod tests {
 
     #[track_caller]
     fn error(info: &str, want: &str) {
-        let err = FenceInfo::parse(info).expect_err(info);
+        let err = FenceInfo::parse(info).expect_err(info).to_string();
         assert!(err.contains(want), "{info:?}: {err}");
     }
 
@@ -239,5 +289,44 @@ mod tests {
         error("cuda fiel=k.cu", "did you mean `file`?");
         error("cuda hl_line=3", "did you mean `hl_lines`?");
         error("cuda hl_lines=a", "hl_lines=3-5 8");
+    }
+
+    /// The whole message of each error, word for word: the check stage shows it to authors.
+    #[test]
+    fn each_error_reads_as_it_always_has() {
+        for (info, message) in [
+            (
+                "cuda fiel=k.cu",
+                "unknown code-block option `fiel` (did you mean `file`?); the options are file, lines, region, linenos, hl_lines",
+            ),
+            (
+                "cuda colour=red",
+                "unknown code-block option `colour`; the options are file, lines, region, linenos, hl_lines",
+            ),
+            ("cuda region=", "`region=` needs a value"),
+            (
+                "cuda file=k.cu lines=x-3",
+                "`lines=x-3` is not a line range: write `lines=40-62`, `lines=40` or `lines=40-`",
+            ),
+            (
+                "cuda file=k.cu lines=9-2",
+                "`lines=9-2` ends before it starts",
+            ),
+            (
+                "cuda hl_lines=4-",
+                "`hl_lines` takes line numbers and ranges such as `hl_lines=3-5 8`, not `4-`",
+            ),
+            (
+                "cuda file=k.cu lines=1 region=a",
+                "`lines=` and `region=` both pick the lines to show: keep one",
+            ),
+            (
+                "cuda region=a",
+                "`lines=` and `region=` need `file=PATH` to say which file",
+            ),
+        ] {
+            let err = FenceInfo::parse(info).expect_err(info);
+            assert_eq!(err.to_string(), message, "{info:?}");
+        }
     }
 }

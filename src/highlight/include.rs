@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
-use super::fence::FenceInfo;
+use super::fence::{FenceError, FenceInfo};
 
 /// Where included files are published, relative to the site root (`/source/kernels/k.cu`).
 pub const SOURCE_DIR: &str = "source";
@@ -21,8 +21,19 @@ const MAX_BYTES: u64 = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IncludeError {
     /// The info string is malformed.
-    #[error("{0}")]
-    Options(String),
+    #[error(transparent)]
+    Options(#[from] FenceError),
+    /// `hl_lines` marks a line the block does not show.
+    #[error("`hl_lines` marks line {which}, but the block shows lines {shown}")]
+    HlLinesOutside {
+        /// The line or range marked, as `8` or `3-5`.
+        which: String,
+        /// The lines shown, as `40-62`, or `none`.
+        shown: String,
+    },
+    /// Asked to include from a fence without `file=`.
+    #[error("no `file=`")]
+    NoFile,
     /// The path leaves the root, is absolute, or names a hidden or entry file.
     #[error("`file={path}` {why}")]
     Refused {
@@ -76,7 +87,9 @@ impl IncludeError {
     /// How to fix it.
     pub fn help(&self) -> String {
         match self {
-            IncludeError::Options(_) => "see \"Code blocks\" in the README".into(),
+            IncludeError::Options(_) | IncludeError::HlLinesOutside { .. } | IncludeError::NoFile => {
+                "see \"Code blocks\" in the README".into()
+            }
             IncludeError::Refused { .. } => {
                 "name a file under the site root by its path from the root, e.g. `file=kernels/bank_conflicts.cu`".into()
             }
@@ -138,7 +151,7 @@ impl Sources {
     /// The part of the file a fence names.
     pub fn resolve(&self, info: &FenceInfo) -> Result<Included, IncludeError> {
         let Some(written) = info.file.as_deref() else {
-            return Err(IncludeError::Options("no `file=`".into()));
+            return Err(IncludeError::NoFile);
         };
         let path = normalise(written)?;
         let text = self.read(&path)?;
@@ -387,7 +400,7 @@ fn check_block(
     };
     for &(a, b) in &info.hl_lines {
         if !shown.contains(&a) || !shown.contains(&b) {
-            let range = match (shown.first(), shown.last()) {
+            let shown = match (shown.first(), shown.last()) {
                 (Some(f), Some(l)) => format!("{f}-{l}"),
                 _ => "none".into(),
             };
@@ -396,9 +409,7 @@ fn check_block(
             } else {
                 format!("{a}-{b}")
             };
-            return Err(IncludeError::Options(format!(
-                "`hl_lines` marks line {which}, but the block shows lines {range}"
-            )));
+            return Err(IncludeError::HlLinesOutside { which, shown });
         }
     }
     Ok(())

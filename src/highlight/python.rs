@@ -1,7 +1,7 @@
 //! The lexer for Python 3: comments, (prefixed, triple-quoted) strings, numbers, decorators,
 //! keywords, built-ins, and the names that `def` and `class` introduce. Uses only the shared
 //! emitter.
-use super::emit::{Class, Emitter, ident_end, is_ident, line_end, number_end, quoted_end};
+use super::emit::{Class, Emitter, ident_end, is_ident, line_end, number_end, quoted_end, scan};
 
 /// Every name of Python 3.13's `builtins` module (functions, types, exceptions, warnings,
 /// constants) and the module attributes every file has; sorted, for binary search.
@@ -172,14 +172,13 @@ pub(crate) fn lex(src: &str, out: &mut Emitter<'_>) {
 /// Lexes `src` from `start` (an f-string field passes the text up to the field's end).
 fn lex_range(src: &str, start: usize, out: &mut Emitter<'_>) {
     let b = src.as_bytes();
-    let mut i = start;
     let mut line_start = start == 0;
     // Set by `def` and `class`: the class of the name that follows.
     let mut naming: Option<Class> = None;
-    while i < b.len() {
+    scan(src, start, out, |mut i, out| {
         if let Some(newline) = super::step_blank(b, &mut i) {
             line_start |= newline;
-            continue;
+            return (i, None);
         }
         let c = b[i];
         let at_line_start = std::mem::replace(&mut line_start, false);
@@ -206,32 +205,24 @@ fn lex_range(src: &str, start: usize, out: &mut Emitter<'_>) {
                     Some(b'"' | b'\'')
                         if is_string_prefix(word) && word.contains(['f', 'F', 't', 'T']) =>
                     {
-                        i = fstring(src, i, end, out);
-                        continue;
+                        return (fstring(src, i, end, out), None);
                     }
                     Some(b'"' | b'\'') if is_string_prefix(word) => {
                         (string_end(b, end), Class::String)
                     }
-                    _ => match word_class(src, i, end, names) {
-                        Some((class, then)) => {
-                            naming = then;
-                            (end, class)
-                        }
-                        None => {
-                            i = end;
-                            continue;
-                        }
-                    },
+                    _ => {
+                        let Some((class, then)) = word_class(src, i, end, names) else {
+                            return (end, None);
+                        };
+                        naming = then;
+                        (end, class)
+                    }
                 }
             }
-            _ => {
-                i += 1;
-                continue;
-            }
+            _ => return (i + 1, None),
         };
-        out.token(i, end, class);
-        i = end;
-    }
+        (end, Some(class))
+    });
 }
 
 /// The class of the name at `start..end` (`None`: plain), and the class of the name after it.

@@ -28,6 +28,13 @@ pub(in crate::bank) fn lane_banks(stride: u32) -> DiagramSpec {
     }
 }
 
+fn lane_sectors(stride: u32) -> DiagramSpec {
+    DiagramSpec {
+        stride: Some(stride),
+        ..DiagramSpec::new(Preset::LaneSectors)
+    }
+}
+
 pub(in crate::bank) fn render(spec: &DiagramSpec) -> String {
     render_svg(spec, "Shared memory bank", SEED_ALT).expect("valid spec renders")
 }
@@ -64,6 +71,9 @@ fn gallery() -> Vec<(&'static str, DiagramSpec)> {
         ("lane_banks_stride_1", lane_banks(1)),
         ("lane_banks_stride_32", lane_banks(32)),
         ("lane_banks_stride_33", lane_banks(33)),
+        ("lane_sectors_stride_1", lane_sectors(1)),
+        ("lane_sectors_stride_2", lane_sectors(2)),
+        ("lane_sectors_stride_32", lane_sectors(32)),
     ]
 }
 
@@ -79,6 +89,7 @@ fn same_input_gives_byte_identical_output() {
     let mut specs = gallery();
     specs.push(("plain", bank_map(None, None)));
     specs.push(("stride 0", lane_banks(0)));
+    specs.push(("sectors stride 0", lane_sectors(0)));
     for (name, spec) in specs {
         assert_eq!(render(&spec), render(&spec), "{name}");
     }

@@ -7,7 +7,8 @@ use super::*;
 use crate::bank::bank_map::cell_origin;
 use crate::bank::diagram::tests::{bank_map, lane_banks, render};
 use crate::bank::glyphs;
-use crate::bank::lane_banks::{BANK_TOP, box_left};
+use crate::bank::lane_banks::BANK_TOP;
+use crate::bank::lanes::box_left;
 use crate::bank::svg::{BACKGROUND, INK};
 use crate::bank::svg::{bank_fill, load_level};
 
