@@ -55,10 +55,24 @@ impl RasterCache {
         svg: &str,
         render: impl FnOnce(&str) -> Result<Vec<u8>, E>,
     ) -> Result<Vec<u8>, E> {
+        self.get_or_make("raster", kind, svg, render)
+    }
+
+    /// [`RasterCache::get_or_render`] for anything made from text: the entry keyed by
+    /// `kind` and `input`, in the cache's sub-folder `folder` (`raster/` for images,
+    /// `search/` for index shards).
+    pub(crate) fn get_or_make<E>(
+        &self,
+        folder: &str,
+        kind: &str,
+        input: &str,
+        make: impl FnOnce(&str) -> Result<Vec<u8>, E>,
+    ) -> Result<Vec<u8>, E> {
+        let (svg, render) = (input, make);
         let Some(dir) = &self.dir else {
             return render(svg);
         };
-        let path = dir.join("raster").join(format!("{}.bin", key(kind, svg)));
+        let path = dir.join(folder).join(format!("{}.bin", key(kind, svg)));
         if let Some(png) = read_entry(&path) {
             return Ok(png);
         }

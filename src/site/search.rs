@@ -103,7 +103,7 @@ pub(super) fn index(
         .enumerate()
         .map(|(i, records)| {
             let input = cache_input(i, count, &records);
-            let blob = cache.get_or_render("search", &input, |_| {
+            let blob = cache.get_or_make("search", "search", &input, |_| {
                 pagefind_bundle(records, i == 0).map(|files| encode(&files))
             })?;
             let dir = match i {
@@ -369,7 +369,7 @@ mod tests {
     }
 
     fn cached_entries(dir: &Path) -> usize {
-        std::fs::read_dir(dir.join("raster")).map_or(0, |d| d.count())
+        std::fs::read_dir(dir.join("search")).map_or(0, |d| d.count())
     }
 
     #[test]

@@ -15,8 +15,10 @@ fn site_with_diagram() -> Site {
 }
 
 /// The cache entries under `dir`, sorted.
+/// The rendered images in the cache folder `dir` (search-index shards live beside them,
+/// under `search/`).
 fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir.join("raster"))
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
