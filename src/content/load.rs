@@ -1,7 +1,8 @@
 //! Walks `content/` (nested sections allowed), reads each entry once, and checks what can
 //! be checked per site: slugs, duplicates, and that related terms and days resolve.
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -19,30 +20,92 @@ pub const DAYS: &str = "days";
 /// their problems kept in [`Site::problems`], so that the check stage still runs on the
 /// rest and a build reports everything at once.
 pub fn load(root: &Path) -> Site {
+    load_changed(root, &mut Cache::default(), &Changed::All)
+}
+
+/// What an earlier load read and parsed, kept between the rebuilds of `coursegen serve` so
+/// that the next load reads only the files that changed. An entry that did not change
+/// keeps the same allocation (`Arc`) from one load to the next, which later stages use to
+/// tell it is unchanged.
+#[derive(Debug, Default)]
+pub struct Cache {
+    /// Each entry file's result, by its path relative to the root.
+    files: HashMap<PathBuf, Result<Arc<Entry>, Vec<Diagnostic>>>,
+}
+
+/// Which files changed since the load that filled the [`Cache`].
+#[derive(Debug)]
+pub enum Changed {
+    /// Anything may have changed: every file is read again.
+    All,
+    /// These paths (relative to the root; a folder stands for everything under it). Files
+    /// the cache does not know (added) are read too, and files gone are dropped.
+    Paths(BTreeSet<PathBuf>),
+}
+
+impl Changed {
+    fn covers(&self, rel: &Path) -> bool {
+        match self {
+            Changed::All => true,
+            Changed::Paths(paths) => rel.ancestors().any(|a| paths.contains(a)),
+        }
+    }
+}
+
+/// [`load`], reading again only the entry files that `changed` names, that `cache` does not
+/// hold, or that are symbolic links (whose targets the watcher may not see); everything
+/// else comes from `cache`, which is then updated. The walk of `content/` and the checks
+/// across entries (intros, duplicate slugs, references) run in full every time, so the
+/// result equals a fresh [`load`] of the same files.
+pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
     let content = root.join("content");
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
     let (files, assets) = walk(root, &content, &mut problems, &mut warnings);
-    let results: Vec<Result<Entry, Vec<Diagnostic>>> = files
-        .par_iter()
-        .map(|(rel, abs)| read_entry(rel, abs))
+    let stale: Vec<usize> = (files.iter().enumerate())
+        .filter(|(_, (rel, _, link))| {
+            *link || changed.covers(rel) || !cache.files.contains_key(rel)
+        })
+        .map(|(i, _)| i)
         .collect();
-    let mut entries = Vec::with_capacity(results.len());
+    let fresh: Vec<(usize, Result<Entry, Vec<Diagnostic>>)> = stale
+        .par_iter()
+        .map(|&i| (i, read_entry(&files[i].0, &files[i].1)))
+        .collect();
+    let mut results: HashMap<PathBuf, Result<Arc<Entry>, Vec<Diagnostic>>> =
+        HashMap::with_capacity(files.len());
+    for (i, r) in fresh {
+        results.insert(files[i].0.clone(), r.map(Arc::new));
+    }
+    for (rel, _, _) in &files {
+        if !results.contains_key(rel)
+            && let Some(r) = cache.files.remove(rel)
+        {
+            results.insert(rel.clone(), r);
+        }
+    }
+    let mut entries = Vec::with_capacity(files.len());
     // Entries that failed to load still exist: references to them are not reported again.
     let mut failed: HashSet<(String, String)> = HashSet::new();
     let mut unloaded = Vec::new();
-    for (r, (rel, _)) in results.into_iter().zip(&files) {
-        match r {
-            Ok(e) => entries.push(e),
-            Err(d) => {
-                problems.extend(d);
+    for (rel, _, _) in &files {
+        match results.get(rel) {
+            Some(Ok(e)) => entries.push(e.clone()),
+            Some(Err(d)) => {
+                problems.extend(d.iter().cloned());
                 let (section, dirs, stem) = place(rel);
                 unloaded.push(url_of(&dirs, &stem));
                 failed.insert((section, stem));
             }
+            None => {}
         }
     }
-    mark_intros(&mut entries);
+    // The cache keeps each entry as the site has it (an intro marked), so that an unchanged
+    // intro stays the same allocation too.
+    for i in mark_intros(&mut entries) {
+        results.insert(entries[i].file.clone(), Ok(entries[i].clone()));
+    }
+    cache.files = results;
     check_unique(&mut entries, &mut problems);
     check_references(&entries, &failed, &mut problems);
     Site {
@@ -79,6 +142,8 @@ fn url_of(dirs: &[String], slug: &str) -> String {
 }
 
 type Files = Vec<(PathBuf, PathBuf)>;
+/// Entry files: relative to the root, absolute, and whether the path is a symbolic link.
+type EntryFiles = Vec<(PathBuf, PathBuf, bool)>;
 
 /// Extensions of files under content/ that are copied beside the pages.
 pub const ASSETS: &[&str] = &[
@@ -92,7 +157,7 @@ fn walk(
     content: &Path,
     problems: &mut Vec<Diagnostic>,
     skipped: &mut Vec<Diagnostic>,
-) -> (Files, Files) {
+) -> (EntryFiles, Files) {
     let mut files = Vec::new();
     let mut assets = Vec::new();
     if !content.is_dir() {
@@ -163,7 +228,7 @@ fn walk(
             .unwrap_or("")
             .to_ascii_lowercase();
         if ext == "md" {
-            files.push((relative, path));
+            files.push((relative, path, item.path_is_symlink()));
         } else if ASSETS.contains(&ext.as_str()) {
             assets.push((relative, path));
         } else {
@@ -308,18 +373,27 @@ fn locate(
 }
 
 /// A top-level entry named like a section (`content/glossary.md` beside entries under
-/// `content/glossary/`) is that section's introduction.
-fn mark_intros(entries: &mut [Entry]) {
+/// `content/glossary/`) is that section's introduction. Returns the entries whose kind it
+/// changed.
+fn mark_intros(entries: &mut [Arc<Entry>]) -> Vec<usize> {
     let sections: HashSet<String> = entries
         .iter()
         .filter(|e| !e.section.is_empty())
         .map(|e| e.section.clone())
         .collect();
-    for e in entries.iter_mut() {
-        if e.section.is_empty() && sections.contains(&e.slug) {
-            e.kind = Kind::Intro;
+    let mut changed = Vec::new();
+    for (i, e) in entries.iter_mut().enumerate() {
+        let kind = if e.section.is_empty() && sections.contains(&e.slug) {
+            Kind::Intro
+        } else {
+            Kind::Page
+        };
+        if e.kind != kind {
+            Arc::make_mut(e).kind = kind;
+            changed.push(i);
         }
     }
+    changed
 }
 
 /// Why a slug (or folder name) cannot be a URL path segment.
@@ -370,7 +444,7 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
 /// Two entries may not share a URL, nor a slug within a section (case-insensitively:
 /// they would collide on case-insensitive file systems and in `related:` lookups). The
 /// second of a pair is reported and dropped, so that later checks do not report it again.
-fn check_unique(entries: &mut Vec<Entry>, problems: &mut Vec<Diagnostic>) {
+fn check_unique(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<(String, String), PathBuf> = HashMap::with_capacity(entries.len());
     entries.retain(|e| {
         let key = (e.section.to_lowercase(), e.slug.to_lowercase());
@@ -393,11 +467,11 @@ fn check_unique(entries: &mut Vec<Entry>, problems: &mut Vec<Diagnostic>) {
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
 fn check_references(
-    entries: &[Entry],
+    entries: &[Arc<Entry>],
     failed: &HashSet<(String, String)>,
     problems: &mut Vec<Diagnostic>,
 ) {
-    let index = |section: &str| -> HashMap<&str, &Entry> {
+    let index = |section: &str| -> HashMap<&str, &Arc<Entry>> {
         entries
             .iter()
             .filter(|e| e.section == section)
@@ -439,5 +513,177 @@ fn check_references(
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(title: &str, extra: &str) -> String {
+        format!("---\ntitle: {title}\n{extra}---\nBody of {title}.\n")
+    }
+
+    struct Site {
+        dir: tempfile::TempDir,
+    }
+
+    impl Site {
+        fn write(&self, rel: &str, text: &str) -> PathBuf {
+            let p = self.dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            PathBuf::from(rel)
+        }
+
+        fn remove(&self, rel: &str) -> PathBuf {
+            std::fs::remove_file(self.dir.path().join(rel)).unwrap();
+            PathBuf::from(rel)
+        }
+    }
+
+    /// Everything a load says (entries with their kind, problems, warnings…).
+    #[track_caller]
+    fn assert_same(a: &super::Site, b: &super::Site, what: &str) {
+        let entries = |s: &super::Site| s.entries.iter().map(|e| (**e).clone()).collect::<Vec<_>>();
+        assert_eq!(entries(a), entries(b), "{what}");
+        assert_eq!(a.assets, b.assets, "{what}");
+        assert_eq!(a.warnings, b.warnings, "{what}");
+        assert_eq!(a.problems, b.problems, "{what}");
+        assert_eq!(a.unloaded, b.unloaded, "{what}");
+    }
+
+    fn same_arc(a: &super::Site, b: &super::Site, file: &str) -> bool {
+        let find = |s: &super::Site| {
+            s.entries
+                .iter()
+                .find(|e| e.file == Path::new(file))
+                .cloned()
+                .unwrap_or_else(|| panic!("{file} not loaded"))
+        };
+        Arc::ptr_eq(&find(a), &find(b))
+    }
+
+    /// After each change, a load through the cache equals a fresh load, and entries it was
+    /// not told changed keep their allocation (they were not read again).
+    #[test]
+    fn a_load_through_the_cache_equals_a_fresh_load() {
+        let site = Site {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let root = site.dir.path();
+        site.write(
+            "content/glossary/warp.md",
+            &entry("Warp", "related: [lane]\n"),
+        );
+        site.write("content/glossary/lane.md", &entry("Lane", ""));
+        site.write("content/days/day-1.md", &entry("Day 1", ""));
+        site.write("content/glossary/img.png", "png");
+        let mut cache = Cache::default();
+        let first = load_changed(root, &mut cache, &Changed::All);
+        assert_same(&first, &load(root), "first");
+        let mut before = first;
+        type Step = Box<dyn Fn(&Site) -> Vec<PathBuf>>;
+        let steps: Vec<(&str, Step)> = vec![
+            (
+                "edit a body",
+                Box::new(|s| {
+                    vec![s.write("content/glossary/lane.md", &entry("Lane", "term: L\n"))]
+                }),
+            ),
+            (
+                "break the front matter (a reference to it is not reported again)",
+                Box::new(|s| vec![s.write("content/glossary/lane.md", "---\ntitle: [\n---\n")]),
+            ),
+            (
+                "fix it",
+                Box::new(|s| vec![s.write("content/glossary/lane.md", &entry("Lane", ""))]),
+            ),
+            (
+                "add an entry, without telling (added files are found by the walk)",
+                Box::new(|s| {
+                    s.write("content/glossary/bank.md", &entry("Bank", ""));
+                    vec![]
+                }),
+            ),
+            (
+                "an intro for the glossary",
+                Box::new(|s| vec![s.write("content/glossary.md", &entry("Glossary", ""))]),
+            ),
+            (
+                "the section goes: the intro is a page again, unread",
+                Box::new(|s| {
+                    let mut gone = Vec::new();
+                    for f in ["warp", "lane", "bank"] {
+                        gone.push(s.remove(&format!("content/glossary/{f}.md")));
+                    }
+                    gone
+                }),
+            ),
+            (
+                "a duplicate slug, then a reference to a missing day",
+                Box::new(|s| {
+                    vec![
+                        s.write("content/days/x.md", &entry("X", "slug: day-1\n")),
+                        s.write("content/glossary.md", &entry("G", "appears_in: [day-9]\n")),
+                    ]
+                }),
+            ),
+            (
+                "a folder named as changed stands for the files under it",
+                Box::new(|s| {
+                    s.write("content/days/day-1.md", &entry("Day one", ""));
+                    vec![PathBuf::from("content/days")]
+                }),
+            ),
+        ];
+        for (what, step) in steps {
+            let changed = step(&site);
+            let next = load_changed(
+                root,
+                &mut cache,
+                &Changed::Paths(changed.iter().cloned().collect()),
+            );
+            assert_same(&next, &load(root), what);
+            for e in &next.entries {
+                let file = e.file.to_string_lossy().into_owned();
+                let told = changed.iter().any(|c| e.file.starts_with(c));
+                let existed = before
+                    .entries
+                    .iter()
+                    .any(|b| b.file == e.file && b.kind == e.kind);
+                if existed && !told {
+                    assert!(
+                        same_arc(&before, &next, &file),
+                        "{what}: {file} was read again"
+                    );
+                }
+                if told {
+                    assert!(
+                        before.entries.iter().all(|b| !Arc::ptr_eq(b, e)),
+                        "{what}: {file} was not read again"
+                    );
+                }
+            }
+            before = next;
+        }
+    }
+
+    /// The cache relies on being told: a file changed without saying so keeps its old
+    /// entry (what `serve` does after a watcher event is lost is reload with `Changed::All`).
+    #[test]
+    fn only_the_files_named_are_read_again() {
+        let site = Site {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let root = site.dir.path();
+        site.write("content/glossary/lane.md", &entry("Lane", ""));
+        let mut cache = Cache::default();
+        load_changed(root, &mut cache, &Changed::All);
+        site.write("content/glossary/lane.md", &entry("Renamed", ""));
+        let quiet = load_changed(root, &mut cache, &Changed::Paths(BTreeSet::new()));
+        assert_eq!(quiet.entries[0].meta.title, "Lane");
+        let all = load_changed(root, &mut cache, &Changed::All);
+        assert_eq!(all.entries[0].meta.title, "Renamed");
     }
 }
