@@ -7,7 +7,9 @@ use super::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::content::{Diagnostic, Entry};
 use crate::markdown::Link;
 
-/// What this build will contain, and which pages exist only as drafts.
+/// What this build will contain, and which pages exist only as drafts. Equal targets give
+/// every link the same verdict (serve keeps link problems while the targets stay equal).
+#[derive(PartialEq)]
 pub(super) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
