@@ -14,6 +14,8 @@ use crate::site::BuildOptions;
 mod http;
 mod rebuild;
 mod reload;
+#[cfg(test)]
+mod tests;
 mod watch;
 
 pub use watch::WatchError;
