@@ -1,6 +1,8 @@
 //! Walks `content/` (nested sections allowed), reads each entry once, and checks what can
 //! be checked per site: slugs, duplicates, and that related terms and days resolve.
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -29,8 +31,9 @@ pub fn load(root: &Path) -> Site {
 /// tell it is unchanged.
 #[derive(Debug, Default)]
 pub struct Cache {
-    /// Each entry file's result, by its path relative to the root.
-    files: HashMap<PathBuf, Result<Arc<Entry>, Vec<Diagnostic>>>,
+    /// Each entry file's result, by its path relative to the root (as bytes: hashing a
+    /// `Path` walks its components, and serve looks up every file on every rebuild).
+    files: HashMap<OsString, Result<Arc<Entry>, Vec<Diagnostic>>>,
 }
 
 /// Which files changed since the load that filled the [`Cache`].
@@ -43,11 +46,49 @@ pub enum Changed {
     Paths(BTreeSet<PathBuf>),
 }
 
-impl Changed {
+/// [`Changed`] made quick to ask for each file.
+enum Covers<'c> {
+    All,
+    /// A few paths, compared one by one.
+    Few(Vec<&'c [u8]>),
+    /// Many: each file's own path and the folders above it are looked up.
+    Many(HashSet<&'c [u8]>),
+}
+
+impl<'c> Covers<'c> {
+    fn new(changed: &'c Changed) -> Self {
+        match changed {
+            Changed::All => Covers::All,
+            Changed::Paths(paths) => {
+                let bytes = paths.iter().map(|p| p.as_os_str().as_encoded_bytes());
+                if paths.len() <= 8 {
+                    Covers::Few(bytes.collect())
+                } else {
+                    Covers::Many(bytes.collect())
+                }
+            }
+        }
+    }
+
+    /// Whether `rel` or a folder above it changed.
     fn covers(&self, rel: &Path) -> bool {
+        let file = rel.as_os_str().as_encoded_bytes();
+        // `file` itself, or a prefix of it that ends where a separator starts.
+        let at = |len: usize| {
+            len == file.len()
+                || file
+                    .get(len)
+                    .is_some_and(|&b| std::path::is_separator(b.into()))
+        };
         match self {
-            Changed::All => true,
-            Changed::Paths(paths) => rel.ancestors().any(|a| paths.contains(a)),
+            Covers::All => true,
+            Covers::Few(paths) => paths.iter().any(|p| file.starts_with(p) && at(p.len())),
+            Covers::Many(paths) => {
+                paths.contains(file)
+                    || (file.iter().enumerate())
+                        .filter(|(_, b)| std::path::is_separator((**b).into()))
+                        .any(|(i, _)| paths.contains(&file[..i]))
+            }
         }
     }
 }
@@ -62,9 +103,10 @@ pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
     let (files, assets) = walk(root, &content, &mut problems, &mut warnings);
+    let covers = Covers::new(changed);
     let stale: Vec<usize> = (files.iter().enumerate())
         .filter(|(_, (rel, _, link))| {
-            *link || changed.covers(rel) || !cache.files.contains_key(rel)
+            *link || covers.covers(rel) || !cache.files.contains_key(rel.as_os_str())
         })
         .map(|(i, _)| i)
         .collect();
@@ -72,24 +114,22 @@ pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
         .par_iter()
         .map(|&i| (i, read_entry(&files[i].0, &files[i].1)))
         .collect();
-    let mut results: HashMap<PathBuf, Result<Arc<Entry>, Vec<Diagnostic>>> =
-        HashMap::with_capacity(files.len());
     for (i, r) in fresh {
-        results.insert(files[i].0.clone(), r.map(Arc::new));
+        (cache.files).insert(files[i].0.clone().into_os_string(), r.map(Arc::new));
     }
-    for (rel, _, _) in &files {
-        if !results.contains_key(rel)
-            && let Some(r) = cache.files.remove(rel)
-        {
-            results.insert(rel.clone(), r);
-        }
+    // Every file walked is in the cache now; more means some are gone.
+    if cache.files.len() > files.len() {
+        let walked: HashSet<&OsStr> = files.iter().map(|(rel, _, _)| rel.as_os_str()).collect();
+        cache
+            .files
+            .retain(|rel, _| walked.contains(rel.as_os_str()));
     }
     let mut entries = Vec::with_capacity(files.len());
     // Entries that failed to load still exist: references to them are not reported again.
     let mut failed: HashSet<(String, String)> = HashSet::new();
     let mut unloaded = Vec::new();
     for (rel, _, _) in &files {
-        match results.get(rel) {
+        match cache.files.get(rel.as_os_str()) {
             Some(Ok(e)) => entries.push(e.clone()),
             Some(Err(d)) => {
                 problems.extend(d.iter().cloned());
@@ -103,9 +143,9 @@ pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
     // The cache keeps each entry as the site has it (an intro marked), so that an unchanged
     // intro stays the same allocation too.
     for i in mark_intros(&mut entries) {
-        results.insert(entries[i].file.clone(), Ok(entries[i].clone()));
+        let e = &entries[i];
+        (cache.files).insert(e.file.clone().into_os_string(), Ok(e.clone()));
     }
-    cache.files = results;
     check_unique(&mut entries, &mut problems);
     check_references(&entries, &failed, &mut problems);
     Site {
@@ -168,9 +208,11 @@ fn walk(
         return (files, assets);
     }
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let walker = walkdir::WalkDir::new(content)
-        .sort_by_file_name()
-        .into_iter();
+    // Walked unsorted and sorted at the end: walkdir's sort by name takes the name out of
+    // the path on every comparison, which costs more than the walk at 10,000 files.
+    let (outer_problems, outer_skipped) = (problems, skipped);
+    let (mut problems, mut skipped) = (Vec::new(), Vec::new());
+    let walker = walkdir::WalkDir::new(content).into_iter();
     for item in walker.filter_entry(|e| !is_hidden(e.file_name())) {
         let item = match item {
             Ok(item) => item,
@@ -222,11 +264,7 @@ fn walk(
         } else if item.file_type().is_dir() {
             continue;
         }
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let ext = extension(&path).to_ascii_lowercase();
         if ext == "md" {
             files.push((relative, path, item.path_is_symlink()));
         } else if ASSETS.contains(&ext.as_str()) {
@@ -247,7 +285,44 @@ fn walk(
             );
         }
     }
+    // The order of a walk sorted by name: siblings by name, a folder's files where the
+    // folder sorts.
+    files.sort_by_cached_key(|f| walk_order(&f.0));
+    assets.sort_by_cached_key(|f| walk_order(&f.0));
+    problems.sort_by_cached_key(|d| walk_order(&d.file));
+    skipped.sort_by_cached_key(|d| walk_order(&d.file));
+    outer_problems.extend(problems);
+    outer_skipped.extend(skipped);
     (files, assets)
+}
+
+/// A key that sorts paths as a walk sorted by name lists them: the path's bytes with
+/// every separator as 0, below any byte a name can hold, so that `a/b` sorts before `a-c`
+/// as the folder `a` sorts before the file `a-c`.
+fn walk_order(path: &Path) -> Vec<u8> {
+    (path.as_os_str().as_encoded_bytes().iter())
+        .map(|&b| {
+            if std::path::is_separator(b.into()) {
+                0
+            } else {
+                b
+            }
+        })
+        .collect()
+}
+
+/// The extension of the path's file name (`""` when it has none or is not UTF-8), as
+/// `Path::extension` finds it, from the bytes.
+fn extension(path: &Path) -> &str {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name_at = (bytes.iter())
+        .rposition(|&b| std::path::is_separator(b.into()))
+        .map_or(0, |i| i + 1);
+    let name = &bytes[name_at..];
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => std::str::from_utf8(&name[dot + 1..]).unwrap_or(""),
+        _ => "",
+    }
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
@@ -376,9 +451,13 @@ fn locate(
 /// `content/glossary/`) is that section's introduction. Returns the entries whose kind it
 /// changed.
 fn mark_intros(entries: &mut [Arc<Entry>]) -> Vec<usize> {
-    let sections: HashSet<String> = entries
-        .iter()
-        .filter(|e| !e.section.is_empty())
+    // Only a top-level entry can introduce a section: look for sections of those names.
+    let tops: HashSet<&str> = (entries.iter())
+        .filter(|e| e.section.is_empty())
+        .map(|e| e.slug.as_str())
+        .collect();
+    let sections: HashSet<String> = (entries.iter())
+        .filter(|e| !e.section.is_empty() && tops.contains(e.section.as_str()))
         .map(|e| e.section.clone())
         .collect();
     let mut changed = Vec::new();
@@ -445,11 +524,26 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
 /// they would collide on case-insensitive file systems and in `related:` lookups). The
 /// second of a pair is reported and dropped, so that later checks do not report it again.
 fn check_unique(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(String, String), PathBuf> = HashMap::with_capacity(entries.len());
-    entries.retain(|e| {
-        let key = (e.section.to_lowercase(), e.slug.to_lowercase());
-        if let Some(first) = seen.get(&key) {
+    // Lower case only what is not already (most slugs are).
+    fn lower(s: &str) -> Cow<'_, str> {
+        if s.bytes().any(|b| !b.is_ascii() || b.is_ascii_uppercase()) {
+            Cow::Owned(s.to_lowercase())
+        } else {
+            Cow::Borrowed(s)
+        }
+    }
+    let mut drop = HashSet::new();
+    {
+        let mut seen: HashMap<(Cow<'_, str>, Cow<'_, str>), usize> =
+            HashMap::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let key = (lower(&e.section), lower(&e.slug));
+            let Some(&first) = seen.get(&key) else {
+                seen.insert(key, i);
+                continue;
+            };
             // Name the `slug:` line when the slug was set there, else the file as a whole.
+            let first = &entries[first].file;
             let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
                 .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
             if e.meta.slug.is_some() {
@@ -457,12 +551,16 @@ fn check_unique(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Diagnostic>) {
                 d.line = e.lines.of("slug");
             }
             problems.push(d);
-            false
-        } else {
-            seen.insert(key, e.file.clone());
-            true
+            drop.insert(i);
         }
-    });
+    }
+    if !drop.is_empty() {
+        let mut i = 0;
+        entries.retain(|_| {
+            i += 1;
+            !drop.contains(&(i - 1))
+        });
+    }
 }
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
