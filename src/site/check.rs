@@ -4,7 +4,7 @@
 //! parsing), diagram specs and output collisions. Returns every problem at once, or the
 //! pages ready to render.
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -67,18 +67,14 @@ pub(super) fn check_with<'a>(
         strict: opts.strict,
         preview: opts.drafts,
     };
-    let verdicts: Vec<Verdict<'a>> = site
-        .entries
-        .par_iter()
-        .map(|e| policy::check(e, &rules))
-        .collect();
+    let verdicts: Vec<Verdict<'a>> = policy::check_all(
+        &site.entries,
+        &rules,
+        memo.as_deref_mut().map(|m| &mut m.verdicts),
+    );
     // Entries by address: the memo keeps the `Arc` of each entry it checked.
     let arcs: HashMap<usize, &Arc<Entry>> = match memo {
-        Some(_) => site
-            .entries
-            .iter()
-            .map(|e| (Arc::as_ptr(e) as usize, e))
-            .collect(),
+        Some(_) => site.entries.iter().map(|e| (address(e), e)).collect(),
         None => HashMap::new(),
     };
     let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
@@ -122,7 +118,7 @@ pub(super) fn check_with<'a>(
         sources: &sources,
         render,
     };
-    let (pages, intros) = match memo {
+    let (pages, intros) = match memo.as_deref_mut() {
         Some(memo) => {
             let checked = check_pages_memo(shown, cx, &mut problems, memo, &arcs);
             memo.targets = Some(targets);
@@ -131,13 +127,26 @@ pub(super) fn check_with<'a>(
         None => check_pages(shown, cx, &mut problems),
     };
     let outputs = plan::outputs(&pages, &intros, opts);
-    problems.extend(plan::collisions(root, &outputs, &copies, &pages));
+    match memo.as_deref() {
+        // The same outputs and copies as a check that found no collision: none now.
+        Some(Memo {
+            collisions: Some((o, c)),
+            ..
+        }) if *o == outputs && *c == copies => {}
+        _ => {
+            let found = plan::collisions(root, &outputs, &copies, &pages);
+            if let Some(memo) = memo {
+                memo.collisions = found.is_empty().then(|| (outputs.clone(), copies.clone()));
+            }
+            problems.extend(found);
+        }
+    }
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
         return Err(problems);
     }
-    report.pages = outputs.iter().filter(|p| p.ends_with("index.html")).count();
+    report.pages = outputs.iter().filter(|p| is_index(p)).count();
     if !opts.drafts && !opts.strict {
         // A published page must not tell readers to run the tool: say so at build time.
         let entries = pages.iter().chain(&intros).map(|p| p.entry);
@@ -378,12 +387,16 @@ fn page<'a>(
 /// holds it must [`Memo::clear`] it when one of those changes.
 #[derive(Default)]
 pub(super) struct Memo {
-    /// Per entry file: what checking it found.
-    pages: HashMap<PathBuf, Memoized>,
-    /// Per entry file whose code blocks read no file: the problems of its code-block options.
-    includes: HashMap<PathBuf, (Arc<Entry>, IncludeErrors)>,
+    /// The editorial verdicts.
+    verdicts: policy::Memo,
+    /// Per entry (by the address of the entry it holds): what checking it found.
+    pages: HashMap<usize, Memoized>,
+    /// Per entry whose code blocks read no file: the problems of its code-block options.
+    includes: HashMap<usize, (Arc<Entry>, IncludeErrors)>,
     /// The link targets the kept link problems were found against.
     targets: Option<Targets>,
+    /// The outputs and copies of the last check, when they collided nowhere.
+    collisions: Option<(Vec<std::path::PathBuf>, Copies)>,
 }
 
 /// The problems of one body's code-block options, with their body lines.
@@ -406,6 +419,12 @@ impl Memo {
     pub(super) fn clear(&mut self) {
         *self = Memo::default();
     }
+}
+
+/// The address of an entry: the memo's key (it keeps the entry alive, so the address
+/// names that entry until the memo lets go of it).
+fn address(entry: &Entry) -> usize {
+    std::ptr::from_ref(entry) as usize
 }
 
 /// How one entry was checked through the memo.
@@ -431,7 +450,7 @@ fn check_pages_memo<'a>(
         .into_par_iter()
         .map(|(entry, reason)| {
             let memoized = kept
-                .get(&entry.file)
+                .get(&address(entry))
                 .filter(|m| std::ptr::eq(Arc::as_ptr(&m.entry), entry));
             match memoized {
                 Some(m) if same_targets => {
@@ -455,38 +474,37 @@ fn check_pages_memo<'a>(
             }
         })
         .collect();
-    let mut shown_files = HashSet::with_capacity(checked.len());
+    let mut shown = HashSet::with_capacity(checked.len());
     let mut results = Vec::with_capacity(checked.len());
     for (entry, page, through) in checked {
-        shown_files.insert(&entry.file);
+        shown.insert(address(entry));
         match through {
             Through::Kept(None) => {}
             Through::Kept(Some(links)) => {
-                if let Some(m) = memo.pages.get_mut(&entry.file) {
+                if let Some(m) = memo.pages.get_mut(&address(entry)) {
                     m.link_problems = links;
                 }
             }
             Through::Fresh(keep) => {
-                let arc = arcs.get(&(std::ptr::from_ref(entry) as usize));
+                let arc = arcs.get(&address(entry));
                 match (keep, arc) {
                     (Some((parts, link_problems)), Some(arc)) => {
-                        let entry = Arc::clone(arc);
                         let m = Memoized {
-                            entry,
+                            entry: Arc::clone(arc),
                             parts,
                             link_problems,
                         };
-                        memo.pages.insert(m.entry.file.clone(), m);
+                        memo.pages.insert(address(entry), m);
                     }
                     _ => {
-                        memo.pages.remove(&entry.file);
+                        memo.pages.remove(&address(entry));
                     }
                 }
             }
         }
         results.push(page);
     }
-    memo.pages.retain(|file, _| shown_files.contains(file));
+    memo.pages.retain(|a, _| shown.contains(a));
     sort_pages(results, problems)
 }
 
@@ -512,7 +530,7 @@ fn check_includes(
                 .par_iter()
                 .map(|(e, _)| {
                     let memoized = kept
-                        .get(&e.file)
+                        .get(&address(e))
                         .filter(|(entry, _)| std::ptr::eq(Arc::as_ptr(entry), *e));
                     match memoized {
                         Some((_, errors)) => {
@@ -533,20 +551,20 @@ fn check_includes(
             let mut files = HashSet::with_capacity(checked.len());
             let mut out = Vec::with_capacity(checked.len());
             for (e, c, fresh) in checked {
-                files.insert(&e.file);
-                match (fresh, arcs.get(&(std::ptr::from_ref(e) as usize))) {
+                files.insert(address(e));
+                match (fresh, arcs.get(&address(e))) {
                     (Some(true), Some(arc)) => {
                         memo.includes
-                            .insert(e.file.clone(), (Arc::clone(arc), c.errors.clone()));
+                            .insert(address(e), (Arc::clone(arc), c.errors.clone()));
                     }
                     (Some(_), _) => {
-                        memo.includes.remove(&e.file);
+                        memo.includes.remove(&address(e));
                     }
                     (None, _) => {}
                 }
                 out.push((e, c));
             }
-            memo.includes.retain(|file, _| files.contains(file));
+            memo.includes.retain(|a, _| files.contains(a));
             out
         }
     };
@@ -572,6 +590,16 @@ fn check_includes(
         files.extend(c.files);
     }
     files
+}
+
+/// Whether an output is a page (`…/index.html`), read from the bytes (`Path::ends_with`
+/// takes the path apart, for every output of every rebuild).
+fn is_index(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = b"index.html";
+    bytes.ends_with(name)
+        && (bytes.len() == name.len()
+            || std::path::is_separator(bytes[bytes.len() - name.len() - 1].into()))
 }
 
 /// `cc` must be a compute capability the bank model knows.

@@ -41,16 +41,18 @@ impl Targets {
         if sitemap {
             built.insert("/sitemap.xml".into());
         }
+        let mut sections = HashSet::new();
         for e in shown {
             built.insert(e.url.clone());
             if !e.section.is_empty() {
-                built.insert(format!("/{}/", e.section));
+                sections.insert(e.section.as_str());
             }
             if e.meta.diagram.is_some() {
                 built.insert(format!("{}{DIAGRAM_PNG}", e.url));
                 built.insert(format!("{}{DIAGRAM_SVG}", e.url));
             }
         }
+        built.extend(sections.into_iter().map(|s| format!("/{s}/")));
         // An entry that failed to load is reported once, not again by every link to it.
         built.extend(unloaded.iter().cloned());
         for f in files {
