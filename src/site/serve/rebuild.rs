@@ -64,6 +64,9 @@ pub(super) struct Done {
     pub(super) written: usize,
     /// Wall time of the rebuild.
     pub(super) millis: u128,
+    /// Wall time of its stages: load, check, render, write (with keeping what the next
+    /// rebuild compares with).
+    pub(super) stages: [u128; 4],
 }
 
 /// One page as the last good build rendered it.
@@ -84,16 +87,18 @@ struct Rendered {
 
 /// What the last good build rendered: what the next one compares with.
 struct Last {
-    /// Every entry loaded, by file.
-    entries: HashMap<PathBuf, Arc<Entry>>,
+    /// Every entry loaded, in path order.
+    entries: Vec<Arc<Entry>>,
     /// The reading order.
-    nav: nav::Nav,
+    nav: Arc<nav::Nav>,
     /// Entry pages, by URL.
     pages: HashMap<String, Rendered>,
     /// Section intros, by URL: HTML and draft reason (the section indexes show them).
     intros: HashMap<String, (Arc<Bodies>, Option<String>)>,
     /// The files the site-wide pages wrote.
     site_files: Vec<PathBuf>,
+    /// The files copied, in order.
+    copies: Vec<PathBuf>,
 }
 
 /// Keeps what the next rebuild needs: templates, the load cache, the check memo, what the
@@ -155,6 +160,10 @@ impl Rebuilder {
                 self.pending.templates = true;
             } else if under("content") || under("static") {
                 self.pending.files.insert(p);
+            } else {
+                // Not a path the watcher should report: do not guess what it affects.
+                self.pending.reload = true;
+                self.pending.all = true;
             }
         }
     }
@@ -187,6 +196,7 @@ impl Rebuilder {
         };
         let site =
             super::super::load_changed(&self.root, &mut self.loaded, &changed).map_err(lines)?;
+        let loaded = start.elapsed();
         if self.pending.templates || self.templates.is_none() {
             let templates = Templates::load(&self.root.join("templates"))
                 .map_err(|e| lines(e.into()))?
@@ -195,26 +205,34 @@ impl Rebuilder {
         }
         let checked = check::check_with(&self.root, &site, &self.opts, Some(&mut self.memo))
             .map_err(|d| lines(SiteError::Content(crate::content::Diagnostics(d))))?;
+        let checked_at = start.elapsed();
         let templates = self.templates.as_ref().expect("loaded above");
         let plan = self.plan(&site, &checked);
         let (files, rendered) = self.render(&checked, templates, &plan).map_err(lines)?;
+        let rendered_at = start.elapsed();
         let written = self
             .write(&checked, &files, &plan)
             .map_err(|e| vec![e.to_string()])?;
         self.remember(&site, &checked, plan, &files);
         self.pending = Pending::default();
+        let done = start.elapsed();
         Ok(Done {
             rendered,
             pages: checked.report.pages,
             written,
-            millis: start.elapsed().as_millis(),
+            millis: done.as_millis(),
+            stages: [
+                loaded.as_millis(),
+                (checked_at - loaded).as_millis(),
+                (rendered_at - checked_at).as_millis(),
+                (done - rendered_at).as_millis(),
+            ],
         })
     }
 
     /// Decides what to render: the pages a change can affect, and the site-wide files when
     /// something lists show changed.
     fn plan<'c>(&self, site: &content::Site, checked: &'c Checked<'c>) -> Plan<'c> {
-        let nav = nav::Nav::new(&checked.pages);
         let Some(last) = self.last.as_ref().filter(|_| !self.pending.all) else {
             let arcs = arcs(site);
             return Plan {
@@ -222,10 +240,16 @@ impl Rebuilder {
                     .map(|p| (p, links(p, checked, &arcs)))
                     .collect(),
                 site: true,
-                nav,
+                listed: true,
+                nav: Arc::new(nav::Nav::new(&checked.pages)),
             };
         };
         let listed = listings_changed(last, site, checked);
+        // Nothing lists show changed: the reading order is the last one.
+        let nav = match listed {
+            true => Arc::new(nav::Nav::new(&checked.pages)),
+            false => Arc::clone(&last.nav),
+        };
         let frame = listed && nav.same_frame(&last.nav);
         let arcs = if listed { arcs(site) } else { HashMap::new() };
         let dirty = (checked.pages.par_iter())
@@ -233,28 +257,24 @@ impl Rebuilder {
                 let Some(was) = last.pages.get(&p.entry.url) else {
                     return Some((p, links(p, checked, &arcs)));
                 };
-                let missing = was.files.iter().any(|f| !self.written.contains_key(f));
                 let own = !std::ptr::eq(Arc::as_ptr(&was.entry), p.entry)
                     || !same_bodies(&was.bodies, &p.bodies)
-                    || was.diagram.as_ref().map(Arc::as_ptr) != p.diagram.as_ref().map(Arc::as_ptr)
+                    || !same_diagram(&was.diagram, &p.diagram)
                     || was.draft_reason != p.draft_reason;
                 if !listed {
-                    return (own || missing).then(|| (p, was.links.clone()));
+                    return own.then(|| (p, was.links.clone()));
                 }
                 let links = links(p, checked, &arcs);
                 let around = !frame
                     || !nav.same_page(&last.nav, &p.entry.url)
                     || !same_links(&links, &was.links);
-                (own || missing || around).then_some((p, links))
+                (own || around).then_some((p, links))
             })
             .collect();
-        let site_missing = last
-            .site_files
-            .iter()
-            .any(|f| !self.written.contains_key(f));
         Plan {
             dirty,
-            site: listed || site_missing,
+            site: listed,
+            listed,
             nav,
         }
     }
@@ -303,31 +323,7 @@ impl Rebuilder {
         files: &Rendering,
         plan: &Plan<'_>,
     ) -> std::io::Result<usize> {
-        // What the output keeps: every page's files (as rendered now, or as last time),
-        // the site-wide files and the copies.
-        let mut keep: HashSet<PathBuf> = HashSet::new();
-        let fresh: HashSet<&str> = (plan.dirty.iter())
-            .map(|(p, _)| p.entry.url.as_str())
-            .collect();
-        if let Some(last) = &self.last {
-            for p in &checked.pages {
-                if let Some(was) = last.pages.get(&p.entry.url)
-                    && !fresh.contains(p.entry.url.as_str())
-                {
-                    keep.extend(was.files.iter().cloned());
-                }
-            }
-            if files.site.is_none() {
-                keep.extend(last.site_files.iter().cloned());
-            }
-        }
-        let all = files
-            .pages
-            .iter()
-            .flatten()
-            .chain(files.site.iter().flatten());
-        keep.extend(all.clone().map(|f| f.path.clone()));
-        let result = self.write_files(checked, all, &mut keep);
+        let result = self.write_files(checked, files, plan);
         if result.is_err() {
             // Part of it may be written: render everything next time (unchanged bytes are
             // not written again).
@@ -336,14 +332,19 @@ impl Rebuilder {
         result
     }
 
-    fn write_files<'f>(
+    fn write_files(
         &mut self,
         checked: &Checked<'_>,
-        files: impl Iterator<Item = &'f OutFile>,
-        keep: &mut HashSet<PathBuf>,
+        files: &Rendering,
+        plan: &Plan<'_>,
     ) -> std::io::Result<usize> {
         let mut touched = 0;
-        for f in files {
+        for f in files
+            .pages
+            .iter()
+            .flatten()
+            .chain(files.site.iter().flatten())
+        {
             let h = hash(&f.bytes);
             if self.written.get(&f.path) != Some(&h) {
                 replace(&self.out.join(&f.path), &f.bytes)?;
@@ -353,7 +354,6 @@ impl Rebuilder {
         }
         let watched = ["content", "static"].map(|d| self.root.join(d));
         for (rel, src) in &checked.copies {
-            keep.insert(rel.clone());
             // Files outside the watched folders (a code block's `file=`) may change unseen.
             let unseen = !watched.iter().any(|w| src.starts_with(w));
             if self.pending.all
@@ -370,10 +370,7 @@ impl Rebuilder {
                 }
             }
         }
-        let gone: Vec<PathBuf> = (self.written.keys())
-            .filter(|p| !keep.contains(*p))
-            .cloned()
-            .collect();
+        let gone = self.gone(checked, files, plan);
         for rel in gone {
             self.written.remove(&rel);
             match std::fs::remove_file(self.out.join(&rel)) {
@@ -382,6 +379,79 @@ impl Rebuilder {
             }
         }
         Ok(touched)
+    }
+
+    /// The files of the output that nothing writes any more. Only files whose owner (a
+    /// page, the site-wide pages, a copy) stopped writing them are looked at, unless
+    /// there is no last build to compare with.
+    fn gone(&self, checked: &Checked<'_>, files: &Rendering, plan: &Plan<'_>) -> Vec<PathBuf> {
+        let paths = |f: &[OutFile]| f.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        match &self.last {
+            None => candidates.extend(self.written.keys().cloned()),
+            Some(last) => {
+                for ((p, _), now) in plan.dirty.iter().zip(&files.pages) {
+                    if let Some(was) = last.pages.get(&p.entry.url) {
+                        let now = paths(now);
+                        candidates.extend(was.files.iter().filter(|f| !now.contains(f)).cloned());
+                    }
+                }
+                if plan.listed {
+                    let urls: HashSet<&str> = (checked.pages.iter())
+                        .map(|p| p.entry.url.as_str())
+                        .collect();
+                    for (url, was) in &last.pages {
+                        if !urls.contains(url.as_str()) {
+                            candidates.extend(was.files.iter().cloned());
+                        }
+                    }
+                }
+                if let Some(site) = &files.site {
+                    let now = paths(site);
+                    let old = last.site_files.iter().filter(|f| !now.contains(f));
+                    candidates.extend(old.cloned());
+                }
+                if last.copies.len() != checked.copies.len()
+                    || (last.copies.iter().zip(&checked.copies)).any(|(a, b)| *a != b.0)
+                {
+                    let now: HashSet<&PathBuf> = checked.copies.iter().map(|c| &c.0).collect();
+                    let old = last.copies.iter().filter(|f| !now.contains(f));
+                    candidates.extend(old.cloned());
+                }
+            }
+        }
+        if candidates.is_empty() {
+            return candidates;
+        }
+        // What the output keeps: every page's files (as rendered now, or as last time),
+        // the site-wide files and the copies.
+        let mut keep: HashSet<&PathBuf> = HashSet::new();
+        let fresh: HashSet<&str> = (plan.dirty.iter())
+            .map(|(p, _)| p.entry.url.as_str())
+            .collect();
+        if let Some(last) = &self.last {
+            for p in &checked.pages {
+                if let Some(was) = last.pages.get(&p.entry.url)
+                    && !fresh.contains(p.entry.url.as_str())
+                {
+                    keep.extend(was.files.iter());
+                }
+            }
+            if files.site.is_none() {
+                keep.extend(last.site_files.iter());
+            }
+        }
+        let rendered = files
+            .pages
+            .iter()
+            .flatten()
+            .chain(files.site.iter().flatten());
+        keep.extend(rendered.map(|f| &f.path));
+        keep.extend(checked.copies.iter().map(|c| &c.0));
+        candidates.retain(|c| !keep.contains(c) && self.written.contains_key(c));
+        candidates.sort();
+        candidates.dedup();
+        candidates
     }
 
     /// Keeps what this good build rendered, for the next rebuild to compare with.
@@ -394,47 +464,53 @@ impl Rebuilder {
     ) {
         let mut last = self.last.take();
         let arcs = arcs(site);
-        let mut fresh: HashMap<&str, (Links, Vec<PathBuf>)> = (plan.dirty.into_iter())
-            .zip(&files.pages)
-            .map(|((p, links), f)| {
-                let paths = f.iter().map(|f| f.path.clone()).collect();
-                (p.entry.url.as_str(), (links, paths))
-            })
-            .collect();
-        let mut pages = HashMap::with_capacity(checked.pages.len());
-        for p in &checked.pages {
-            let url = p.entry.url.as_str();
-            let kept = last.as_mut().and_then(|l| l.pages.remove(url));
-            let rendered = match (fresh.remove(url), kept) {
-                (Some((links, files)), _) => {
-                    match arcs.get(&(std::ptr::from_ref(p.entry) as usize)) {
-                        Some(entry) => Rendered {
-                            entry: Arc::clone(entry),
-                            bodies: p.bodies.clone(),
-                            diagram: p.diagram.clone(),
-                            draft_reason: p.draft_reason.clone(),
-                            links,
-                            files,
-                        },
-                        // Not an entry of this site (cannot happen): render all next time.
-                        None => return,
-                    }
-                }
-                (None, Some(was)) => was,
-                // Neither rendered now nor before (cannot happen): render all next time.
-                (None, None) => return,
+        let mut fresh: HashMap<&str, Rendered> = HashMap::with_capacity(plan.dirty.len());
+        for ((p, links), f) in plan.dirty.into_iter().zip(&files.pages) {
+            let Some(entry) = arcs.get(&(std::ptr::from_ref(p.entry) as usize)) else {
+                // Not an entry of this site (cannot happen): render all next time.
+                return;
             };
-            pages.insert(url.to_string(), rendered);
+            let rendered = Rendered {
+                entry: Arc::clone(entry),
+                bodies: p.bodies.clone(),
+                diagram: p.diagram.clone(),
+                draft_reason: p.draft_reason.clone(),
+                links,
+                files: f.iter().map(|f| f.path.clone()).collect(),
+            };
+            fresh.insert(p.entry.url.as_str(), rendered);
         }
+        let pages = match (plan.listed, last.as_mut()) {
+            // The same pages as last time: replace those rendered again.
+            (false, Some(last)) => {
+                let mut pages = std::mem::take(&mut last.pages);
+                for (url, rendered) in fresh {
+                    pages.insert(url.to_string(), rendered);
+                }
+                pages
+            }
+            (_, was) => {
+                let mut was = was.map(|l| std::mem::take(&mut l.pages));
+                let mut pages = HashMap::with_capacity(checked.pages.len());
+                for p in &checked.pages {
+                    let url = p.entry.url.as_str();
+                    let kept = was.as_mut().and_then(|w| w.remove(url));
+                    match fresh.remove(url).or(kept) {
+                        Some(rendered) => pages.insert(url.to_string(), rendered),
+                        // Neither rendered now nor before (cannot happen): render all next time.
+                        None => return,
+                    };
+                }
+                pages
+            }
+        };
         let site_files = match (&files.site, last) {
             (Some(files), _) => files.iter().map(|f| f.path.clone()).collect(),
             (None, Some(last)) => last.site_files,
             (None, None) => return,
         };
         self.last = Some(Last {
-            entries: (site.entries.iter())
-                .map(|e| (e.file.clone(), Arc::clone(e)))
-                .collect(),
+            entries: site.entries.clone(),
             nav: plan.nav,
             pages,
             intros: (checked.intros.iter())
@@ -444,6 +520,7 @@ impl Rebuilder {
                 })
                 .collect(),
             site_files,
+            copies: checked.copies.iter().map(|c| c.0.clone()).collect(),
         });
     }
 }
@@ -454,8 +531,10 @@ struct Plan<'c> {
     dirty: Vec<(&'c Page<'c>, Links)>,
     /// Whether to render the site-wide files.
     site: bool,
+    /// Whether something lists show may have changed (pages added or gone among them).
+    listed: bool,
     /// The reading order.
-    nav: nav::Nav,
+    nav: Arc<nav::Nav>,
 }
 
 /// What one rebuild rendered: each dirty page's files (in the plan's order), and the
@@ -505,6 +584,15 @@ fn same_links(a: &Links, b: &Links) -> bool {
         })
 }
 
+/// The same drawing: the same allocation, or equal SVG.
+fn same_diagram(a: &Option<Arc<Drawn>>, b: &Option<Arc<Drawn>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b) || (a.svg == b.svg && a.preset == b.preset),
+        _ => false,
+    }
+}
+
 /// The same HTML: the same allocation, or equal text.
 fn same_bodies(a: &Arc<Bodies>, b: &Arc<Bodies>) -> bool {
     Arc::ptr_eq(a, b) || (a.main == b.main && a.measured == b.measured && a.diagram == b.diagram)
@@ -523,13 +611,9 @@ fn listings_changed(last: &Last, site: &content::Site, checked: &Checked<'_>) ->
     fn listing(e: &Entry) -> (&PathBuf, content::Kind, &str, &str, &str, &content::Meta) {
         (&e.file, e.kind, &e.section, &e.slug, &e.url, &e.meta)
     }
-    let entries = site
-        .entries
-        .iter()
-        .any(|e| match last.entries.get(&e.file) {
-            None => true,
-            Some(was) => !Arc::ptr_eq(was, e) && listing(was) != listing(e),
-        });
+    // Both in path order: an entry added and another removed differ in `file` somewhere.
+    let entries = (site.entries.iter().zip(&last.entries))
+        .any(|(e, was)| !Arc::ptr_eq(was, e) && listing(was) != listing(e));
     let pages = checked
         .pages
         .iter()
