@@ -1,8 +1,7 @@
 //! Walks `content/` (nested sections allowed), reads each entry once, and checks what can
 //! be checked per site: slugs, duplicates, and that related terms and days resolve.
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::ffi::{OsStr, OsString};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,6 +11,10 @@ use super::diagnostic::Diagnostic;
 use super::front_matter::{self, FieldLines};
 use super::meta::{self, Meta};
 use super::{Entry, Kind, Site};
+
+mod cache;
+pub use cache::{Cache, Changed};
+use cache::{Slot, Walked};
 
 /// The section whose entries `related:` names.
 pub const GLOSSARY: &str = "glossary";
@@ -25,136 +28,64 @@ pub fn load(root: &Path) -> Site {
     load_changed(root, &mut Cache::default(), &Changed::All)
 }
 
-/// What an earlier load read and parsed, kept between the rebuilds of `coursegen serve` so
-/// that the next load reads only the files that changed. An entry that did not change
-/// keeps the same allocation (`Arc`) from one load to the next, which later stages use to
-/// tell it is unchanged.
-#[derive(Debug, Default)]
-pub struct Cache {
-    /// Each entry file's result, by its path relative to the root (as bytes: hashing a
-    /// `Path` walks its components, and serve looks up every file on every rebuild).
-    files: HashMap<OsString, Result<Arc<Entry>, Vec<Diagnostic>>>,
-}
-
-/// Which files changed since the load that filled the [`Cache`].
-#[derive(Debug)]
-pub enum Changed {
-    /// Anything may have changed: every file is read again.
-    All,
-    /// These paths (relative to the root; a folder stands for everything under it). Files
-    /// the cache does not know (added) are read too, and files gone are dropped.
-    Paths(BTreeSet<PathBuf>),
-}
-
-/// [`Changed`] made quick to ask for each file.
-enum Covers<'c> {
-    All,
-    /// A few paths, compared one by one.
-    Few(Vec<&'c [u8]>),
-    /// Many: each file's own path and the folders above it are looked up.
-    Many(HashSet<&'c [u8]>),
-}
-
-impl<'c> Covers<'c> {
-    fn new(changed: &'c Changed) -> Self {
-        match changed {
-            Changed::All => Covers::All,
-            Changed::Paths(paths) => {
-                let bytes = paths.iter().map(|p| p.as_os_str().as_encoded_bytes());
-                if paths.len() <= 8 {
-                    Covers::Few(bytes.collect())
-                } else {
-                    Covers::Many(bytes.collect())
-                }
-            }
-        }
-    }
-
-    /// Whether `rel` or a folder above it changed.
-    fn covers(&self, rel: &Path) -> bool {
-        let file = rel.as_os_str().as_encoded_bytes();
-        // `file` itself, or a prefix of it that ends where a separator starts.
-        let at = |len: usize| {
-            len == file.len()
-                || file
-                    .get(len)
-                    .is_some_and(|&b| std::path::is_separator(b.into()))
-        };
-        match self {
-            Covers::All => true,
-            Covers::Few(paths) => paths.iter().any(|p| file.starts_with(p) && at(p.len())),
-            Covers::Many(paths) => {
-                paths.contains(file)
-                    || (file.iter().enumerate())
-                        .filter(|(_, b)| std::path::is_separator((**b).into()))
-                        .any(|(i, _)| paths.contains(&file[..i]))
-            }
-        }
-    }
-}
-
-/// [`load`], reading again only the entry files that `changed` names, that `cache` does not
-/// hold, or that are symbolic links (whose targets the watcher may not see); everything
-/// else comes from `cache`, which is then updated. The walk of `content/` and the checks
-/// across entries (intros, duplicate slugs, references) run in full every time, so the
-/// result equals a fresh [`load`] of the same files.
+/// [`load`], reading again only the entry files that `changed` names (and files added),
+/// with everything else from `cache`, which is then updated (see [`Cache`]). The result
+/// equals a fresh [`load`] of the same files, as long as `changed` names every path that
+/// changed since the load that filled the cache.
 pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
     let content = root.join("content");
-    let mut problems = Vec::new();
-    let mut warnings = Vec::new();
-    let (files, assets) = walk(root, &content, &mut problems, &mut warnings);
-    let covers = Covers::new(changed);
-    let stale: Vec<usize> = (files.iter().enumerate())
-        .filter(|(_, (rel, _, link))| {
-            *link || covers.covers(rel) || !cache.files.contains_key(rel.as_os_str())
-        })
+    let mut walked = cache.walked(root, &content, changed);
+    // Entries not read yet (new or changed) and symbolic links (whose targets the watcher
+    // may not see) are read.
+    let stale: Vec<usize> = (walked.files.iter().enumerate())
+        .filter(|(_, slot)| slot.link || slot.result.is_none())
         .map(|(i, _)| i)
         .collect();
     let fresh: Vec<(usize, Result<Entry, Vec<Diagnostic>>)> = stale
         .par_iter()
-        .map(|&i| (i, read_entry(&files[i].0, &files[i].1)))
+        .map(|&i| (i, read_entry(&walked.files[i].rel, &walked.files[i].abs)))
         .collect();
     for (i, r) in fresh {
-        (cache.files).insert(files[i].0.clone().into_os_string(), r.map(Arc::new));
+        walked.files[i].result = Some(r.map(Arc::new));
     }
-    // Every file walked is in the cache now; more means some are gone.
-    if cache.files.len() > files.len() {
-        let walked: HashSet<&OsStr> = files.iter().map(|(rel, _, _)| rel.as_os_str()).collect();
-        cache
-            .files
-            .retain(|rel, _| walked.contains(rel.as_os_str()));
-    }
-    let mut entries = Vec::with_capacity(files.len());
+    let mut problems = walked.problems.clone();
+    let mut entries = Vec::with_capacity(walked.files.len());
+    // The slot of each entry, to keep an intro marked there.
+    let mut slots = Vec::with_capacity(walked.files.len());
     // Entries that failed to load still exist: references to them are not reported again.
     let mut failed: HashSet<(String, String)> = HashSet::new();
     let mut unloaded = Vec::new();
-    for (rel, _, _) in &files {
-        match cache.files.get(rel.as_os_str()) {
-            Some(Ok(e)) => entries.push(e.clone()),
+    for (i, slot) in walked.files.iter().enumerate() {
+        match &slot.result {
+            Some(Ok(e)) => {
+                entries.push(e.clone());
+                slots.push(i);
+            }
             Some(Err(d)) => {
                 problems.extend(d.iter().cloned());
-                let (section, dirs, stem) = place(rel);
+                let (section, dirs, stem) = place(&slot.rel);
                 unloaded.push(url_of(&dirs, &stem));
                 failed.insert((section, stem));
             }
             None => {}
         }
     }
+    let (entries, marked, found) = cache.across(entries, failed);
     // The cache keeps each entry as the site has it (an intro marked), so that an unchanged
     // intro stays the same allocation too.
-    for i in mark_intros(&mut entries) {
-        let e = &entries[i];
-        (cache.files).insert(e.file.clone().into_os_string(), Ok(e.clone()));
+    for (i, e) in marked {
+        walked.files[slots[i]].result = Some(Ok(e));
     }
-    check_unique(&mut entries, &mut problems);
-    check_references(&entries, &failed, &mut problems);
-    Site {
+    problems.extend(found);
+    let site = Site {
         entries,
-        assets,
-        warnings,
+        assets: walked.assets.clone(),
+        warnings: walked.skipped.clone(),
         problems,
         unloaded,
-    }
+    };
+    cache.keep(walked);
+    site
 }
 
 /// Section, sub-folders and file stem of `content/<dirs…>/<stem>.md`.
@@ -181,44 +112,33 @@ fn url_of(dirs: &[String], slug: &str) -> String {
     url
 }
 
-type Files = Vec<(PathBuf, PathBuf)>;
-/// Entry files: relative to the root, absolute, and whether the path is a symbolic link.
-type EntryFiles = Vec<(PathBuf, PathBuf, bool)>;
-
 /// Extensions of files under content/ that are copied beside the pages.
 pub const ASSETS: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "pdf", "mp4", "webm", "csv", "txt",
     "cu", "cuh", "py", "zip",
 ];
 
-/// Lists entry files and other files (assets) as (relative-to-root, absolute) pairs.
-fn walk(
-    root: &Path,
-    content: &Path,
-    problems: &mut Vec<Diagnostic>,
-    skipped: &mut Vec<Diagnostic>,
-) -> (EntryFiles, Files) {
-    let mut files = Vec::new();
-    let mut assets = Vec::new();
+/// Lists entry files and other files (assets) under `content/`, in the order of a walk
+/// sorted by name, with what the walk refused and what it left out.
+fn walk(root: &Path, content: &Path) -> Walked {
+    let mut w = Walked::default();
     if !content.is_dir() {
-        problems.push(
+        w.problems.push(
             Diagnostic::new(content.strip_prefix(root).unwrap_or(content), 0, "no content folder")
                 .help("run from the site root, pass --root DIR, or create content/glossary/ with `coursegen new glossary <slug>`"),
         );
-        return (files, assets);
+        return w;
     }
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     // Walked unsorted and sorted at the end: walkdir's sort by name takes the name out of
     // the path on every comparison, which costs more than the walk at 10,000 files.
-    let (outer_problems, outer_skipped) = (problems, skipped);
-    let (mut problems, mut skipped) = (Vec::new(), Vec::new());
     let walker = walkdir::WalkDir::new(content).into_iter();
     for item in walker.filter_entry(|e| !is_hidden(e.file_name())) {
         let item = match item {
             Ok(item) => item,
             Err(err) => {
                 let path = err.path().unwrap_or(content).to_path_buf();
-                problems.push(Diagnostic::new(
+                w.problems.push(Diagnostic::new(
                     rel(root, &path),
                     0,
                     format!("cannot read: {err}"),
@@ -228,10 +148,11 @@ fn walk(
         };
         let path = item.path().to_path_buf();
         let relative = rel(root, &path);
-        if item.path_is_symlink() {
+        let link = item.path_is_symlink();
+        if link {
             match path.canonicalize() {
                 Ok(target) if !target.starts_with(&canon_root) => {
-                    problems.push(
+                    w.problems.push(
                         Diagnostic::new(
                             relative,
                             0,
@@ -245,7 +166,7 @@ fn walk(
                     continue;
                 }
                 Ok(target) if target.is_dir() => {
-                    problems.push(
+                    w.problems.push(
                         Diagnostic::new(relative, 0, "symbolic links to folders are not followed")
                             .help("move the folder into content/"),
                     );
@@ -253,7 +174,7 @@ fn walk(
                 }
                 Ok(_) => {}
                 Err(err) => {
-                    problems.push(Diagnostic::new(
+                    w.problems.push(Diagnostic::new(
                         relative,
                         0,
                         format!("broken symbolic link: {err}"),
@@ -264,36 +185,58 @@ fn walk(
         } else if item.file_type().is_dir() {
             continue;
         }
-        let ext = extension(&path).to_ascii_lowercase();
-        if ext == "md" {
-            files.push((relative, path, item.path_is_symlink()));
-        } else if ASSETS.contains(&ext.as_str()) {
-            assets.push((relative, path));
-        } else {
-            // Not published, and said so: an editor backup (`warp.md~`) or a stray export
-            // could otherwise carry a draft past the editorial rule.
-            skipped.push(
-                Diagnostic::new(
-                    relative,
-                    0,
-                    "not an entry (.md) nor an asset type coursegen copies; left out of the site",
-                )
-                .help(format!(
-                    "assets are copied when their extension is one of: {}",
-                    ASSETS.join(", ")
-                )),
-            );
+        match classify(relative, path) {
+            Found::Entry(rel, abs) => w.files.push(Slot {
+                rel,
+                abs,
+                link,
+                result: None,
+            }),
+            Found::Asset(rel, abs) => w.assets.push((rel, abs)),
+            Found::Skipped(d) => w.skipped.push(d),
         }
     }
     // The order of a walk sorted by name: siblings by name, a folder's files where the
     // folder sorts.
-    files.sort_by_cached_key(|f| walk_order(&f.0));
-    assets.sort_by_cached_key(|f| walk_order(&f.0));
-    problems.sort_by_cached_key(|d| walk_order(&d.file));
-    skipped.sort_by_cached_key(|d| walk_order(&d.file));
-    outer_problems.extend(problems);
-    outer_skipped.extend(skipped);
-    (files, assets)
+    w.files.sort_by_cached_key(|s| walk_order(&s.rel));
+    w.assets.sort_by_cached_key(|f| walk_order(&f.0));
+    w.problems.sort_by_cached_key(|d| walk_order(&d.file));
+    w.skipped.sort_by_cached_key(|d| walk_order(&d.file));
+    w
+}
+
+/// What a file under `content/` is to the site.
+enum Found {
+    /// An entry (`.md`): relative to the root, absolute.
+    Entry(PathBuf, PathBuf),
+    /// An asset copied beside the pages: relative to the root, absolute.
+    Asset(PathBuf, PathBuf),
+    /// Neither: left out, with a warning.
+    Skipped(Diagnostic),
+}
+
+/// Tells an entry from an asset and from what is left out, by the extension.
+fn classify(relative: PathBuf, path: PathBuf) -> Found {
+    let ext = extension(&path).to_ascii_lowercase();
+    if ext == "md" {
+        Found::Entry(relative, path)
+    } else if ASSETS.contains(&ext.as_str()) {
+        Found::Asset(relative, path)
+    } else {
+        // Not published, and said so: an editor backup (`warp.md~`) or a stray export
+        // could otherwise carry a draft past the editorial rule.
+        Found::Skipped(
+            Diagnostic::new(
+                relative,
+                0,
+                "not an entry (.md) nor an asset type coursegen copies; left out of the site",
+            )
+            .help(format!(
+                "assets are copied when their extension is one of: {}",
+                ASSETS.join(", ")
+            )),
+        )
+    }
 }
 
 /// A key that sorts paths as a walk sorted by name lists them: the path's bytes with
@@ -522,8 +465,9 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
 
 /// Two entries may not share a URL, nor a slug within a section (case-insensitively:
 /// they would collide on case-insensitive file systems and in `related:` lookups). The
-/// second of a pair is reported and dropped, so that later checks do not report it again.
-fn check_unique(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Diagnostic>) {
+/// second of a pair is reported, and its position returned: it is dropped, so that later
+/// checks do not report it again.
+fn check_unique(entries: &[Arc<Entry>], problems: &mut Vec<Diagnostic>) -> Vec<usize> {
     // Lower case only what is not already (most slugs are).
     fn lower(s: &str) -> Cow<'_, str> {
         if s.bytes().any(|b| !b.is_ascii() || b.is_ascii_uppercase()) {
@@ -532,35 +476,27 @@ fn check_unique(entries: &mut Vec<Arc<Entry>>, problems: &mut Vec<Diagnostic>) {
             Cow::Borrowed(s)
         }
     }
-    let mut drop = HashSet::new();
-    {
-        let mut seen: HashMap<(Cow<'_, str>, Cow<'_, str>), usize> =
-            HashMap::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            let key = (lower(&e.section), lower(&e.slug));
-            let Some(&first) = seen.get(&key) else {
-                seen.insert(key, i);
-                continue;
-            };
-            // Name the `slug:` line when the slug was set there, else the file as a whole.
-            let first = &entries[first].file;
-            let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
-                .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
-            if e.meta.slug.is_some() {
-                d = d.field("slug");
-                d.line = e.lines.of("slug");
-            }
-            problems.push(d);
-            drop.insert(i);
+    let mut dropped = Vec::new();
+    let mut seen: HashMap<(Cow<'_, str>, Cow<'_, str>), usize> =
+        HashMap::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let key = (lower(&e.section), lower(&e.slug));
+        let Some(&first) = seen.get(&key) else {
+            seen.insert(key, i);
+            continue;
+        };
+        // Name the `slug:` line when the slug was set there, else the file as a whole.
+        let first = &entries[first].file;
+        let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
+            .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
+        if e.meta.slug.is_some() {
+            d = d.field("slug");
+            d.line = e.lines.of("slug");
         }
+        problems.push(d);
+        dropped.push(i);
     }
-    if !drop.is_empty() {
-        let mut i = 0;
-        entries.retain(|_| {
-            i += 1;
-            !drop.contains(&(i - 1))
-        });
-    }
+    dropped
 }
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
@@ -590,9 +526,10 @@ fn check_references(
                 {
                     continue;
                 }
+                // Ties go to the first name in order, so that every build suggests the same.
                 let closest = known
                     .keys()
-                    .min_by_key(|k| strsim::levenshtein(slug, k))
+                    .min_by_key(|k| (strsim::levenshtein(slug, k), **k))
                     .filter(|k| strsim::levenshtein(slug, k) <= 3);
                 let help = match closest {
                     Some(k) => format!("did you mean `{k}`?"),
@@ -615,173 +552,4 @@ fn check_references(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(title: &str, extra: &str) -> String {
-        format!("---\ntitle: {title}\n{extra}---\nBody of {title}.\n")
-    }
-
-    struct Site {
-        dir: tempfile::TempDir,
-    }
-
-    impl Site {
-        fn write(&self, rel: &str, text: &str) -> PathBuf {
-            let p = self.dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
-            PathBuf::from(rel)
-        }
-
-        fn remove(&self, rel: &str) -> PathBuf {
-            std::fs::remove_file(self.dir.path().join(rel)).unwrap();
-            PathBuf::from(rel)
-        }
-    }
-
-    /// Everything a load says (entries with their kind, problems, warnings…).
-    #[track_caller]
-    fn assert_same(a: &super::Site, b: &super::Site, what: &str) {
-        let entries = |s: &super::Site| s.entries.iter().map(|e| (**e).clone()).collect::<Vec<_>>();
-        assert_eq!(entries(a), entries(b), "{what}");
-        assert_eq!(a.assets, b.assets, "{what}");
-        assert_eq!(a.warnings, b.warnings, "{what}");
-        assert_eq!(a.problems, b.problems, "{what}");
-        assert_eq!(a.unloaded, b.unloaded, "{what}");
-    }
-
-    fn same_arc(a: &super::Site, b: &super::Site, file: &str) -> bool {
-        let find = |s: &super::Site| {
-            s.entries
-                .iter()
-                .find(|e| e.file == Path::new(file))
-                .cloned()
-                .unwrap_or_else(|| panic!("{file} not loaded"))
-        };
-        Arc::ptr_eq(&find(a), &find(b))
-    }
-
-    /// After each change, a load through the cache equals a fresh load, and entries it was
-    /// not told changed keep their allocation (they were not read again).
-    #[test]
-    fn a_load_through_the_cache_equals_a_fresh_load() {
-        let site = Site {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let root = site.dir.path();
-        site.write(
-            "content/glossary/warp.md",
-            &entry("Warp", "related: [lane]\n"),
-        );
-        site.write("content/glossary/lane.md", &entry("Lane", ""));
-        site.write("content/days/day-1.md", &entry("Day 1", ""));
-        site.write("content/glossary/img.png", "png");
-        let mut cache = Cache::default();
-        let first = load_changed(root, &mut cache, &Changed::All);
-        assert_same(&first, &load(root), "first");
-        let mut before = first;
-        type Step = Box<dyn Fn(&Site) -> Vec<PathBuf>>;
-        let steps: Vec<(&str, Step)> = vec![
-            (
-                "edit a body",
-                Box::new(|s| {
-                    vec![s.write("content/glossary/lane.md", &entry("Lane", "term: L\n"))]
-                }),
-            ),
-            (
-                "break the front matter (a reference to it is not reported again)",
-                Box::new(|s| vec![s.write("content/glossary/lane.md", "---\ntitle: [\n---\n")]),
-            ),
-            (
-                "fix it",
-                Box::new(|s| vec![s.write("content/glossary/lane.md", &entry("Lane", ""))]),
-            ),
-            (
-                "add an entry, without telling (added files are found by the walk)",
-                Box::new(|s| {
-                    s.write("content/glossary/bank.md", &entry("Bank", ""));
-                    vec![]
-                }),
-            ),
-            (
-                "an intro for the glossary",
-                Box::new(|s| vec![s.write("content/glossary.md", &entry("Glossary", ""))]),
-            ),
-            (
-                "the section goes: the intro is a page again, unread",
-                Box::new(|s| {
-                    let mut gone = Vec::new();
-                    for f in ["warp", "lane", "bank"] {
-                        gone.push(s.remove(&format!("content/glossary/{f}.md")));
-                    }
-                    gone
-                }),
-            ),
-            (
-                "a duplicate slug, then a reference to a missing day",
-                Box::new(|s| {
-                    vec![
-                        s.write("content/days/x.md", &entry("X", "slug: day-1\n")),
-                        s.write("content/glossary.md", &entry("G", "appears_in: [day-9]\n")),
-                    ]
-                }),
-            ),
-            (
-                "a folder named as changed stands for the files under it",
-                Box::new(|s| {
-                    s.write("content/days/day-1.md", &entry("Day one", ""));
-                    vec![PathBuf::from("content/days")]
-                }),
-            ),
-        ];
-        for (what, step) in steps {
-            let changed = step(&site);
-            let next = load_changed(
-                root,
-                &mut cache,
-                &Changed::Paths(changed.iter().cloned().collect()),
-            );
-            assert_same(&next, &load(root), what);
-            for e in &next.entries {
-                let file = e.file.to_string_lossy().into_owned();
-                let told = changed.iter().any(|c| e.file.starts_with(c));
-                let existed = before
-                    .entries
-                    .iter()
-                    .any(|b| b.file == e.file && b.kind == e.kind);
-                if existed && !told {
-                    assert!(
-                        same_arc(&before, &next, &file),
-                        "{what}: {file} was read again"
-                    );
-                }
-                if told {
-                    assert!(
-                        before.entries.iter().all(|b| !Arc::ptr_eq(b, e)),
-                        "{what}: {file} was not read again"
-                    );
-                }
-            }
-            before = next;
-        }
-    }
-
-    /// The cache relies on being told: a file changed without saying so keeps its old
-    /// entry (what `serve` does after a watcher event is lost is reload with `Changed::All`).
-    #[test]
-    fn only_the_files_named_are_read_again() {
-        let site = Site {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let root = site.dir.path();
-        site.write("content/glossary/lane.md", &entry("Lane", ""));
-        let mut cache = Cache::default();
-        load_changed(root, &mut cache, &Changed::All);
-        site.write("content/glossary/lane.md", &entry("Renamed", ""));
-        let quiet = load_changed(root, &mut cache, &Changed::Paths(BTreeSet::new()));
-        assert_eq!(quiet.entries[0].meta.title, "Lane");
-        let all = load_changed(root, &mut cache, &Changed::All);
-        assert_eq!(all.entries[0].meta.title, "Renamed");
-    }
-}
+mod tests;
