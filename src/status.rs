@@ -56,7 +56,7 @@ pub struct StatusReport {
 }
 
 /// Judges every entry as a publish build would.
-pub fn report(entries: &[Entry], rules: &Rules) -> StatusReport {
+pub fn report(entries: &[std::sync::Arc<Entry>], rules: &Rules) -> StatusReport {
     StatusReport {
         today: rules.today.to_string(),
         review_max_age_days: rules.review_max_age_days,

@@ -1,7 +1,9 @@
 //! Walks `content/` (nested sections allowed), reads each entry once, and checks what can
 //! be checked per site: slugs, duplicates, and that related terms and days resolve.
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -9,6 +11,10 @@ use super::diagnostic::Diagnostic;
 use super::front_matter::{self, FieldLines};
 use super::meta::{self, Meta};
 use super::{Entry, Kind, Site};
+
+mod cache;
+pub use cache::{Cache, Changed};
+use cache::{Slot, Walked};
 
 /// The section whose entries `related:` names.
 pub const GLOSSARY: &str = "glossary";
@@ -19,39 +25,67 @@ pub const DAYS: &str = "days";
 /// their problems kept in [`Site::problems`], so that the check stage still runs on the
 /// rest and a build reports everything at once.
 pub fn load(root: &Path) -> Site {
+    load_changed(root, &mut Cache::default(), &Changed::All)
+}
+
+/// [`load`], reading again only the entry files that `changed` names (and files added),
+/// with everything else from `cache`, which is then updated (see [`Cache`]). The result
+/// equals a fresh [`load`] of the same files, as long as `changed` names every path that
+/// changed since the load that filled the cache.
+pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
     let content = root.join("content");
-    let mut problems = Vec::new();
-    let mut warnings = Vec::new();
-    let (files, assets) = walk(root, &content, &mut problems, &mut warnings);
-    let results: Vec<Result<Entry, Vec<Diagnostic>>> = files
-        .par_iter()
-        .map(|(rel, abs)| read_entry(rel, abs))
+    let mut walked = cache.walked(root, &content, changed);
+    // Entries not read yet (new or changed) and symbolic links (whose targets the watcher
+    // may not see) are read.
+    let stale: Vec<usize> = (walked.files.iter().enumerate())
+        .filter(|(_, slot)| slot.link || slot.result.is_none())
+        .map(|(i, _)| i)
         .collect();
-    let mut entries = Vec::with_capacity(results.len());
+    let fresh: Vec<(usize, Result<Entry, Vec<Diagnostic>>)> = stale
+        .par_iter()
+        .map(|&i| (i, read_entry(&walked.files[i].rel, &walked.files[i].abs)))
+        .collect();
+    for (i, r) in fresh {
+        walked.files[i].result = Some(r.map(Arc::new));
+    }
+    let mut problems = walked.problems.clone();
+    let mut entries = Vec::with_capacity(walked.files.len());
+    // The slot of each entry, to keep an intro marked there.
+    let mut slots = Vec::with_capacity(walked.files.len());
     // Entries that failed to load still exist: references to them are not reported again.
     let mut failed: HashSet<(String, String)> = HashSet::new();
     let mut unloaded = Vec::new();
-    for (r, (rel, _)) in results.into_iter().zip(&files) {
-        match r {
-            Ok(e) => entries.push(e),
-            Err(d) => {
-                problems.extend(d);
-                let (section, dirs, stem) = place(rel);
+    for (i, slot) in walked.files.iter().enumerate() {
+        match &slot.result {
+            Some(Ok(e)) => {
+                entries.push(e.clone());
+                slots.push(i);
+            }
+            Some(Err(d)) => {
+                problems.extend(d.iter().cloned());
+                let (section, dirs, stem) = place(&slot.rel);
                 unloaded.push(url_of(&dirs, &stem));
                 failed.insert((section, stem));
             }
+            None => {}
         }
     }
-    mark_intros(&mut entries);
-    check_unique(&mut entries, &mut problems);
-    check_references(&entries, &failed, &mut problems);
-    Site {
+    let (entries, marked, found) = cache.across(entries, failed);
+    // The cache keeps each entry as the site has it (an intro marked), so that an unchanged
+    // intro stays the same allocation too.
+    for (i, e) in marked {
+        walked.files[slots[i]].result = Some(Ok(e));
+    }
+    problems.extend(found);
+    let site = Site {
         entries,
-        assets,
-        warnings,
+        assets: walked.assets.clone(),
+        warnings: walked.skipped.clone(),
         problems,
         unloaded,
-    }
+    };
+    cache.keep(walked);
+    site
 }
 
 /// Section, sub-folders and file stem of `content/<dirs…>/<stem>.md`.
@@ -78,40 +112,33 @@ fn url_of(dirs: &[String], slug: &str) -> String {
     url
 }
 
-type Files = Vec<(PathBuf, PathBuf)>;
-
 /// Extensions of files under content/ that are copied beside the pages.
 pub const ASSETS: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "pdf", "mp4", "webm", "csv", "txt",
     "cu", "cuh", "py", "zip",
 ];
 
-/// Lists entry files and other files (assets) as (relative-to-root, absolute) pairs.
-fn walk(
-    root: &Path,
-    content: &Path,
-    problems: &mut Vec<Diagnostic>,
-    skipped: &mut Vec<Diagnostic>,
-) -> (Files, Files) {
-    let mut files = Vec::new();
-    let mut assets = Vec::new();
+/// Lists entry files and other files (assets) under `content/`, in the order of a walk
+/// sorted by name, with what the walk refused and what it left out.
+fn walk(root: &Path, content: &Path) -> Walked {
+    let mut w = Walked::default();
     if !content.is_dir() {
-        problems.push(
+        w.problems.push(
             Diagnostic::new(content.strip_prefix(root).unwrap_or(content), 0, "no content folder")
                 .help("run from the site root, pass --root DIR, or create content/glossary/ with `coursegen new glossary <slug>`"),
         );
-        return (files, assets);
+        return w;
     }
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let walker = walkdir::WalkDir::new(content)
-        .sort_by_file_name()
-        .into_iter();
+    // Walked unsorted and sorted at the end: walkdir's sort by name takes the name out of
+    // the path on every comparison, which costs more than the walk at 10,000 files.
+    let walker = walkdir::WalkDir::new(content).into_iter();
     for item in walker.filter_entry(|e| !is_hidden(e.file_name())) {
         let item = match item {
             Ok(item) => item,
             Err(err) => {
                 let path = err.path().unwrap_or(content).to_path_buf();
-                problems.push(Diagnostic::new(
+                w.problems.push(Diagnostic::new(
                     rel(root, &path),
                     0,
                     format!("cannot read: {err}"),
@@ -121,10 +148,11 @@ fn walk(
         };
         let path = item.path().to_path_buf();
         let relative = rel(root, &path);
-        if item.path_is_symlink() {
+        let link = item.path_is_symlink();
+        if link {
             match path.canonicalize() {
                 Ok(target) if !target.starts_with(&canon_root) => {
-                    problems.push(
+                    w.problems.push(
                         Diagnostic::new(
                             relative,
                             0,
@@ -138,7 +166,7 @@ fn walk(
                     continue;
                 }
                 Ok(target) if target.is_dir() => {
-                    problems.push(
+                    w.problems.push(
                         Diagnostic::new(relative, 0, "symbolic links to folders are not followed")
                             .help("move the folder into content/"),
                     );
@@ -146,7 +174,7 @@ fn walk(
                 }
                 Ok(_) => {}
                 Err(err) => {
-                    problems.push(Diagnostic::new(
+                    w.problems.push(Diagnostic::new(
                         relative,
                         0,
                         format!("broken symbolic link: {err}"),
@@ -157,32 +185,87 @@ fn walk(
         } else if item.file_type().is_dir() {
             continue;
         }
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if ext == "md" {
-            files.push((relative, path));
-        } else if ASSETS.contains(&ext.as_str()) {
-            assets.push((relative, path));
-        } else {
-            // Not published, and said so: an editor backup (`warp.md~`) or a stray export
-            // could otherwise carry a draft past the editorial rule.
-            skipped.push(
-                Diagnostic::new(
-                    relative,
-                    0,
-                    "not an entry (.md) nor an asset type coursegen copies; left out of the site",
-                )
-                .help(format!(
-                    "assets are copied when their extension is one of: {}",
-                    ASSETS.join(", ")
-                )),
-            );
+        match classify(relative, path) {
+            Found::Entry(rel, abs) => w.files.push(Slot {
+                rel,
+                abs,
+                link,
+                result: None,
+            }),
+            Found::Asset(rel, abs) => w.assets.push((rel, abs)),
+            Found::Skipped(d) => w.skipped.push(d),
         }
     }
-    (files, assets)
+    // The order of a walk sorted by name: siblings by name, a folder's files where the
+    // folder sorts.
+    w.files.sort_by_cached_key(|s| walk_order(&s.rel));
+    w.assets.sort_by_cached_key(|f| walk_order(&f.0));
+    w.problems.sort_by_cached_key(|d| walk_order(&d.file));
+    w.skipped.sort_by_cached_key(|d| walk_order(&d.file));
+    w
+}
+
+/// What a file under `content/` is to the site.
+enum Found {
+    /// An entry (`.md`): relative to the root, absolute.
+    Entry(PathBuf, PathBuf),
+    /// An asset copied beside the pages: relative to the root, absolute.
+    Asset(PathBuf, PathBuf),
+    /// Neither: left out, with a warning.
+    Skipped(Diagnostic),
+}
+
+/// Tells an entry from an asset and from what is left out, by the extension.
+fn classify(relative: PathBuf, path: PathBuf) -> Found {
+    let ext = extension(&path).to_ascii_lowercase();
+    if ext == "md" {
+        Found::Entry(relative, path)
+    } else if ASSETS.contains(&ext.as_str()) {
+        Found::Asset(relative, path)
+    } else {
+        // Not published, and said so: an editor backup (`warp.md~`) or a stray export
+        // could otherwise carry a draft past the editorial rule.
+        Found::Skipped(
+            Diagnostic::new(
+                relative,
+                0,
+                "not an entry (.md) nor an asset type coursegen copies; left out of the site",
+            )
+            .help(format!(
+                "assets are copied when their extension is one of: {}",
+                ASSETS.join(", ")
+            )),
+        )
+    }
+}
+
+/// A key that sorts paths as a walk sorted by name lists them: the path's bytes with
+/// every separator as 0, below any byte a name can hold, so that `a/b` sorts before `a-c`
+/// as the folder `a` sorts before the file `a-c`.
+fn walk_order(path: &Path) -> Vec<u8> {
+    (path.as_os_str().as_encoded_bytes().iter())
+        .map(|&b| {
+            if std::path::is_separator(b.into()) {
+                0
+            } else {
+                b
+            }
+        })
+        .collect()
+}
+
+/// The extension of the path's file name (`""` when it has none or is not UTF-8), as
+/// `Path::extension` finds it, from the bytes.
+fn extension(path: &Path) -> &str {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name_at = (bytes.iter())
+        .rposition(|&b| std::path::is_separator(b.into()))
+        .map_or(0, |i| i + 1);
+    let name = &bytes[name_at..];
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => std::str::from_utf8(&name[dot + 1..]).unwrap_or(""),
+        _ => "",
+    }
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
@@ -308,18 +391,31 @@ fn locate(
 }
 
 /// A top-level entry named like a section (`content/glossary.md` beside entries under
-/// `content/glossary/`) is that section's introduction.
-fn mark_intros(entries: &mut [Entry]) {
-    let sections: HashSet<String> = entries
-        .iter()
-        .filter(|e| !e.section.is_empty())
+/// `content/glossary/`) is that section's introduction. Returns the entries whose kind it
+/// changed.
+fn mark_intros(entries: &mut [Arc<Entry>]) -> Vec<usize> {
+    // Only a top-level entry can introduce a section: look for sections of those names.
+    let tops: HashSet<&str> = (entries.iter())
+        .filter(|e| e.section.is_empty())
+        .map(|e| e.slug.as_str())
+        .collect();
+    let sections: HashSet<String> = (entries.iter())
+        .filter(|e| !e.section.is_empty() && tops.contains(e.section.as_str()))
         .map(|e| e.section.clone())
         .collect();
-    for e in entries.iter_mut() {
-        if e.section.is_empty() && sections.contains(&e.slug) {
-            e.kind = Kind::Intro;
+    let mut changed = Vec::new();
+    for (i, e) in entries.iter_mut().enumerate() {
+        let kind = if e.section.is_empty() && sections.contains(&e.slug) {
+            Kind::Intro
+        } else {
+            Kind::Page
+        };
+        if e.kind != kind {
+            Arc::make_mut(e).kind = kind;
+            changed.push(i);
         }
     }
+    changed
 }
 
 /// Why a slug (or folder name) cannot be a URL path segment.
@@ -369,35 +465,47 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
 
 /// Two entries may not share a URL, nor a slug within a section (case-insensitively:
 /// they would collide on case-insensitive file systems and in `related:` lookups). The
-/// second of a pair is reported and dropped, so that later checks do not report it again.
-fn check_unique(entries: &mut Vec<Entry>, problems: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(String, String), PathBuf> = HashMap::with_capacity(entries.len());
-    entries.retain(|e| {
-        let key = (e.section.to_lowercase(), e.slug.to_lowercase());
-        if let Some(first) = seen.get(&key) {
-            // Name the `slug:` line when the slug was set there, else the file as a whole.
-            let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
-                .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
-            if e.meta.slug.is_some() {
-                d = d.field("slug");
-                d.line = e.lines.of("slug");
-            }
-            problems.push(d);
-            false
+/// second of a pair is reported, and its position returned: it is dropped, so that later
+/// checks do not report it again.
+fn check_unique(entries: &[Arc<Entry>], problems: &mut Vec<Diagnostic>) -> Vec<usize> {
+    // Lower case only what is not already (most slugs are).
+    fn lower(s: &str) -> Cow<'_, str> {
+        if s.bytes().any(|b| !b.is_ascii() || b.is_ascii_uppercase()) {
+            Cow::Owned(s.to_lowercase())
         } else {
-            seen.insert(key, e.file.clone());
-            true
+            Cow::Borrowed(s)
         }
-    });
+    }
+    let mut dropped = Vec::new();
+    let mut seen: HashMap<(Cow<'_, str>, Cow<'_, str>), usize> =
+        HashMap::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let key = (lower(&e.section), lower(&e.slug));
+        let Some(&first) = seen.get(&key) else {
+            seen.insert(key, i);
+            continue;
+        };
+        // Name the `slug:` line when the slug was set there, else the file as a whole.
+        let first = &entries[first].file;
+        let mut d = Diagnostic::new(&e.file, 1, format!("slug `{}` is already used by {}", e.slug, first.display()))
+            .help("rename one of the files (slugs are compared ignoring case), or set a different `slug:`");
+        if e.meta.slug.is_some() {
+            d = d.field("slug");
+            d.line = e.lines.of("slug");
+        }
+        problems.push(d);
+        dropped.push(i);
+    }
+    dropped
 }
 
 /// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
 fn check_references(
-    entries: &[Entry],
+    entries: &[Arc<Entry>],
     failed: &HashSet<(String, String)>,
     problems: &mut Vec<Diagnostic>,
 ) {
-    let index = |section: &str| -> HashMap<&str, &Entry> {
+    let index = |section: &str| -> HashMap<&str, &Arc<Entry>> {
         entries
             .iter()
             .filter(|e| e.section == section)
@@ -418,9 +526,10 @@ fn check_references(
                 {
                     continue;
                 }
+                // Ties go to the first name in order, so that every build suggests the same.
                 let closest = known
                     .keys()
-                    .min_by_key(|k| strsim::levenshtein(slug, k))
+                    .min_by_key(|k| (strsim::levenshtein(slug, k), **k))
                     .filter(|k| strsim::levenshtein(slug, k) <= 3);
                 let help = match closest {
                     Some(k) => format!("did you mean `{k}`?"),
@@ -441,3 +550,6 @@ fn check_references(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

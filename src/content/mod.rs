@@ -11,7 +11,7 @@ pub mod meta;
 pub mod scaffold;
 
 pub use diagnostic::{Diagnostic, Diagnostics};
-pub use load::load;
+pub use load::{load, load_changed};
 pub use meta::{Meta, Status};
 pub use scaffold::{NewError, create_entry};
 
@@ -26,7 +26,7 @@ pub enum Kind {
 }
 
 /// One loaded entry: its file, where it goes, what its front matter says, and its body.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// Path relative to the site root (`content/glossary/warp.md`).
     pub file: PathBuf,
@@ -51,8 +51,9 @@ pub struct Entry {
 /// Everything under content/.
 #[derive(Debug, Clone, Default)]
 pub struct Site {
-    /// The entries, in path order.
-    pub entries: Vec<Entry>,
+    /// The entries, in path order; shared, so that a load that reuses its cache (see
+    /// [`load_changed`]) hands an unchanged entry over without copying it.
+    pub entries: Vec<std::sync::Arc<Entry>>,
     /// Other files (images…), copied as they are: (relative to root, absolute).
     pub assets: Vec<(PathBuf, PathBuf)>,
     /// Files found but left out (not an entry, not an asset type).

@@ -238,6 +238,26 @@ impl Sources {
         Ok(text.replace("\r\n", "\n").into())
     }
 
+    /// The same sources with nothing read yet, so that [`Sources::used`] tells whether one
+    /// page read a file (serve keeps the check of a page that did not).
+    pub fn fresh(&self) -> Self {
+        Sources {
+            root: self.root.clone(),
+            canon_root: self.canon_root.clone(),
+            files: Mutex::default(),
+            stale: self.stale.clone(),
+        }
+    }
+
+    /// Whether anything tried to read a file through these sources (a missing file too).
+    pub fn used(&self) -> bool {
+        !self
+            .files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
     /// The absolute path of an included file, for copying it into the site.
     pub fn full_path(&self, path: &str) -> PathBuf {
         self.root.join(path)

@@ -2,7 +2,11 @@
 //! and a different named reviewer signed it, no scaffold text is left, and — when the
 //! review is pinned — it is unchanged since. The only place a `Publishable` (or a
 //! previewable `Draft`) can be made. Depends on `content`.
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use jiff::civil::Date;
+use rayon::prelude::*;
 
 use crate::content::{Diagnostic, Entry, Status};
 
@@ -19,7 +23,7 @@ pub use names::{canonical_name, is_unsigned};
 pub const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;
 
 /// What the rule is applied with: the date, the review expiry, and the kind of build.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     /// Today, for expiry and for dates in the future.
     pub today: Date,
@@ -61,7 +65,8 @@ pub fn clock_today() -> Date {
 #[derive(Debug, Clone)]
 pub struct Publishable<'a> {
     entry: &'a Entry,
-    warnings: Vec<Diagnostic>,
+    /// Shared: serve's memo hands the same warnings out on every rebuild.
+    warnings: Arc<[Diagnostic]>,
 }
 
 impl<'a> Publishable<'a> {
@@ -138,7 +143,7 @@ pub fn check<'a>(entry: &'a Entry, rules: &Rules) -> Verdict<'a> {
             } else {
                 Verdict::Publish(Publishable {
                     entry,
-                    warnings: diagnostics(&|k| k == Kind::Expired),
+                    warnings: diagnostics(&|k| k == Kind::Expired).into(),
                 })
             }
         }
@@ -163,4 +168,91 @@ pub fn check<'a>(entry: &'a Entry, rules: &Rules) -> Verdict<'a> {
             Verdict::Draft(Draft { entry, reason })
         }
     }
+}
+
+/// Verdicts kept between the rebuilds of `coursegen serve`: an entry handed over unchanged
+/// (the same `Arc`: the load did not read it again) and judged under the same rules keeps
+/// its verdict without being judged again (the rule reads the whole body). The memo
+/// re-issues a verdict only for the very entry [`check`] judged, so a `Publishable` is
+/// still made only by the rule.
+#[derive(Debug, Default)]
+pub struct Memo {
+    /// By the entry's address.
+    kept: HashMap<usize, Kept>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    /// The entry judged (kept alive, so its address is not reused).
+    entry: Arc<Entry>,
+    rules: Rules,
+    outcome: Outcome,
+}
+
+/// A verdict without its entry.
+#[derive(Debug, Clone)]
+enum Outcome {
+    Publish(Arc<[Diagnostic]>),
+    Draft(String),
+    Refused(Vec<Diagnostic>),
+}
+
+impl Outcome {
+    fn of(v: &Verdict<'_>) -> Outcome {
+        match v {
+            Verdict::Publish(p) => Outcome::Publish(p.warnings.clone()),
+            Verdict::Draft(d) => Outcome::Draft(d.reason.clone()),
+            Verdict::Refused(d) => Outcome::Refused(d.clone()),
+        }
+    }
+
+    fn verdict<'a>(&self, entry: &'a Entry) -> Verdict<'a> {
+        match self {
+            Outcome::Publish(warnings) => Verdict::Publish(Publishable {
+                entry,
+                warnings: Arc::clone(warnings),
+            }),
+            Outcome::Draft(reason) => Verdict::Draft(Draft {
+                entry,
+                reason: reason.clone(),
+            }),
+            Outcome::Refused(d) => Verdict::Refused(d.clone()),
+        }
+    }
+}
+
+/// [`check`] for every entry, in parallel, in their order. With a memo, an entry it judged
+/// under the same rules is not judged again; afterwards it holds exactly these entries.
+pub fn check_all<'a>(
+    entries: &'a [Arc<Entry>],
+    rules: &Rules,
+    memo: Option<&mut Memo>,
+) -> Vec<Verdict<'a>> {
+    let Some(memo) = memo else {
+        return entries.par_iter().map(|e| check(e, rules)).collect();
+    };
+    let key = |e: &Arc<Entry>| Arc::as_ptr(e) as usize;
+    let judged: Vec<(Verdict<'a>, bool)> = entries
+        .par_iter()
+        .map(|e| {
+            let kept =
+                (memo.kept.get(&key(e))).filter(|k| Arc::ptr_eq(&k.entry, e) && k.rules == *rules);
+            match kept {
+                Some(k) => (k.outcome.verdict(e), false),
+                None => (check(e, rules), true),
+            }
+        })
+        .collect();
+    let mut kept = HashMap::with_capacity(entries.len());
+    for (e, (verdict, fresh)) in entries.iter().zip(&judged) {
+        let old = (!fresh).then(|| memo.kept.remove(&key(e))).flatten();
+        let k = old.unwrap_or_else(|| Kept {
+            entry: Arc::clone(e),
+            rules: *rules,
+            outcome: Outcome::of(verdict),
+        });
+        kept.insert(key(e), k);
+    }
+    memo.kept = kept;
+    judged.into_iter().map(|(v, _)| v).collect()
 }

@@ -3,8 +3,9 @@
 //! staleness, links (Markdown is converted here, once, because links are known only after
 //! parsing), diagram specs and output collisions. Returns every problem at once, or the
 //! pages ready to render.
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -12,12 +13,12 @@ use super::diagrams;
 use super::links::Targets;
 use super::measurements::Measurements;
 use super::output::Copies;
-use super::pages::{self, Lookup, Page};
+use super::pages::{self, Bodies, Lookup, Page};
 use super::{BuildOptions, Report, assets, plan};
 use crate::bank;
 use crate::content::{self, Diagnostic, Entry, Kind};
-use crate::highlight::include::{self, SOURCE_DIR, Sources};
-use crate::markdown::RenderOptions;
+use crate::highlight::include::{self, IncludeError, SOURCE_DIR, Sources};
+use crate::markdown::{Link, RenderOptions};
 use crate::measurement::bindings::Expanded;
 use crate::policy::{self, Verdict};
 
@@ -43,6 +44,18 @@ pub(super) fn check<'a>(
     site: &'a content::Site,
     opts: &BuildOptions,
 ) -> Result<Checked<'a>, Vec<Diagnostic>> {
+    check_with(root, site, opts, None)
+}
+
+/// [`check`], reusing what `memo` kept from an earlier check of the same site with the
+/// same options, records and kernels (see [`Memo`]), and filling it for the next one.
+/// Returns exactly what [`check`] returns.
+pub(super) fn check_with<'a>(
+    root: &Path,
+    site: &'a content::Site,
+    opts: &BuildOptions,
+    mut memo: Option<&mut Memo>,
+) -> Result<Checked<'a>, Vec<Diagnostic>> {
     let mut problems = site.problems.clone();
     let mut report = Report {
         warnings: site.warnings.clone(),
@@ -54,11 +67,16 @@ pub(super) fn check<'a>(
         strict: opts.strict,
         preview: opts.drafts,
     };
-    let verdicts: Vec<Verdict<'a>> = site
-        .entries
-        .par_iter()
-        .map(|e| policy::check(e, &rules))
-        .collect();
+    let verdicts: Vec<Verdict<'a>> = policy::check_all(
+        &site.entries,
+        &rules,
+        memo.as_deref_mut().map(|m| &mut m.verdicts),
+    );
+    // Entries by address: the memo keeps the `Arc` of each entry it checked.
+    let arcs: HashMap<usize, &Arc<Entry>> = match memo {
+        Some(_) => site.entries.iter().map(|e| (address(e), e)).collect(),
+        None => HashMap::new(),
+    };
     let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
@@ -73,8 +91,8 @@ pub(super) fn check<'a>(
         &shown,
         &sources,
         opts.strict,
-        &mut problems,
-        &mut report.warnings,
+        (&mut problems, &mut report.warnings),
+        memo.as_deref_mut().map(|m| (m, &arcs)),
     );
     let copies = copies(
         root,
@@ -100,15 +118,35 @@ pub(super) fn check<'a>(
         sources: &sources,
         render,
     };
-    let (pages, intros) = check_pages(shown, cx, &mut problems);
+    let (pages, intros) = match memo.as_deref_mut() {
+        Some(memo) => {
+            let checked = check_pages_memo(shown, cx, &mut problems, memo, &arcs);
+            memo.targets = Some(targets);
+            checked
+        }
+        None => check_pages(shown, cx, &mut problems),
+    };
     let outputs = plan::outputs(&pages, &intros, opts);
-    problems.extend(plan::collisions(root, &outputs, &copies, &pages));
+    match memo.as_deref() {
+        // The same outputs and copies as a check that found no collision: none now.
+        Some(Memo {
+            collisions: Some((o, c)),
+            ..
+        }) if *o == outputs && *c == copies => {}
+        _ => {
+            let found = plan::collisions(root, &outputs, &copies, &pages);
+            if let Some(memo) = memo {
+                memo.collisions = found.is_empty().then(|| (outputs.clone(), copies.clone()));
+            }
+            problems.extend(found);
+        }
+    }
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
         return Err(problems);
     }
-    report.pages = outputs.iter().filter(|p| p.ends_with("index.html")).count();
+    report.pages = outputs.iter().filter(|p| is_index(p)).count();
     if !opts.drafts && !opts.strict {
         // A published page must not tell readers to run the tool: say so at build time.
         let entries = pages.iter().chain(&intros).map(|p| p.entry);
@@ -191,8 +229,23 @@ fn check_pages<'a>(
 ) -> (Vec<Page<'a>>, Vec<Page<'a>>) {
     let checked: Vec<Result<Page<'a>, Vec<Diagnostic>>> = shown
         .into_par_iter()
-        .map(|(entry, reason)| page(entry, reason, cx))
+        .map(|(entry, reason)| {
+            let mut parts = parts(entry, cx, cx.sources);
+            let links = cx.targets.check(entry, &parts.links);
+            // The links are checked: do not keep them for the render stage.
+            parts.links = Vec::new();
+            page(entry, reason, &parts, &links)
+        })
         .collect();
+    sort_pages(checked, problems)
+}
+
+/// Pages and intros apart, problems of the pages that failed into `problems` (in the
+/// order of the entries, as the check found them).
+fn sort_pages<'a>(
+    checked: Vec<Result<Page<'a>, Vec<Diagnostic>>>,
+    problems: &mut Vec<Diagnostic>,
+) -> (Vec<Page<'a>>, Vec<Page<'a>>) {
     let (mut pages, mut intros) = (Vec::new(), Vec::new());
     for c in checked {
         match c {
@@ -213,22 +266,32 @@ struct PageCx<'a> {
     render: RenderOptions,
 }
 
-/// Checks one shown entry and converts its Markdown; every problem of the entry at once.
-fn page<'a>(
-    entry: &'a Entry,
-    draft_reason: Option<String>,
-    cx: PageCx<'_>,
-) -> Result<Page<'a>, Vec<Diagnostic>> {
+/// What checking one entry found, before its links are held against the site's targets.
+struct Parts {
+    /// Compute capability and bindings.
+    before: Vec<Diagnostic>,
+    /// Special sections without their field, the diagram.
+    after: Vec<Diagnostic>,
+    /// Every link of the body, with its body-relative line.
+    links: Vec<Link>,
+    /// The body as HTML.
+    bodies: Arc<Bodies>,
+    /// The drawn diagram.
+    diagram: Option<Arc<diagrams::Drawn>>,
+}
+
+/// Checks one shown entry and converts its Markdown (code blocks include files through
+/// `sources`); everything but its links.
+fn parts(entry: &Entry, cx: PageCx<'_>, sources: &Sources) -> Parts {
     let PageCx {
         measurements,
-        targets,
-        sources,
         render,
+        ..
     } = cx;
-    let mut problems: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
-    problems.extend(measurements.check_cc(entry));
+    let mut before: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
+    before.extend(measurements.check_cc(entry));
     let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
-        problems.extend(d);
+        before.extend(d);
         Expanded::plain(&entry.body)
     });
     let mut bodies = pages::bodies(
@@ -238,10 +301,10 @@ fn page<'a>(
         Some(sources),
     );
     if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
-        problems.extend(d);
+        before.extend(d);
     }
-    problems.extend(targets.check(entry, &bodies.links));
-    bodies.links = Vec::new();
+    let links = std::mem::take(&mut bodies.links);
+    let mut after = Vec::new();
     for (prose, heading, field, present) in [
         (
             &bodies.measured,
@@ -257,16 +320,16 @@ fn page<'a>(
         ),
     ] {
         if prose.is_some() && !present {
-            problems.push(section_without_field(entry, heading, field));
+            after.push(section_without_field(entry, heading, field));
         }
     }
     let diagram = match (entry.kind, diagrams::draw(entry)) {
         (_, Err(d)) => {
-            problems.push(d);
+            after.push(d);
             None
         }
         (Kind::Intro, Ok(Some(_))) => {
-            problems.push(
+            after.push(
                 Diagnostic::new(
                     &entry.file,
                     entry.lines.of("diagram"),
@@ -279,32 +342,232 @@ fn page<'a>(
         }
         (_, Ok(d)) => d,
     };
-    if problems.is_empty() {
+    Parts {
+        before,
+        after,
+        links,
+        bodies: Arc::new(bodies),
+        diagram: diagram.map(Arc::new),
+    }
+}
+
+/// The checked page, or every problem of the entry at once (`links`: its link problems).
+fn page<'a>(
+    entry: &'a Entry,
+    draft_reason: Option<String>,
+    parts: &Parts,
+    links: &[Diagnostic],
+) -> Result<Page<'a>, Vec<Diagnostic>> {
+    if parts.before.is_empty() && links.is_empty() && parts.after.is_empty() {
         Ok(Page {
             entry,
             draft_reason,
-            bodies,
-            diagram,
+            bodies: parts.bodies.clone(),
+            diagram: parts.diagram.clone(),
         })
     } else {
-        Err(problems)
+        Err((parts.before.iter())
+            .chain(links)
+            .chain(&parts.after)
+            .cloned()
+            .collect())
     }
+}
+
+/// What the check stage found per entry, kept between the rebuilds of `coursegen serve`.
+/// An entry the load handed over unchanged (the same `Arc`) is not converted and checked
+/// again: its HTML, diagram and problems come from here, and its links are held against
+/// the site's targets again only when those changed (a page added, removed, moved or
+/// drafted; a file copied or gone). An entry whose code blocks read files (`file=`) is
+/// checked again every time, as those files may have changed unseen. Everything else the
+/// check stage does (verdicts, records, copies, targets, output collisions) runs in full,
+/// so the result equals [`check`]'s.
+///
+/// Valid only for the options, config, records and kernels it was filled with: whoever
+/// holds it must [`Memo::clear`] it when one of those changes.
+#[derive(Default)]
+pub(super) struct Memo {
+    /// The editorial verdicts.
+    verdicts: policy::Memo,
+    /// Per entry (by the address of the entry it holds): what checking it found.
+    pages: HashMap<usize, Memoized>,
+    /// Per entry whose code blocks read no file: the problems of its code-block options.
+    includes: HashMap<usize, (Arc<Entry>, IncludeErrors)>,
+    /// The link targets the kept link problems were found against.
+    targets: Option<Targets>,
+    /// The outputs and copies of the last check, when they collided nowhere.
+    collisions: Option<(Vec<std::path::PathBuf>, Copies)>,
+}
+
+/// The problems of one body's code-block options, with their body lines.
+type IncludeErrors = Vec<(usize, IncludeError)>;
+
+/// One entry checked: the entry, its page or its problems, and how it was checked.
+type CheckedThrough<'a> = (&'a Entry, Result<Page<'a>, Vec<Diagnostic>>, Through);
+
+/// One entry's check, for the [`Memo`].
+struct Memoized {
+    /// The entry as checked: the result holds while the site has this same allocation.
+    entry: Arc<Entry>,
+    parts: Parts,
+    /// Problems of its links, against [`Memo::targets`].
+    link_problems: Vec<Diagnostic>,
+}
+
+impl Memo {
+    /// Forgets everything (the config, records or kernels changed).
+    pub(super) fn clear(&mut self) {
+        *self = Memo::default();
+    }
+}
+
+/// The address of an entry: the memo's key (it keeps the entry alive, so the address
+/// names that entry until the memo lets go of it).
+fn address(entry: &Entry) -> usize {
+    std::ptr::from_ref(entry) as usize
+}
+
+/// How one entry was checked through the memo.
+enum Through {
+    /// Taken from the memo; with its link problems when the targets changed.
+    Kept(Option<Vec<Diagnostic>>),
+    /// Checked afresh; what to keep, unless its code blocks read files.
+    Fresh(Option<(Parts, Vec<Diagnostic>)>),
+}
+
+/// [`check_pages`] through the memo: entries it holds unchanged are taken from it, others
+/// checked (and kept); entries no longer shown are dropped from it.
+fn check_pages_memo<'a>(
+    shown: Shown<'a>,
+    cx: PageCx<'_>,
+    problems: &mut Vec<Diagnostic>,
+    memo: &mut Memo,
+    arcs: &HashMap<usize, &Arc<Entry>>,
+) -> (Vec<Page<'a>>, Vec<Page<'a>>) {
+    let same_targets = memo.targets.as_ref() == Some(cx.targets);
+    let kept = &memo.pages;
+    let checked: Vec<CheckedThrough<'a>> = shown
+        .into_par_iter()
+        .map(|(entry, reason)| {
+            let memoized = kept
+                .get(&address(entry))
+                .filter(|m| std::ptr::eq(Arc::as_ptr(&m.entry), entry));
+            match memoized {
+                Some(m) if same_targets => {
+                    let page = page(entry, reason, &m.parts, &m.link_problems);
+                    (entry, page, Through::Kept(None))
+                }
+                Some(m) => {
+                    let links = cx.targets.check(entry, &m.parts.links);
+                    let page = page(entry, reason, &m.parts, &links);
+                    (entry, page, Through::Kept(Some(links)))
+                }
+                None => {
+                    // Sources of its own, to tell whether this page read a file.
+                    let sources = cx.sources.fresh();
+                    let parts = parts(entry, cx, &sources);
+                    let links = cx.targets.check(entry, &parts.links);
+                    let page = page(entry, reason, &parts, &links);
+                    let keep = (!sources.used()).then_some((parts, links));
+                    (entry, page, Through::Fresh(keep))
+                }
+            }
+        })
+        .collect();
+    let mut shown = HashSet::with_capacity(checked.len());
+    let mut results = Vec::with_capacity(checked.len());
+    for (entry, page, through) in checked {
+        shown.insert(address(entry));
+        match through {
+            Through::Kept(None) => {}
+            Through::Kept(Some(links)) => {
+                if let Some(m) = memo.pages.get_mut(&address(entry)) {
+                    m.link_problems = links;
+                }
+            }
+            Through::Fresh(keep) => {
+                let arc = arcs.get(&address(entry));
+                match (keep, arc) {
+                    (Some((parts, link_problems)), Some(arc)) => {
+                        let m = Memoized {
+                            entry: Arc::clone(arc),
+                            parts,
+                            link_problems,
+                        };
+                        memo.pages.insert(address(entry), m);
+                    }
+                    _ => {
+                        memo.pages.remove(&address(entry));
+                    }
+                }
+            }
+        }
+        results.push(page);
+    }
+    memo.pages.retain(|a, _| shown.contains(a));
+    sort_pages(results, problems)
 }
 
 /// Every `file=` include of the shown pages must resolve (errors), and an include of a
 /// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
-/// included, to publish beside the pages.
+/// included, to publish beside the pages. With a memo, an unchanged entry whose code blocks
+/// read no file is not looked at again.
 fn check_includes(
     shown: &Shown<'_>,
     sources: &Sources,
     strict: bool,
-    problems: &mut Vec<Diagnostic>,
-    warnings: &mut Vec<Diagnostic>,
+    (problems, warnings): (&mut Vec<Diagnostic>, &mut Vec<Diagnostic>),
+    memo: Option<(&mut Memo, &HashMap<usize, &Arc<Entry>>)>,
 ) -> BTreeSet<String> {
-    let checked: Vec<(&Entry, include::Checked)> = shown
-        .par_iter()
-        .map(|(e, _)| (*e, include::check(&e.body, sources)))
-        .collect();
+    let checked: Vec<(&Entry, include::Checked)> = match memo {
+        None => shown
+            .par_iter()
+            .map(|(e, _)| (*e, include::check(&e.body, sources)))
+            .collect(),
+        Some((memo, arcs)) => {
+            let kept = &memo.includes;
+            let checked: Vec<(&Entry, include::Checked, Option<bool>)> = shown
+                .par_iter()
+                .map(|(e, _)| {
+                    let memoized = kept
+                        .get(&address(e))
+                        .filter(|(entry, _)| std::ptr::eq(Arc::as_ptr(entry), *e));
+                    match memoized {
+                        Some((_, errors)) => {
+                            let c = include::Checked {
+                                errors: errors.clone(),
+                                ..include::Checked::default()
+                            };
+                            (*e, c, None)
+                        }
+                        None => {
+                            let own = sources.fresh();
+                            let c = include::check(&e.body, &own);
+                            (*e, c, Some(!own.used()))
+                        }
+                    }
+                })
+                .collect();
+            let mut files = HashSet::with_capacity(checked.len());
+            let mut out = Vec::with_capacity(checked.len());
+            for (e, c, fresh) in checked {
+                files.insert(address(e));
+                match (fresh, arcs.get(&address(e))) {
+                    (Some(true), Some(arc)) => {
+                        memo.includes
+                            .insert(address(e), (Arc::clone(arc), c.errors.clone()));
+                    }
+                    (Some(_), _) => {
+                        memo.includes.remove(&address(e));
+                    }
+                    (None, _) => {}
+                }
+                out.push((e, c));
+            }
+            memo.includes.retain(|a, _| files.contains(a));
+            out
+        }
+    };
     let mut files = BTreeSet::new();
     for (e, c) in checked {
         let at = |line: usize| e.body_line + line - 1;
@@ -327,6 +590,16 @@ fn check_includes(
         files.extend(c.files);
     }
     files
+}
+
+/// Whether an output is a page (`…/index.html`), read from the bytes (`Path::ends_with`
+/// takes the path apart, for every output of every rebuild).
+fn is_index(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = b"index.html";
+    bytes.ends_with(name)
+        && (bytes.len() == name.len()
+            || std::path::is_separator(bytes[bytes.len() - name.len() - 1].into()))
 }
 
 /// `cc` must be a compute capability the bank model knows.

@@ -7,7 +7,9 @@ use super::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::content::{Diagnostic, Entry};
 use crate::markdown::Link;
 
-/// What this build will contain, and which pages exist only as drafts.
+/// What this build will contain, and which pages exist only as drafts. Equal targets give
+/// every link the same verdict (serve keeps link problems while the targets stay equal).
+#[derive(PartialEq)]
 pub(super) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
@@ -39,16 +41,18 @@ impl Targets {
         if sitemap {
             built.insert("/sitemap.xml".into());
         }
+        let mut sections = HashSet::new();
         for e in shown {
             built.insert(e.url.clone());
             if !e.section.is_empty() {
-                built.insert(format!("/{}/", e.section));
+                sections.insert(e.section.as_str());
             }
             if e.meta.diagram.is_some() {
                 built.insert(format!("{}{DIAGRAM_PNG}", e.url));
                 built.insert(format!("{}{DIAGRAM_SVG}", e.url));
             }
         }
+        built.extend(sections.into_iter().map(|s| format!("/{s}/")));
         // An entry that failed to load is reported once, not again by every link to it.
         built.extend(unloaded.iter().cloned());
         for f in files {

@@ -123,6 +123,19 @@ fn load(root: &Path) -> Result<content::Site, SiteError> {
     Ok(content::load(root))
 }
 
+/// [`load`] through `coursegen serve`'s cache: reads again only the entry files `changed`
+/// names (and files the cache does not hold).
+fn load_changed(
+    root: &Path,
+    cache: &mut content::load::Cache,
+    changed: &content::load::Changed,
+) -> Result<content::Site, SiteError> {
+    if !root.join("content").is_dir() {
+        return Err(SiteError::NoContent(root.to_path_buf()));
+    }
+    Ok(content::load_changed(root, cache, changed))
+}
+
 /// Render and write: pages are rendered in parallel and stored in the staging folder as
 /// soon as each is done, so a build never holds the whole site in memory; the folder is
 /// swapped in only when every page and copy is there. Returns a warning if the raster cache
@@ -156,28 +169,7 @@ fn write(
             Ok::<_, SiteError>(record)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let urls = urls::Urls::new(&opts.config);
-    let mut files = indexes::indexes(
-        &checked.pages,
-        &checked.intros,
-        &info,
-        templates,
-        &nav,
-        urls,
-    )?;
-    if let (Some(base), true) = (&opts.config.base_url, writes_sitemap(opts)) {
-        files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
-    }
-    files.extend(generated::plain_pages(&info, templates, &nav)?);
-    let published: Vec<&content::Entry> = checked
-        .pages
-        .iter()
-        .filter(|p| p.draft_reason.is_none())
-        .map(|p| p.entry)
-        .collect();
-    let (base, root) = (opts.config.base_url.as_deref(), templates.root());
-    files.push(generated::feed(&published, &info, base, root));
-    files.push(generated::llms_txt(&published, &info, &nav, base, root));
+    let mut files = site_files(checked, &info, templates, &nav, opts)?;
     if opts.search {
         files.extend(search::index(
             records.into_iter().flatten().collect(),
@@ -189,6 +181,34 @@ fn write(
     }
     staging.commit(&checked.copies)?;
     Ok(raster_cache.warning())
+}
+
+/// The files made from the whole site rather than one page: home page and section indexes
+/// (with `search-index.json`), the sitemap (publish build with an address), `404.html` and
+/// the search page, `feed.xml` and `llms.txt`. `serve` writes them through here too.
+fn site_files(
+    checked: &check::Checked<'_>,
+    info: &pages::SiteInfo,
+    templates: &Templates,
+    nav: &nav::Nav,
+    opts: &BuildOptions,
+) -> Result<Vec<output::OutFile>, SiteError> {
+    let urls = urls::Urls::new(&opts.config);
+    let mut files = indexes::indexes(&checked.pages, &checked.intros, info, templates, nav, urls)?;
+    if let (Some(base), true) = (&opts.config.base_url, writes_sitemap(opts)) {
+        files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
+    }
+    files.extend(generated::plain_pages(info, templates, nav)?);
+    let published: Vec<&content::Entry> = checked
+        .pages
+        .iter()
+        .filter(|p| p.draft_reason.is_none())
+        .map(|p| p.entry)
+        .collect();
+    let (base, root) = (opts.config.base_url.as_deref(), templates.root());
+    files.push(generated::feed(&published, info, base, root));
+    files.push(generated::llms_txt(&published, info, nav, base, root));
+    Ok(files)
 }
 
 /// The publish build with a known address lists its pages in sitemap.xml; the preview,

@@ -17,7 +17,7 @@ pub(super) const FULL_TREE: usize = 300;
 const WINDOW: usize = 12;
 
 /// A page as navigation shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NavLink {
     /// Link text: the term for glossary entries, the title otherwise.
     pub text: String,
@@ -30,7 +30,7 @@ pub struct NavLink {
 }
 
 /// One crumb of the breadcrumb trail; the last is the page itself.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Crumb {
     /// Text.
     pub text: String,
@@ -39,7 +39,7 @@ pub struct Crumb {
 }
 
 /// A category of a section in the sidebar.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NavGroup {
     /// Category name, or `None` for a section read in order (days).
     pub name: Option<String>,
@@ -56,7 +56,7 @@ pub struct NavGroup {
 }
 
 /// A section in the sidebar.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NavSection {
     /// Heading ("Days", "Glossary").
     pub title: String,
@@ -69,7 +69,7 @@ pub struct NavSection {
 }
 
 /// What one page shows of the navigation.
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct PageNav {
     /// The sidebar tree.
     pub sections: Vec<NavSection>,
@@ -81,6 +81,7 @@ pub struct PageNav {
     pub next: Option<NavLink>,
 }
 
+#[derive(PartialEq)]
 struct Item {
     text: String,
     url: String,
@@ -230,6 +231,52 @@ impl Nav {
     pub(super) fn overview(&self) -> Vec<NavSection> {
         self.page("", "").sections
     }
+
+    /// Whether `self` and `old` have the same frame: the sections and groups every page
+    /// shows, with the same counts, and the same pages in every section small enough to be
+    /// listed whole. When they do not, every page's navigation differs.
+    pub(super) fn same_frame(&self, old: &Nav) -> bool {
+        self.sections.len() == old.sections.len()
+            && self.sections.iter().zip(&old.sections).all(|(a, b)| {
+                a.name == b.name
+                    && a.title == b.title
+                    && a.len == b.len
+                    && a.groups.len() == b.groups.len()
+                    && a.groups.iter().zip(&b.groups).all(|(ga, gb)| {
+                        ga.name == gb.name
+                            && ga.items.len() == gb.items.len()
+                            && (a.len > FULL_TREE || ga.items == gb.items)
+                    })
+            })
+    }
+
+    /// Whether the page at `url` shows the same navigation (sidebar, breadcrumbs,
+    /// previous/next) in `self` as in `old`, whose frames are the same
+    /// ([`Nav::same_frame`]): the page sits in the same group, and the window of that
+    /// group it lists holds the same pages.
+    pub(super) fn same_page(&self, old: &Nav, url: &str) -> bool {
+        match (self.at.get(url), old.at.get(url)) {
+            (None, None) => true,
+            (Some(&(s, g, i)), Some(&(os, og, oi))) if (s, g) == (os, og) => {
+                fn group(nav: &Nav, s: usize, g: usize) -> Option<(usize, &[Item])> {
+                    let section = nav.sections.get(s)?;
+                    Some((section.len, &section.groups.get(g)?.items))
+                }
+                fn neighbours(items: &[Item], i: usize) -> (Option<&Item>, Option<&Item>) {
+                    (i.checked_sub(1).map(|p| &items[p]), items.get(i + 1))
+                }
+                let (Some((len, new)), Some((old_len, was))) =
+                    (group(self, s, g), group(old, s, g))
+                else {
+                    return false;
+                };
+                new[listed(len, Some(i), new.len(), false)]
+                    == was[listed(old_len, Some(oi), was.len(), false)]
+                    && neighbours(new, i) == neighbours(was, oi)
+            }
+            _ => false,
+        }
+    }
 }
 
 fn nav_group(
@@ -240,13 +287,7 @@ fn nav_group(
     full: bool,
 ) -> NavGroup {
     let count = group.items.len();
-    let range = if full || section.len <= FULL_TREE {
-        0..count
-    } else if let Some(i) = current {
-        i.saturating_sub(WINDOW)..(i + WINDOW + 1).min(count)
-    } else {
-        0..0
-    };
+    let range = listed(section.len, current, count, full);
     let more = count - range.len();
     NavGroup {
         name: group.name.clone(),
@@ -261,6 +302,23 @@ fn nav_group(
             .collect(),
         more,
         count,
+    }
+}
+
+/// Which of a group's `count` pages the sidebar lists, in a section of `section_len` pages:
+/// all of them in a small section (or with `full`), else a window round the `current` one.
+fn listed(
+    section_len: usize,
+    current: Option<usize>,
+    count: usize,
+    full: bool,
+) -> std::ops::Range<usize> {
+    if full || section_len <= FULL_TREE {
+        0..count
+    } else if let Some(i) = current {
+        i.saturating_sub(WINDOW)..(i + WINDOW + 1).min(count)
+    } else {
+        0..0
     }
 }
 
@@ -378,6 +436,121 @@ mod tests {
         case(
             vec!["x-99999999999999999999999999999999999999999", "x-1"],
             &["x-1", "x-99999999999999999999999999999999999999999"],
+        );
+    }
+
+    /// A site as (section, category, term, draft) per page, its pages built from one
+    /// parsed entry.
+    fn nav_of(site: &[(String, Option<String>, String, bool)]) -> (Nav, Vec<String>) {
+        let template = crate::content::load::parse_entry(
+            std::path::Path::new("content/glossary/x.md"),
+            "---\ntitle: X\n---\nBody.\n",
+        )
+        .unwrap();
+        let entries: Vec<Entry> = site
+            .iter()
+            .map(|(section, category, term, _)| {
+                let mut e = template.clone();
+                let slug = term.to_lowercase().replace(' ', "-");
+                e.url = format!("/{section}/{slug}/");
+                e.section = section.clone();
+                e.slug = slug;
+                e.meta.title = format!("Title of {term}");
+                e.meta.term = (section == GLOSSARY).then(|| term.clone());
+                e.meta.category = category.clone();
+                e
+            })
+            .collect();
+        let pages: Vec<super::super::pages::Page<'_>> = entries
+            .iter()
+            .zip(site)
+            .map(|(entry, (.., draft))| super::super::pages::Page {
+                entry,
+                draft_reason: draft.then(|| "a draft".to_string()),
+                bodies: std::sync::Arc::new(super::super::pages::Bodies {
+                    main: String::new(),
+                    measured: None,
+                    diagram: None,
+                    links: Vec::new(),
+                }),
+                diagram: None,
+            })
+            .collect();
+        let urls = entries.iter().map(|e| e.url.clone()).collect();
+        (Nav::new(&pages), urls)
+    }
+
+    /// `same_frame` and `same_page` never call a page's navigation unchanged when it
+    /// changed: checked against the whole `PageNav` of every page (and the home page, an
+    /// index and a page outside the sections) after random edits of a site whose glossary
+    /// is windowed and whose days are listed whole. They must also find unchanged pages,
+    /// or serve would render everything.
+    #[test]
+    fn same_page_only_when_the_navigation_is_unchanged() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let categories = [
+            None,
+            Some("Memory".to_string()),
+            Some("Execution".to_string()),
+        ];
+        let mut site: Vec<(String, Option<String>, String, bool)> = (0..FULL_TREE + 30)
+            .map(|i| {
+                (
+                    GLOSSARY.to_string(),
+                    categories[i % 3].clone(),
+                    format!("term {i:03}"),
+                    false,
+                )
+            })
+            .chain((1..=8).map(|d| (DAYS.to_string(), None, format!("day {d}"), false)))
+            .collect();
+        let (mut unchanged, mut compared) = (0, 0);
+        for round in 0..60 {
+            let (old, old_urls) = nav_of(&site);
+            for _ in 0..1 + next(3) {
+                let i = next(site.len());
+                match next(6) {
+                    0 => site[i].2 = format!("term {} {round} {i}", next(400)),
+                    1 => site[i].1 = categories[next(3)].clone(),
+                    2 => site[i].3 = !site[i].3,
+                    3 if site.len() > FULL_TREE - 5 => {
+                        site.remove(i);
+                    }
+                    4 => site.push((
+                        site[i].0.clone(),
+                        categories[next(3)].clone(),
+                        format!("new {round} {i}"),
+                        false,
+                    )),
+                    _ => {} // nothing changes
+                }
+            }
+            let (new, new_urls) = nav_of(&site);
+            let frame = new.same_frame(&old);
+            let mut urls: Vec<String> = old_urls.into_iter().chain(new_urls).collect();
+            urls.extend(["/".into(), "/glossary/".into(), "/about/".into()]);
+            urls.sort();
+            urls.dedup();
+            for url in &urls {
+                let same = frame && new.same_page(&old, url);
+                let equal = new.page(url, "t") == old.page(url, "t");
+                assert!(
+                    !same || equal,
+                    "round {round}: {url} called unchanged, but changed"
+                );
+                compared += 1;
+                unchanged += usize::from(same);
+            }
+        }
+        assert!(
+            unchanged * 10 > compared,
+            "{unchanged} of {compared} pages found unchanged"
         );
     }
 

@@ -265,6 +265,11 @@ impl<'a> Lookup<'a> {
         }
     }
 
+    /// The entry `slug` of `section` names, and whether it is a draft.
+    pub fn target(&self, section: &str, slug: &str) -> Option<(&'a Entry, bool)> {
+        self.by_section.get(&(section, slug)).copied()
+    }
+
     /// The link to `slug` of `section`, unlinked when the target is left out of this build.
     pub fn link(&self, section: &str, slug: &str, text: impl Fn(&Entry) -> String) -> LinkCtx {
         match self.by_section.get(&(section, slug)) {
@@ -326,10 +331,11 @@ pub(super) struct Page<'a> {
     pub(super) entry: &'a Entry,
     /// Why it is a draft (preview only); `None` when published.
     pub(super) draft_reason: Option<String>,
-    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
-    pub(super) bodies: Bodies,
+    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole); shared
+    /// with serve's memo of checked pages.
+    pub(super) bodies: std::sync::Arc<Bodies>,
     /// The diagram, when the entry declares one.
-    pub(super) diagram: Option<Drawn>,
+    pub(super) diagram: Option<std::sync::Arc<Drawn>>,
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts; with `cut`

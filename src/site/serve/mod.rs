@@ -14,6 +14,8 @@ use crate::site::BuildOptions;
 mod http;
 mod rebuild;
 mod reload;
+#[cfg(test)]
+mod tests;
 mod watch;
 
 pub use watch::WatchError;
@@ -143,8 +145,10 @@ fn run_rebuild(rebuilder: &Mutex<rebuild::Rebuilder>, hub: &reload::Hub) {
     let result = lock(rebuilder).rebuild();
     match result {
         Ok(d) => {
+            let [load, check, render, write] = d.stages;
             println!(
-                "rebuilt in {} ms: rendered {} of {} pages, {} files changed",
+                "rebuilt in {} ms: rendered {} of {} pages, {} files changed \
+                 (load {load}, check {check}, render {render}, write {write} ms)",
                 d.millis, d.rendered, d.pages, d.written
             );
             hub.publish(true, Vec::new());

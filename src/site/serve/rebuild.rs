@@ -1,30 +1,51 @@
-//! Incremental rebuilds for the preview, on the build's own stages: load and check run on
-//! the whole site (so every problem is still found, as `build` would), but render writes
-//! only what a change can affect — the changed entries, the entries that name them in
-//! `related:`/`appears_in:`, and the indexes — while a change to templates, records or
-//! kernels re-renders every page and a change under `static/` recopies only what changed.
+//! Incremental rebuilds for the preview, on the build's own stages, each kept between
+//! rebuilds and redone only where a change reaches:
+//!
+//! - **load** reads and parses again only the entry files the watcher named (and files
+//!   added); the walk of `content/` and the checks across entries run in full
+//!   (`content::load_changed`).
+//! - **check** converts and checks again only entries that changed, and holds every
+//!   page's links against the site's targets again when those changed; the verdicts,
+//!   records, copies and collisions run in full (`check::Memo`). So every problem is still
+//!   found, as `build` would find it.
+//! - **render** renders a page again when its entry, its HTML or its draft state changed,
+//!   or — when something lists show changed (a title, a category, a page added or gone) —
+//!   when its sidebar, breadcrumbs, previous/next or related links differ; the site-wide
+//!   files (indexes, feed, llms.txt, 404 and search pages) are rendered again in that case
+//!   only. A change to the config, records or kernels reads, checks and renders everything
+//!   again; a template change renders everything again.
+//!
 //! Files are replaced one by one (write beside, rename over), and only when their bytes
 //! differ, so a page being served is never half-written. A failed rebuild changes nothing:
-//! the last good pages stay, and its changes are kept for the next attempt.
+//! the last good pages stay, and its changes are kept for the next attempt. The output
+//! then holds what `build --drafts --no-search` (or `build --no-search` with `--no-drafts`)
+//! writes, less the `.coursegen-output` marker; the tests compare the two.
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::site::check::Checked;
+use crate::content::load::{Cache, Changed, DAYS, GLOSSARY};
+use crate::content::{self, Entry};
+use crate::site::check::{Checked, Memo};
+use crate::site::diagrams::Drawn;
 use crate::site::output::OutFile;
+use crate::site::pages::{Bodies, Page};
 use crate::site::raster_cache::RasterCache;
 use crate::site::render::{self, RenderCtx};
-use crate::site::{BuildOptions, SiteError, check, indexes, nav, pages, plan, urls};
+use crate::site::{BuildOptions, SiteError, check, nav, pages};
 use crate::templates::Templates;
 
 /// What changed since the last good build.
 #[derive(Debug, Default)]
 struct Pending {
-    /// Re-render every page (first build, config, templates, records, kernels, lost events).
+    /// Read and check everything again (first build, config, records, kernels, lost events).
+    reload: bool,
+    /// Render every page again (the above, and templates).
     all: bool,
     /// Templates must be read again.
     templates: bool,
@@ -43,15 +64,54 @@ pub(super) struct Done {
     pub(super) written: usize,
     /// Wall time of the rebuild.
     pub(super) millis: u128,
+    /// Wall time of its stages: load, check, render, write (with keeping what the next
+    /// rebuild compares with).
+    pub(super) stages: [u128; 4],
 }
 
-/// Keeps what the next rebuild needs: templates, and a hash of every file it wrote.
+/// One page as the last good build rendered it.
+struct Rendered {
+    /// Its entry (the same allocation while the entry is unchanged).
+    entry: Arc<Entry>,
+    /// Its HTML fragments.
+    bodies: Arc<Bodies>,
+    /// Its diagram.
+    diagram: Option<Arc<Drawn>>,
+    /// Why it was a draft.
+    draft_reason: Option<String>,
+    /// The entries its related terms and days named, and whether each was a draft.
+    links: Links,
+    /// The files it wrote.
+    files: Vec<PathBuf>,
+}
+
+/// What the last good build rendered: what the next one compares with.
+struct Last {
+    /// Every entry loaded, in path order.
+    entries: Vec<Arc<Entry>>,
+    /// The reading order.
+    nav: Arc<nav::Nav>,
+    /// Entry pages, by URL.
+    pages: HashMap<String, Rendered>,
+    /// Section intros, by URL: HTML and draft reason (the section indexes show them).
+    intros: HashMap<String, (Arc<Bodies>, Option<String>)>,
+    /// The files the site-wide pages wrote.
+    site_files: Vec<PathBuf>,
+    /// The files copied, in order.
+    copies: Vec<PathBuf>,
+}
+
+/// Keeps what the next rebuild needs: templates, the load cache, the check memo, what the
+/// last good build rendered, and a hash of every file in the output.
 pub(super) struct Rebuilder {
     root: PathBuf,
     opts: BuildOptions,
     config_file: Option<PathBuf>,
     out: PathBuf,
     templates: Option<Templates>,
+    loaded: Cache,
+    memo: Memo,
+    last: Option<Last>,
     written: HashMap<PathBuf, u64>,
     pending: Pending,
 }
@@ -71,8 +131,12 @@ impl Rebuilder {
             config_file,
             out: out.to_path_buf(),
             templates: None,
+            loaded: Cache::default(),
+            memo: Memo::default(),
+            last: None,
             written: HashMap::new(),
             pending: Pending {
+                reload: true,
                 all: true,
                 templates: true,
                 files: BTreeSet::new(),
@@ -89,12 +153,17 @@ impl Rebuilder {
                 || under("measurements")
                 || under("kernels")
             {
+                self.pending.reload = true;
                 self.pending.all = true;
             } else if under("templates") {
                 self.pending.all = true;
                 self.pending.templates = true;
             } else if under("content") || under("static") {
                 self.pending.files.insert(p);
+            } else {
+                // Not a path the watcher should report: do not guess what it affects.
+                self.pending.reload = true;
+                self.pending.all = true;
             }
         }
     }
@@ -117,116 +186,191 @@ impl Rebuilder {
             .review_max_age_days
             .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
         self.opts.config = config;
-        let site = super::super::load(&self.root).map_err(lines)?;
+        let changed = if self.pending.reload {
+            // The memo holds checks made with the old config, records and kernels.
+            self.memo.clear();
+            Changed::All
+        } else {
+            let under_root = |p: &PathBuf| p.strip_prefix(&self.root).ok().map(Path::to_path_buf);
+            Changed::Paths(self.pending.files.iter().filter_map(under_root).collect())
+        };
+        let site =
+            super::super::load_changed(&self.root, &mut self.loaded, &changed).map_err(lines)?;
+        let loaded = start.elapsed();
         if self.pending.templates || self.templates.is_none() {
-            self.templates =
-                Some(Templates::load(&self.root.join("templates")).map_err(|e| lines(e.into()))?);
+            let templates = Templates::load(&self.root.join("templates"))
+                .map_err(|e| lines(e.into()))?
+                .with_root(&self.opts.config.root);
+            self.templates = Some(templates);
         }
-        let templates = self.templates.as_ref().expect("loaded above");
-        let checked = check::check(&self.root, &site, &self.opts)
+        let checked = check::check_with(&self.root, &site, &self.opts, Some(&mut self.memo))
             .map_err(|d| lines(SiteError::Content(crate::content::Diagnostics(d))))?;
-        let (files, rendered) = self.render(&checked, templates).map_err(lines)?;
+        let checked_at = start.elapsed();
+        let templates = self.templates.as_ref().expect("loaded above");
+        let plan = self.plan(&site, &checked);
+        let (files, rendered) = self.render(&checked, templates, &plan).map_err(lines)?;
+        let rendered_at = start.elapsed();
         let written = self
-            .write(&checked, files)
+            .write(&checked, &files, &plan)
             .map_err(|e| vec![e.to_string()])?;
+        self.remember(&site, &checked, plan, &files);
         self.pending = Pending::default();
+        let done = start.elapsed();
         Ok(Done {
             rendered,
             pages: checked.report.pages,
             written,
-            millis: start.elapsed().as_millis(),
+            millis: done.as_millis(),
+            stages: [
+                loaded.as_millis(),
+                (checked_at - loaded).as_millis(),
+                (rendered_at - checked_at).as_millis(),
+                (done - rendered_at).as_millis(),
+            ],
         })
     }
 
-    /// Renders the pages a change can affect, and every index.
+    /// Decides what to render: the pages a change can affect, and the site-wide files when
+    /// something lists show changed.
+    fn plan<'c>(&self, site: &content::Site, checked: &'c Checked<'c>) -> Plan<'c> {
+        let Some(last) = self.last.as_ref().filter(|_| !self.pending.all) else {
+            let arcs = arcs(site);
+            return Plan {
+                dirty: (checked.pages.iter())
+                    .map(|p| (p, links(p, checked, &arcs)))
+                    .collect(),
+                site: true,
+                listed: true,
+                nav: Arc::new(nav::Nav::new(&checked.pages)),
+            };
+        };
+        let listed = listings_changed(last, site, checked);
+        // Nothing lists show changed: the reading order is the last one.
+        let nav = match listed {
+            true => Arc::new(nav::Nav::new(&checked.pages)),
+            false => Arc::clone(&last.nav),
+        };
+        let frame = listed && nav.same_frame(&last.nav);
+        let arcs = if listed { arcs(site) } else { HashMap::new() };
+        let dirty = (checked.pages.par_iter())
+            .filter_map(|p| {
+                let Some(was) = last.pages.get(&p.entry.url) else {
+                    return Some((p, links(p, checked, &arcs)));
+                };
+                let own = !std::ptr::eq(Arc::as_ptr(&was.entry), p.entry)
+                    || !same_bodies(&was.bodies, &p.bodies)
+                    || !same_diagram(&was.diagram, &p.diagram)
+                    || was.draft_reason != p.draft_reason;
+                if !listed {
+                    return own.then(|| (p, was.links.clone()));
+                }
+                let links = links(p, checked, &arcs);
+                let around = !frame
+                    || !nav.same_page(&last.nav, &p.entry.url)
+                    || !same_links(&links, &was.links);
+                (own || around).then_some((p, links))
+            })
+            .collect();
+        Plan {
+            dirty,
+            site: listed,
+            listed,
+            nav,
+        }
+    }
+
+    /// Renders the pages the plan names, and the site-wide files when it says so.
     fn render(
         &self,
         checked: &Checked<'_>,
         templates: &Templates,
-    ) -> Result<(Vec<OutFile>, usize), SiteError> {
+        plan: &Plan<'_>,
+    ) -> Result<(Rendering, usize), SiteError> {
         let info = pages::SiteInfo::new(&self.opts.config, self.opts.drafts);
         let raster_cache = RasterCache::new(self.opts.cache_dir.clone());
-        let nav = nav::Nav::new(&checked.pages);
         let rc = RenderCtx {
-            nav: &nav,
+            nav: &plan.nav,
             raster_cache: &raster_cache,
             info: &info,
             templates,
             checked,
             opts: &self.opts,
         };
-        let stems: HashSet<&str> = (self.pending.files.iter())
-            .filter_map(|p| p.file_stem()?.to_str())
-            .collect();
-        let dirty: Vec<_> = (checked.pages.iter())
-            .filter(|p| {
-                let m = &p.entry.meta;
-                self.pending.all
-                    || self.pending.files.contains(&self.root.join(&p.entry.file))
-                    || m.related
-                        .iter()
-                        .chain(&m.appears_in)
-                        .any(|s| stems.contains(s.as_str()))
-                    || !self.written.contains_key(&plan::page_path(&p.entry.url))
-            })
-            .collect();
-        let mut files = dirty
-            .par_iter()
-            .map(|p| render::page(p, rc).map(|(files, _search_record)| files))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>();
-        let indexes = indexes::indexes(
-            &checked.pages,
-            &checked.intros,
-            &info,
-            templates,
-            &nav,
-            urls::Urls::new(&self.opts.config),
-        )?;
-        let rendered = dirty.len()
-            + indexes
-                .iter()
+        let pages = (plan.dirty.par_iter())
+            .map(|(p, _)| render::page(p, rc).map(|(files, _search_record)| files))
+            .collect::<Result<Vec<_>, _>>()?;
+        let site = match plan.site {
+            true => Some(super::super::site_files(
+                checked, &info, templates, &plan.nav, &self.opts,
+            )?),
+            false => None,
+        };
+        let rendered = plan.dirty.len()
+            + (site.iter().flatten())
                 .filter(|f| f.path.ends_with("index.html"))
                 .count();
-        files.extend(indexes);
         if let Some(w) = raster_cache.warning() {
             eprintln!("{w}");
         }
-        Ok((files, rendered))
+        Ok((Rendering { pages, site }, rendered))
     }
 
     /// Writes the files whose bytes changed, copies changed static files and assets, and
     /// removes what the site no longer has. Returns how many files it touched.
-    fn write(&mut self, checked: &Checked<'_>, files: Vec<OutFile>) -> std::io::Result<usize> {
-        let mut keep: HashSet<PathBuf> = plan::outputs(&checked.pages, &checked.intros, &self.opts)
-            .into_iter()
-            .collect();
+    fn write(
+        &mut self,
+        checked: &Checked<'_>,
+        files: &Rendering,
+        plan: &Plan<'_>,
+    ) -> std::io::Result<usize> {
+        let result = self.write_files(checked, files, plan);
+        if result.is_err() {
+            // Part of it may be written: render everything next time (unchanged bytes are
+            // not written again).
+            self.last = None;
+        }
+        result
+    }
+
+    fn write_files(
+        &mut self,
+        checked: &Checked<'_>,
+        files: &Rendering,
+        plan: &Plan<'_>,
+    ) -> std::io::Result<usize> {
         let mut touched = 0;
-        for f in files {
+        for f in files
+            .pages
+            .iter()
+            .flatten()
+            .chain(files.site.iter().flatten())
+        {
             let h = hash(&f.bytes);
             if self.written.get(&f.path) != Some(&h) {
                 replace(&self.out.join(&f.path), &f.bytes)?;
-                self.written.insert(f.path, h);
+                self.written.insert(f.path.clone(), h);
                 touched += 1;
             }
         }
+        let watched = ["content", "static"].map(|d| self.root.join(d));
         for (rel, src) in &checked.copies {
-            keep.insert(rel.clone());
+            // Files outside the watched folders (a code block's `file=`) may change unseen.
+            let unseen = !watched.iter().any(|w| src.starts_with(w));
             if self.pending.all
+                || unseen
                 || self.pending.files.contains(src)
                 || !self.written.contains_key(rel)
             {
-                replace(&self.out.join(rel), &std::fs::read(src)?)?;
-                self.written.insert(rel.clone(), 0);
-                touched += 1;
+                let bytes = std::fs::read(src)?;
+                let h = hash(&bytes);
+                if self.written.get(rel) != Some(&h) {
+                    replace(&self.out.join(rel), &bytes)?;
+                    self.written.insert(rel.clone(), h);
+                    touched += 1;
+                }
             }
         }
-        let gone: Vec<PathBuf> = (self.written.keys())
-            .filter(|p| !keep.contains(*p))
-            .cloned()
-            .collect();
+        let gone = self.gone(checked, files, plan);
         for rel in gone {
             self.written.remove(&rel);
             match std::fs::remove_file(self.out.join(&rel)) {
@@ -236,6 +380,255 @@ impl Rebuilder {
         }
         Ok(touched)
     }
+
+    /// The files of the output that nothing writes any more. Only files whose owner (a
+    /// page, the site-wide pages, a copy) stopped writing them are looked at, unless
+    /// there is no last build to compare with.
+    fn gone(&self, checked: &Checked<'_>, files: &Rendering, plan: &Plan<'_>) -> Vec<PathBuf> {
+        let paths = |f: &[OutFile]| f.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        match &self.last {
+            None => candidates.extend(self.written.keys().cloned()),
+            Some(last) => {
+                for ((p, _), now) in plan.dirty.iter().zip(&files.pages) {
+                    if let Some(was) = last.pages.get(&p.entry.url) {
+                        let now = paths(now);
+                        candidates.extend(was.files.iter().filter(|f| !now.contains(f)).cloned());
+                    }
+                }
+                if plan.listed {
+                    let urls: HashSet<&str> = (checked.pages.iter())
+                        .map(|p| p.entry.url.as_str())
+                        .collect();
+                    for (url, was) in &last.pages {
+                        if !urls.contains(url.as_str()) {
+                            candidates.extend(was.files.iter().cloned());
+                        }
+                    }
+                }
+                if let Some(site) = &files.site {
+                    let now = paths(site);
+                    let old = last.site_files.iter().filter(|f| !now.contains(f));
+                    candidates.extend(old.cloned());
+                }
+                if last.copies.len() != checked.copies.len()
+                    || (last.copies.iter().zip(&checked.copies)).any(|(a, b)| *a != b.0)
+                {
+                    let now: HashSet<&PathBuf> = checked.copies.iter().map(|c| &c.0).collect();
+                    let old = last.copies.iter().filter(|f| !now.contains(f));
+                    candidates.extend(old.cloned());
+                }
+            }
+        }
+        if candidates.is_empty() {
+            return candidates;
+        }
+        // What the output keeps: every page's files (as rendered now, or as last time),
+        // the site-wide files and the copies.
+        let mut keep: HashSet<&PathBuf> = HashSet::new();
+        let fresh: HashSet<&str> = (plan.dirty.iter())
+            .map(|(p, _)| p.entry.url.as_str())
+            .collect();
+        if let Some(last) = &self.last {
+            for p in &checked.pages {
+                if let Some(was) = last.pages.get(&p.entry.url)
+                    && !fresh.contains(p.entry.url.as_str())
+                {
+                    keep.extend(was.files.iter());
+                }
+            }
+            if files.site.is_none() {
+                keep.extend(last.site_files.iter());
+            }
+        }
+        let rendered = files
+            .pages
+            .iter()
+            .flatten()
+            .chain(files.site.iter().flatten());
+        keep.extend(rendered.map(|f| &f.path));
+        keep.extend(checked.copies.iter().map(|c| &c.0));
+        candidates.retain(|c| !keep.contains(c) && self.written.contains_key(c));
+        candidates.sort();
+        candidates.dedup();
+        candidates
+    }
+
+    /// Keeps what this good build rendered, for the next rebuild to compare with.
+    fn remember(
+        &mut self,
+        site: &content::Site,
+        checked: &Checked<'_>,
+        plan: Plan<'_>,
+        files: &Rendering,
+    ) {
+        let mut last = self.last.take();
+        let arcs = arcs(site);
+        let mut fresh: HashMap<&str, Rendered> = HashMap::with_capacity(plan.dirty.len());
+        for ((p, links), f) in plan.dirty.into_iter().zip(&files.pages) {
+            let Some(entry) = arcs.get(&(std::ptr::from_ref(p.entry) as usize)) else {
+                // Not an entry of this site (cannot happen): render all next time.
+                return;
+            };
+            let rendered = Rendered {
+                entry: Arc::clone(entry),
+                bodies: p.bodies.clone(),
+                diagram: p.diagram.clone(),
+                draft_reason: p.draft_reason.clone(),
+                links,
+                files: f.iter().map(|f| f.path.clone()).collect(),
+            };
+            fresh.insert(p.entry.url.as_str(), rendered);
+        }
+        let pages = match (plan.listed, last.as_mut()) {
+            // The same pages as last time: replace those rendered again.
+            (false, Some(last)) => {
+                let mut pages = std::mem::take(&mut last.pages);
+                for (url, rendered) in fresh {
+                    pages.insert(url.to_string(), rendered);
+                }
+                pages
+            }
+            (_, was) => {
+                let mut was = was.map(|l| std::mem::take(&mut l.pages));
+                let mut pages = HashMap::with_capacity(checked.pages.len());
+                for p in &checked.pages {
+                    let url = p.entry.url.as_str();
+                    let kept = was.as_mut().and_then(|w| w.remove(url));
+                    match fresh.remove(url).or(kept) {
+                        Some(rendered) => pages.insert(url.to_string(), rendered),
+                        // Neither rendered now nor before (cannot happen): render all next time.
+                        None => return,
+                    };
+                }
+                pages
+            }
+        };
+        let site_files = match (&files.site, last) {
+            (Some(files), _) => files.iter().map(|f| f.path.clone()).collect(),
+            (None, Some(last)) => last.site_files,
+            (None, None) => return,
+        };
+        self.last = Some(Last {
+            entries: site.entries.clone(),
+            nav: plan.nav,
+            pages,
+            intros: (checked.intros.iter())
+                .map(|p| {
+                    let shown = (p.bodies.clone(), p.draft_reason.clone());
+                    (p.entry.url.clone(), shown)
+                })
+                .collect(),
+            site_files,
+            copies: checked.copies.iter().map(|c| c.0.clone()).collect(),
+        });
+    }
+}
+
+/// What one rebuild renders.
+struct Plan<'c> {
+    /// The pages to render, with what their related links name.
+    dirty: Vec<(&'c Page<'c>, Links)>,
+    /// Whether to render the site-wide files.
+    site: bool,
+    /// Whether something lists show may have changed (pages added or gone among them).
+    listed: bool,
+    /// The reading order.
+    nav: Arc<nav::Nav>,
+}
+
+/// What one rebuild rendered: each dirty page's files (in the plan's order), and the
+/// site-wide files when rendered.
+struct Rendering {
+    pages: Vec<Vec<OutFile>>,
+    site: Option<Vec<OutFile>>,
+}
+
+/// What a page's related terms and days name: each target entry, and whether it is a
+/// draft; `None` for a name this build does not have. Equal (the same allocations) means
+/// the page shows the same links.
+type Links = Vec<Option<(Arc<Entry>, bool)>>;
+
+/// Entries by address, to find the `Arc` of an entry the check stage lent.
+type Arcs<'s> = HashMap<usize, &'s Arc<Entry>>;
+
+fn arcs(site: &content::Site) -> Arcs<'_> {
+    (site.entries.iter())
+        .map(|e| (Arc::as_ptr(e) as usize, e))
+        .collect()
+}
+
+/// The [`Links`] of a page in this build.
+fn links(p: &Page<'_>, checked: &Checked<'_>, arcs: &Arcs<'_>) -> Links {
+    let m = &p.entry.meta;
+    let named =
+        (m.related.iter().map(|s| (GLOSSARY, s))).chain(m.appears_in.iter().map(|s| (DAYS, s)));
+    named
+        .map(|(section, slug)| {
+            let (e, draft) = checked.lookup.target(section, slug)?;
+            Some((
+                Arc::clone(arcs.get(&(std::ptr::from_ref(e) as usize))?),
+                draft,
+            ))
+        })
+        .collect()
+}
+
+/// Whether two [`Links`] name the same entries in the same states.
+fn same_links(a: &Links, b: &Links) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (None, None) => true,
+            (Some((x, dx)), Some((y, dy))) => Arc::ptr_eq(x, y) && dx == dy,
+            _ => false,
+        })
+}
+
+/// The same drawing: the same allocation, or equal SVG.
+fn same_diagram(a: &Option<Arc<Drawn>>, b: &Option<Arc<Drawn>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b) || (a.svg == b.svg && a.preset == b.preset),
+        _ => false,
+    }
+}
+
+/// The same HTML: the same allocation, or equal text.
+fn same_bodies(a: &Arc<Bodies>, b: &Arc<Bodies>) -> bool {
+    Arc::ptr_eq(a, b) || (a.main == b.main && a.measured == b.measured && a.diagram == b.diagram)
+}
+
+/// Whether anything the site's lists show may have changed since `last`: an entry added,
+/// removed, or changed in anything but its body and field lines; a page's draft state; a
+/// section intro.
+fn listings_changed(last: &Last, site: &content::Site, checked: &Checked<'_>) -> bool {
+    if site.entries.len() != last.entries.len()
+        || checked.pages.len() != last.pages.len()
+        || checked.intros.len() != last.intros.len()
+    {
+        return true;
+    }
+    fn listing(e: &Entry) -> (&PathBuf, content::Kind, &str, &str, &str, &content::Meta) {
+        (&e.file, e.kind, &e.section, &e.slug, &e.url, &e.meta)
+    }
+    // Both in path order: an entry added and another removed differ in `file` somewhere.
+    let entries = (site.entries.iter().zip(&last.entries))
+        .any(|(e, was)| !Arc::ptr_eq(was, e) && listing(was) != listing(e));
+    let pages = checked
+        .pages
+        .iter()
+        .any(|p| match last.pages.get(&p.entry.url) {
+            None => true,
+            Some(was) => was.draft_reason.is_some() != p.draft_reason.is_some(),
+        });
+    let intros = checked
+        .intros
+        .iter()
+        .any(|p| match last.intros.get(&p.entry.url) {
+            None => true,
+            Some((bodies, reason)) => !same_bodies(bodies, &p.bodies) || *reason != p.draft_reason,
+        });
+    entries || pages || intros
 }
 
 fn hash(bytes: &[u8]) -> u64 {

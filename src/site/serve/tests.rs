@@ -1,0 +1,420 @@
+//! The rebuilder against the build: after every edit of a sequence (entries, intros,
+//! assets, static files, templates, records, config; edits that break the site and edits
+//! that fix it), the folder serve serves must hold exactly what a fresh full `build` of
+//! the same files writes (`--no-search`, less its `.coursegen-output` marker), byte for
+//! byte; and a failed rebuild must report the same problems as the failed build and leave
+//! the last good output as it was. Driven without the watcher: each step names the paths
+//! it touched, as the watcher would.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::rebuild::{Done, Rebuilder};
+use crate::config::Config;
+use crate::site::{BuildOptions, SiteError, build, output};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for item in walkdir::WalkDir::new(from) {
+        let item = item.unwrap();
+        let dest = to.join(item.path().strip_prefix(from).unwrap());
+        if item.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(item.path(), &dest).unwrap();
+        }
+    }
+}
+
+const SIGNED: &str = "byline:\n  written_by: Ada Lovelace\n  reviewed_by: Grace Hopper\n  written_on: 2026-11-01\n  last_checked_on: 2026-11-20\n";
+
+/// A complete, published glossary entry with `extra` front-matter lines.
+fn published(title: &str, extra: &str, body: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nterm: {title}\ncategory: Memory\ncc: \"8.0\"\nsummary: A term.\nsources:\n  - title: Guide\n    url: https://docs.nvidia.com/\nstatus: published\n{extra}{SIGNED}---\n\n{body}\n"
+    )
+}
+
+/// Every file under `dir` by its path inside it.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|i| i.file_type().is_file())
+        .map(|i| {
+            let rel = i.path().strip_prefix(dir).unwrap().to_path_buf();
+            (rel, std::fs::read(i.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Names what differs between two trees (empty when they are equal).
+fn differences(served: &BTreeMap<PathBuf, Vec<u8>>, built: &BTreeMap<PathBuf, Vec<u8>>) -> String {
+    let mut out = String::new();
+    for (path, bytes) in served {
+        match built.get(path) {
+            None => out.push_str(&format!("only served: {}\n", path.display())),
+            Some(b) if b != bytes => {
+                let (s, b) = (String::from_utf8_lossy(bytes), String::from_utf8_lossy(b));
+                let cut = |l: &str| l.chars().take(160).collect::<String>();
+                let line = (s.lines().zip(b.lines()))
+                    .find(|(x, y)| x != y)
+                    .map(|(x, y)| (cut(x), cut(y)));
+                out.push_str(&format!("differs: {}: {line:?}\n", path.display()));
+            }
+            Some(_) => {}
+        }
+    }
+    for path in built.keys().filter(|p| !served.contains_key(*p)) {
+        out.push_str(&format!("only built: {}\n", path.display()));
+    }
+    out
+}
+
+/// A site (the repository's content, templates, static files, kernels and records, plus
+/// two published entries) and a rebuilder serving it.
+pub(super) struct Fixture {
+    site: tempfile::TempDir,
+    served: tempfile::TempDir,
+    cache: tempfile::TempDir,
+    drafts: bool,
+    rebuilder: Rebuilder,
+    /// The output of the last good rebuild.
+    good: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+impl Fixture {
+    pub(super) fn new(drafts: bool, setup: impl FnOnce(&Path)) -> Fixture {
+        let site = tempfile::tempdir().unwrap();
+        for dir in ["templates", "static", "content", "kernels", "measurements"] {
+            copy_dir(&repo().join(dir), &site.path().join(dir));
+        }
+        setup(site.path());
+        let served = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let out = served.path().join("site");
+        let opts = options(drafts, Some(out.clone()), cache.path());
+        let rebuilder = Rebuilder::new(site.path(), opts, None, &out);
+        Fixture {
+            site,
+            served,
+            cache,
+            drafts,
+            rebuilder,
+            good: BTreeMap::new(),
+        }
+    }
+
+    pub(super) fn root(&self) -> &Path {
+        self.site.path()
+    }
+
+    pub(super) fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub(super) fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap()
+    }
+
+    pub(super) fn remove(&self, rel: &str) -> PathBuf {
+        let p = self.root().join(rel);
+        std::fs::remove_file(&p).unwrap();
+        p
+    }
+
+    /// A file of the served output.
+    pub(super) fn served(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.served.path().join("site").join(rel))
+            .unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    /// Rebuilds after `changed` and holds the outcome to a full build of the same files.
+    #[track_caller]
+    pub(super) fn step(&mut self, what: &str, changed: Vec<PathBuf>) -> Result<Done, Vec<String>> {
+        self.rebuilder.changed(changed);
+        let served = self.rebuilder.rebuild();
+        let full = tempfile::tempdir().unwrap();
+        let out = full.path().join("site");
+        let built = match Config::load(self.root(), None) {
+            Ok(config) => {
+                let mut opts = options(self.drafts, Some(out.clone()), self.cache.path());
+                opts.review_max_age_days = config
+                    .review_max_age_days
+                    .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
+                opts.config = config;
+                build(self.root(), &opts).map_err(|e| match e {
+                    SiteError::Content(d) => d.0.iter().map(ToString::to_string).collect(),
+                    other => vec![other.to_string()],
+                })
+            }
+            Err(e) => Err(vec![e.to_string()]),
+        };
+        let now = tree(&self.served.path().join("site"));
+        match (&served, built) {
+            (Ok(_), Ok(_)) => {
+                let mut built = tree(&out);
+                built.remove(Path::new(output::MARKER));
+                let diff = differences(&now, &built);
+                assert!(diff.is_empty(), "{what}: served ≠ built:\n{diff}");
+                self.good = now;
+            }
+            (Err(served), Err(built)) => {
+                assert_eq!(served, &built, "{what}: the problems differ");
+                let diff = differences(&now, &self.good);
+                assert!(
+                    diff.is_empty(),
+                    "{what}: a failed rebuild changed the output:\n{diff}"
+                );
+            }
+            (served, built) => panic!("{what}: served {served:?}, built {built:?}"),
+        }
+        served
+    }
+}
+
+fn options(drafts: bool, out: Option<PathBuf>, cache: &Path) -> BuildOptions {
+    BuildOptions {
+        drafts,
+        strict: false,
+        highlight: true,
+        search: false,
+        out,
+        config: Config::default(),
+        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        today: Some(jiff::civil::date(2026, 11, 30)),
+        cache_dir: Some(cache.to_path_buf()),
+    }
+}
+
+/// The site the sequence starts from: the repository's, with two published entries (one
+/// naming a draft, one linking to the other) and an asset.
+fn course(root: &Path) {
+    let write = |rel: &str, text: String| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "content/glossary/lane.md",
+        published(
+            "Lane",
+            "related: [warp]\n",
+            "A lane. See [sector](/glossary/sector/).",
+        ),
+    );
+    write(
+        "content/glossary/sector.md",
+        published("Sector", "", "A sector. ![figure](figure.png)"),
+    );
+    write(
+        "content/glossary/sector/figure.png",
+        "not really a png".into(),
+    );
+}
+
+#[track_caller]
+fn ok(r: Result<Done, Vec<String>>) -> Done {
+    r.unwrap_or_else(|e| panic!("the rebuild failed: {e:#?}"))
+}
+
+#[track_caller]
+fn failed(r: Result<Done, Vec<String>>, needle: &str) {
+    match r {
+        Ok(_) => panic!("the rebuild passed; expected {needle:?}"),
+        Err(e) => assert!(
+            e.iter().any(|l| l.contains(needle)),
+            "{needle:?} not in {e:#?}"
+        ),
+    }
+}
+
+/// The edit sequence, in the preview (drafts shown) or the publish build.
+fn sequence(drafts: bool) {
+    let mut f = Fixture::new(drafts, course);
+    ok(f.step("first build", vec![]));
+    let lane = "content/glossary/lane.md";
+    let sector = "content/glossary/sector.md";
+    let warp = "content/glossary/warp.md";
+    let p = f.write(lane, &f.read(lane).replace("A lane.", "A lane, edited."));
+    ok(f.step("a body", vec![p]));
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace("term: Sector", "term: Sector, renamed"),
+    );
+    ok(f.step("a term others list", vec![p]));
+    let p = f.write(
+        warp,
+        &f.read(warp).replace("term: Warp", "term: Warp, renamed"),
+    );
+    ok(f.step("a draft's term, named in related:", vec![p]));
+    let p = f.write(
+        "content/glossary/line.md",
+        &published(
+            "Line",
+            "related: [sector]\n",
+            "A line of [lane](/glossary/lane/).",
+        ),
+    );
+    ok(f.step("an entry added", vec![p]));
+    let p = f.remove(sector);
+    failed(
+        f.step("an entry linked to, removed", vec![p]),
+        "broken link",
+    );
+    let p = f.write(
+        lane,
+        &f.read(lane)
+            .replace(" See [sector](/glossary/sector/).", ""),
+    );
+    failed(
+        f.step("one of two problems fixed", vec![p]),
+        "`sector` is not a glossary entry",
+    );
+    let p = f.write(
+        "content/glossary/line.md",
+        &published("Line", "", "A line of [lane](/glossary/lane/)."),
+    );
+    let figure = f.remove("content/glossary/sector/figure.png");
+    ok(f.step("both fixed, the asset gone", vec![p, figure]));
+    let p = f.write(
+        "content/glossary.md",
+        "---\ntitle: The glossary\nstatus: draft\n---\nAn intro with [lane](/glossary/lane/).\n",
+    );
+    ok(f.step("an intro added", vec![p]));
+    let p = f.write(
+        "content/glossary.md",
+        "---\ntitle: The glossary\nstatus: draft\n---\nAn intro, edited.\n",
+    );
+    ok(f.step("the intro edited", vec![p]));
+    let p = f.write(
+        lane,
+        &f.read(lane).replace("status: published", "status: draft"),
+    );
+    let r = f.step("a published entry made a draft", vec![p]);
+    if drafts {
+        ok(r);
+    } else {
+        failed(r, "points at a draft");
+    }
+    let p = f.write(
+        lane,
+        &f.read(lane).replace("status: draft", "status: published"),
+    );
+    ok(f.step("and published again", vec![p]));
+    let p = f.write(
+        lane,
+        &f.read(lane).replace("byline:\n", "colour: red\nbyline:\n"),
+    );
+    failed(f.step("front matter broken", vec![p]), "colour");
+    let p = f.write(lane, &f.read(lane).replace("colour: red\n", ""));
+    ok(f.step("front matter fixed", vec![p]));
+    let moved = f.remove("content/glossary/line.md");
+    let p = f.write(
+        "content/glossary/memory/line.md",
+        &published("Line", "", "A moved line."),
+    );
+    ok(f.step("an entry moved", vec![moved, p]));
+    let p = f.write(
+        "content/glossary/twin.md",
+        &published("Twin", "slug: LANE\n", "Twin."),
+    );
+    failed(f.step("a duplicate slug", vec![p]), "already used");
+    let p = f.remove("content/glossary/twin.md");
+    ok(f.step("the duplicate gone", vec![p]));
+    let p = f.write("static/extra.css", "body { color: red }\n");
+    ok(f.step("a static file added", vec![p]));
+    let p = f.write("static/extra.css", "body { color: blue }\n");
+    ok(f.step("a static file edited", vec![p]));
+    let entry = f.read("templates/entry.html");
+    let p = f.write(
+        "templates/entry.html",
+        &entry.replacen("<h1>", "<h1 class=\"retitled\">", 1),
+    );
+    ok(f.step("a template", vec![p]));
+    let mut changed = Vec::new();
+    for item in std::fs::read_dir(f.root().join("measurements/coalescing")).unwrap() {
+        let path = item.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let mut record: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            record["software"]["driver_version"] = "999.42".into();
+            std::fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+            changed.push(path);
+        }
+    }
+    ok(f.step("a record", changed));
+    let p = f.write("coursegen.toml", "title = \"Another course\"\n");
+    ok(f.step("the config", vec![p]));
+    let p = f.write("coursegen.toml", "title = 3\n");
+    failed(f.step("the config broken", vec![p]), "title");
+    let p = f.remove("coursegen.toml");
+    ok(f.step("the config gone", vec![p]));
+    ok(f.step("lost events", vec![PathBuf::new()]));
+}
+
+#[test]
+fn the_preview_equals_a_full_build_after_every_edit() {
+    sequence(true);
+}
+
+#[test]
+fn the_publish_preview_equals_a_full_build_after_every_edit() {
+    sequence(false);
+}
+
+/// More entries in a section than its sidebar lists whole (windows round each page): a
+/// retitled entry moves in the order, and every page whose window shows it, or whose
+/// window shifted, shows the new order — without rendering every page.
+#[test]
+fn a_retitle_reaches_every_sidebar_that_shows_it() {
+    let n = crate::site::nav::FULL_TREE + 20;
+    let mut f = Fixture::new(true, |root| {
+        std::fs::remove_dir_all(root.join("content")).unwrap();
+        for i in 0..n {
+            let p = root.join(format!("content/glossary/t{i:03}.md"));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            // The first names T100 in `related:`, far from its place in the sidebar.
+            let related = if i == 0 { "related: [t100]\n" } else { "" };
+            let text = format!("---\ntitle: T{i:03}\n{related}status: draft\n---\nBody {i}.\n");
+            std::fs::write(p, text).unwrap();
+        }
+    });
+    let first = ok(f.step("first build", vec![]));
+    assert!(first.rendered > n, "rendered {} of {n}", first.rendered);
+    // A body edit renders that page alone.
+    let p = f.write(
+        "content/glossary/t100.md",
+        "---\ntitle: T100\nstatus: draft\n---\nNew.\n",
+    );
+    let body = ok(f.step("a body", vec![p]));
+    assert_eq!(body.rendered, 1);
+    // T100 becomes the last in order: the pages round its old place and round its new
+    // one list other neighbours now; the pages in between list the same ones.
+    let near = |f: &Fixture, slug: &str, title: &str| {
+        f.served(&format!("glossary/{slug}/index.html"))
+            .contains(&format!(">{title}<"))
+    };
+    assert!(near(&f, "t095", "T100") && !near(&f, "t099", "T112"));
+    assert!(!near(&f, "t315", "Z100"));
+    let p = f.write(
+        "content/glossary/t100.md",
+        "---\ntitle: Z100\nstatus: draft\n---\nNew.\n",
+    );
+    let retitled = ok(f.step("a title", vec![p]));
+    assert!(
+        retitled.rendered < n / 4,
+        "rendered {} of {n}",
+        retitled.rendered
+    );
+    assert!(!near(&f, "t095", "T100") && !near(&f, "t095", "Z100"));
+    assert!(near(&f, "t099", "T112"));
+    assert!(near(&f, "t315", "Z100"));
+    assert!(near(&f, "t000", "Z100"), "the related link");
+}
