@@ -221,20 +221,28 @@ fn serve_rebuilds_entries_templates_and_records_and_only_what_changed() {
     let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
     let other_before = modified(&page("other"));
     std::thread::sleep(Duration::from_millis(50));
-    // An entry: its page, and the page that names it in `related:`, show the new text.
+    // An entry's body: its page shows the new text, and a page that neither names it nor
+    // lists anything that changed is left alone.
+    site.write(
+        "content/glossary/lane.md",
+        published("Lane", "").replace("Body of Lane.", "Edited body."),
+    );
+    server.wait_for("/glossary/lane/", "Edited body.");
+    assert_eq!(
+        modified(&page("other")),
+        other_before,
+        "an unrelated page was rendered again"
+    );
+    // Its term: the page that names it in `related:` shows the new term, and so does the
+    // sidebar of every other page that lists it.
     site.write(
         "content/glossary/lane.md",
         published("Lane", "")
             .replace("term: Lane", "term: Renamed lane")
             .replace("Body of Lane.", "Edited body."),
     );
-    server.wait_for("/glossary/lane/", "Edited body.");
     server.wait_for("/glossary/warp/", "Renamed lane");
-    assert_eq!(
-        modified(&page("other")),
-        other_before,
-        "an unrelated page was rendered again"
-    );
+    server.wait_for("/glossary/other/", "Renamed lane");
     // A template: every page.
     let entry = site.read("templates/entry.html");
     site.write(
