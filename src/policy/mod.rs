@@ -2,7 +2,7 @@
 //! and a different named reviewer signed it, no scaffold text is left, and — when the
 //! review is pinned — it is unchanged since. The only place a `Publishable` (or a
 //! previewable `Draft`) can be made. Depends on `content`.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use jiff::civil::Date;
@@ -243,16 +243,21 @@ pub fn check_all<'a>(
             }
         })
         .collect();
-    let mut kept = HashMap::with_capacity(entries.len());
+    // Updated in place: entries judged afresh replace what was kept for their address;
+    // entries gone are dropped (the memo holds more than it was given).
     for (e, (verdict, fresh)) in entries.iter().zip(&judged) {
-        let old = (!fresh).then(|| memo.kept.remove(&key(e))).flatten();
-        let k = old.unwrap_or_else(|| Kept {
-            entry: Arc::clone(e),
-            rules: *rules,
-            outcome: Outcome::of(verdict),
-        });
-        kept.insert(key(e), k);
+        if *fresh {
+            let k = Kept {
+                entry: Arc::clone(e),
+                rules: *rules,
+                outcome: Outcome::of(verdict),
+            };
+            memo.kept.insert(key(e), k);
+        }
     }
-    memo.kept = kept;
+    if memo.kept.len() > entries.len() {
+        let given: HashSet<usize> = entries.iter().map(key).collect();
+        memo.kept.retain(|k, _| given.contains(k));
+    }
     judged.into_iter().map(|(v, _)| v).collect()
 }

@@ -72,11 +72,8 @@ pub(super) fn check_with<'a>(
         &rules,
         memo.as_deref_mut().map(|m| &mut m.verdicts),
     );
-    // Entries by address: the memo keeps the `Arc` of each entry it checked.
-    let arcs: HashMap<usize, &Arc<Entry>> = match memo {
-        Some(_) => site.entries.iter().map(|e| (address(e), e)).collect(),
-        None => HashMap::new(),
-    };
+    // The memo keeps the `Arc` of each entry it checked.
+    let arcs = Arcs::new(&site.entries);
     let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
@@ -427,6 +424,35 @@ fn address(entry: &Entry) -> usize {
     std::ptr::from_ref(entry) as usize
 }
 
+/// The site's entries by address, to find the `Arc` of an entry the check was lent: looked
+/// for one by one while few are asked for (an edit checks one entry afresh), indexed once
+/// many are.
+struct Arcs<'s> {
+    entries: &'s [Arc<Entry>],
+    asked: std::cell::Cell<usize>,
+    index: std::cell::OnceCell<HashMap<usize, &'s Arc<Entry>>>,
+}
+
+impl<'s> Arcs<'s> {
+    fn new(entries: &'s [Arc<Entry>]) -> Self {
+        Arcs {
+            entries,
+            asked: std::cell::Cell::new(0),
+            index: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn get(&self, entry: &Entry) -> Option<&'s Arc<Entry>> {
+        self.asked.set(self.asked.get() + 1);
+        if self.index.get().is_none() && self.asked.get() <= 16 {
+            return (self.entries.iter()).find(|e| std::ptr::eq(Arc::as_ptr(e), entry));
+        }
+        let index =
+            (self.index).get_or_init(|| self.entries.iter().map(|e| (address(e), e)).collect());
+        index.get(&address(entry)).copied()
+    }
+}
+
 /// How one entry was checked through the memo.
 enum Through {
     /// Taken from the memo; with its link problems when the targets changed.
@@ -442,7 +468,7 @@ fn check_pages_memo<'a>(
     cx: PageCx<'_>,
     problems: &mut Vec<Diagnostic>,
     memo: &mut Memo,
-    arcs: &HashMap<usize, &Arc<Entry>>,
+    arcs: &Arcs<'_>,
 ) -> (Vec<Page<'a>>, Vec<Page<'a>>) {
     let same_targets = memo.targets.as_ref() == Some(cx.targets);
     let kept = &memo.pages;
@@ -474,10 +500,11 @@ fn check_pages_memo<'a>(
             }
         })
         .collect();
-    let mut shown = HashSet::with_capacity(checked.len());
+    let (given, mut missing) = (checked.len(), 0);
+    let mut shown = Vec::with_capacity(checked.len());
     let mut results = Vec::with_capacity(checked.len());
     for (entry, page, through) in checked {
-        shown.insert(address(entry));
+        shown.push(address(entry));
         match through {
             Through::Kept(None) => {}
             Through::Kept(Some(links)) => {
@@ -486,7 +513,7 @@ fn check_pages_memo<'a>(
                 }
             }
             Through::Fresh(keep) => {
-                let arc = arcs.get(&address(entry));
+                let arc = keep.as_ref().and_then(|_| arcs.get(entry));
                 match (keep, arc) {
                     (Some((parts, link_problems)), Some(arc)) => {
                         let m = Memoized {
@@ -498,13 +525,19 @@ fn check_pages_memo<'a>(
                     }
                     _ => {
                         memo.pages.remove(&address(entry));
+                        missing += 1;
                     }
                 }
             }
         }
         results.push(page);
     }
-    memo.pages.retain(|a, _| shown.contains(a));
+    // Every entry shown is held, but those that read files: more means some held are no
+    // longer shown.
+    if memo.pages.len() > given - missing {
+        let shown: HashSet<usize> = shown.into_iter().collect();
+        memo.pages.retain(|a, _| shown.contains(a));
+    }
     sort_pages(results, problems)
 }
 
@@ -517,7 +550,7 @@ fn check_includes(
     sources: &Sources,
     strict: bool,
     (problems, warnings): (&mut Vec<Diagnostic>, &mut Vec<Diagnostic>),
-    memo: Option<(&mut Memo, &HashMap<usize, &Arc<Entry>>)>,
+    memo: Option<(&mut Memo, &Arcs<'_>)>,
 ) -> BTreeSet<String> {
     let checked: Vec<(&Entry, include::Checked)> = match memo {
         None => shown
@@ -548,23 +581,29 @@ fn check_includes(
                     }
                 })
                 .collect();
-            let mut files = HashSet::with_capacity(checked.len());
+            let (given, mut missing) = (checked.len(), 0);
             let mut out = Vec::with_capacity(checked.len());
             for (e, c, fresh) in checked {
-                files.insert(address(e));
-                match (fresh, arcs.get(&address(e))) {
+                let arc = fresh.filter(|keep| *keep).and_then(|_| arcs.get(e));
+                match (fresh, arc) {
                     (Some(true), Some(arc)) => {
                         memo.includes
                             .insert(address(e), (Arc::clone(arc), c.errors.clone()));
                     }
                     (Some(_), _) => {
                         memo.includes.remove(&address(e));
+                        missing += 1;
                     }
                     (None, _) => {}
                 }
                 out.push((e, c));
             }
-            memo.includes.retain(|a, _| files.contains(a));
+            // Every entry given is held, but those that read files: more means some held
+            // are gone from the site.
+            if memo.includes.len() > given - missing {
+                let given: HashSet<usize> = out.iter().map(|(e, _)| address(e)).collect();
+                memo.includes.retain(|a, _| given.contains(a));
+            }
             out
         }
     };

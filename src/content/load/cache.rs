@@ -236,7 +236,13 @@ fn patch(root: &Path, mut w: Walked, paths: &BTreeSet<PathBuf>) -> Result<Walked
 impl Walked {
     /// Whether something listed lies under `folder`.
     fn lists_under(&self, folder: &Path) -> bool {
-        let under = |p: &Path| p != folder && p.starts_with(folder);
+        let folder = bytes(folder);
+        let under = |p: &Path| {
+            let p = bytes(p);
+            p.len() > folder.len()
+                && p.starts_with(folder)
+                && std::path::is_separator(p[folder.len()].into())
+        };
         (self.files.iter()).any(|s| under(&s.rel))
             || self.assets.iter().any(|(rel, _)| under(rel))
             || (self.problems.iter().chain(&self.skipped)).any(|d| under(&d.file))
@@ -244,10 +250,11 @@ impl Walked {
 
     /// Drops whatever is listed at `rel`.
     fn remove(&mut self, rel: &Path) {
-        self.files.retain(|s| s.rel != rel);
-        self.assets.retain(|(r, _)| r != rel);
-        self.problems.retain(|d| d.file != rel);
-        self.skipped.retain(|d| d.file != rel);
+        let rel = bytes(rel);
+        self.files.retain(|s| bytes(&s.rel) != rel);
+        self.assets.retain(|(r, _)| bytes(r) != rel);
+        self.problems.retain(|d| bytes(&d.file) != rel);
+        self.skipped.retain(|d| bytes(&d.file) != rel);
     }
 
     /// Lists a file where a sorted walk would.
@@ -275,10 +282,16 @@ impl Walked {
     }
 }
 
+/// A path's bytes: the walk's paths are built by joining names, so equal paths have equal
+/// bytes (and comparing bytes does not take the paths apart).
+fn bytes(p: &Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
 /// Whether a walk sorted by name lists `a` before `b` (see `walk_order`).
 fn before(a: &Path, b: &Path) -> bool {
     fn order(p: &Path) -> impl Iterator<Item = u8> + '_ {
-        (p.as_os_str().as_encoded_bytes().iter()).map(|&b| {
+        (bytes(p).iter()).map(|&b| {
             if std::path::is_separator(b.into()) {
                 0
             } else {

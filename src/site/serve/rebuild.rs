@@ -305,10 +305,9 @@ impl Rebuilder {
             )?),
             false => None,
         };
-        let rendered = plan.dirty.len()
-            + (site.iter().flatten())
-                .filter(|f| f.path.ends_with("index.html"))
-                .count();
+        // Pages as the report counts them: entries, section indexes and the home page.
+        let indexes = checked.report.pages.saturating_sub(checked.pages.len());
+        let rendered = plan.dirty.len() + if site.is_some() { indexes } else { 0 };
         if let Some(w) = raster_cache.warning() {
             eprintln!("{w}");
         }
