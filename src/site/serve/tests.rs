@@ -339,6 +339,19 @@ fn sequence(drafts: bool) {
     ok(f.step("a static file added", vec![p]));
     let p = f.write("static/extra.css", "body { color: blue }\n");
     ok(f.step("a static file edited", vec![p]));
+    // A code block showing a file outside the watched folders: the page is checked again
+    // on every rebuild, and the copy beside it read again.
+    f.write("notes/snippet.cu", "int x = 1;\n");
+    let block = "\n```cuda file=notes/snippet.cu\n```\n";
+    let p = f.write(lane, &(f.read(lane) + block));
+    ok(f.step("a block including a file", vec![p]));
+    f.write("notes/snippet.cu", "int x = 2;\n");
+    let p = f.write("static/extra.css", "body { color: green }\n");
+    ok(f.step(
+        "the included file changed unseen, something else seen",
+        vec![p],
+    ));
+    assert_eq!(f.served("source/notes/snippet.cu"), "int x = 2;\n");
     let entry = f.read("templates/entry.html");
     let p = f.write(
         "templates/entry.html",
