@@ -128,6 +128,13 @@ impl Fixture {
         p
     }
 
+    /// The pages of the last good build, as the log counts them.
+    fn rebuilder_pages(&self) -> usize {
+        (self.good.keys())
+            .filter(|p| p.ends_with("index.html") && !p.starts_with("search"))
+            .count()
+    }
+
     /// A file of the served output.
     pub(super) fn served(&self, rel: &str) -> String {
         std::fs::read_to_string(self.served.path().join("site").join(rel))
@@ -332,6 +339,19 @@ fn sequence(drafts: bool) {
     ok(f.step("a static file added", vec![p]));
     let p = f.write("static/extra.css", "body { color: blue }\n");
     ok(f.step("a static file edited", vec![p]));
+    // A code block showing a file outside the watched folders: the page is checked again
+    // on every rebuild, and the copy beside it read again.
+    f.write("notes/snippet.cu", "int x = 1;\n");
+    let block = "\n```cuda file=notes/snippet.cu\n```\n";
+    let p = f.write(lane, &(f.read(lane) + block));
+    ok(f.step("a block including a file", vec![p]));
+    f.write("notes/snippet.cu", "int x = 2;\n");
+    let p = f.write("static/extra.css", "body { color: green }\n");
+    ok(f.step(
+        "the included file changed unseen, something else seen",
+        vec![p],
+    ));
+    assert_eq!(f.served("source/notes/snippet.cu"), "int x = 2;\n");
     let entry = f.read("templates/entry.html");
     let p = f.write(
         "templates/entry.html",
@@ -417,4 +437,206 @@ fn a_retitle_reaches_every_sidebar_that_shows_it() {
     assert!(near(&f, "t099", "T112"));
     assert!(near(&f, "t315", "Z100"));
     assert!(near(&f, "t000", "Z100"), "the related link");
+}
+
+/// A small xorshift generator: the random sequences are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, of: &[&'a str]) -> &'a str {
+        of[self.below(of.len())]
+    }
+}
+
+const GLOSSARY: [&str; 6] = ["g0", "g1", "g2", "g3", "g4", "g5"];
+const DAYS: [&str; 3] = ["day-1", "day-2", "day-3"];
+
+/// The slugs of `names` that have a file under `content/<section>/`.
+fn present<'a>(root: &Path, section: &str, names: &[&'a str]) -> Vec<&'a str> {
+    (names.iter().copied())
+        .filter(|n| root.join(format!("content/{section}/{n}.md")).exists())
+        .collect()
+}
+
+/// A random entry: published or draft, a term and category from short lists (so that
+/// terms tie and categories fill and empty), references mostly to entries that exist, a
+/// body that may link to another entry or to the asset, sometimes a diagram.
+fn random_entry(rng: &mut Rng, root: &Path, title: &str, valid: bool) -> String {
+    let glossary = present(root, "glossary", &GLOSSARY);
+    let days = present(root, "days", &DAYS);
+    let asset = root.join("content/glossary/fig.png").exists();
+    // A name that exists, now and then (unless `valid`) one that may not.
+    let name = |rng: &mut Rng, existing: &[&str], all: &[&'static str]| -> Option<String> {
+        match !valid && rng.below(15) == 0 {
+            true => Some(rng.pick(all).to_string()),
+            false if existing.is_empty() => None,
+            false => Some(existing[rng.below(existing.len())].to_string()),
+        }
+    };
+    let mut fm = format!("title: {title}\n");
+    fm += &format!("term: {}\n", rng.pick(&["Alpha", "Beta", "Gamma", "Delta"]));
+    fm += &format!(
+        "category: {}\n",
+        rng.pick(&["Memory", "Execution", "Numerics"])
+    );
+    fm += "cc: \"8.0\"\nsummary: A term.\nsources:\n  - title: Guide\n    url: https://docs.nvidia.com/\n";
+    let related: Vec<String> = (0..rng.below(3))
+        .filter_map(|_| name(rng, &glossary, &GLOSSARY))
+        .collect();
+    if !related.is_empty() {
+        fm += &format!("related: [{}]\n", related.join(", "));
+    }
+    let appears: Vec<String> = (0..rng.below(2))
+        .filter_map(|_| name(rng, &days, &DAYS))
+        .collect();
+    if !appears.is_empty() {
+        fm += &format!("appears_in: [{}]\n", appears.join(", "));
+    }
+    if rng.below(4) == 0 {
+        fm += "diagram:\n  preset: lane-banks\n  stride: 32\n  alt: Every lane in bank 0.\n";
+    }
+    // Drafts now and then (in the publish build, a link to one is a problem).
+    fm += match !valid && rng.below(5) == 0 {
+        true => "status: draft\n",
+        false => "status: published\n",
+    };
+    fm += SIGNED;
+    let mut body = format!("Body of {title}, version {}.", rng.below(1000));
+    match rng.below(5) {
+        0 => {
+            if let Some(other) = name(rng, &glossary, &GLOSSARY) {
+                body += &format!(" See [it](/glossary/{other}/).");
+            }
+        }
+        1 if asset || !valid => body += " ![figure](/glossary/fig.png)",
+        _ => {}
+    }
+    format!("---\n{fm}---\n\n{body}\n")
+}
+
+/// Random edits (entries and days written, rewritten, broken and removed; an intro, an
+/// asset and a static file coming and going; now and then a template or the config), each
+/// followed by a rebuild held to a full build of the same files.
+fn random_sequence(drafts: bool, seed: u64, steps: usize) {
+    let mut f = Fixture::new(drafts, |_| {});
+    let mut rng = Rng(seed);
+    ok(f.step("first build", vec![]));
+    let (mut good, mut rendered) = (0, 0);
+    // The entry the last failed rebuild named first, to be written again (valid).
+    let mut broken: Option<String> = None;
+    for step in 0..steps {
+        let repair = broken.take().filter(|_| rng.below(4) > 0);
+        let (what, changed) = match repair {
+            Some(rel) => {
+                let title = format!("Entry {}", rng.below(100));
+                let text = random_entry(&mut rng, f.root(), &title, true);
+                ("a broken entry rewritten", vec![f.write(&rel, &text)])
+            }
+            None => random_edit(&mut f, &mut rng),
+        };
+        let r = f.step(&format!("step {step} (seed {seed}): {what}"), changed);
+        match r {
+            Ok(done) => {
+                good += 1;
+                rendered += done.rendered;
+            }
+            Err(e) => {
+                // "content/glossary/g1.md:3: …": an entry of ours, or nothing to repair.
+                let file = e.first().and_then(|l| l.split(':').next()).unwrap_or("");
+                let ours = GLOSSARY
+                    .iter()
+                    .chain(&DAYS)
+                    .any(|n| file.ends_with(&format!("/{n}.md")));
+                broken = ours.then(|| file.to_string());
+            }
+        }
+    }
+    // The sequence must exercise both outcomes, and rebuilds that render less than all.
+    assert!(
+        good > steps / 4 && good < steps,
+        "{good} of {steps} rebuilds passed"
+    );
+    let pages = f.rebuilder_pages();
+    assert!(rendered < good * pages, "every rebuild rendered everything");
+}
+
+/// One random edit: what it was, and the paths it touched.
+fn random_edit(f: &mut Fixture, rng: &mut Rng) -> (&'static str, Vec<PathBuf>) {
+    match rng.below(14) {
+        0..=6 => {
+            let slug = rng.pick(&GLOSSARY);
+            let text = random_entry(rng, f.root(), &format!("Entry {slug}"), false);
+            let p = f.write(&format!("content/glossary/{slug}.md"), &text);
+            ("an entry written", vec![p])
+        }
+        7 => {
+            let slug = rng.pick(&GLOSSARY);
+            let rel = format!("content/glossary/{slug}.md");
+            match f.root().join(&rel).exists() {
+                true if rng.below(3) > 0 => ("an entry removed", vec![f.remove(&rel)]),
+                _ => (
+                    "an entry broken",
+                    vec![f.write(&rel, "---\ntitle: [\n---\n")],
+                ),
+            }
+        }
+        8 => {
+            let day = rng.pick(&DAYS);
+            let rel = format!("content/days/{day}.md");
+            match f.root().join(&rel).exists() && rng.below(3) == 0 {
+                true => ("a day removed", vec![f.remove(&rel)]),
+                false => {
+                    let text = random_entry(rng, f.root(), &format!("Day {day}"), false);
+                    ("a day written", vec![f.write(&rel, &text)])
+                }
+            }
+        }
+        9 => match f.root().join("content/glossary.md").exists() {
+            true => ("the intro removed", vec![f.remove("content/glossary.md")]),
+            false => {
+                let text = "---\ntitle: The glossary\nstatus: draft\n---\nAll the terms.\n";
+                ("an intro", vec![f.write("content/glossary.md", text)])
+            }
+        },
+        10 => match f.root().join("content/glossary/fig.png").exists() {
+            true => (
+                "the asset removed",
+                vec![f.remove("content/glossary/fig.png")],
+            ),
+            false => ("an asset", vec![f.write("content/glossary/fig.png", "png")]),
+        },
+        11 => match f.root().join("static/extra.css").exists() {
+            true => ("a static file removed", vec![f.remove("static/extra.css")]),
+            false => ("a static file", vec![f.write("static/extra.css", "p {}\n")]),
+        },
+        12 => {
+            let entry = f.read("templates/entry.html");
+            let text = match entry.contains("<h1 class=\"t\">") {
+                true => entry.replacen("<h1 class=\"t\">", "<h1>", 1),
+                false => entry.replacen("<h1>", "<h1 class=\"t\">", 1),
+            };
+            ("a template", vec![f.write("templates/entry.html", &text)])
+        }
+        _ => {
+            let title = format!("title = \"Course {}\"\n", rng.below(3));
+            ("the config", vec![f.write("coursegen.toml", &title)])
+        }
+    }
+}
+
+#[test]
+fn random_edits_of_the_preview_equal_full_builds() {
+    random_sequence(true, 0x9e37_79b9_7f4a_7c15, 40);
+}
+
+#[test]
+fn random_edits_of_the_publish_preview_equal_full_builds() {
+    random_sequence(false, 0x2545_f491_4f6c_dd1d, 40);
 }
