@@ -371,14 +371,15 @@ fn page<'a>(
     }
 }
 
-/// What the check stage found per entry, kept between the rebuilds of `coursegen serve`.
-/// An entry the load handed over unchanged (the same `Arc`) is not converted and checked
-/// again: its HTML, diagram and problems come from here, and its links are held against
-/// the site's targets again only when those changed (a page added, removed, moved or
-/// drafted; a file copied or gone). An entry whose code blocks read files (`file=`) is
-/// checked again every time, as those files may have changed unseen. Everything else the
-/// check stage does (verdicts, records, copies, targets, output collisions) runs in full,
-/// so the result equals [`check`]'s.
+/// What the check stage found, kept between the rebuilds of `coursegen serve`. An entry
+/// the load handed over unchanged (the same `Arc`) is not judged, converted or checked
+/// again: its verdict, HTML, diagram and problems come from here, and its links are held
+/// against the site's targets again only when those changed (a page added, removed, moved
+/// or drafted; a file copied or gone). An entry whose code blocks read files (`file=`) is
+/// checked again every time, as those files may have changed unseen. Output collisions
+/// are looked for again when the outputs or copies changed. Everything else the check
+/// stage does (records, includes of changed entries, copies, targets, the output plan)
+/// runs in full and in the same order, so the result equals [`check`]'s.
 ///
 /// Valid only for the options, config, records and kernels it was filled with: whoever
 /// holds it must [`Memo::clear`] it when one of those changes.

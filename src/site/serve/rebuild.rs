@@ -1,13 +1,14 @@
 //! Incremental rebuilds for the preview, on the build's own stages, each kept between
 //! rebuilds and redone only where a change reaches:
 //!
-//! - **load** reads and parses again only the entry files the watcher named (and files
-//!   added); the walk of `content/` and the checks across entries run in full
-//!   (`content::load_changed`).
-//! - **check** converts and checks again only entries that changed, and holds every
-//!   page's links against the site's targets again when those changed; the verdicts,
-//!   records, copies and collisions run in full (`check::Memo`). So every problem is still
-//!   found, as `build` would find it.
+//! - **load** looks again only at the paths the watcher named: a file removed leaves the
+//!   list, a file added or changed is parsed again; a folder or a symbolic link falls back
+//!   to a walk of `content/`; the checks across entries run again when a name, place or
+//!   reference changed (`content::load_changed`).
+//! - **check** judges, converts and checks again only entries that changed, and holds
+//!   every page's links against the site's targets again when those changed; records,
+//!   copies, targets and the output plan are put together every time (`check::Memo`). So
+//!   every problem is still found, as `build` would find it.
 //! - **render** renders a page again when its entry, its HTML or its draft state changed,
 //!   or — when something lists show changed (a title, a category, a page added or gone) —
 //!   when its sidebar, breadcrumbs, previous/next or related links differ; the site-wide
