@@ -68,20 +68,19 @@ impl RasterCache {
         input: &str,
         make: impl FnOnce(&str) -> Result<Vec<u8>, E>,
     ) -> Result<Vec<u8>, E> {
-        let (svg, render) = (input, make);
         let Some(dir) = &self.dir else {
-            return render(svg);
+            return make(input);
         };
-        let path = dir.join(folder).join(format!("{}.bin", key(kind, svg)));
-        if let Some(png) = read_entry(&path) {
-            return Ok(png);
+        let path = dir.join(folder).join(format!("{}.bin", key(kind, input)));
+        if let Some(bytes) = read_entry(&path) {
+            return Ok(bytes);
         }
-        let png = render(svg)?;
-        if let Err(error) = write_entry(dir, &path, &png) {
+        let bytes = make(input)?;
+        if let Err(error) = write_entry(dir, &path, &bytes) {
             let mut first = self.write_failure.lock().unwrap_or_else(|e| e.into_inner());
             first.get_or_insert(error);
         }
-        Ok(png)
+        Ok(bytes)
     }
 
     /// A warning for the build summary, naming the folder, if entries could not be stored.
