@@ -175,7 +175,7 @@ fn expand(
         markdown: String::with_capacity(body.len()),
         values: Vec::new(),
     };
-    if !body.contains(OPEN) && !body.contains([MARK.0, MARK.1]) {
+    if !body.contains(OPEN) && !body.contains(MARK.0) && !body.contains(MARK.1) {
         // Nothing to expand or refuse: the loop below would copy the body line by line.
         out.markdown.push_str(body);
         return Ok(out);

@@ -163,9 +163,7 @@ fn write(
         .par_iter()
         .map(|p| {
             let (files, record) = render::page(p, rc)?;
-            for f in &files {
-                staging.write(f)?;
-            }
+            staging.write_all(&files)?;
             Ok::<_, SiteError>(record)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -176,9 +174,7 @@ fn write(
             &raster_cache,
         )?);
     }
-    for f in &files {
-        staging.write(f)?;
-    }
+    staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
     Ok(raster_cache.warning())
 }

@@ -163,11 +163,25 @@ impl Staging {
 
     /// Writes one file (its folders created as needed). Safe to call from many threads.
     pub fn write(&self, file: &OutFile) -> Result<(), OutputError> {
-        let p = self.dir.path().join(&file.path);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(io(d))?;
+        self.write_all(std::slice::from_ref(file))
+    }
+
+    /// Writes files (their folders created as needed), creating a folder once for files
+    /// that follow each other in it, as a page's do (`index.html`, `index.md`, its diagram).
+    pub fn write_all(&self, files: &[OutFile]) -> Result<(), OutputError> {
+        let mut made: Option<&Path> = None;
+        for file in files {
+            let p = self.dir.path().join(&file.path);
+            let parent = file.path.parent();
+            if parent != made {
+                if let Some(d) = p.parent() {
+                    std::fs::create_dir_all(d).map_err(io(d))?;
+                }
+                made = parent;
+            }
+            std::fs::write(&p, &file.bytes).map_err(io(&p))?;
         }
-        std::fs::write(&p, &file.bytes).map_err(io(&p))
+        Ok(())
     }
 
     /// Copies the static files in, then moves the finished folder into place.

@@ -135,7 +135,7 @@ fn sign_edits_only_the_byline_lines() {
     assert_code(&site.run(&["build", "--strict"]), 0);
     let html = site.read("public/glossary/warp/index.html");
     assert!(
-        html.contains("Reviewed by: Grace O&#39;Hara and Alan Turing."),
+        html.contains("Reviewed by: Grace O&#x27;Hara and Alan Turing."),
         "{html}"
     );
 }
