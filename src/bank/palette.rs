@@ -8,6 +8,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use resvg::tiny_skia::Pixmap;
 
+/// The slot of a run that repeats the row above it (`length` is the row's width).
+const REPEAT_ROW: u32 = u32::MAX;
+
+/// Words remembered by [`Runs::of`] (a power of two).
+const RECENT: usize = 1024;
+
 /// Most entries a PNG palette holds.
 const MAX_COLOURS: usize = 256;
 
@@ -41,7 +47,7 @@ type ColourMap<V> = HashMap<[u8; 4], V, BuildHasherDefault<ColourHasher>>;
 /// runs; everything after this works per slot. Pixels are compared as stored
 /// (premultiplied, one word each) and only a slot's first pixel is converted.
 struct Runs {
-    /// (slot, length) of each run.
+    /// (slot, length) of each run; a run of slot [`REPEAT_ROW`] repeats the row above.
     runs: Vec<(u32, u32)>,
     /// Straight-alpha RGBA of each slot. Cards are opaque, where premultiplied is straight.
     colours: Vec<[u8; 4]>,
@@ -51,33 +57,75 @@ struct Runs {
 
 impl Runs {
     fn of(pixmap: &Pixmap) -> Runs {
-        let pixels = pixmap.pixels();
+        let width = (pixmap.width() as usize).max(1);
+        // Pixels as words: a run is found by comparing 4 bytes at once.
+        let words: Vec<u32> = pixmap
+            .data()
+            .chunks_exact(4)
+            .map(|p| u32::from_ne_bytes([p[0], p[1], p[2], p[3]]))
+            .collect();
         let mut slots: ColourMap<u32> = ColourMap::default();
+        // Recently seen words and their slots, direct-mapped: edges alternate between a
+        // few colours, so most runs find their slot here without hashing a colour.
+        let mut recent = [(0u32, u32::MAX); RECENT];
         let mut out = Runs {
             runs: Vec::new(),
             colours: Vec::new(),
             counts: Vec::new(),
         };
-        let mut i = 0;
-        while i < pixels.len() {
-            let p = pixels[i];
-            let len = pixels[i..].iter().take_while(|&&q| q == p).count();
-            let colour = if p.alpha() == 255 {
-                [p.red(), p.green(), p.blue(), 255]
-            } else {
-                let c = p.demultiply();
-                [c.red(), c.green(), c.blue(), c.alpha()]
-            };
-            let slot = *slots.entry(colour).or_insert_with(|| {
-                out.colours.push(colour);
-                out.counts.push(0);
-                out.colours.len() as u32 - 1
-            });
-            out.counts[slot as usize] += len as u32;
-            out.runs.push((slot, len as u32));
-            i += len;
+        // The last row scanned: where its pixels start and which runs are its own.
+        let mut last: Option<(usize, std::ops::Range<usize>)> = None;
+        for (y, row) in words.chunks(width).enumerate() {
+            // Most of a card's rows repeat the one above (backgrounds, cells, frames).
+            if let Some((at, own)) = &last
+                && words[*at..*at + row.len()] == *row
+            {
+                for k in own.clone() {
+                    let (slot, len) = out.runs[k];
+                    out.counts[slot as usize] += len;
+                }
+                out.runs.push((REPEAT_ROW, row.len() as u32));
+                continue;
+            }
+            let first = out.runs.len();
+            let mut i = 0;
+            while i < row.len() {
+                let p = row[i];
+                // Eight words at a time (one vector compare) through long runs.
+                let mut end = i + 1;
+                while row
+                    .get(end..end + 8)
+                    .is_some_and(|next| next.iter().all(|&q| q == p))
+                {
+                    end += 8;
+                }
+                end += row[end..].iter().take_while(|&&q| q == p).count();
+                let len = end - i;
+                let at = (p.wrapping_mul(0x9E37_79B1) >> (32 - RECENT.trailing_zeros())) as usize;
+                let slot = match recent[at] {
+                    (word, slot) if word == p && slot != u32::MAX => slot,
+                    _ => {
+                        let slot = out.slot(straight(p), &mut slots);
+                        recent[at] = (p, slot);
+                        slot
+                    }
+                };
+                out.counts[slot as usize] += len as u32;
+                out.runs.push((slot, len as u32));
+                i = end;
+            }
+            last = Some((y * width, first..out.runs.len()));
         }
         out
+    }
+
+    /// The slot of `colour`, a new one if it is new.
+    fn slot(&mut self, colour: [u8; 4], slots: &mut ColourMap<u32>) -> u32 {
+        *slots.entry(colour).or_insert_with(|| {
+            self.colours.push(colour);
+            self.counts.push(0);
+            self.colours.len() as u32 - 1
+        })
     }
 
     /// The palette: colours by descending frequency (ties by value, so the order is
@@ -118,10 +166,27 @@ impl Runs {
             .collect();
         let mut out = Vec::with_capacity(self.counts.iter().map(|&n| n as usize).sum());
         for &(slot, len) in &self.runs {
-            out.extend(std::iter::repeat_n(index[slot as usize], len as usize));
+            if slot == REPEAT_ROW {
+                out.extend_from_within(out.len() - len as usize..);
+            } else {
+                out.extend(std::iter::repeat_n(index[slot as usize], len as usize));
+            }
         }
         out
     }
+}
+
+/// A premultiplied pixel word (RGBA bytes) as straight-alpha RGBA.
+fn straight(word: u32) -> [u8; 4] {
+    let [r, g, b, a] = word.to_ne_bytes();
+    if a == 255 {
+        return [r, g, b, 255];
+    }
+    let c = resvg::tiny_skia::PremultipliedColorU8::from_rgba(r, g, b, a)
+        .map_or(resvg::tiny_skia::ColorU8::from_rgba(0, 0, 0, 0), |c| {
+            c.demultiply()
+        });
+    [c.red(), c.green(), c.blue(), c.alpha()]
 }
 
 /// Squared distance of two colours, channel by channel ([`Search::nearest`] computes it in
