@@ -303,15 +303,7 @@ impl Manifest {
         if window == 0 || reads % window != 0 {
             return Err(("reference.window", "must divide reference.reads".into()));
         }
-        if u64::from(reads) * 4 != self.bytes_per_thread {
-            return Err((
-                "bytes_per_thread",
-                format!(
-                    "{reads} reads of 4 bytes are {} bytes",
-                    u64::from(reads) * 4
-                ),
-            ));
-        }
+        self.check_bytes_per_thread(reads)?;
         let max_value = self.axis.values.iter().copied().max().unwrap_or(0);
         let last = 31 * u64::from(max_value)
             + u64::from(block_offset_mask)
@@ -329,16 +321,20 @@ impl Manifest {
         Ok(())
     }
 
-    fn check_strided(&self, reads: u32) -> Result<(), (&'static str, String)> {
-        if u64::from(reads) * 4 != self.bytes_per_thread {
+    /// Each thread reads `reads` words of 4 bytes: `bytes_per_thread` must say so.
+    fn check_bytes_per_thread(&self, reads: u32) -> Result<(), (&'static str, String)> {
+        let bytes = u64::from(reads) * 4;
+        if bytes != self.bytes_per_thread {
             return Err((
                 "bytes_per_thread",
-                format!(
-                    "{reads} reads of 4 bytes are {} bytes",
-                    u64::from(reads) * 4
-                ),
+                format!("{reads} reads of 4 bytes are {bytes} bytes"),
             ));
         }
+        Ok(())
+    }
+
+    fn check_strided(&self, reads: u32) -> Result<(), (&'static str, String)> {
+        self.check_bytes_per_thread(reads)?;
         // The kernel wraps with a mask, and a request must not straddle the wrap.
         if !self.input_words.is_power_of_two() {
             return Err(("input_words", "must be a power of two".into()));

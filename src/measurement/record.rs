@@ -173,8 +173,9 @@ pub struct Build {
     pub manifest_sha256: String,
 }
 
-/// When and how the sweep ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// When and how the sweep ran. `Default` leaves every field empty: a sweep fills in what
+/// it set up and leaves the observations (git, NVML, noise, counters) to the steps after it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Run {
     /// Start of the run, RFC 3339 in UTC.

@@ -72,13 +72,7 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             target_rel_stdev: 0.005,
             time_limit_s: 5.0,
             sweep_seconds: 2.0,
-            git_commit: None,
-            git_dirty: None,
-            gpu_before: None,
-            gpu_after: None,
-            noise: Vec::new(),
-            tolerated: Vec::new(),
-            counters_tool: None,
+            ..Run::default()
         },
         rows,
     }

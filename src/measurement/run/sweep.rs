@@ -273,13 +273,7 @@ fn assemble(
             target_rel_stdev: m.sampling.target_rel_stdev,
             time_limit_s: m.sampling.time_limit_s,
             sweep_seconds: elapsed.as_secs_f64(),
-            git_commit: None,
-            git_dirty: None,
-            gpu_before: None,
-            gpu_after: None,
-            noise: Vec::new(),
-            tolerated: Vec::new(),
-            counters_tool: None,
+            ..Run::default()
         },
         rows,
     }
