@@ -28,27 +28,10 @@ export SOURCE_DATE_EPOCH=1767139200
 SIZES=${SIZES:-"1000 10000"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-1}
-if [ -z "${WORK:-}" ]; then
-    WORK=/tmp/coursegen-bench
-    [ -d /dev/shm ] && [ -w /dev/shm ] && WORK=/dev/shm/coursegen-bench
-fi
-
-cd "$(dirname "$0")/.."
-mkdir -p "$WORK"
-
-if ! /usr/bin/time -f %e true >/dev/null 2>&1; then
-    echo "installing GNU time (apt package 'time')" >&2
-    apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
-fi
-
-if [ -n "${COURSEGEN:-}" ]; then
-    cargo build --release --quiet --example gen_corpus
-    BIN=$COURSEGEN
-else
-    cargo build --release --quiet --bin coursegen --example gen_corpus
-    BIN=$PWD/target/release/coursegen
-fi
-GEN=$PWD/target/release/examples/gen_corpus
+. "$(dirname "$0")/lib.sh"
+bench_setup coursegen-bench
+need_gnu_time
+build_binaries
 
 # The pipeline may not have --no-highlight yet: then only the highlighted build is timed.
 MODES="on"

@@ -47,23 +47,12 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 mkdir -p "$OUT"
 
-apt_install() {
-    apt-get install -y "$@" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
-}
-if ! /usr/bin/time -f %e true >/dev/null 2>&1; then
-    echo "installing GNU time (apt package 'time')" >&2
-    apt_install time
-fi
+. "$REPO/benches/lib.sh"
+need_gnu_time
 
 # --- the binaries ---------------------------------------------------------------------------
-if [ -n "${COURSEGEN:-}" ]; then
-    cargo build --release --quiet --example gen_corpus
-    CG=$COURSEGEN
-else
-    cargo build --release --quiet --bin coursegen --example gen_corpus
-    CG=$REPO/target/release/coursegen
-fi
-GEN=$REPO/target/release/examples/gen_corpus
+build_binaries
+CG=$BIN
 
 if [ -z "${HUGO_OLD:-}" ]; then
     HUGO_OLD=/usr/bin/hugo

@@ -20,23 +20,9 @@ export SOURCE_DATE_EPOCH=1767139200
 SIZES=${SIZES:-"1000 10000"}
 RUNS=${RUNS:-11}
 SEED=${SEED:-1}
-if [ -z "${WORK:-}" ]; then
-    WORK=/tmp/coursegen-bench
-    [ -d /dev/shm ] && [ -w /dev/shm ] && WORK=/dev/shm/coursegen-bench
-fi
-cd "$(dirname "$0")/.."
-mkdir -p "$WORK"
-
-if [ -n "${COURSEGEN:-}" ] && [ -n "${GEN:-}" ]; then
-    BIN=$COURSEGEN
-elif [ -n "${COURSEGEN:-}" ]; then
-    BIN=$COURSEGEN
-    cargo build --release --quiet --example gen_corpus
-else
-    cargo build --release --quiet --bin coursegen --example gen_corpus
-    BIN=$PWD/target/release/coursegen
-fi
-GEN=${GEN:-$PWD/target/release/examples/gen_corpus}
+. "$(dirname "$0")/lib.sh"
+bench_setup coursegen-bench
+build_binaries
 if command -v "${ZOLA:-zola}" >/dev/null 2>&1; then
     echo "note: a zola binary was found, but this script times coursegen only" >&2
 else
