@@ -58,12 +58,8 @@ struct Runs {
 impl Runs {
     fn of(pixmap: &Pixmap) -> Runs {
         let width = (pixmap.width() as usize).max(1);
-        // Pixels as words: a run is found by comparing 4 bytes at once.
-        let words: Vec<u32> = pixmap
-            .data()
-            .chunks_exact(4)
-            .map(|p| u32::from_ne_bytes([p[0], p[1], p[2], p[3]]))
-            .collect();
+        // Pixels compare as 4-byte words (`PremultipliedColorU8` is a `[u8; 4]`).
+        let words = pixmap.pixels();
         let mut slots: ColourMap<u32> = ColourMap::default();
         // Recently seen words and their slots, direct-mapped: edges alternate between a
         // few colours, so most runs find their slot here without hashing a colour.
@@ -101,12 +97,14 @@ impl Runs {
                 }
                 end += row[end..].iter().take_while(|&&q| q == p).count();
                 let len = end - i;
-                let at = (p.wrapping_mul(0x9E37_79B1) >> (32 - RECENT.trailing_zeros())) as usize;
+                let word = u32::from_ne_bytes([p.red(), p.green(), p.blue(), p.alpha()]);
+                let at =
+                    (word.wrapping_mul(0x9E37_79B1) >> (32 - RECENT.trailing_zeros())) as usize;
                 let slot = match recent[at] {
-                    (word, slot) if word == p && slot != u32::MAX => slot,
+                    (known, slot) if known == word && slot != u32::MAX => slot,
                     _ => {
-                        let slot = out.slot(straight(p), &mut slots);
-                        recent[at] = (p, slot);
+                        let slot = out.slot(straight(word), &mut slots);
+                        recent[at] = (word, slot);
                         slot
                     }
                 };

@@ -114,6 +114,9 @@ pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
 /// static part of a bank map is four fifths of its nodes and the same in every card of its
 /// width, so its pixels are rendered once per process and composited.
 struct Layers {
+    /// The opaque colour the card's first element, a rectangle over the whole canvas,
+    /// paints: the canvas starts filled with it (one pass over the pixels, not two).
+    background: Option<resvg::tiny_skia::Color>,
     below: String,
     fixed: String,
     above: String,
@@ -132,8 +135,13 @@ impl Layers {
         let title_at = svg[group_at..start].find("<title id=\"")? + group_at + 11;
         let id = &svg[title_at..title_at + svg[title_at..].find("-title\"")?];
         let part = svg[start..end].replace(&format!("{id}-"), "static-");
+        let (background, rest) = match background_of(root, &svg[root.len()..start]) {
+            Some((colour, rest)) => (Some(colour), rest),
+            None => (None, &svg[root.len()..start]),
+        };
         Some(Layers {
-            below: format!("{}</g>\n</svg>\n", &svg[..start]),
+            background,
+            below: format!("{root}{rest}</g>\n</svg>\n"),
             fixed: format!(
                 "{root}{group}<defs>\n{}</defs>\n{part}</g>\n</svg>\n",
                 glyphs::defs("static")
@@ -145,7 +153,7 @@ impl Layers {
     fn render(&self) -> Result<Pixmap, RasterError> {
         static FIXED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
         let cache = FIXED.get_or_init(Default::default);
-        let mut pixmap = render(&self.below, 1.0)?;
+        let mut pixmap = render_over(&self.below, self.background)?;
         let known = cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -165,6 +173,34 @@ impl Layers {
         resvg::render(&above, Transform::identity(), &mut pixmap.as_mut());
         Ok(pixmap)
     }
+}
+
+/// When `body` (what follows the `root` tag) starts with an opaque `#rrggbb` rectangle
+/// over the whole canvas of `root` (width, height and a viewBox from 0 0 of the same size),
+/// that colour and the body after it.
+fn background_of<'a>(root: &str, body: &'a str) -> Option<(resvg::tiny_skia::Color, &'a str)> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[at..at + tag[at..].find('"')?].to_string())
+    };
+    let (width, height) = (attr(root, "width")?, attr(root, "height")?);
+    if attr(root, "viewBox")? != format!("0 0 {width} {height}") {
+        return None;
+    }
+    let body = body.strip_prefix('\n').unwrap_or(body);
+    let line_end = body.find('\n').map_or(body.len(), |i| i + 1);
+    let line = body[..line_end].trim();
+    let hex = line
+        .strip_prefix(&format!(
+            "<rect width=\"{width}\" height=\"{height}\" fill=\"#"
+        ))?
+        .strip_suffix("\"/>")?;
+    if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    let colour = resvg::tiny_skia::Color::from_rgba8(channel(0)?, channel(2)?, channel(4)?, 255);
+    Some((colour, &body[line_end..]))
 }
 
 /// Draws `layer` over `pixmap`, both premultiplied and the same size. By hand because
@@ -194,11 +230,37 @@ fn parse(svg: &str) -> Result<usvg::Tree, RasterError> {
     usvg::Tree::from_str(svg, &options()).map_err(|source| RasterError::Parse { source })
 }
 
+/// [`render`] at scale 1 on a canvas filled with `background` first, when there is one.
+fn render_over(
+    svg: &str,
+    background: Option<resvg::tiny_skia::Color>,
+) -> Result<Pixmap, RasterError> {
+    let Some(background) = background else {
+        return render(svg, 1.0);
+    };
+    let tree = parse(svg)?;
+    let mut pixmap = canvas(&tree, 1.0)?;
+    pixmap.fill(background);
+    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    Ok(pixmap)
+}
+
 fn render(svg: &str, scale: f32) -> Result<Pixmap, RasterError> {
     if !(scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE) {
         return Err(RasterError::BadScale { scale });
     }
     let tree = parse(svg)?;
+    let mut pixmap = canvas(&tree, scale)?;
+    resvg::render(
+        &tree,
+        Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    Ok(pixmap)
+}
+
+/// A transparent canvas for `tree` at `scale`, within [`MAX_PIXELS`].
+fn canvas(tree: &usvg::Tree, scale: f32) -> Result<Pixmap, RasterError> {
     let size = tree.size();
     let canvas_error = || RasterError::Canvas {
         width: size.width(),
@@ -209,13 +271,7 @@ fn render(svg: &str, scale: f32) -> Result<Pixmap, RasterError> {
     if u64::from(scaled.width()) * u64::from(scaled.height()) > MAX_PIXELS {
         return Err(canvas_error());
     }
-    let mut pixmap = Pixmap::new(scaled.width(), scaled.height()).ok_or_else(canvas_error)?;
-    resvg::render(
-        &tree,
-        Transform::from_scale(scale, scale),
-        &mut pixmap.as_mut(),
-    );
-    Ok(pixmap)
+    Pixmap::new(scaled.width(), scaled.height()).ok_or_else(canvas_error)
 }
 
 #[cfg(test)]
