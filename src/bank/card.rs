@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::svg::{FONT_FAMILY, FRAME, INK, MUTED_INK, bank_fill, escape};
+use super::svg::{CHROME_END, FONT_FAMILY, FRAME, INK, MUTED_INK, bank_fill, escape};
 
 /// Width of a social card, in pixels.
 pub const CARD_WIDTH: u32 = 1200;
@@ -151,31 +151,37 @@ pub fn card_svg(diagram: &str, text: &CardText<'_>) -> Option<String> {
             bank_fill(bank)
         );
     }
-    title(&mut out, &layout, text);
+    let (left, top, _) = layout.text;
+    let _ = writeln!(
+        out,
+        "<text x=\"{left}\" y=\"{top}\" font-size=\"22\" fill=\"{MUTED_INK}\">{}</text>",
+        escape(text.kicker)
+    );
     let (x, y) = layout.at;
     let scale = layout.scale;
     let (dw, dh) = (width as f32 * scale, height as f32 * scale);
-    let _ = write!(
+    // The frame, then the mark: nothing after it overlaps what comes before it, so the
+    // chrome can be painted first from a copy.
+    let _ = writeln!(
         out,
         "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"8\" fill=\"none\" \
-         stroke=\"{FRAME}\" stroke-width=\"2\"/>\n\
-         <g transform=\"translate({x:.2} {y:.2}) scale({scale:.4})\" \
-         font-family=\"{FONT_FAMILY}, monospace\">{body}</g>\n</svg>\n",
+         stroke=\"{FRAME}\" stroke-width=\"2\"/>\n{CHROME_END}",
         x - 3.0,
         y - 3.0,
         dw + 6.0,
         dh + 6.0,
+    );
+    title(&mut out, &layout, text);
+    let _ = write!(
+        out,
+        "<g transform=\"translate({x:.2} {y:.2}) scale({scale:.4})\" \
+         font-family=\"{FONT_FAMILY}, monospace\">{body}</g>\n</svg>\n",
     );
     Some(out)
 }
 
 fn title(out: &mut String, layout: &Layout, text: &CardText<'_>) {
     let (left, top, width) = layout.text;
-    let _ = writeln!(
-        out,
-        "<text x=\"{left}\" y=\"{top}\" font-size=\"22\" fill=\"{MUTED_INK}\">{}</text>",
-        escape(text.kicker)
-    );
     let mut size = 46u32;
     let fits = |size: u32| (width as f32 / (size as f32 * ADVANCE_EM)) as usize;
     // Shrink the type until the longest word fits on a line, down to a floor.

@@ -10,7 +10,7 @@ use resvg::usvg::{self, fontdb};
 
 use super::glyphs;
 use super::palette;
-use super::svg::{FONT_FAMILY, STATIC_END, STATIC_START};
+use super::svg::{CHROME_END, FONT_FAMILY, STATIC_END, STATIC_START};
 
 // resvg silently drops text whose font it cannot find, so a machine with no fonts would
 // produce a PNG without a single label. Embedding the font removes that failure.
@@ -112,11 +112,15 @@ pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
 /// A card split around its diagram's static part (see `svg::STATIC_START`): what is drawn
 /// below it, the part itself as a document of its own, and what is drawn above it. The
 /// static part of a bank map is four fifths of its nodes and the same in every card of its
-/// width, so its pixels are rendered once per process and composited.
+/// width, so its pixels are rendered once per process and composited. The card's chrome
+/// (up to `svg::CHROME_END`), the same in every card of a section and size, is rendered
+/// once per process too, and the rest of the layer below is painted over a copy of it.
 struct Layers {
     /// The opaque colour the card's first element, a rectangle over the whole canvas,
     /// paints: the canvas starts filled with it (one pass over the pixels, not two).
     background: Option<resvg::tiny_skia::Color>,
+    /// The chrome as a document of its own, when the card marks it.
+    chrome: Option<String>,
     below: String,
     fixed: String,
     above: String,
@@ -139,8 +143,13 @@ impl Layers {
             Some((colour, rest)) => (Some(colour), rest),
             None => (None, &svg[root.len()..start]),
         };
+        let (chrome, rest) = match rest.split_once(CHROME_END) {
+            Some((chrome, rest)) => (Some(format!("{root}{chrome}</svg>\n")), rest),
+            None => (None, rest),
+        };
         Some(Layers {
             background,
+            chrome,
             below: format!("{root}{rest}</g>\n</svg>\n"),
             fixed: format!(
                 "{root}{group}<defs>\n{}</defs>\n{part}</g>\n</svg>\n",
@@ -151,28 +160,48 @@ impl Layers {
     }
 
     fn render(&self) -> Result<Pixmap, RasterError> {
-        static FIXED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
-        let cache = FIXED.get_or_init(Default::default);
-        let mut pixmap = render_over(&self.below, self.background)?;
-        let known = cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&self.fixed)
-            .cloned();
-        let fixed = match known {
-            Some(fixed) => fixed,
-            None => {
-                let fixed = Arc::new(render(&self.fixed, 1.0)?);
-                let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-                cache.insert(self.fixed.clone(), Arc::clone(&fixed));
-                fixed
+        let mut pixmap = match &self.chrome {
+            Some(chrome) => {
+                let chrome = rendered_once(chrome, || render_over(chrome, self.background))?;
+                let mut pixmap = Pixmap::clone(&chrome);
+                draw(&self.below, &mut pixmap)?;
+                pixmap
             }
+            None => render_over(&self.below, self.background)?,
         };
+        let fixed = rendered_once(&self.fixed, || render(&self.fixed, 1.0))?;
         source_over(&mut pixmap, &fixed);
-        let above = parse(&self.above)?;
-        resvg::render(&above, Transform::identity(), &mut pixmap.as_mut());
+        draw(&self.above, &mut pixmap)?;
         Ok(pixmap)
     }
+}
+
+/// The pixels of the document `svg`, made by `make` the first time this process asks.
+fn rendered_once(
+    svg: &str,
+    make: impl FnOnce() -> Result<Pixmap, RasterError>,
+) -> Result<Arc<Pixmap>, RasterError> {
+    static RENDERED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
+    let cache = RENDERED.get_or_init(Default::default);
+    let known = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(svg)
+        .cloned();
+    if let Some(pixmap) = known {
+        return Ok(pixmap);
+    }
+    let pixmap = Arc::new(make()?);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache.insert(svg.to_owned(), Arc::clone(&pixmap));
+    Ok(pixmap)
+}
+
+/// Paints the document `svg` over `pixmap` (the same size).
+fn draw(svg: &str, pixmap: &mut Pixmap) -> Result<(), RasterError> {
+    let tree = parse(svg)?;
+    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    Ok(())
 }
 
 /// When `body` (what follows the `root` tag) starts with an opaque `#rrggbb` rectangle

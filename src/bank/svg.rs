@@ -157,6 +157,10 @@ pub fn themed(svg: &str) -> String {
 pub(crate) const STATIC_START: &str = "<!--coursegen:static-->";
 /// Marks the end of that part.
 pub(crate) const STATIC_END: &str = "<!--coursegen:/static-->";
+/// Ends a card's chrome (background, stripe, kicker, frame): the same in every card of a
+/// section and diagram size, so `raster` renders it once per process and paints the rest
+/// of the card over a copy.
+pub(crate) const CHROME_END: &str = "<!--coursegen:/chrome-->";
 
 /// Escapes text for XML content and attribute values.
 pub(crate) fn escape(text: &str) -> String {

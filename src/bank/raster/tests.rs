@@ -396,6 +396,10 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
             layers.background.is_some(),
             "the card's background is a fill"
         );
+        assert!(
+            layers.chrome.is_some(),
+            "the card's chrome is rendered once"
+        );
         let whole = super::render(&card, 1.0).unwrap();
         // Twice: the second takes the static part's pixels from memory.
         for _ in 0..2 {
