@@ -28,6 +28,7 @@ export SOURCE_DATE_EPOCH=1767139200
 SIZES=${SIZES:-"1000 10000"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-1}
+# shellcheck source=benches/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_setup coursegen-bench
 need_gnu_time

@@ -47,6 +47,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 mkdir -p "$OUT"
 
+# shellcheck source=benches/lib.sh
 . "$REPO/benches/lib.sh"
 need_gnu_time
 

@@ -26,6 +26,7 @@ set -euo pipefail
 N=${N:-300}
 RUNS=${RUNS:-5}
 SEED=${SEED:-1}
+# shellcheck source=benches/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_setup coursegen-diagrams
 need_gnu_time

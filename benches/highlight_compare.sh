@@ -109,6 +109,7 @@ compare() {
 }
 
 command -v bc >/dev/null || { echo "needs bc (apt-get install bc)" >&2; exit 2; }
+# shellcheck source=benches/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_gnu_time
 echo "| $SIZE entries, CPU | base median | head median | head / base | verdict |"

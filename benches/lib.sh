@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What every benchmark script shares; sourced, not run: `. "$(dirname "$0")/lib.sh"`.
 #
 # bench_setup NAME   goes to the repository root, sets WORK (the caller's WORK if set, else
@@ -14,7 +15,7 @@ apt_install() {
 }
 
 bench_setup() {
-    cd "$(dirname "${BASH_SOURCE[0]}")/.."
+    cd "$(dirname "${BASH_SOURCE[0]}")/.." || return 1
     if [ -z "${WORK:-}" ]; then
         WORK=/tmp/$1
         [ -d /dev/shm ] && [ -w /dev/shm ] && WORK=/dev/shm/$1
@@ -29,6 +30,8 @@ need_gnu_time() {
     fi
 }
 
+# BIN and GEN are for the sourcing script.
+# shellcheck disable=SC2034
 build_binaries() {
     if [ -n "${COURSEGEN:-}" ] && [ -n "${GEN:-}" ]; then
         BIN=$COURSEGEN
