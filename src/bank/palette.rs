@@ -103,7 +103,7 @@ impl Runs {
                 let slot = match recent[at] {
                     (known, slot) if known == word && slot != u32::MAX => slot,
                     _ => {
-                        let slot = out.slot(straight(word), &mut slots);
+                        let slot = out.slot(straight(p), &mut slots);
                         recent[at] = (word, slot);
                         slot
                     }
@@ -174,16 +174,12 @@ impl Runs {
     }
 }
 
-/// A premultiplied pixel word (RGBA bytes) as straight-alpha RGBA.
-fn straight(word: u32) -> [u8; 4] {
-    let [r, g, b, a] = word.to_ne_bytes();
-    if a == 255 {
-        return [r, g, b, 255];
+/// A premultiplied pixel as straight-alpha RGBA.
+fn straight(p: resvg::tiny_skia::PremultipliedColorU8) -> [u8; 4] {
+    if p.alpha() == 255 {
+        return [p.red(), p.green(), p.blue(), 255];
     }
-    let c = resvg::tiny_skia::PremultipliedColorU8::from_rgba(r, g, b, a)
-        .map_or(resvg::tiny_skia::ColorU8::from_rgba(0, 0, 0, 0), |c| {
-            c.demultiply()
-        });
+    let c = p.demultiply();
     [c.red(), c.green(), c.blue(), c.alpha()]
 }
 

@@ -116,9 +116,6 @@ pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
 /// (up to `svg::CHROME_END`), the same in every card of a section and size, is rendered
 /// once per process too, and the rest of the layer below is painted over a copy of it.
 struct Layers {
-    /// The opaque colour the card's first element, a rectangle over the whole canvas,
-    /// paints: the canvas starts filled with it (one pass over the pixels, not two).
-    background: Option<resvg::tiny_skia::Color>,
     /// The chrome as a document of its own, when the card marks it.
     chrome: Option<String>,
     below: String,
@@ -139,16 +136,12 @@ impl Layers {
         let title_at = svg[group_at..start].find("<title id=\"")? + group_at + 11;
         let id = &svg[title_at..title_at + svg[title_at..].find("-title\"")?];
         let part = svg[start..end].replace(&format!("{id}-"), "static-");
-        let (background, rest) = match background_of(root, &svg[root.len()..start]) {
-            Some((colour, rest)) => (Some(colour), rest),
-            None => (None, &svg[root.len()..start]),
-        };
+        let rest = &svg[root.len()..start];
         let (chrome, rest) = match rest.split_once(CHROME_END) {
             Some((chrome, rest)) => (Some(format!("{root}{chrome}</svg>\n")), rest),
             None => (None, rest),
         };
         Some(Layers {
-            background,
             chrome,
             below: format!("{root}{rest}</g>\n</svg>\n"),
             fixed: format!(
@@ -162,25 +155,23 @@ impl Layers {
     fn render(&self) -> Result<Pixmap, RasterError> {
         let mut pixmap = match &self.chrome {
             Some(chrome) => {
-                let chrome = rendered_once(chrome, || render_over(chrome, self.background))?;
+                let chrome = rendered_once(chrome)?;
                 let mut pixmap = Pixmap::clone(&chrome);
                 draw(&self.below, &mut pixmap)?;
                 pixmap
             }
-            None => render_over(&self.below, self.background)?,
+            None => render(&self.below, 1.0)?,
         };
-        let fixed = rendered_once(&self.fixed, || render(&self.fixed, 1.0))?;
+        let fixed = rendered_once(&self.fixed)?;
         source_over(&mut pixmap, &fixed);
         draw(&self.above, &mut pixmap)?;
         Ok(pixmap)
     }
 }
 
-/// The pixels of the document `svg`, made by `make` the first time this process asks.
-fn rendered_once(
-    svg: &str,
-    make: impl FnOnce() -> Result<Pixmap, RasterError>,
-) -> Result<Arc<Pixmap>, RasterError> {
+/// The pixels of the document `svg` at its own size, rendered the first time this process
+/// asks for them.
+fn rendered_once(svg: &str) -> Result<Arc<Pixmap>, RasterError> {
     static RENDERED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
     let cache = RENDERED.get_or_init(Default::default);
     let known = cache
@@ -191,7 +182,7 @@ fn rendered_once(
     if let Some(pixmap) = known {
         return Ok(pixmap);
     }
-    let pixmap = Arc::new(make()?);
+    let pixmap = Arc::new(render(svg, 1.0)?);
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     cache.insert(svg.to_owned(), Arc::clone(&pixmap));
     Ok(pixmap)
@@ -202,34 +193,6 @@ fn draw(svg: &str, pixmap: &mut Pixmap) -> Result<(), RasterError> {
     let tree = parse(svg)?;
     resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
     Ok(())
-}
-
-/// When `body` (what follows the `root` tag) starts with an opaque `#rrggbb` rectangle
-/// over the whole canvas of `root` (width, height and a viewBox from 0 0 of the same size),
-/// that colour and the body after it.
-fn background_of<'a>(root: &str, body: &'a str) -> Option<(resvg::tiny_skia::Color, &'a str)> {
-    let attr = |tag: &str, name: &str| -> Option<String> {
-        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
-        Some(tag[at..at + tag[at..].find('"')?].to_string())
-    };
-    let (width, height) = (attr(root, "width")?, attr(root, "height")?);
-    if attr(root, "viewBox")? != format!("0 0 {width} {height}") {
-        return None;
-    }
-    let body = body.strip_prefix('\n').unwrap_or(body);
-    let line_end = body.find('\n').map_or(body.len(), |i| i + 1);
-    let line = body[..line_end].trim();
-    let hex = line
-        .strip_prefix(&format!(
-            "<rect width=\"{width}\" height=\"{height}\" fill=\"#"
-        ))?
-        .strip_suffix("\"/>")?;
-    if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
-    let colour = resvg::tiny_skia::Color::from_rgba8(channel(0)?, channel(2)?, channel(4)?, 255);
-    Some((colour, &body[line_end..]))
 }
 
 /// Draws `layer` over `pixmap`, both premultiplied and the same size. By hand because
@@ -259,37 +222,11 @@ fn parse(svg: &str) -> Result<usvg::Tree, RasterError> {
     usvg::Tree::from_str(svg, &options()).map_err(|source| RasterError::Parse { source })
 }
 
-/// [`render`] at scale 1 on a canvas filled with `background` first, when there is one.
-fn render_over(
-    svg: &str,
-    background: Option<resvg::tiny_skia::Color>,
-) -> Result<Pixmap, RasterError> {
-    let Some(background) = background else {
-        return render(svg, 1.0);
-    };
-    let tree = parse(svg)?;
-    let mut pixmap = canvas(&tree, 1.0)?;
-    pixmap.fill(background);
-    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
-    Ok(pixmap)
-}
-
 fn render(svg: &str, scale: f32) -> Result<Pixmap, RasterError> {
     if !(scale.is_finite() && scale > 0.0 && scale <= MAX_SCALE) {
         return Err(RasterError::BadScale { scale });
     }
     let tree = parse(svg)?;
-    let mut pixmap = canvas(&tree, scale)?;
-    resvg::render(
-        &tree,
-        Transform::from_scale(scale, scale),
-        &mut pixmap.as_mut(),
-    );
-    Ok(pixmap)
-}
-
-/// A transparent canvas for `tree` at `scale`, within [`MAX_PIXELS`].
-fn canvas(tree: &usvg::Tree, scale: f32) -> Result<Pixmap, RasterError> {
     let size = tree.size();
     let canvas_error = || RasterError::Canvas {
         width: size.width(),
@@ -300,7 +237,13 @@ fn canvas(tree: &usvg::Tree, scale: f32) -> Result<Pixmap, RasterError> {
     if u64::from(scaled.width()) * u64::from(scaled.height()) > MAX_PIXELS {
         return Err(canvas_error());
     }
-    Pixmap::new(scaled.width(), scaled.height()).ok_or_else(canvas_error)
+    let mut pixmap = Pixmap::new(scaled.width(), scaled.height()).ok_or_else(canvas_error)?;
+    resvg::render(
+        &tree,
+        Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    Ok(pixmap)
 }
 
 #[cfg(test)]

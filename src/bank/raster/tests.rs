@@ -393,10 +393,6 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
         let card = card_svg(&render(&spec), &text).unwrap();
         let layers = Layers::of(&card).expect("a bank map card has a static part");
         assert!(
-            layers.background.is_some(),
-            "the card's background is a fill"
-        );
-        assert!(
             layers.chrome.is_some(),
             "the card's chrome is rendered once"
         );
@@ -417,36 +413,4 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
     }
     let card = card_svg(&render(&lane_banks(2)), &text).unwrap();
     assert!(Layers::of(&card).is_none(), "lane-banks has no static part");
-}
-
-#[test]
-fn only_an_opaque_rectangle_over_the_whole_canvas_is_a_background() {
-    use super::background_of;
-    let root =
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="12" height="6" viewBox="0 0 12 6">"#;
-    let (colour, rest) = background_of(
-        root,
-        "\n<rect width=\"12\" height=\"6\" fill=\"#f4f5f7\"/>\n<g/>",
-    )
-    .unwrap();
-    assert_eq!(
-        colour.to_color_u8(),
-        resvg::tiny_skia::ColorU8::from_rgba(0xf4, 0xf5, 0xf7, 255)
-    );
-    assert_eq!(rest, "<g/>");
-    for body in [
-        "\n<rect width=\"12\" height=\"5\" fill=\"#f4f5f7\"/>\n",
-        "\n<rect width=\"12\" height=\"6\" fill=\"#f4f5f7\" opacity=\"0.5\"/>\n",
-        "\n<rect width=\"12\" height=\"6\" fill=\"red\"/>\n",
-        "\n<rect width=\"12\" height=\"6\" fill=\"#f4f5g7\"/>\n",
-        "\n<g><rect width=\"12\" height=\"6\" fill=\"#f4f5f7\"/></g>\n",
-    ] {
-        assert!(background_of(root, body).is_none(), "{body}");
-    }
-    let scaled = root.replace("0 0 12 6", "0 0 24 12");
-    let body = "\n<rect width=\"12\" height=\"6\" fill=\"#f4f5f7\"/>\n";
-    assert!(
-        background_of(&scaled, body).is_none(),
-        "a viewBox that scales"
-    );
 }
