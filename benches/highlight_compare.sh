@@ -23,17 +23,15 @@
 #   WORK=DIR (default /dev/shm/coursegen-hl-compare, tmpfs: see benches/build.sh for why).
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+# shellcheck source=benches/lib.sh
+. "$(dirname "$0")/lib.sh"
 BASE=${BASE:?set BASE to the revision to compare against, e.g. BASE=8ef3998 (main before issue 15)}
 SIZE=${SIZE:-10000}
 RUNS=${RUNS:-7}
 SEED=${SEED:-1}
 LIMIT=${LIMIT:-1.10}
-if [ -z "${WORK:-}" ]; then
-    WORK=/tmp/coursegen-hl-compare
-    [ -d /dev/shm ] && [ -w /dev/shm ] && WORK=/dev/shm/coursegen-hl-compare
-fi
-mkdir -p "$WORK"
+bench_setup coursegen-hl-compare
+need_gnu_time
 TARGET=$PWD/target
 
 echo "base $(git rev-parse --short "$BASE"), head $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'), $SIZE entries, $RUNS runs" >&2
@@ -109,9 +107,6 @@ compare() {
 }
 
 command -v bc >/dev/null || { echo "needs bc (apt-get install bc)" >&2; exit 2; }
-# shellcheck source=benches/lib.sh
-. "$(dirname "$0")/lib.sh"
-need_gnu_time
 echo "| $SIZE entries, CPU | base median | head median | head / base | verdict |"
 echo "| --- | ---: | ---: | ---: | --- |"
 MEDIANS=()
