@@ -156,7 +156,7 @@ impl Layers {
         let mut pixmap = match &self.chrome {
             Some(chrome) => {
                 let chrome = rendered_once(chrome)?;
-                let mut pixmap = Pixmap::clone(&chrome);
+                let mut pixmap = Pixmap::clone(&chrome.pixmap);
                 draw(&self.below, &mut pixmap)?;
                 pixmap
             }
@@ -169,23 +169,65 @@ impl Layers {
     }
 }
 
-/// The pixels of the document `svg` at its own size, rendered the first time this process
-/// asks for them.
-fn rendered_once(svg: &str) -> Result<Arc<Pixmap>, RasterError> {
-    static RENDERED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
+/// A document rendered once, with the spans of its pixels that are not transparent.
+struct Rendered {
+    pixmap: Pixmap,
+    spans: Vec<Span>,
+}
+
+/// A run of pixels of a layer, by index: all opaque, or all partly transparent. Fully
+/// transparent pixels are in no span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    len: usize,
+    opaque: bool,
+}
+
+impl Rendered {
+    fn new(pixmap: Pixmap) -> Self {
+        let spans = spans_of(&pixmap);
+        Rendered { pixmap, spans }
+    }
+}
+
+/// The spans of `pixmap`'s pixels that are not transparent, in order.
+fn spans_of(pixmap: &Pixmap) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::new();
+    for (i, p) in pixmap.pixels().iter().enumerate() {
+        let opaque = match p.alpha() {
+            0 => continue,
+            255 => true,
+            _ => false,
+        };
+        match spans.last_mut() {
+            Some(last) if last.start + last.len == i && last.opaque == opaque => last.len += 1,
+            _ => spans.push(Span {
+                start: i,
+                len: 1,
+                opaque,
+            }),
+        }
+    }
+    spans
+}
+
+/// The document `svg` rendered at its own size, the first time this process asks for it.
+fn rendered_once(svg: &str) -> Result<Arc<Rendered>, RasterError> {
+    static RENDERED: OnceLock<Mutex<HashMap<String, Arc<Rendered>>>> = OnceLock::new();
     let cache = RENDERED.get_or_init(Default::default);
     let known = cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(svg)
         .cloned();
-    if let Some(pixmap) = known {
-        return Ok(pixmap);
+    if let Some(rendered) = known {
+        return Ok(rendered);
     }
-    let pixmap = Arc::new(render(svg, 1.0)?);
+    let rendered = Arc::new(Rendered::new(render(svg, 1.0)?));
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cache.insert(svg.to_owned(), Arc::clone(&pixmap));
-    Ok(pixmap)
+    cache.insert(svg.to_owned(), Arc::clone(&rendered));
+    Ok(rendered)
 }
 
 /// Paints the document `svg` over `pixmap` (the same size).
@@ -196,23 +238,25 @@ fn draw(svg: &str, pixmap: &mut Pixmap) -> Result<(), RasterError> {
 }
 
 /// Draws `layer` over `pixmap`, both premultiplied and the same size. By hand because
-/// tiny-skia's `draw_pixmap` samples the layer as a pattern, a tenth of a card's time;
-/// the layer is mostly transparent, which this skips.
-fn source_over(pixmap: &mut Pixmap, layer: &Pixmap) {
-    for (dst, src) in pixmap
-        .data_mut()
-        .chunks_exact_mut(4)
-        .zip(layer.data().chunks_exact(4))
-    {
-        match src[3] {
-            0 => {}
-            255 => dst.copy_from_slice(src),
-            alpha => {
-                let keep = 255 - u16::from(alpha);
-                for (d, &s) in dst.iter_mut().zip(src) {
-                    // tiny-skia's own rounding: (v + 255) / 256 for v / 255.
-                    *d = s + ((u16::from(*d) * keep + 255) >> 8) as u8;
-                }
+/// tiny-skia's `draw_pixmap` samples the layer as a pattern, a tenth of a card's time; only
+/// the layer's spans are visited, opaque ones copied whole.
+fn source_over(pixmap: &mut Pixmap, layer: &Rendered) {
+    let dst = pixmap.data_mut();
+    let src = layer.pixmap.data();
+    for span in &layer.spans {
+        let bytes = span.start * 4..(span.start + span.len) * 4;
+        if span.opaque {
+            dst[bytes.clone()].copy_from_slice(&src[bytes]);
+            continue;
+        }
+        for (dst, src) in dst[bytes.clone()]
+            .chunks_exact_mut(4)
+            .zip(src[bytes].chunks_exact(4))
+        {
+            let keep = 255 - u16::from(src[3]);
+            for (d, &s) in dst.iter_mut().zip(src) {
+                // tiny-skia's own rounding: (v + 255) / 256 for v / 255.
+                *d = s + ((u16::from(*d) * keep + 255) >> 8) as u8;
             }
         }
     }

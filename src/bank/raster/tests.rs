@@ -414,3 +414,53 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
     let card = card_svg(&render(&lane_banks(2)), &text).unwrap();
     assert!(Layers::of(&card).is_none(), "lane-banks has no static part");
 }
+
+#[test]
+fn a_layer_is_composited_through_its_spans_as_pixel_by_pixel() {
+    use resvg::tiny_skia::{Color, Paint, Rect, Transform};
+    // A layer with transparent gaps, opaque fills and anti-aliased (partial) edges.
+    let mut layer = Pixmap::new(50, 20).unwrap();
+    let mut paint = Paint::default();
+    paint.set_color(Color::from_rgba8(200, 30, 90, 255));
+    layer.fill_rect(
+        Rect::from_xywh(3.3, 2.5, 20.0, 9.0).unwrap(),
+        &paint,
+        Transform::identity(),
+        None,
+    );
+    paint.set_color(Color::from_rgba8(10, 120, 250, 128));
+    layer.fill_rect(
+        Rect::from_xywh(15.0, 6.0, 30.0, 10.0).unwrap(),
+        &paint,
+        Transform::identity(),
+        None,
+    );
+    let rendered = Rendered::new(layer.clone());
+    let spans = &rendered.spans;
+    assert!(spans.iter().any(|s| s.opaque) && spans.iter().any(|s| !s.opaque));
+    // Spans are in order, never touch one of the same kind, and cover exactly the pixels
+    // that are not transparent.
+    for pair in spans.windows(2) {
+        let end = pair[0].start + pair[0].len;
+        assert!(end <= pair[1].start);
+        assert!(end < pair[1].start || pair[0].opaque != pair[1].opaque);
+    }
+    let covered: usize = spans.iter().map(|s| s.len).sum();
+    let visible = layer.pixels().iter().filter(|p| p.alpha() > 0).count();
+    assert_eq!(covered, visible);
+    let mut below = Pixmap::new(50, 20).unwrap();
+    below.fill(Color::from_rgba8(240, 240, 200, 255));
+    let mut expected = below.clone();
+    for (d, s) in expected
+        .data_mut()
+        .chunks_exact_mut(4)
+        .zip(layer.data().chunks_exact(4))
+    {
+        let keep = 255 - u16::from(s[3]);
+        for (d, &s) in d.iter_mut().zip(s) {
+            *d = s + ((u16::from(*d) * keep + 255) >> 8) as u8;
+        }
+    }
+    source_over(&mut below, &rendered);
+    assert_eq!(below.data(), expected.data());
+}
