@@ -25,19 +25,23 @@ pub(crate) fn render<'a>(
     frame: impl FnOnce(u32, u32) -> Frame<'a>,
 ) -> String {
     let geometry = Geometry::STANDARD;
-    let mut svg = Svg::open(&frame(
+    let frame = frame(
         LEFT + width * CELL + RIGHT_MARGIN,
         TOP + TILE_ROWS * CELL + FOOTER,
-    ));
-    axes(&mut svg, width, highlight);
-    // The headings and the tile depend on the width alone: marked so rasterising can reuse
-    // their pixels (laying out the headings' text was a fifth of a card's time). Nothing
-    // outside the mark overlaps them, so moving them there changes no pixel's paint order.
+    );
+    let mut svg = Svg::header(&frame);
+    // The panel, the axes' numbers, the headings and the tile depend on the width alone:
+    // marked so rasterising can reuse their pixels (they were most of a card's time).
+    // Nothing outside the mark is drawn under them; a picked row's or column's tab is drawn
+    // after it, over its plain number, so the picture is the same as if it replaced it.
     svg.line(format_args!("{STATIC_START}"));
+    svg.panel(&frame);
+    axes(&mut svg, width);
     heading(&mut svg, width);
     cells(&mut svg, width, geometry);
     svg.line(format_args!("{STATIC_END}"));
     if let Some(cell) = highlight {
+        tabs(&mut svg, cell);
         outlines(&mut svg, width, cell);
     }
     footer(&mut svg, width, highlight, geometry);
@@ -65,33 +69,38 @@ fn heading(svg: &mut Svg, width: u32) {
     svg.text((LEFT - 8, 88), 11, Anchor::End, MUTED_INK, "row r ↓");
 }
 
-/// Column numbers across the top, row numbers down the left; a picked row or column gets
-/// its number reversed out of a dark tab so it stands out without colour.
-fn axes(svg: &mut Svg, width: u32, highlight: Option<Cell>) {
-    svg.line(format_args!("<g fill=\"{MUTED_INK}\">"));
-    for column in 0..width {
-        let (x, _) = cell_origin(0, column);
-        let picked = highlight.is_some_and(|cell| cell.column == column);
-        tab(svg, (x + CELL / 2, TOP - 8), picked, column);
-    }
-    for row in 0..TILE_ROWS {
-        let (_, y) = cell_origin(row, 0);
-        let picked = highlight.is_some_and(|cell| cell.row == row);
-        tab(svg, (LEFT - 14, y + CELL / 2 + 3), picked, row);
-    }
-    svg.line(format_args!("</g>"));
+/// Column numbers across the top, row numbers down the left.
+fn axes(svg: &mut Svg, width: u32) {
+    let columns = (0..width).map(|column| (column_tab(column), column));
+    let rows = (0..TILE_ROWS).map(|row| (row_tab(row), row));
+    svg.labels(Some(MUTED_INK), columns.chain(rows));
 }
 
-fn tab(svg: &mut Svg, (x, y): (u32, u32), picked: bool, label: u32) {
-    if picked {
+/// Where the number of `column` sits (centre, baseline).
+fn column_tab(column: u32) -> (u32, u32) {
+    let (x, _) = cell_origin(0, column);
+    (x + CELL / 2, TOP - 8)
+}
+
+/// Where the number of `row` sits (centre, baseline).
+fn row_tab(row: u32) -> (u32, u32) {
+    let (_, y) = cell_origin(row, 0);
+    (LEFT - 14, y + CELL / 2 + 3)
+}
+
+/// The picked row's and column's numbers reversed out of dark tabs, so they stand out
+/// without colour. Each tab covers the plain number drawn under it.
+fn tabs(svg: &mut Svg, cell: Cell) {
+    for ((x, y), label) in [
+        (column_tab(cell.column), cell.column),
+        (row_tab(cell.row), cell.row),
+    ] {
         svg.line(format_args!(
             "<rect x=\"{}\" y=\"{}\" width=\"20\" height=\"14\" rx=\"3\" fill=\"{INK}\"/>",
             x - 10,
             y - 10
         ));
         svg.labels(Some("#ffffff"), [((x, y), label)]);
-    } else {
-        svg.labels(None, [((x, y), label)]);
     }
 }
 

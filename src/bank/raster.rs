@@ -111,8 +111,10 @@ pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
 
 /// A card split around its diagram's static part (see `svg::STATIC_START`): what is drawn
 /// below it, the part itself as a document of its own, and what is drawn above it. The
-/// static part of a bank map is four fifths of its nodes and the same in every card of its
-/// width, so its pixels are rendered once per process and composited. The card's chrome
+/// static part of a bank map (panel, axis numbers, headings, tile) is nearly all of its
+/// nodes and the same in every card of its width, so its pixels are rendered once per
+/// process and composited; what is drawn above it (the picked tabs, outlines and captions)
+/// places the diagram's own digit glyphs, so that layer defines them again. The card's chrome
 /// (up to `svg::CHROME_END`), the same in every card of a section and size, is rendered
 /// once per process too, and the rest of the layer below is painted over a copy of it.
 struct Layers {
@@ -148,7 +150,12 @@ impl Layers {
                 "{root}{group}<defs>\n{}</defs>\n{part}</g>\n</svg>\n",
                 glyphs::defs("static")
             ),
-            above: format!("{root}{group}{}", &svg[end..]),
+            // The picked tabs above the part place the diagram's own digit glyphs.
+            above: format!(
+                "{root}{group}<defs>\n{}</defs>\n{}",
+                glyphs::defs(id),
+                &svg[end..]
+            ),
         })
     }
 

@@ -212,9 +212,9 @@ pub(crate) struct Frame<'a> {
 }
 
 impl Svg {
-    /// Opens the root with `role="img"`, labelled by its title and description, over a
-    /// framed background, and defines the digit glyphs that [`Svg::label`] places.
-    pub(crate) fn open(frame: &Frame<'_>) -> Svg {
+    /// Opens the root with `role="img"`, labelled by its title and description, and defines
+    /// the digit glyphs that [`Svg::labels`] places; no panel (see [`Svg::open`]).
+    pub(crate) fn header(frame: &Frame<'_>) -> Svg {
         let Frame {
             id, width, height, ..
         } = *frame;
@@ -236,13 +236,24 @@ impl Svg {
             escape(frame.desc)
         ));
         svg.line(format_args!("<defs>\n{}</defs>", glyphs::defs(id)));
-        svg.line(format_args!(
+        svg
+    }
+
+    /// Opens a diagram as [`Svg::header`] does and draws its panel.
+    pub(crate) fn open(frame: &Frame<'_>) -> Svg {
+        let mut svg = Svg::header(frame);
+        svg.panel(frame);
+        svg
+    }
+
+    /// The diagram's panel: a rounded, framed rectangle the size of the document.
+    pub(crate) fn panel(&mut self, frame: &Frame<'_>) {
+        self.line(format_args!(
             "<rect x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{BACKGROUND}\" \
              stroke=\"{FRAME}\"/>",
-            width - 1,
-            height - 1
+            frame.width - 1,
+            frame.height - 1
         ));
-        svg
     }
 
     /// Writes one line of markup, already escaped.

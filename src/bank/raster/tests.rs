@@ -4,7 +4,7 @@
 use resvg::tiny_skia::Pixmap;
 
 use super::*;
-use crate::bank::bank_map::cell_origin;
+use crate::bank::bank_map::{CELL, cell_origin};
 use crate::bank::diagram::tests::{bank_map, lane_banks, render};
 use crate::bank::glyphs;
 use crate::bank::lane_banks::BANK_TOP;
@@ -112,6 +112,45 @@ fn the_highlighted_row_and_column_are_drawn() {
             "tile[{row}][{column}]"
         );
     }
+}
+
+/// Pixels of the 20 × 14 tab centred on `x` with its number's baseline at `y`: how many are
+/// the ink and how many light (the white number, anti-aliased).
+fn tab_colours(pixmap: &Pixmap, (x, y): (u32, u32)) -> (usize, usize) {
+    let (mut ink, mut white) = (0, 0);
+    for ty in y - 9..y + 3 {
+        for tx in x - 8..x + 8 {
+            match pixel(pixmap, (tx, ty)) {
+                [0x1a, 0x1a, 0x1a, 255] => ink += 1,
+                [r, g, b, 255] if r.min(g).min(b) > 200 => white += 1,
+                _ => {}
+            }
+        }
+    }
+    (ink, white)
+}
+
+#[test]
+fn the_picked_row_and_column_numbers_are_reversed_out_of_dark_tabs() {
+    let plain = raster(&render(&bank_map(None, None)));
+    let picked = raster(&render(&bank_map(None, Some((7, 5)))));
+    let (column_x, _) = cell_origin(0, 5);
+    let (_, row_y) = cell_origin(7, 0);
+    let column_tab = (column_x + CELL / 2, 96 - 8);
+    let row_tab = (64 - 14, row_y + CELL / 2 + 3);
+    for tab in [column_tab, row_tab] {
+        let (ink, white) = tab_colours(&picked, tab);
+        // The tab is dark, and its number (drawn over the plain one) shows white.
+        assert!(
+            ink > 100 && white >= 3,
+            "tab at {tab:?}: {ink} ink, {white} white"
+        );
+        let (ink, _) = tab_colours(&plain, tab);
+        assert_eq!(ink, 0, "no tab at {tab:?} when nothing is picked");
+    }
+    // Another number keeps its plain look.
+    let (ink, _) = tab_colours(&picked, (cell_origin(0, 9).0 + CELL / 2, 96 - 8));
+    assert_eq!(ink, 0);
 }
 
 #[test]
