@@ -151,7 +151,7 @@ impl CacheArgs {
         Some(
             self.cache_dir
                 .clone()
-                .unwrap_or_else(|| root.join(site::raster_cache::DEFAULT_DIR)),
+                .unwrap_or_else(|| root.join(site::build_cache::DEFAULT_DIR)),
         )
     }
 }

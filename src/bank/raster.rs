@@ -15,7 +15,7 @@ use super::svg::{CHROME_END, FONT_FAMILY, STATIC_END, STATIC_START};
 // resvg silently drops text whose font it cannot find, so a machine with no fonts would
 // produce a PNG without a single label. Embedding the font removes that failure.
 // DejaVu Sans Mono 2.37, Bitstream Vera licence: see assets/fonts/LICENSE-DejaVu.txt.
-/// The embedded font file; the raster cache keys on its hash.
+/// The embedded font file; the build cache keys on its hash.
 pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
 
 /// Largest scale factor accepted; the site uses 2.

@@ -1,12 +1,12 @@
 //! Diagrams of a build: the entry's `diagram:` checked and drawn as SVG by the bank model
-//! (check stage), and its social card rasterised through the raster cache (render stage).
-//! Uses `bank` and `site::raster_cache`.
+//! (check stage), and its social card rasterised through the build cache (render stage).
+//! Uses `bank` and `site::build_cache`.
 use crate::bank::{
     self, CardText, Cell, DiagramError, DiagramSpec, Preset, card_svg, render_svg,
     svg_to_indexed_png,
 };
 use crate::content::{Diagnostic, Entry};
-use crate::site::raster_cache::RasterCache;
+use crate::site::build_cache::BuildCache;
 
 /// File name of the social card written beside a page that has a diagram.
 pub(super) const DIAGRAM_PNG: &str = "diagram.png";
@@ -54,7 +54,7 @@ pub(super) fn card_of(
     svg: &str,
     entry: &Entry,
     kicker: &str,
-    cache: &RasterCache,
+    cache: &BuildCache,
 ) -> Result<Vec<u8>, bank::RasterError> {
     let title = entry.meta.term.as_deref().unwrap_or(&entry.meta.title);
     let text = CardText {

@@ -10,6 +10,7 @@ use crate::content::{self, Diagnostic, Diagnostics};
 use crate::templates::Templates;
 
 mod assets;
+pub mod build_cache;
 mod check;
 mod diagrams;
 #[cfg(test)]
@@ -22,7 +23,6 @@ mod nav;
 pub mod output;
 pub mod pages;
 mod plan;
-pub mod raster_cache;
 mod render;
 mod search;
 pub mod serve;
@@ -52,7 +52,7 @@ pub struct BuildOptions {
     pub review_max_age_days: u32,
     /// The date the editorial rule takes as today; `None` reads the clock.
     pub today: Option<jiff::civil::Date>,
-    /// Folder of the persistent raster cache (see `raster_cache`); `None` renders every
+    /// Folder of the persistent build cache (see `build_cache`); `None` renders every
     /// diagram afresh.
     pub cache_dir: Option<PathBuf>,
 }
@@ -138,7 +138,7 @@ fn load_changed(
 
 /// Render and write: pages are rendered in parallel and stored in the staging folder as
 /// soon as each is done, so a build never holds the whole site in memory; the folder is
-/// swapped in only when every page and copy is there. Returns a warning if the raster cache
+/// swapped in only when every page and copy is there. Returns a warning if the build cache
 /// could not keep what was rendered.
 fn write(
     out: &Path,
@@ -146,7 +146,7 @@ fn write(
     templates: &Templates,
     opts: &BuildOptions,
 ) -> Result<Option<Diagnostic>, SiteError> {
-    let raster_cache = raster_cache::RasterCache::new(opts.cache_dir.clone());
+    let build_cache = build_cache::BuildCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
     let nav = nav::Nav::new(&checked.pages);
     let rc = render::RenderCtx {
@@ -155,7 +155,7 @@ fn write(
         checked,
         opts,
         nav: &nav,
-        raster_cache: &raster_cache,
+        build_cache: &build_cache,
     };
     let staging = output::Staging::new(out)?;
     let records = checked
@@ -171,12 +171,12 @@ fn write(
     if opts.search {
         files.extend(search::index(
             records.into_iter().flatten().collect(),
-            &raster_cache,
+            &build_cache,
         )?);
     }
     staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
-    Ok(raster_cache.warning())
+    Ok(build_cache.warning())
 }
 
 /// The files made from the whole site rather than one page: home page and section indexes

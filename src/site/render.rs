@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use super::BuildOptions;
+use super::build_cache::BuildCache;
 use super::check::Checked;
 use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
 use super::output::OutFile;
 use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
 use super::plan::page_path;
-use super::raster_cache::RasterCache;
 use super::urls::Urls;
 use super::{generated, search};
 use crate::content::{self, Entry};
@@ -50,7 +50,7 @@ pub(super) struct RenderCtx<'a> {
     /// The reading order (sidebar, breadcrumbs, previous/next).
     pub(super) nav: &'a super::nav::Nav,
     /// Where diagram images rendered by earlier builds are kept.
-    pub(super) raster_cache: &'a RasterCache,
+    pub(super) build_cache: &'a BuildCache,
 }
 
 /// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram and the
@@ -65,7 +65,7 @@ pub(super) fn page(
         checked,
         opts,
         nav,
-        raster_cache,
+        build_cache,
     } = rc;
     let entry = p.entry;
     let urls = Urls::new(&opts.config);
@@ -77,7 +77,7 @@ pub(super) fn page(
             let png = if opts.out.is_some() {
                 let kicker = format!("{} · {}", info.title, pages::section_title(&entry.section));
                 let bytes =
-                    diagrams::card_of(&d.svg, entry, &kicker, raster_cache).map_err(|error| {
+                    diagrams::card_of(&d.svg, entry, &kicker, build_cache).map_err(|error| {
                         RenderError::Raster {
                             file: entry.file.clone(),
                             error,

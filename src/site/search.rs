@@ -8,14 +8,14 @@
 //! only the shards whose pages changed. Shard 0 is the primary bundle (`pagefind/`, with
 //! Pagefind's script and WebAssembly); shard *i* is `pagefind/shard-i/` (index only), listed
 //! in `pagefind/shards.json`, which the site's script merges with Pagefind's `mergeIndex`.
-//! Uses `output` for the files it returns and `raster_cache` as the cache.
+//! Uses `output` for the files it returns and `build_cache` as the cache.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::build_cache::BuildCache;
 use super::output::OutFile;
-use super::raster_cache::RasterCache;
 use crate::measurement::record::sha256_hex;
 
 /// Folder of the index, under the site root; the search script loads `pagefind.js` from it.
@@ -90,7 +90,7 @@ pub(super) fn shard_count(records: usize) -> usize {
 /// `cache` when its records are unchanged, else indexed (shards in parallel) and stored.
 pub(super) fn index(
     mut records: Vec<Record>,
-    cache: &RasterCache,
+    cache: &BuildCache,
 ) -> Result<Vec<OutFile>, SearchError> {
     let count = shard_count(records.len());
     let mut shards: Vec<Vec<Record>> = (0..count).map(|_| Vec::new()).collect();
@@ -335,7 +335,7 @@ mod tests {
             "Glossary",
             &["Warp", "thirty-two lanes in lockstep"],
         )];
-        let files = index(records, &RasterCache::new(None)).unwrap();
+        let files = index(records, &BuildCache::new(None)).unwrap();
         let names: Vec<String> = files
             .iter()
             .map(|f| f.path.to_string_lossy().into_owned())
@@ -377,7 +377,7 @@ mod tests {
         let n = 2 * SHARD_RECORDS + 1;
         assert_eq!(shard_count(n), 3);
         let dir = tempfile::tempdir().unwrap();
-        let cache = RasterCache::new(Some(dir.path().to_path_buf()));
+        let cache = BuildCache::new(Some(dir.path().to_path_buf()));
         let files = index(records(n), &cache).unwrap();
         let named = |name: &str| files.iter().find(|f| f.path == Path::new(name));
         let list = named("pagefind/shards.json").expect("the shard list");
@@ -402,11 +402,7 @@ mod tests {
         assert_eq!(cached_entries(dir.path()), 3);
 
         // The same records again: every shard from the cache, the same bytes.
-        let again = index(
-            records(n),
-            &RasterCache::new(Some(dir.path().to_path_buf())),
-        )
-        .unwrap();
+        let again = index(records(n), &BuildCache::new(Some(dir.path().to_path_buf()))).unwrap();
         let bytes = |fs: &[OutFile]| {
             fs.iter()
                 .map(|f| (f.path.clone(), f.bytes.clone()))
@@ -418,7 +414,7 @@ mod tests {
         // One record changed: one shard indexed again, and the change is in the output.
         let mut changed = records(n);
         changed[7].content.push_str("zanzibar");
-        let third = index(changed, &RasterCache::new(Some(dir.path().to_path_buf()))).unwrap();
+        let third = index(changed, &BuildCache::new(Some(dir.path().to_path_buf()))).unwrap();
         assert_eq!(
             cached_entries(dir.path()),
             4,

@@ -32,11 +32,11 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::content::load::{Cache, Changed, DAYS, GLOSSARY};
 use crate::content::{self, Entry};
+use crate::site::build_cache::BuildCache;
 use crate::site::check::{Checked, Memo};
 use crate::site::diagrams::Drawn;
 use crate::site::output::OutFile;
 use crate::site::pages::{Bodies, Page};
-use crate::site::raster_cache::RasterCache;
 use crate::site::render::{self, RenderCtx};
 use crate::site::{BuildOptions, SiteError, check, nav, pages};
 use crate::templates::Templates;
@@ -288,10 +288,10 @@ impl Rebuilder {
         plan: &Plan<'_>,
     ) -> Result<(Rendering, usize), SiteError> {
         let info = pages::SiteInfo::new(&self.opts.config, self.opts.drafts);
-        let raster_cache = RasterCache::new(self.opts.cache_dir.clone());
+        let build_cache = BuildCache::new(self.opts.cache_dir.clone());
         let rc = RenderCtx {
             nav: &plan.nav,
-            raster_cache: &raster_cache,
+            build_cache: &build_cache,
             info: &info,
             templates,
             checked,
@@ -309,7 +309,7 @@ impl Rebuilder {
         // Pages as the report counts them: entries, section indexes and the home page.
         let indexes = checked.report.pages.saturating_sub(checked.pages.len());
         let rendered = plan.dirty.len() + if site.is_some() { indexes } else { 0 };
-        if let Some(w) = raster_cache.warning() {
+        if let Some(w) = build_cache.warning() {
             eprintln!("{w}");
         }
         Ok((Rendering { pages, site }, rendered))

@@ -5,6 +5,7 @@
 //! the pixels (renderer, font, encoder); an entry is written atomically and checked against
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
 //! cost a re-render. Uses `measurement::record::sha256_hex` and `bank` for the font.
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -27,20 +28,20 @@ const PIPELINE_VERSION: u32 = 1;
 /// First line of every entry; the second is the SHA-256 of the payload that follows.
 const MAGIC: &[u8] = b"coursegen raster cache 1\n";
 
-/// A folder of rendered PNGs, or nothing when the cache is off.
+/// A folder of rendered PNGs and search shards, or nothing when the cache is off.
 #[derive(Debug)]
-pub(crate) struct RasterCache {
+pub(crate) struct BuildCache {
     dir: Option<PathBuf>,
     /// The first write that failed: one unwritable folder makes one warning, not one per
     /// diagram.
     write_failure: Mutex<Option<std::io::Error>>,
 }
 
-impl RasterCache {
+impl BuildCache {
     /// The cache in `dir`, or no cache when `dir` is `None`; the folder is made when the
     /// first entry is written.
-    pub(crate) fn new(dir: Option<PathBuf>) -> RasterCache {
-        RasterCache {
+    pub(crate) fn new(dir: Option<PathBuf>) -> BuildCache {
+        BuildCache {
             dir,
             write_failure: Mutex::new(None),
         }
@@ -48,7 +49,7 @@ impl RasterCache {
 
     /// The PNG for `svg` made by `kind` (e.g. "card"): from the cache when a valid entry is
     /// there, else from `render`, then stored. A cache that cannot be read or written only
-    /// costs time (see [`RasterCache::warning`]).
+    /// costs time (see [`BuildCache::warning`]).
     pub(crate) fn get_or_render<E>(
         &self,
         kind: &str,
@@ -58,7 +59,7 @@ impl RasterCache {
         self.get_or_make("raster", kind, svg, render)
     }
 
-    /// [`RasterCache::get_or_render`] for anything made from text: the entry keyed by
+    /// [`BuildCache::get_or_render`] for anything made from text: the entry keyed by
     /// `kind` and `input`, in the cache's sub-folder `folder` (`raster/` for images,
     /// `search/` for index shards).
     pub(crate) fn get_or_make<E>(
@@ -98,17 +99,23 @@ impl RasterCache {
     }
 }
 
-/// The key of `svg` rendered as `kind`: everything that decides the bytes of the PNG.
-fn key(kind: &str, svg: &str) -> String {
+/// The key of `input` made as `kind`: everything that decides the bytes of the entry. The
+/// input (a card's SVG, a shard's records: megabytes) is hashed where it lies, not copied.
+fn key(kind: &str, input: &str) -> String {
+    use sha2::{Digest, Sha256};
     static FONT: OnceLock<String> = OnceLock::new();
     let font = FONT.get_or_init(|| sha256_hex(bank::raster::FONT));
-    let mut input = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
+    let mut header = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
     for (name, version) in CRATE_VERSIONS {
-        input.push_str(&format!("{name} {version}\n"));
+        header.push_str(&format!("{name} {version}\n"));
     }
-    let mut input = input.into_bytes();
-    input.extend_from_slice(svg.as_bytes());
-    sha256_hex(&input)
+    let mut hasher = Sha256::new();
+    hasher.update(header.as_bytes());
+    hasher.update(input.as_bytes());
+    hasher.finalize().iter().fold(String::new(), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    })
 }
 
 /// The payload of the entry at `path` if it is whole and matches its hash.
@@ -131,7 +138,7 @@ fn write_entry(dir: &Path, path: &Path, payload: &[u8]) -> std::io::Result<()> {
         std::fs::write(
             &tag,
             "Signature: 8a477f597d28d172789f06886806bc55\n\
-             # coursegen's raster cache; safe to delete at any time.\n",
+             # coursegen's build cache; safe to delete at any time.\n",
         )?;
     }
     let mut file = tempfile::NamedTempFile::new_in(folder)?;
@@ -158,13 +165,13 @@ mod tests {
     fn a_second_lookup_is_served_from_disk_and_keys_separate_inputs() {
         let dir = tempfile::tempdir().unwrap();
         let calls = std::cell::Cell::new(0);
-        let first = RasterCache::new(Some(dir.path().to_path_buf()));
+        let first = BuildCache::new(Some(dir.path().to_path_buf()));
         let png = first
             .get_or_render("card", "<svg a/>", render_counting(&calls))
             .unwrap();
         assert_eq!(png, b"png of <svg a/>");
         // A new cache object is a new build: it must find the entry on disk.
-        let second = RasterCache::new(Some(dir.path().to_path_buf()));
+        let second = BuildCache::new(Some(dir.path().to_path_buf()));
         let again = second
             .get_or_render("card", "<svg a/>", render_counting(&calls))
             .unwrap();
@@ -184,10 +191,31 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_the_hash_of_the_versions_and_the_whole_input() {
+        // The same digest as hashing one buffer of header and input, as entries written
+        // before were keyed: a cache restored by CI stays valid.
+        let header = |kind: &str| {
+            let font = sha256_hex(bank::raster::FONT);
+            let mut h = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
+            for (name, version) in CRATE_VERSIONS {
+                h.push_str(&format!("{name} {version}\n"));
+            }
+            h
+        };
+        let input = "<svg>".repeat(10_000);
+        assert_eq!(
+            key("card", &input),
+            sha256_hex(format!("{}{input}", header("card")).as_bytes())
+        );
+        assert_ne!(key("card", &input), key("card", &input[1..]));
+        assert_ne!(key("card", &input), key("search", &input));
+    }
+
+    #[test]
     fn corrupt_and_truncated_entries_are_rendered_again_and_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let calls = std::cell::Cell::new(0);
-        let cache = RasterCache::new(Some(dir.path().to_path_buf()));
+        let cache = BuildCache::new(Some(dir.path().to_path_buf()));
         cache
             .get_or_render("card", "<svg/>", render_counting(&calls))
             .unwrap();
@@ -220,7 +248,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let blocker = dir.path().join("file");
         std::fs::write(&blocker, "not a folder").unwrap();
-        let cache = RasterCache::new(Some(blocker));
+        let cache = BuildCache::new(Some(blocker));
         let calls = std::cell::Cell::new(0);
         cache
             .get_or_render("card", "<svg/>", render_counting(&calls))
@@ -234,7 +262,7 @@ mod tests {
             warning.contains("file: cannot store") && warning.contains("--no-cache"),
             "{warning}"
         );
-        let off = RasterCache::new(None);
+        let off = BuildCache::new(None);
         off.get_or_render("card", "<svg/>", render_counting(&calls))
             .unwrap();
         assert_eq!(calls.get(), 3);
