@@ -160,26 +160,79 @@ impl Layers {
     }
 
     fn render(&self) -> Result<Pixmap, RasterError> {
+        let fixed = rendered_once(&self.fixed)?;
         let mut pixmap = match &self.chrome {
             Some(chrome) => {
-                let chrome = rendered_once(chrome)?;
-                let mut pixmap = Pixmap::clone(&chrome.pixmap);
-                draw(&self.below, &mut pixmap)?;
+                let below = parse(&self.below)?;
+                if clear_of(&below, fixed.bounds) {
+                    // What is drawn below the static part (a card's text, beside the
+                    // diagram) does not touch it: start from the chrome with the part
+                    // already on it, rendered once.
+                    let mut pixmap = Pixmap::clone(&*composed_once(chrome, &self.fixed)?);
+                    resvg::render(&below, Transform::identity(), &mut pixmap.as_mut());
+                    pixmap
+                } else {
+                    let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
+                    resvg::render(&below, Transform::identity(), &mut pixmap.as_mut());
+                    source_over(&mut pixmap, &fixed);
+                    pixmap
+                }
+            }
+            None => {
+                let mut pixmap = render(&self.below, 1.0)?;
+                source_over(&mut pixmap, &fixed);
                 pixmap
             }
-            None => render(&self.below, 1.0)?,
         };
-        let fixed = rendered_once(&self.fixed)?;
-        source_over(&mut pixmap, &fixed);
         draw(&self.above, &mut pixmap)?;
         Ok(pixmap)
     }
+}
+
+/// Whether everything `tree` draws lies outside `bounds` (pixels, end exclusive), with a
+/// pixel to spare on every side for anti-aliasing.
+fn clear_of(tree: &usvg::Tree, bounds: Option<[u32; 4]>) -> bool {
+    let Some([x0, y0, x1, y1]) = bounds else {
+        return true;
+    };
+    if !tree.root().has_children() {
+        return true;
+    }
+    let b = tree.root().abs_stroke_bounding_box();
+    let (left, top) = (b.left().floor() - 2.0, b.top().floor() - 2.0);
+    let (right, bottom) = (b.right().ceil() + 2.0, b.bottom().ceil() + 2.0);
+    right <= x0 as f32 || left >= x1 as f32 || bottom <= y0 as f32 || top >= y1 as f32
+}
+
+/// The chrome `chrome` with the static part `fixed` composited over it, made the first time
+/// this process asks for the pair.
+fn composed_once(chrome: &str, fixed: &str) -> Result<Arc<Pixmap>, RasterError> {
+    static COMPOSED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
+    let cache = COMPOSED.get_or_init(Default::default);
+    let key = format!("{chrome}\u{0}{fixed}");
+    let known = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .cloned();
+    if let Some(pixmap) = known {
+        return Ok(pixmap);
+    }
+    let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
+    source_over(&mut pixmap, &*rendered_once(fixed)?);
+    let pixmap = Arc::new(pixmap);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache.insert(key, Arc::clone(&pixmap));
+    Ok(pixmap)
 }
 
 /// A document rendered once, with the spans of its pixels that are not transparent.
 struct Rendered {
     pixmap: Pixmap,
     spans: Vec<Span>,
+    /// The box of those pixels, `[left, top, right, bottom]`, end exclusive; `None` when
+    /// every pixel is transparent.
+    bounds: Option<[u32; 4]>,
 }
 
 /// A run of pixels of a layer, by index: all opaque, or all partly transparent. Fully
@@ -194,7 +247,24 @@ struct Span {
 impl Rendered {
     fn new(pixmap: Pixmap) -> Self {
         let spans = spans_of(&pixmap);
-        Rendered { pixmap, spans }
+        let width = pixmap.width() as usize;
+        let bounds = spans.iter().fold(None, |bounds: Option<[usize; 4]>, span| {
+            let (first, last) = (span.start, span.start + span.len - 1);
+            let (top, bottom) = (first / width, last / width);
+            // A span that runs on into the next row touches both of its ends.
+            let (left, right) = match top == bottom {
+                true => (first % width, last % width),
+                false => (0, width - 1),
+            };
+            let [l, t, r, b] = bounds.unwrap_or([left, top, right, bottom]);
+            Some([l.min(left), t.min(top), r.max(right), b.max(bottom)])
+        });
+        let bounds = bounds.map(|[l, t, r, b]| [l, t, r + 1, b + 1].map(|v| v as u32));
+        Rendered {
+            pixmap,
+            spans,
+            bounds,
+        }
     }
 }
 

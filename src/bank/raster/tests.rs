@@ -435,6 +435,11 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
             layers.chrome.is_some(),
             "the card's chrome is rendered once"
         );
+        let fixed = rendered_once(&layers.fixed).unwrap();
+        assert!(
+            clear_of(&parse(&layers.below).unwrap(), fixed.bounds),
+            "the card's text is beside the diagram: drawn over the chrome and part at once"
+        );
         let whole = super::render(&card, 1.0).unwrap();
         // Twice: the second takes the static part's pixels from memory.
         for _ in 0..2 {
@@ -484,6 +489,18 @@ fn a_layer_is_composited_through_its_spans_as_pixel_by_pixel() {
         assert!(end <= pair[1].start);
         assert!(end < pair[1].start || pair[0].opaque != pair[1].opaque);
     }
+    let visible: Vec<(u32, u32)> = (0..20u32)
+        .flat_map(|y| (0..50u32).map(move |x| (x, y)))
+        .filter(|&(x, y)| layer.pixel(x, y).unwrap().alpha() > 0)
+        .collect();
+    let naive = [
+        visible.iter().map(|p| p.0).min().unwrap(),
+        visible.iter().map(|p| p.1).min().unwrap(),
+        visible.iter().map(|p| p.0).max().unwrap() + 1,
+        visible.iter().map(|p| p.1).max().unwrap() + 1,
+    ];
+    assert_eq!(rendered.bounds, Some(naive));
+    assert_eq!(Rendered::new(Pixmap::new(5, 5).unwrap()).bounds, None);
     let covered: usize = spans.iter().map(|s| s.len).sum();
     let visible = layer.pixels().iter().filter(|p| p.alpha() > 0).count();
     assert_eq!(covered, visible);
@@ -502,4 +519,32 @@ fn a_layer_is_composited_through_its_spans_as_pixel_by_pixel() {
     }
     source_over(&mut below, &rendered);
     assert_eq!(below.data(), expected.data());
+}
+
+#[test]
+fn a_layer_is_clear_of_a_box_only_when_nothing_it_draws_comes_near() {
+    let tree = |body: &str| {
+        parse(&format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" height=\"100\">{body}</svg>"
+        ))
+        .unwrap()
+    };
+    let square = tree("<rect x=\"10\" y=\"10\" width=\"20\" height=\"20\"/>");
+    assert!(
+        clear_of(&square, Some([100, 0, 200, 100])),
+        "far to the right"
+    );
+    assert!(clear_of(&square, Some([0, 60, 200, 100])), "far below");
+    assert!(!clear_of(&square, Some([25, 25, 60, 60])), "overlapping");
+    assert!(
+        !clear_of(&square, Some([31, 0, 60, 100])),
+        "a pixel away: anti-aliasing"
+    );
+    assert!(clear_of(&square, None), "an empty part");
+    assert!(clear_of(&tree(""), Some([0, 0, 200, 100])), "nothing drawn");
+    let text = tree("<text x=\"10\" y=\"50\" font-size=\"20\">a title</text>");
+    assert!(
+        !clear_of(&text, Some([40, 40, 60, 60])),
+        "text is measured too"
+    );
 }
