@@ -207,23 +207,36 @@ fn clear_of(tree: &usvg::Tree, bounds: Option<[u32; 4]>) -> bool {
 /// The chrome `chrome` with the static part `fixed` composited over it, made the first time
 /// this process asks for the pair.
 fn composed_once(chrome: &str, fixed: &str) -> Result<Arc<Pixmap>, RasterError> {
-    static COMPOSED: OnceLock<Mutex<HashMap<String, Arc<Pixmap>>>> = OnceLock::new();
-    let cache = COMPOSED.get_or_init(Default::default);
-    let key = format!("{chrome}\u{0}{fixed}");
-    let known = cache
+    static COMPOSED: Once<Pixmap> = OnceLock::new();
+    once(&COMPOSED, &format!("{chrome}\u{0}{fixed}"), || {
+        let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
+        source_over(&mut pixmap, &*rendered_once(fixed)?);
+        Ok(pixmap)
+    })
+}
+
+/// What this process made once per key.
+type Once<T> = OnceLock<Mutex<HashMap<String, Arc<T>>>>;
+
+/// The value of `key` in `made`, made by `make` the first time this process asks for it.
+fn once<T>(
+    made: &Once<T>,
+    key: &str,
+    make: impl FnOnce() -> Result<T, RasterError>,
+) -> Result<Arc<T>, RasterError> {
+    let made = made.get_or_init(Default::default);
+    let known = made
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .get(&key)
+        .get(key)
         .cloned();
-    if let Some(pixmap) = known {
-        return Ok(pixmap);
+    if let Some(value) = known {
+        return Ok(value);
     }
-    let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
-    source_over(&mut pixmap, &*rendered_once(fixed)?);
-    let pixmap = Arc::new(pixmap);
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cache.insert(key, Arc::clone(&pixmap));
-    Ok(pixmap)
+    let value = Arc::new(make()?);
+    let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
+    made.insert(key.to_owned(), Arc::clone(&value));
+    Ok(value)
 }
 
 /// A document rendered once, with the spans of its pixels that are not transparent.
@@ -291,20 +304,8 @@ fn spans_of(pixmap: &Pixmap) -> Vec<Span> {
 
 /// The document `svg` rendered at its own size, the first time this process asks for it.
 fn rendered_once(svg: &str) -> Result<Arc<Rendered>, RasterError> {
-    static RENDERED: OnceLock<Mutex<HashMap<String, Arc<Rendered>>>> = OnceLock::new();
-    let cache = RENDERED.get_or_init(Default::default);
-    let known = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(svg)
-        .cloned();
-    if let Some(rendered) = known {
-        return Ok(rendered);
-    }
-    let rendered = Arc::new(Rendered::new(render(svg, 1.0)?));
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cache.insert(svg.to_owned(), Arc::clone(&rendered));
-    Ok(rendered)
+    static RENDERED: Once<Rendered> = OnceLock::new();
+    once(&RENDERED, svg, || Ok(Rendered::new(render(svg, 1.0)?)))
 }
 
 /// Paints the document `svg` over `pixmap` (the same size).

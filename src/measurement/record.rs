@@ -348,7 +348,17 @@ impl Record {
 
 /// Hex SHA-256 of some bytes: the hashes recorded in [`Build`].
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
+    sha256_hex_of(&[bytes])
+}
+
+/// [`sha256_hex`] of `parts` one after another, hashed where they lie (no joined copy).
+pub fn sha256_hex_of(parts: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hasher
+        .finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

@@ -5,14 +5,13 @@
 //! the pixels (renderer, font, encoder); an entry is written atomically and checked against
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
 //! cost a re-render. Uses `measurement::record::sha256_hex` and `bank` for the font.
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use crate::bank;
 use crate::content::Diagnostic;
-use crate::measurement::record::sha256_hex;
+use crate::measurement::record::{sha256_hex, sha256_hex_of};
 
 /// Folder under the site root that holds the cache unless `--cache-dir` says otherwise.
 pub const DEFAULT_DIR: &str = ".coursegen-cache";
@@ -102,20 +101,13 @@ impl BuildCache {
 /// The key of `input` made as `kind`: everything that decides the bytes of the entry. The
 /// input (a card's SVG, a shard's records: megabytes) is hashed where it lies, not copied.
 fn key(kind: &str, input: &str) -> String {
-    use sha2::{Digest, Sha256};
     static FONT: OnceLock<String> = OnceLock::new();
     let font = FONT.get_or_init(|| sha256_hex(bank::raster::FONT));
     let mut header = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
     for (name, version) in CRATE_VERSIONS {
         header.push_str(&format!("{name} {version}\n"));
     }
-    let mut hasher = Sha256::new();
-    hasher.update(header.as_bytes());
-    hasher.update(input.as_bytes());
-    hasher.finalize().iter().fold(String::new(), |mut hex, b| {
-        let _ = write!(hex, "{b:02x}");
-        hex
-    })
+    sha256_hex_of(&[header.as_bytes(), input.as_bytes()])
 }
 
 /// The payload of the entry at `path` if it is whole and matches its hash.
