@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use resvg::tiny_skia::Pixmap;
+use resvg::tiny_skia::{Pixmap, PremultipliedColorU8};
 
 /// The slot of a run that repeats the row above it (`length` is the row's width).
 const REPEAT_ROW: u32 = u32::MAX;
@@ -56,19 +56,20 @@ struct Runs {
 }
 
 impl Runs {
+    fn new() -> Runs {
+        Runs {
+            runs: Vec::new(),
+            colours: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+
     fn of(pixmap: &Pixmap) -> Runs {
         let width = (pixmap.width() as usize).max(1);
         // Pixels compare as 4-byte words (`PremultipliedColorU8` is a `[u8; 4]`).
         let words = pixmap.pixels();
-        let mut slots: ColourMap<u32> = ColourMap::default();
-        // Recently seen words and their slots, direct-mapped: edges alternate between a
-        // few colours, so most runs find their slot here without hashing a colour.
-        let mut recent = [(0u32, u32::MAX); RECENT];
-        let mut out = Runs {
-            runs: Vec::new(),
-            colours: Vec::new(),
-            counts: Vec::new(),
-        };
+        let mut scan = Scan::default();
+        let mut out = Runs::new();
         // The last row scanned: where its pixels start and which runs are its own.
         let mut last: Option<(usize, std::ops::Range<usize>)> = None;
         for (y, row) in words.chunks(width).enumerate() {
@@ -84,37 +85,41 @@ impl Runs {
                 continue;
             }
             let first = out.runs.len();
-            let mut i = 0;
-            while i < row.len() {
-                let p = row[i];
-                // Eight words at a time (one vector compare) through long runs.
-                let mut end = i + 1;
-                while row
-                    .get(end..end + 8)
-                    .is_some_and(|next| next.iter().all(|&q| q == p))
-                {
-                    end += 8;
-                }
-                end += row[end..].iter().take_while(|&&q| q == p).count();
-                let len = end - i;
-                let word = u32::from_ne_bytes([p.red(), p.green(), p.blue(), p.alpha()]);
-                let at =
-                    (word.wrapping_mul(0x9E37_79B1) >> (32 - RECENT.trailing_zeros())) as usize;
-                let slot = match recent[at] {
-                    (known, slot) if known == word && slot != u32::MAX => slot,
-                    _ => {
-                        let slot = out.slot(straight(p), &mut slots);
-                        recent[at] = (word, slot);
-                        slot
-                    }
-                };
-                out.counts[slot as usize] += len as u32;
-                out.runs.push((slot, len as u32));
-                i = end;
-            }
+            out.push(row, &mut scan);
             last = Some((y * width, first..out.runs.len()));
         }
         out
+    }
+
+    /// Appends the runs of `pixels`.
+    fn push(&mut self, pixels: &[PremultipliedColorU8], scan: &mut Scan) {
+        let mut i = 0;
+        while i < pixels.len() {
+            let p = pixels[i];
+            // Eight words at a time (one vector compare) through long runs.
+            let mut end = i + 1;
+            while pixels
+                .get(end..end + 8)
+                .is_some_and(|next| next.iter().all(|&q| q == p))
+            {
+                end += 8;
+            }
+            end += pixels[end..].iter().take_while(|&&q| q == p).count();
+            let len = end - i;
+            let word = u32::from_ne_bytes([p.red(), p.green(), p.blue(), p.alpha()]);
+            let at = (word.wrapping_mul(0x9E37_79B1) >> (32 - RECENT.trailing_zeros())) as usize;
+            let slot = match scan.recent[at] {
+                (known, slot) if known == word && slot != u32::MAX => slot,
+                _ => {
+                    let slot = self.slot(straight(p), &mut scan.slots);
+                    scan.recent[at] = (word, slot);
+                    slot
+                }
+            };
+            self.counts[slot as usize] += len as u32;
+            self.runs.push((slot, len as u32));
+            i = end;
+        }
     }
 
     /// The slot of `colour`, a new one if it is new.
@@ -140,9 +145,9 @@ impl Runs {
         by_count.into_iter().map(|(colour, _)| colour).collect()
     }
 
-    /// The palette index of every pixel: exact where the colour is in the palette, else
-    /// the entry nearest to the colour's bucket (see [`bucket`]), the first of equals.
-    fn indices(&self, palette: &[[u8; 4]]) -> Vec<u8> {
+    /// The palette index of each slot: exact where the colour is in the palette, else the
+    /// entry nearest to the colour's bucket (see [`bucket`]), the first of equals.
+    fn slot_indices(&self, palette: &[[u8; 4]]) -> Vec<u8> {
         let exact: ColourMap<u8> = (0u8..=255)
             .zip(palette.iter().copied())
             .map(|(i, c)| (c, i))
@@ -152,8 +157,7 @@ impl Runs {
         // searches.
         let mut nearest: ColourMap<u8> = ColourMap::default();
         let search = Search::new(palette);
-        let index: Vec<u8> = self
-            .colours
+        self.colours
             .iter()
             .map(|colour| match exact.get(colour) {
                 Some(&i) => i,
@@ -161,7 +165,12 @@ impl Runs {
                     .entry(bucket(*colour))
                     .or_insert_with(|| search.nearest(bucket(*colour))),
             })
-            .collect();
+            .collect()
+    }
+
+    /// The palette index of every pixel (see [`Runs::slot_indices`]).
+    fn indices(&self, palette: &[[u8; 4]]) -> Vec<u8> {
+        let index = self.slot_indices(palette);
         let mut out = Vec::with_capacity(self.counts.iter().map(|&n| n as usize).sum());
         for &(slot, len) in &self.runs {
             if slot == REPEAT_ROW {
@@ -174,8 +183,25 @@ impl Runs {
     }
 }
 
+/// What [`Runs::push`] remembers between calls: each colour's slot, and recently seen words
+/// and their slots, direct-mapped (edges alternate between a few colours, so most runs find
+/// their slot there without hashing a colour).
+struct Scan {
+    slots: ColourMap<u32>,
+    recent: [(u32, u32); RECENT],
+}
+
+impl Default for Scan {
+    fn default() -> Self {
+        Scan {
+            slots: ColourMap::default(),
+            recent: [(0, u32::MAX); RECENT],
+        }
+    }
+}
+
 /// A premultiplied pixel as straight-alpha RGBA.
-fn straight(p: resvg::tiny_skia::PremultipliedColorU8) -> [u8; 4] {
+fn straight(p: PremultipliedColorU8) -> [u8; 4] {
     if p.alpha() == 255 {
         return [p.red(), p.green(), p.blue(), 255];
     }
@@ -247,10 +273,186 @@ pub(crate) fn encode_indexed(pixmap: &Pixmap) -> Result<Vec<u8>, EncodeError> {
     let runs = Runs::of(pixmap);
     let palette = runs.palette();
     let data = runs.indices(&palette);
+    write_png(pixmap.width(), pixmap.height(), &palette, &data)
+}
+
+/// Entries of a [`Base`]'s palette left free for the colours drawn over it.
+const RESERVED: usize = 32;
+
+/// A picture quantised once, for encoding pictures that are it with a little drawn over
+/// (a card: chrome and diagram, under the card's own title, picked cells and captions; about
+/// 5 % of its pixels). Its palette is its most frequent colours but [`RESERVED`] entries,
+/// and a picture drawn over it keeps those entries and the index of every pixel it did not
+/// change: only the changed pixels are quantised again. The free entries go to the most
+/// frequent colours the base's palette lacks, counting the base's rarer colours (which then
+/// become exact where the base has them) and the changed pixels' new ones. Deterministic:
+/// the PNG depends only on the base and the picture.
+pub(crate) struct Base {
+    pixmap: Pixmap,
+    palette: Vec<[u8; 4]>,
+    indices: Vec<u8>,
+    /// The colours the palette lacks, with how many pixels have each and where they are.
+    rare: ColourMap<Rare>,
+}
+
+/// A colour of a [`Base`] that its palette lacks.
+struct Rare {
+    count: u32,
+    /// Runs of pixels of this colour, by index.
+    runs: Vec<std::ops::Range<usize>>,
+}
+
+/// Bytes looked at a time when looking for drawn pixels (8 pixels).
+const CHUNK: usize = 32;
+
+impl Base {
+    pub(crate) fn new(pixmap: Pixmap) -> Base {
+        let runs = Runs::of(&pixmap);
+        let mut palette = runs.palette();
+        palette.truncate(MAX_COLOURS - RESERVED);
+        let indices = runs.indices(&palette);
+        let known: ColourMap<()> = palette.iter().map(|&c| (c, ())).collect();
+        let mut rare: ColourMap<Rare> = ColourMap::default();
+        let mut start = 0;
+        let pixels = pixmap.pixels();
+        while start < pixels.len() {
+            let p = pixels[start];
+            let end = start + pixels[start..].iter().take_while(|&&q| q == p).count();
+            let colour = straight(p);
+            if !known.contains_key(&colour) {
+                let entry = rare.entry(colour).or_insert(Rare {
+                    count: 0,
+                    runs: Vec::new(),
+                });
+                entry.count += (end - start) as u32;
+                entry.runs.push(start..end);
+            }
+            start = end;
+        }
+        Base {
+            pixmap,
+            palette,
+            indices,
+            rare,
+        }
+    }
+
+    /// The picture.
+    pub(crate) fn pixmap(&self) -> &Pixmap {
+        &self.pixmap
+    }
+
+    /// The PNG of `layer` (what is drawn over this base, transparent elsewhere; the same
+    /// size) composited over the base, like [`encode_indexed`] of the composite. Leaves
+    /// `layer` transparent again, for the next picture.
+    pub(crate) fn encode_over(&self, layer: &mut Pixmap) -> Result<Vec<u8>, EncodeError> {
+        assert_eq!(
+            (layer.width(), layer.height()),
+            (self.pixmap.width(), self.pixmap.height()),
+            "a layer is encoded over a base of its own size"
+        );
+        let drawn = drawn(layer.data());
+        let mut pixels = Vec::with_capacity(drawn.iter().map(|span| span.len()).sum());
+        let (over_it, under) = (layer.pixels(), self.pixmap.pixels());
+        for span in &drawn {
+            pixels.extend(span.clone().map(|i| {
+                let [r, g, b, a] = over(bytes(over_it[i]), bytes(under[i]));
+                PremultipliedColorU8::from_rgba(r, g, b, a)
+                    .expect("a premultiplied colour over another is premultiplied")
+            }));
+        }
+        for span in &drawn {
+            layer.data_mut()[span.start * 4..span.end * 4].fill(0);
+        }
+        let mut runs = Runs::new();
+        let mut scan = Scan::default();
+        let mut at = 0;
+        for span in &drawn {
+            runs.push(&pixels[at..at + span.len()], &mut scan);
+            at += span.len();
+        }
+        // Candidates for the free entries: the base's rare colours and the drawn pixels'
+        // colours that its palette lacks, by how many pixels have them.
+        let mut counts: ColourMap<u32> = (self.rare.iter())
+            .map(|(&colour, rare)| (colour, rare.count))
+            .collect();
+        let known: ColourMap<()> = self.palette.iter().map(|&c| (c, ())).collect();
+        for (&colour, &count) in runs.colours.iter().zip(&runs.counts) {
+            if !known.contains_key(&colour) {
+                *counts.entry(colour).or_default() += count;
+            }
+        }
+        let mut free: Vec<([u8; 4], u32)> = counts.into_iter().collect();
+        free.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        free.truncate(MAX_COLOURS - self.palette.len());
+        let mut palette = self.palette.clone();
+        let mut data = self.indices.clone();
+        for (colour, _) in free {
+            let index = palette.len() as u8;
+            palette.push(colour);
+            // The base's pixels of a colour that is now exact.
+            for run in self.rare.get(&colour).map_or(&[][..], |r| &r.runs[..]) {
+                data[run.clone()].fill(index);
+            }
+        }
+        let index = runs.slot_indices(&palette);
+        let mut runs = runs.runs.iter();
+        for span in drawn {
+            let mut at = span.start;
+            while at < span.end {
+                let &(slot, len) = runs.next().expect("every drawn pixel is in a run");
+                data[at..at + len as usize].fill(index[slot as usize]);
+                at += len as usize;
+            }
+        }
+        write_png(self.pixmap.width(), self.pixmap.height(), &palette, &data)
+    }
+}
+
+/// The pixels (by index) of premultiplied RGBA bytes `layer` that are not transparent, in
+/// ranges of whole [`CHUNK`]s, in order.
+fn drawn(layer: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut mark = |from: usize, to: usize| match spans.last_mut() {
+        Some(last) if last.end == from => last.end = to,
+        _ => spans.push(from..to),
+    };
+    for (i, chunk) in layer.chunks_exact(CHUNK).enumerate() {
+        // An OR of every byte, which the compiler vectorises.
+        if chunk.iter().fold(0, |any, &b| any | b) != 0 {
+            mark(i * CHUNK / 4, (i + 1) * CHUNK / 4);
+        }
+    }
+    let tail = layer.len() / CHUNK * CHUNK;
+    if layer[tail..].iter().any(|&b| b != 0) {
+        mark(tail / 4, layer.len() / 4);
+    }
+    spans
+}
+
+fn bytes(p: PremultipliedColorU8) -> [u8; 4] {
+    [p.red(), p.green(), p.blue(), p.alpha()]
+}
+
+/// Premultiplied `src` drawn over `dst` (source-over), with tiny-skia's own rounding:
+/// (v + 255) / 256 for v / 255.
+pub(super) fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
+    let keep = 255 - u16::from(src[3]);
+    std::array::from_fn(|c| src[c] + ((u16::from(dst[c]) * keep + 255) >> 8) as u8)
+}
+
+/// `data` (a palette index per pixel) as an 8-bit indexed PNG of `palette`, with a
+/// transparency chunk only if some entry is not opaque.
+fn write_png(
+    width: u32,
+    height: u32,
+    palette: &[[u8; 4]],
+    data: &[u8],
+) -> Result<Vec<u8>, EncodeError> {
     let rgb: Vec<u8> = palette.iter().flat_map(|c| [c[0], c[1], c[2]]).collect();
     let alpha: Vec<u8> = palette.iter().map(|c| c[3]).collect();
     let mut png = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png, pixmap.width(), pixmap.height());
+    let mut encoder = png::Encoder::new(&mut png, width, height);
     encoder.set_color(png::ColorType::Indexed);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_palette(rgb);
@@ -264,7 +466,7 @@ pub(crate) fn encode_indexed(pixmap: &Pixmap) -> Result<Vec<u8>, EncodeError> {
     // Palette indices are labels, not intensities: differencing filters only blur them.
     encoder.set_filter(png::Filter::NoFilter);
     let mut writer = encoder.write_header()?;
-    writer.write_image_data(&data)?;
+    writer.write_image_data(data)?;
     writer.finish()?;
     Ok(png)
 }
@@ -337,6 +539,83 @@ mod tests {
             .read_info()
             .unwrap();
         assert_eq!(header.info().color_type, png::ColorType::Indexed);
+    }
+
+    fn fill(pixmap: &mut Pixmap, [r, g, b, a]: [u8; 4], (x, y, w, h): (f32, f32, f32, f32)) {
+        use resvg::tiny_skia::{Paint, Rect, Transform};
+        let mut paint = Paint::default();
+        paint.set_color_rgba8(r, g, b, a);
+        let rect = Rect::from_xywh(x, y, w, h).unwrap();
+        pixmap.fill_rect(rect, &paint, Transform::identity(), None);
+    }
+
+    /// Straight-alpha RGBA of every pixel.
+    fn colours(pixmap: &Pixmap) -> Vec<[u8; 4]> {
+        pixmap.pixels().iter().map(|&p| straight(p)).collect()
+    }
+
+    #[test]
+    fn a_layer_over_a_base_encodes_as_the_composite_and_is_cleared() {
+        let mut base = Pixmap::new(64, 40).unwrap();
+        base.fill(resvg::tiny_skia::Color::from_rgba8(250, 200, 10, 255));
+        fill(&mut base, [0, 0, 200, 255], (5.0, 5.0, 10.0, 10.0));
+        let base = Base::new(base);
+        let mut layer = Pixmap::new(64, 40).unwrap();
+        // Opaque, half-covered edges (x = 20.5) and translucent: new colours.
+        fill(&mut layer, [200, 0, 0, 255], (20.5, 3.0, 9.0, 7.0));
+        fill(&mut layer, [0, 120, 0, 128], (0.0, 30.0, 64.0, 4.0));
+        let mut composite = base.pixmap().clone();
+        for (d, s) in (composite.data_mut().chunks_exact_mut(4)).zip(layer.data().chunks_exact(4)) {
+            let o = over(s.try_into().unwrap(), (&*d).try_into().unwrap());
+            d.copy_from_slice(&o);
+        }
+        let png = base.encode_over(&mut layer).unwrap();
+        let decoded = Pixmap::decode_png(&png).unwrap();
+        assert_eq!(colours(&decoded), colours(&composite));
+        assert!(layer.data().iter().all(|&b| b == 0), "the layer is cleared");
+        // Nothing drawn: the base itself.
+        let png = base.encode_over(&mut layer).unwrap();
+        assert_eq!(
+            colours(&Pixmap::decode_png(&png).unwrap()),
+            colours(base.pixmap())
+        );
+    }
+
+    #[test]
+    fn a_colour_rare_in_the_base_and_drawn_much_over_it_is_exact_everywhere() {
+        // 300 colours, each on a few pixels of the base (more than its palette keeps),
+        // one of which the layer then paints over a large area.
+        let (width, height) = (100u32, 30u32);
+        let mut base = Pixmap::new(width, height).unwrap();
+        base.fill(resvg::tiny_skia::Color::from_rgba8(255, 255, 255, 255));
+        let shade = |i: u32| [(i % 256) as u8, (i / 256 * 40) as u8, 77, 255];
+        for i in 0..300 {
+            fill(
+                &mut base,
+                shade(i),
+                ((i % 100) as f32, (i / 100) as f32, 1.0, 1.0),
+            );
+        }
+        let base = Base::new(base);
+        let rare = shade(255);
+        assert!(
+            !base.palette.contains(&rare),
+            "the shade is not in the base's palette"
+        );
+        let mut layer = Pixmap::new(width, height).unwrap();
+        fill(&mut layer, rare, (0.0, 10.0, 100.0, 20.0));
+        let decoded = Pixmap::decode_png(&base.encode_over(&mut layer).unwrap()).unwrap();
+        let (x, y) = (255 % 100, 255 / 100);
+        assert_eq!(
+            colours(&decoded)[(y * width + x) as usize],
+            rare,
+            "the base's pixel"
+        );
+        assert_eq!(
+            colours(&decoded)[(20 * width) as usize],
+            rare,
+            "the layer's pixels"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! Text is drawn with a font embedded in the binary, never with the machine's fonts, so the
 //! PNG is the same everywhere. Uses resvg (usvg, tiny-skia) and nothing else of ours.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -100,13 +101,50 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
 /// Renders `svg` at its own size to an indexed-colour PNG (see `bank::palette`): what the
 /// site writes for a diagram's social card, a fraction of the bytes of [`svg_to_png`].
 pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
-    let pixmap = match Layers::of(svg) {
-        Some(layers) => layers.render()?,
-        None => render(svg, 1.0)?,
+    let encoded = match Layers::of(svg) {
+        Some(layers) => match layers.over_base()? {
+            Some((base, layer)) => with_canvas(base.pixmap(), |canvas| {
+                layer.draw(canvas);
+                base.encode_over(canvas)
+            }),
+            None => palette::encode_indexed(&layers.render()?),
+        },
+        None => palette::encode_indexed(&render(svg, 1.0)?),
     };
-    palette::encode_indexed(&pixmap).map_err(|error| RasterError::Encode {
+    encoded.map_err(|error| RasterError::Encode {
         message: error.to_string(),
     })
+}
+
+/// Runs `f` with a transparent canvas the size of `like`, one per thread and size, which `f`
+/// must leave transparent (as [`palette::Base::encode_over`] does): a card draws a few
+/// percent of its pixels, so clearing them costs less than a fresh 3 MB canvas.
+fn with_canvas<T>(like: &Pixmap, f: impl FnOnce(&mut Pixmap) -> T) -> T {
+    thread_local! {
+        static CANVAS: RefCell<Option<Pixmap>> = const { RefCell::new(None) };
+    }
+    let size = (like.width(), like.height());
+    let mut canvas = CANVAS
+        .with(|c| c.borrow_mut().take())
+        .filter(|c| (c.width(), c.height()) == size)
+        .unwrap_or_else(|| Pixmap::new(size.0, size.1).expect("the base's size is valid"));
+    let out = f(&mut canvas);
+    CANVAS.with(|c| *c.borrow_mut() = Some(canvas));
+    out
+}
+
+/// What a card draws over its base (the chrome with the static part on it): the layer below
+/// the part, then the one above.
+struct Drawn {
+    below: usvg::Tree,
+    above: usvg::Tree,
+}
+
+impl Drawn {
+    fn draw(&self, canvas: &mut Pixmap) {
+        resvg::render(&self.below, Transform::identity(), &mut canvas.as_mut());
+        resvg::render(&self.above, Transform::identity(), &mut canvas.as_mut());
+    }
 }
 
 /// A card split around its diagram's static part (see `svg::STATIC_START`): what is drawn
@@ -159,31 +197,36 @@ impl Layers {
         })
     }
 
+    /// The card's base and what is drawn over it, when what is drawn below the static part
+    /// (a card's text, beside the diagram) does not touch it: then the chrome with the part
+    /// on it is rendered and quantised once, and a card is its own text, tabs, outlines and
+    /// captions drawn on a transparent canvas and composited over that base.
+    fn over_base(&self) -> Result<Option<(Arc<palette::Base>, Drawn)>, RasterError> {
+        let Some(chrome) = &self.chrome else {
+            return Ok(None);
+        };
+        let below = parse(&self.below)?;
+        if !clear_of(&below, rendered_once(&self.fixed)?.bounds) {
+            return Ok(None);
+        }
+        let above = parse(&self.above)?;
+        let base = composed_once(chrome, &self.fixed)?;
+        Ok(Some((base, Drawn { below, above })))
+    }
+
+    /// The card's pixels, drawn in order: the chrome and the layer below, the static part,
+    /// the layer above.
     fn render(&self) -> Result<Pixmap, RasterError> {
         let fixed = rendered_once(&self.fixed)?;
         let mut pixmap = match &self.chrome {
             Some(chrome) => {
-                let below = parse(&self.below)?;
-                if clear_of(&below, fixed.bounds) {
-                    // What is drawn below the static part (a card's text, beside the
-                    // diagram) does not touch it: start from the chrome with the part
-                    // already on it, rendered once.
-                    let mut pixmap = Pixmap::clone(&*composed_once(chrome, &self.fixed)?);
-                    resvg::render(&below, Transform::identity(), &mut pixmap.as_mut());
-                    pixmap
-                } else {
-                    let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
-                    resvg::render(&below, Transform::identity(), &mut pixmap.as_mut());
-                    source_over(&mut pixmap, &fixed);
-                    pixmap
-                }
-            }
-            None => {
-                let mut pixmap = render(&self.below, 1.0)?;
-                source_over(&mut pixmap, &fixed);
+                let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
+                draw(&self.below, &mut pixmap)?;
                 pixmap
             }
+            None => render(&self.below, 1.0)?,
         };
+        source_over(&mut pixmap, &fixed);
         draw(&self.above, &mut pixmap)?;
         Ok(pixmap)
     }
@@ -204,14 +247,14 @@ fn clear_of(tree: &usvg::Tree, bounds: Option<[u32; 4]>) -> bool {
     right <= x0 as f32 || left >= x1 as f32 || bottom <= y0 as f32 || top >= y1 as f32
 }
 
-/// The chrome `chrome` with the static part `fixed` composited over it, made the first time
-/// this process asks for the pair.
-fn composed_once(chrome: &str, fixed: &str) -> Result<Arc<Pixmap>, RasterError> {
-    static COMPOSED: Once<Pixmap> = OnceLock::new();
+/// The chrome `chrome` with the static part `fixed` composited over it, quantised, made the
+/// first time this process asks for the pair.
+fn composed_once(chrome: &str, fixed: &str) -> Result<Arc<palette::Base>, RasterError> {
+    static COMPOSED: Once<palette::Base> = OnceLock::new();
     once(&COMPOSED, &format!("{chrome}\u{0}{fixed}"), || {
         let mut pixmap = Pixmap::clone(&rendered_once(chrome)?.pixmap);
         source_over(&mut pixmap, &*rendered_once(fixed)?);
-        Ok(pixmap)
+        Ok(palette::Base::new(pixmap))
     })
 }
 
@@ -331,11 +374,8 @@ fn source_over(pixmap: &mut Pixmap, layer: &Rendered) {
             .chunks_exact_mut(4)
             .zip(src[bytes].chunks_exact(4))
         {
-            let keep = 255 - u16::from(src[3]);
-            for (d, &s) in dst.iter_mut().zip(src) {
-                // tiny-skia's own rounding: (v + 255) / 256 for v / 255.
-                *d = s + ((u16::from(*d) * keep + 255) >> 8) as u8;
-            }
+            let over = palette::over(src.try_into().unwrap(), (&*dst).try_into().unwrap());
+            dst.copy_from_slice(&over);
         }
     }
 }

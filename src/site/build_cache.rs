@@ -22,7 +22,7 @@ const CRATE_VERSIONS: [(&str, &str); 2] = [("resvg", "0.49.0"), ("png", "0.18.1"
 
 /// Bumped whenever the way a PNG is made from an SVG changes in our own code (scale,
 /// palette, encoder settings): old entries then no longer match.
-const PIPELINE_VERSION: u32 = 1;
+const PIPELINE_VERSION: u32 = 2;
 
 /// First line of every entry; the second is the SHA-256 of the payload that follows.
 const MAGIC: &[u8] = b"coursegen raster cache 1\n";

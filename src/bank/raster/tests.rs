@@ -5,6 +5,7 @@ use resvg::tiny_skia::Pixmap;
 
 use super::*;
 use crate::bank::bank_map::{CELL, cell_origin};
+use crate::bank::card::card_svg;
 use crate::bank::diagram::tests::{bank_map, lane_banks, render};
 use crate::bank::glyphs;
 use crate::bank::lane_banks::BANK_TOP;
@@ -441,22 +442,69 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
             "the card's text is beside the diagram: drawn over the chrome and part at once"
         );
         let whole = super::render(&card, 1.0).unwrap();
-        // Twice: the second takes the static part's pixels from memory.
-        for _ in 0..2 {
-            let layered = layers.render().unwrap();
-            let worst = whole
-                .data()
-                .iter()
-                .zip(layered.data())
+        let worst = |a: &Pixmap, b: &Pixmap| {
+            (a.data().iter().zip(b.data()))
                 .map(|(a, b)| a.abs_diff(*b))
                 .max()
-                .unwrap();
-            // Compositing a premultiplied layer rounds once more than drawing in place.
-            assert!(worst <= 4, "{spec:?}: a channel differs by {worst}");
+                .unwrap()
+        };
+        // Compositing a premultiplied layer rounds once more than drawing in place.
+        let in_order = layers.render().unwrap();
+        assert!(worst(&whole, &in_order) <= 4, "{spec:?}: drawn in order");
+        // Twice: the second takes the base from memory.
+        for _ in 0..2 {
+            let (base, drawn) = layers.over_base().unwrap().expect("the text is clear");
+            let mut canvas = Pixmap::new(1200, 630).unwrap();
+            drawn.draw(&mut canvas);
+            let mut composite = base.pixmap().clone();
+            for (d, s) in
+                (composite.data_mut().chunks_exact_mut(4)).zip(canvas.data().chunks_exact(4))
+            {
+                let over = palette::over(s.try_into().unwrap(), (&*d).try_into().unwrap());
+                d.copy_from_slice(&over);
+            }
+            assert!(worst(&whole, &composite) <= 4, "{spec:?}: over the base");
+            // The PNG: the same pixels but where the palette rounds an edge (about 3 %).
+            let png = Pixmap::decode_png(&base.encode_over(&mut canvas).unwrap()).unwrap();
+            let exact = (png.pixels().iter().zip(composite.pixels()))
+                .filter(|(a, b)| a == b)
+                .count();
+            assert!(
+                exact * 100 >= 95 * png.pixels().len(),
+                "{spec:?}: {exact} exact pixels"
+            );
+            assert!(
+                canvas.data().iter().all(|&b| b == 0),
+                "the canvas is left transparent"
+            );
         }
     }
     let card = card_svg(&render(&lane_banks(2)), &text).unwrap();
     assert!(Layers::of(&card).is_none(), "lane-banks has no static part");
+}
+
+#[test]
+fn a_card_is_the_same_whatever_was_drawn_before_it_on_the_thread() {
+    let card = |row, column| {
+        let text = crate::bank::card::CardText {
+            title: "Shared memory bank",
+            subtitle: None,
+            kicker: "100 Days of GPU",
+        };
+        card_svg(&render(&bank_map(None, Some((row, column)))), &text).unwrap()
+    };
+    let (a, b) = (card(1, 2), card(30, 29));
+    // The first card of a fresh thread, then the same after another card on this one.
+    let fresh = std::thread::spawn({
+        let b = b.clone();
+        move || svg_to_indexed_png(&b).unwrap()
+    })
+    .join()
+    .unwrap();
+    let first = svg_to_indexed_png(&a).unwrap();
+    assert_eq!(svg_to_indexed_png(&b).unwrap(), fresh);
+    assert_eq!(svg_to_indexed_png(&a).unwrap(), first);
+    assert_ne!(first, fresh);
 }
 
 #[test]
