@@ -140,7 +140,7 @@ impl Runs {
             .copied()
             .zip(self.counts.iter().copied())
             .collect();
-        by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        by_count.sort_unstable_by(most_frequent_first);
         by_count.truncate(MAX_COLOURS);
         by_count.into_iter().map(|(colour, _)| colour).collect()
     }
@@ -181,6 +181,12 @@ impl Runs {
         }
         out
     }
+}
+
+/// Colours with their pixel counts, most frequent first, ties by value (so the order is
+/// fixed).
+fn most_frequent_first(a: &([u8; 4], u32), b: &([u8; 4], u32)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then(a.0.cmp(&b.0))
 }
 
 /// What [`Runs::push`] remembers between calls: each colour's slot, and recently seen words
@@ -291,8 +297,12 @@ pub(crate) struct Base {
     pixmap: Pixmap,
     palette: Vec<[u8; 4]>,
     indices: Vec<u8>,
+    /// The palette's colours.
+    known: ColourMap<()>,
     /// The colours the palette lacks, with how many pixels have each and where they are.
     rare: ColourMap<Rare>,
+    /// Those colours, most frequent first (ties by value).
+    ranked: Vec<([u8; 4], u32)>,
 }
 
 /// A colour of a [`Base`] that its palette lacks.
@@ -329,11 +339,15 @@ impl Base {
             }
             start = end;
         }
+        let mut ranked: Vec<([u8; 4], u32)> = rare.iter().map(|(&c, r)| (c, r.count)).collect();
+        ranked.sort_unstable_by(most_frequent_first);
         Base {
             pixmap,
             palette,
             indices,
+            known,
             rare,
+            ranked,
         }
     }
 
@@ -371,20 +385,24 @@ impl Base {
             runs.push(&pixels[at..at + span.len()], &mut scan);
             at += span.len();
         }
-        // Candidates for the free entries: the base's rare colours and the drawn pixels'
-        // colours that its palette lacks, by how many pixels have them.
-        let mut counts: ColourMap<u32> = (self.rare.iter())
-            .map(|(&colour, rare)| (colour, rare.count))
+        // Candidates for the free entries, by how many pixels have them: the drawn pixels'
+        // colours that the palette lacks (with the base's pixels of the same colour), and the
+        // base's most frequent rare colours that were not drawn (no others can rank higher).
+        let room = MAX_COLOURS - self.palette.len();
+        let mut free: Vec<([u8; 4], u32)> = (runs.colours.iter().zip(&runs.counts))
+            .filter(|(colour, _)| !self.known.contains_key(*colour))
+            .map(|(&colour, &count)| {
+                let base = self.rare.get(&colour).map_or(0, |r| r.count);
+                (colour, count + base)
+            })
             .collect();
-        let known: ColourMap<()> = self.palette.iter().map(|&c| (c, ())).collect();
-        for (&colour, &count) in runs.colours.iter().zip(&runs.counts) {
-            if !known.contains_key(&colour) {
-                *counts.entry(colour).or_default() += count;
-            }
-        }
-        let mut free: Vec<([u8; 4], u32)> = counts.into_iter().collect();
-        free.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        free.truncate(MAX_COLOURS - self.palette.len());
+        free.extend(
+            (self.ranked.iter())
+                .filter(|(colour, _)| !scan.slots.contains_key(colour))
+                .take(room),
+        );
+        free.sort_unstable_by(most_frequent_first);
+        free.truncate(room);
         let mut palette = self.palette.clone();
         let mut data = self.indices.clone();
         for (colour, _) in free {
@@ -459,9 +477,11 @@ fn write_png(
     if alpha.iter().any(|&a| a < 255) {
         encoder.set_trns(alpha);
     }
-    // zlib level 2 (greedy, few probes): deflating was a fifth of a card's time at the
-    // default level 6, which made the seed card only ~6 % smaller; fdeflate's fast mode
-    // made it 6× larger.
+    // zlib level 2 (greedy, few probes). Once only the drawn pixels are quantised,
+    // deflating is a third of a card's time; over 100 cards level 2 took 1.34 ms a card for
+    // 56 KB, level 6 2.6 ms for 49 KB, level 1 (fixed codes) 0.79 ms for 74 KB, but 94 KB
+    // for a wide bank map's card, too near the 100 KB a social card may weigh. fdeflate's
+    // fast mode made them 6× larger.
     encoder.set_deflate_compression(png::DeflateCompression::Level(2));
     // Palette indices are labels, not intensities: differencing filters only blur them.
     encoder.set_filter(png::Filter::NoFilter);
