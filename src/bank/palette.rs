@@ -106,7 +106,7 @@ impl Runs {
             }
             end += pixels[end..].iter().take_while(|&&q| q == p).count();
             let len = end - i;
-            let word = u32::from_ne_bytes([p.red(), p.green(), p.blue(), p.alpha()]);
+            let word = u32::from_ne_bytes(bytes(p));
             let at = (word.wrapping_mul(0x9E37_79B1) >> (32 - RECENT.trailing_zeros())) as usize;
             let slot = match scan.recent[at] {
                 (known, slot) if known == word && slot != u32::MAX => slot,
@@ -448,15 +448,26 @@ fn drawn(layer: &[u8]) -> Vec<std::ops::Range<usize>> {
     spans
 }
 
+/// The pixel's premultiplied bytes, as stored.
 fn bytes(p: PremultipliedColorU8) -> [u8; 4] {
     [p.red(), p.green(), p.blue(), p.alpha()]
 }
 
 /// Premultiplied `src` drawn over `dst` (source-over), with tiny-skia's own rounding:
 /// (v + 255) / 256 for v / 255.
-pub(super) fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
+fn over(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
     let keep = 255 - u16::from(src[3]);
     std::array::from_fn(|c| src[c] + ((u16::from(dst[c]) * keep + 255) >> 8) as u8)
+}
+
+/// [`over`] pixel by pixel: premultiplied RGBA bytes `src` drawn over `dst` (the same
+/// length).
+pub(super) fn over_bytes(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
+        let s: [u8; 4] = s.try_into().expect("chunks of four");
+        let o = over(s, (&*d).try_into().expect("chunks of four"));
+        d.copy_from_slice(&o);
+    }
 }
 
 /// `data` (a palette index per pixel) as an 8-bit indexed PNG of `palette`, with a
@@ -585,10 +596,7 @@ mod tests {
         fill(&mut layer, [200, 0, 0, 255], (20.5, 3.0, 9.0, 7.0));
         fill(&mut layer, [0, 120, 0, 128], (0.0, 30.0, 64.0, 4.0));
         let mut composite = base.pixmap().clone();
-        for (d, s) in (composite.data_mut().chunks_exact_mut(4)).zip(layer.data().chunks_exact(4)) {
-            let o = over(s.try_into().unwrap(), (&*d).try_into().unwrap());
-            d.copy_from_slice(&o);
-        }
+        over_bytes(composite.data_mut(), layer.data());
         let png = base.encode_over(&mut layer).unwrap();
         let decoded = Pixmap::decode_png(&png).unwrap();
         assert_eq!(colours(&decoded), colours(&composite));

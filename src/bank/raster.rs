@@ -370,13 +370,7 @@ fn source_over(pixmap: &mut Pixmap, layer: &Rendered) {
             dst[bytes.clone()].copy_from_slice(&src[bytes]);
             continue;
         }
-        for (dst, src) in dst[bytes.clone()]
-            .chunks_exact_mut(4)
-            .zip(src[bytes].chunks_exact(4))
-        {
-            let over = palette::over(src.try_into().unwrap(), (&*dst).try_into().unwrap());
-            dst.copy_from_slice(&over);
-        }
+        palette::over_bytes(&mut dst[bytes.clone()], &src[bytes]);
     }
 }
 

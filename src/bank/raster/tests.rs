@@ -457,12 +457,7 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
             let mut canvas = Pixmap::new(1200, 630).unwrap();
             drawn.draw(&mut canvas);
             let mut composite = base.pixmap().clone();
-            for (d, s) in
-                (composite.data_mut().chunks_exact_mut(4)).zip(canvas.data().chunks_exact(4))
-            {
-                let over = palette::over(s.try_into().unwrap(), (&*d).try_into().unwrap());
-                d.copy_from_slice(&over);
-            }
+            palette::over_bytes(composite.data_mut(), canvas.data());
             assert!(worst(&whole, &composite) <= 4, "{spec:?}: over the base");
             // The PNG: the same pixels but where the palette rounds an edge (about 3 %).
             let png = Pixmap::decode_png(&base.encode_over(&mut canvas).unwrap()).unwrap();
