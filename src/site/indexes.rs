@@ -28,6 +28,7 @@ pub(super) fn indexes(
             title: e.meta.title.clone(),
             summary: e.meta.summary.clone(),
             url: e.url.clone(),
+            href: urls.page(&e.url),
             draft: p.draft_reason.is_some(),
         };
         match by_section.get_mut(e.section.as_str()) {
@@ -49,11 +50,13 @@ pub(super) fn indexes(
         sections.push(pages::SectionLink {
             title: title.clone(),
             url: url.clone(),
+            href: urls.page(&url),
             count: items.len(),
         });
         // Scripts use the search index's URLs as they are: they carry the base path.
         search.extend(items.iter().map(|(_, i)| IndexItem {
             url: urls.page(&i.url),
+            href: String::new(),
             ..i.clone()
         }));
         let ctx = SectionCtx {

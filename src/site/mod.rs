@@ -148,7 +148,7 @@ fn write(
 ) -> Result<Option<Diagnostic>, SiteError> {
     let build_cache = build_cache::BuildCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
-    let nav = nav::Nav::new(&checked.pages);
+    let nav = nav::Nav::new(&checked.pages, templates.root());
     let rc = render::RenderCtx {
         info: &info,
         templates,

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use super::urls::href;
 use crate::content::Entry;
 use crate::content::load::{DAYS, GLOSSARY};
 
@@ -21,8 +22,10 @@ const WINDOW: usize = 12;
 pub struct NavLink {
     /// Link text: the term for glossary entries, the title otherwise.
     pub text: String,
-    /// Page URL.
+    /// Page URL, a site path (`/glossary/warp/`).
     pub url: String,
+    /// The same with the base path, as a link writes it (`/course/glossary/warp/`).
+    pub href: String,
     /// A draft (only in the preview), marked.
     pub draft: bool,
     /// The page being rendered.
@@ -34,8 +37,10 @@ pub struct NavLink {
 pub struct Crumb {
     /// Text.
     pub text: String,
-    /// URL, `None` for the page itself.
+    /// URL (a site path), `None` for the page itself.
     pub url: Option<String>,
+    /// The same with the base path.
+    pub href: Option<String>,
 }
 
 /// A category of a section in the sidebar.
@@ -45,6 +50,8 @@ pub struct NavGroup {
     pub name: Option<String>,
     /// Where the section index lists this group.
     pub url: String,
+    /// The same with the base path.
+    pub href: String,
     /// Expanded: the current page is in it.
     pub open: bool,
     /// Its pages (in a large section, only a window round the current one).
@@ -62,6 +69,8 @@ pub struct NavSection {
     pub title: String,
     /// Section index URL.
     pub url: String,
+    /// The same with the base path.
+    pub href: String,
     /// Expanded: the current page is in it.
     pub open: bool,
     /// Its groups, in reading order.
@@ -85,6 +94,8 @@ pub struct PageNav {
 struct Item {
     text: String,
     url: String,
+    /// `url` with the base path, made once per build.
+    href: String,
     draft: bool,
 }
 
@@ -105,12 +116,15 @@ pub(super) struct Nav {
     sections: Vec<Section>,
     /// Page URL → (section, group, item).
     at: HashMap<String, (usize, usize, usize)>,
+    /// The base path (`/`, `/course/`), which every `href` starts with.
+    root: String,
 }
 
 impl Nav {
     /// Orders the pages shown: days first (by the number in their slug), then the glossary
     /// by category and term, then any other section by title. Top-level pages are left out.
-    pub(super) fn new(shown: &[super::pages::Page<'_>]) -> Self {
+    /// `root` is the base path links are written under.
+    pub(super) fn new(shown: &[super::pages::Page<'_>], root: &str) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
         for p in shown {
             let e = p.entry;
@@ -145,14 +159,19 @@ impl Nav {
             });
         }
         let mut at = HashMap::new();
-        for (s, section) in sections.iter().enumerate() {
-            for (g, group) in section.groups.iter().enumerate() {
-                for (i, item) in group.items.iter().enumerate() {
+        for (s, section) in sections.iter_mut().enumerate() {
+            for (g, group) in section.groups.iter_mut().enumerate() {
+                for (i, item) in group.items.iter_mut().enumerate() {
+                    item.href = href(root, &item.url);
                     at.insert(item.url.clone(), (s, g, i));
                 }
             }
         }
-        Nav { sections, at }
+        Nav {
+            sections,
+            at,
+            root: root.to_string(),
+        }
     }
 
     /// The navigation of the page at `url` (the home page and section indexes too).
@@ -179,6 +198,7 @@ impl Nav {
             .map(|(s, section)| NavSection {
                 title: section.title.clone(),
                 url: section_url(&section.name),
+                href: href(&self.root, &section_url(&section.name)),
                 open: section_here == Some(s) || section.len <= FULL_TREE,
                 groups: section
                     .groups
@@ -186,38 +206,34 @@ impl Nav {
                     .enumerate()
                     .map(|(g, group)| {
                         let current = here.filter(|h| (h.0, h.1) == (s, g)).map(|h| h.2);
-                        nav_group(section, group, current, url, full)
+                        nav_group(section, group, current, url, full, &self.root)
                     })
                     .collect(),
             })
             .collect();
-        let mut crumbs = vec![Crumb {
-            text: "Home".into(),
-            url: (url != "/").then(|| "/".to_string()),
-        }];
+        let crumb = |text: String, url: Option<String>| Crumb {
+            text,
+            href: url.as_deref().map(|u| href(&self.root, u)),
+            url,
+        };
+        let mut crumbs = vec![crumb("Home".into(), (url != "/").then(|| "/".to_string()))];
         let (mut prev, mut next) = (None, None);
         if let Some((s, g, i)) = here {
             let section = &self.sections[s];
-            crumbs.push(Crumb {
-                text: section.title.clone(),
-                url: Some(section_url(&section.name)),
-            });
+            crumbs.push(crumb(
+                section.title.clone(),
+                Some(section_url(&section.name)),
+            ));
             let group = &section.groups[g];
             if let Some(name) = &group.name {
-                crumbs.push(Crumb {
-                    text: name.clone(),
-                    url: Some(group_url(&section.name, name)),
-                });
+                crumbs.push(crumb(name.clone(), Some(group_url(&section.name, name))));
             }
             let link = |item: &Item| link(item, false);
             prev = i.checked_sub(1).map(|p| link(&group.items[p]));
             next = group.items.get(i + 1).map(link);
         }
         if url != "/" {
-            crumbs.push(Crumb {
-                text: title.to_string(),
-                url: None,
-            });
+            crumbs.push(crumb(title.to_string(), None));
         }
         PageNav {
             sections,
@@ -285,16 +301,19 @@ fn nav_group(
     current: Option<usize>,
     url: &str,
     full: bool,
+    root: &str,
 ) -> NavGroup {
     let count = group.items.len();
     let range = listed(section.len, current, count, full);
     let more = count - range.len();
+    let group_url = group.name.as_deref().map_or_else(
+        || section_url(&section.name),
+        |n| group_url(&section.name, n),
+    );
     NavGroup {
         name: group.name.clone(),
-        url: group.name.as_deref().map_or_else(
-            || section_url(&section.name),
-            |n| group_url(&section.name, n),
-        ),
+        href: href(root, &group_url),
+        url: group_url,
         open: current.is_some() || group.name.is_none(),
         items: group.items[range]
             .iter()
@@ -326,6 +345,7 @@ fn link(item: &Item, current: bool) -> NavLink {
     NavLink {
         text: item.text.clone(),
         url: item.url.clone(),
+        href: item.href.clone(),
         draft: item.draft,
         current,
     }
@@ -355,6 +375,7 @@ fn categories(entries: Vec<(&Entry, bool)>) -> Vec<Group> {
         map.entry(key).or_default().push(Item {
             text: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
             url: e.url.clone(),
+            href: String::new(),
             draft,
         });
     }
@@ -379,6 +400,7 @@ fn in_order(entries: Vec<(&Entry, bool)>, by_slug: bool) -> Group {
             let item = Item {
                 text: e.meta.title.clone(),
                 url: e.url.clone(),
+                href: String::new(),
                 draft,
             };
             (key, item)
@@ -477,7 +499,7 @@ mod tests {
             })
             .collect();
         let urls = entries.iter().map(|e| e.url.clone()).collect();
-        (Nav::new(&pages), urls)
+        (Nav::new(&pages, "/course/"), urls)
     }
 
     /// `same_frame` and `same_page` never call a page's navigation unchanged when it

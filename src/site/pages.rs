@@ -43,6 +43,8 @@ pub struct LinkCtx {
     pub text: String,
     /// Target URL, or `None` when the target is not part of this build (a draft in publish mode).
     pub url: Option<String>,
+    /// The same with the base path, as the link writes it.
+    pub href: Option<String>,
     /// The target is a draft (marked in the preview).
     pub draft: bool,
 }
@@ -150,6 +152,9 @@ pub struct IndexItem {
     pub summary: Option<String>,
     /// Page URL.
     pub url: String,
+    /// The same with the base path; left out of `search-index.json`, whose `url` has it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub href: String,
     /// Marked in the preview.
     pub draft: bool,
 }
@@ -221,6 +226,8 @@ pub struct SectionLink {
     pub title: String,
     /// Index URL.
     pub url: String,
+    /// The same with the base path.
+    pub href: String,
     /// Entries shown in this build.
     pub count: usize,
 }
@@ -270,17 +277,29 @@ impl<'a> Lookup<'a> {
         self.by_section.get(&(section, slug)).copied()
     }
 
-    /// The link to `slug` of `section`, unlinked when the target is left out of this build.
-    pub fn link(&self, section: &str, slug: &str, text: impl Fn(&Entry) -> String) -> LinkCtx {
+    /// The link to `slug` of `section`, unlinked when the target is left out of this build;
+    /// `root` is the base path it is written under.
+    pub fn link(
+        &self,
+        section: &str,
+        slug: &str,
+        root: &str,
+        text: impl Fn(&Entry) -> String,
+    ) -> LinkCtx {
         match self.by_section.get(&(section, slug)) {
-            Some((e, draft)) => LinkCtx {
-                text: text(e),
-                url: (self.preview || !draft).then(|| e.url.clone()),
-                draft: *draft,
-            },
+            Some((e, draft)) => {
+                let url = (self.preview || !draft).then(|| e.url.clone());
+                LinkCtx {
+                    text: text(e),
+                    href: url.as_deref().map(|u| super::urls::href(root, u)),
+                    url,
+                    draft: *draft,
+                }
+            }
             None => LinkCtx {
                 text: slug.into(),
                 url: None,
+                href: None,
                 draft: false,
             },
         }

@@ -165,12 +165,16 @@ pub(super) fn page(
         related: m
             .related
             .iter()
-            .map(|s| lookup.link(content::load::GLOSSARY, s, term_of))
+            .map(|s| lookup.link(content::load::GLOSSARY, s, templates.root(), term_of))
             .collect(),
         appears_in: m
             .appears_in
             .iter()
-            .map(|s| lookup.link(content::load::DAYS, s, |e| e.meta.title.clone()))
+            .map(|s| {
+                lookup.link(content::load::DAYS, s, templates.root(), |e| {
+                    e.meta.title.clone()
+                })
+            })
             .collect(),
         sources: m.sources.clone(),
         byline,

@@ -5,6 +5,12 @@
 //! moved under the base path by `content_html`.
 use crate::config::Config;
 
+/// A site path (`/glossary/warp/`) under the base path `root` (`/course/`), as a link
+/// writes it: what templates get as `href` beside each `url`.
+pub(super) fn href(root: &str, path: &str) -> String {
+    format!("{root}{}", path.trim_start_matches('/'))
+}
+
 /// The site's base path and public address, as the render stage uses them.
 #[derive(Clone, Copy)]
 pub(super) struct Urls<'a> {
@@ -19,7 +25,7 @@ impl<'a> Urls<'a> {
 
     /// A site path (`/glossary/warp/`) as a link outside templates (`/course/glossary/warp/`).
     pub(super) fn page(&self, path: &str) -> String {
-        format!("{}{}", self.config.root, path.trim_start_matches('/'))
+        href(&self.config.root, path)
     }
 
     /// A site path as an absolute address (sitemap, `og:image`), when the address is known.

@@ -242,13 +242,13 @@ impl Rebuilder {
                     .collect(),
                 site: true,
                 listed: true,
-                nav: Arc::new(nav::Nav::new(&checked.pages)),
+                nav: Arc::new(nav::Nav::new(&checked.pages, &self.opts.config.root)),
             };
         };
         let listed = listings_changed(last, site, checked);
         // Nothing lists show changed: the reading order is the last one.
         let nav = match listed {
-            true => Arc::new(nav::Nav::new(&checked.pages)),
+            true => Arc::new(nav::Nav::new(&checked.pages, &self.opts.config.root)),
             false => Arc::clone(&last.nav),
         };
         let frame = listed && nav.same_frame(&last.nav);
