@@ -439,8 +439,18 @@ mod tests {
         }
         let html = md("## Title {#ok .fine onclick=alert(1)}");
         assert_eq!(html.trim(), "<h2 id=\"ok\" class=\"fine\">Title</h2>");
-        let html = md("| a | b |\n|:-|-:|\n| 1 | 2 |\n");
-        assert!(html.contains("<td class=\"align-left\">1</td>"), "{html}");
+        let html = md("| a | b | c | d |\n|:-|:-:|-:|-|\n| 1 | 2 | 3 | 4 |\n| 5 | 6 | 7 | 8 |\n");
+        for cell in [
+            "<td class=\"align-left\">1</td>",
+            "<td class=\"align-center\">2</td>",
+            "<td class=\"align-right\">3</td>",
+            "<td>4</td>",
+            "<td class=\"align-left\">5</td>",
+            "<td class=\"align-right\">7</td>",
+        ] {
+            assert!(html.contains(cell), "{cell} in {html}");
+        }
+        assert!(!html.contains("style"), "{html}");
     }
 
     #[test]

@@ -74,17 +74,26 @@ pub fn markdown_html(fragment: String) -> String {
 }
 
 fn classes_for_alignment(fragment: &str) -> std::borrow::Cow<'_, str> {
-    let mut fragment = std::borrow::Cow::Borrowed(fragment);
-    // One pass for what the three styles share: most fragments have no aligned table.
-    if !fragment.contains(ALIGN_STYLE) {
-        return fragment;
-    }
-    for (style, class) in ALIGN {
-        if fragment.contains(style) {
-            fragment = fragment.replace(style, class).into();
+    // One pass over the fragment: most have no aligned table, and those that have one
+    // have it in many cells.
+    let mut out = String::new();
+    let mut copied = 0;
+    for (at, _) in fragment.match_indices(ALIGN_STYLE) {
+        let Some((style, class)) = ALIGN.iter().find(|(s, _)| fragment[at..].starts_with(s)) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.reserve(fragment.len());
         }
+        out.push_str(&fragment[copied..at]);
+        out.push_str(class);
+        copied = at + style.len();
     }
-    fragment
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(fragment);
+    }
+    out.push_str(&fragment[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Decodes the character references a browser decodes in an attribute value (numeric ones
