@@ -1,7 +1,6 @@
 //! Splits an entry file into YAML front matter and Markdown body, and parses the YAML into
 //! `RawFrontMatter`: exactly what the file says, unknown fields refused. Line numbers are
 //! of the whole file, not of the YAML block: an author's editor shows whole-file lines.
-use std::collections::HashMap;
 
 use serde::Deserialize;
 
@@ -165,19 +164,41 @@ pub struct RawFrontMatter {
     pub byline: Option<RawByline>,
 }
 
-/// Whole-file line numbers of the front-matter keys, dotted for nested keys.
+/// Whole-file line numbers of the front-matter keys, dotted for nested keys. Keeps the
+/// front matter's text and finds a key when asked, which happens only for a diagnostic.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FieldLines {
-    lines: HashMap<String, usize>,
-    fallback: usize,
+    yaml: String,
+    first_line: usize,
 }
 
 impl FieldLines {
-    /// Indexes the keys of `yaml`, whose first line is whole-file line `first_line`.
+    /// The keys of `yaml`, whose first line is whole-file line `first_line`.
     pub fn index(yaml: &str, first_line: usize) -> Self {
-        let mut lines = HashMap::new();
-        let mut parent: Option<String> = None;
-        for (i, line) in yaml.lines().enumerate() {
+        FieldLines {
+            yaml: yaml.to_string(),
+            first_line,
+        }
+    }
+
+    /// The line of `field` (dotted), else of its parent, else of the opening `---`.
+    pub fn of(&self, field: &str) -> usize {
+        let mut name = field;
+        loop {
+            if let Some(line) = self.find(name) {
+                return line;
+            }
+            match name.rsplit_once('.') {
+                Some((parent, _)) => name = parent,
+                None => return self.first_line.saturating_sub(1).max(1),
+            }
+        }
+    }
+
+    /// The first line whose key, dotted under the top-level key above it, is `name`.
+    fn find(&self, name: &str) -> Option<usize> {
+        let mut parent: Option<&str> = None;
+        for (i, line) in self.yaml.lines().enumerate() {
             let indent = line.len() - line.trim_start().len();
             let trimmed = line.trim_start().trim_start_matches("- ");
             let Some((key, _)) = trimmed.split_once(':') else {
@@ -186,34 +207,21 @@ impl FieldLines {
             if key.is_empty() || key.starts_with('#') || !key.chars().all(is_key_char) {
                 continue;
             }
-            let name = if indent == 0 {
-                parent = Some(key.to_string());
-                key.to_string()
-            } else if let Some(p) = &parent {
-                format!("{p}.{key}")
+            let found = if indent == 0 {
+                parent = Some(key);
+                key == name
+            } else if let Some(p) = parent {
+                name.strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|rest| rest == key)
             } else {
-                continue;
+                false
             };
-            lines.entry(name).or_insert(first_line + i);
-        }
-        FieldLines {
-            lines,
-            fallback: first_line.saturating_sub(1).max(1),
-        }
-    }
-
-    /// The line of `field` (dotted), else of its parent, else of the opening `---`.
-    pub fn of(&self, field: &str) -> usize {
-        let mut name = field;
-        loop {
-            if let Some(line) = self.lines.get(name) {
-                return *line;
-            }
-            match name.rsplit_once('.') {
-                Some((parent, _)) => name = parent,
-                None => return self.fallback,
+            if found {
+                return Some(self.first_line + i);
             }
         }
+        None
     }
 }
 
@@ -444,5 +452,13 @@ mod tests {
         assert_eq!(lines.of("byline.written_by"), 4);
         assert_eq!(lines.of("byline.reviewed_by"), 3);
         assert_eq!(lines.of("summary"), 1);
+        let lines = FieldLines::index(
+            "sources:\n  - title: t\n    url: u\nbyline:\n  url: v\n# note: x\nurl: w\n",
+            5,
+        );
+        assert_eq!(lines.of("sources.url"), 7);
+        assert_eq!(lines.of("byline.url"), 9);
+        assert_eq!(lines.of("url"), 11, "a nested key is not a top-level one");
+        assert_eq!(lines.of("note"), 4, "a comment is not a key");
     }
 }
