@@ -245,25 +245,58 @@ fn is_unused_ui(name: &Path) -> bool {
 }
 
 /// The text of an HTML fragment that our own renderer produced: tags dropped, the common
-/// entities decoded, blocks separated by spaces.
+/// entities decoded, blocks separated by spaces. Inline tags (emphasis, links, the
+/// highlighter's spans) join their text to its neighbours', so a word reads the same
+/// whether or not code was highlighted; text hidden from screen readers (code-line
+/// numbers) is left out.
 pub(super) fn text_of(html: &str) -> String {
     let mut out = String::with_capacity(html.len() / 2);
     let mut rest = html;
+    // Depth of spans inside a hidden one, while skipping it.
+    let mut hidden: Option<usize> = None;
     while let Some(lt) = rest.find('<') {
-        push_decoded(&mut out, &rest[..lt]);
-        match rest[lt..].find('>') {
-            Some(gt) => {
-                out.push(' ');
-                rest = &rest[lt + gt + 1..];
+        if hidden.is_none() {
+            push_decoded(&mut out, &rest[..lt]);
+        }
+        let Some(gt) = rest[lt..].find('>') else {
+            rest = "";
+            break;
+        };
+        let tag = &rest[lt + 1..lt + gt];
+        rest = &rest[lt + gt + 1..];
+        let closing = tag.starts_with('/');
+        let name = tag
+            .trim_start_matches('/')
+            .split(|c: char| c.is_ascii_whitespace() || c == '/')
+            .next()
+            .unwrap_or("");
+        if let Some(depth) = hidden.as_mut() {
+            if name.eq_ignore_ascii_case("span") {
+                match (closing, *depth) {
+                    (true, 0) => hidden = None,
+                    (true, _) => *depth -= 1,
+                    (false, _) => *depth += 1,
+                }
             }
-            None => {
-                rest = "";
-            }
+            continue;
+        }
+        if !closing && name.eq_ignore_ascii_case("span") && tag.contains("aria-hidden=\"true\"") {
+            hidden = Some(0);
+        } else if !INLINE.iter().any(|t| name.eq_ignore_ascii_case(t)) {
+            out.push(' ');
         }
     }
-    push_decoded(&mut out, rest);
+    if hidden.is_none() {
+        push_decoded(&mut out, rest);
+    }
     out
 }
+
+/// Elements whose tags do not separate words.
+const INLINE: [&str; 27] = [
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "i", "ins", "kbd",
+    "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr",
+];
 
 fn push_decoded(out: &mut String, text: &str) {
     if !text.contains('&') {
@@ -325,6 +358,37 @@ mod tests {
             "<code>x&quot;</code> &unknown; tail <",
             "x\" &unknown; tail",
         );
+    }
+
+    /// What a reader searches for in code reads the same with and without highlighting,
+    /// and line numbers are not text.
+    #[test]
+    fn code_text_is_the_same_highlighted_or_not() {
+        let md = "Use `threadIdx.x` and **bank**s.\n\n```cuda {linenos}\n\
+                  int x = threadIdx.x * 33; // stride\n__syncthreads();\n```\n";
+        let text = |highlight| {
+            let opts = crate::markdown::RenderOptions { highlight };
+            let html = crate::markdown::render(md, opts, &mut Default::default()).html;
+            text_of(&html)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let (on, off) = (text(true), text(false));
+        assert_eq!(on, off);
+        assert_eq!(
+            on,
+            "Use threadIdx.x and banks. int x = threadIdx.x * 33; // stride __syncthreads();"
+        );
+    }
+
+    #[test]
+    fn hidden_spans_are_skipped_to_their_own_end() {
+        case(
+            "<p>a<span aria-hidden=\"true\">1<span>2</span>3</span>b <span>c</span>d</p><p>e</p>",
+            "ab cd e",
+        );
+        case("<td>1</td><td>2</td>x<br>y", "1 2 x y");
     }
 
     #[test]
