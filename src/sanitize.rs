@@ -4,8 +4,9 @@
 //! through [`html`]: ammonia parses and filters it, and this module only states the policy.
 //! Any other fragment is HTML that pulldown-cmark and our highlighter wrote from Markdown
 //! alone — text and attribute values escaped, every URL on the allow-list, heading
-//! attributes reduced to id and classes by `markdown` — so [`markdown_html`] only makes its
-//! table alignment CSP-safe; parsing it again cost 36 % of a 10,000-entry `check`. The
+//! attributes reduced to id and classes and table alignment written as classes by
+//! `markdown` — so it is used as written; parsing it again cost 36 % of a 10,000-entry
+//! `check`. The
 //! `plain_markdown_makes_no_script` test and the proptest fuzz suite hold both routes to
 //! the same rule. SVG assets are checked against an allowlist by [`check_svg`].
 //! Depends on no other module of ours.
@@ -25,7 +26,7 @@ pub const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
 /// The start every [`ALIGN`] style has.
 const ALIGN_STYLE: &str = " style=\"text-align: ";
 
-/// Table-cell alignment as pulldown-cmark writes it (a `style` attribute), and the class
+/// Table-cell alignment as raw HTML in content may write it (a `style` attribute), and the class
 /// that replaces it: the policy drops every `style` attribute, and the page's
 /// Content-Security-Policy would block inline styles anyway.
 const ALIGN: [(&str, &str); 3] = [
@@ -61,16 +62,6 @@ pub fn html(fragment: &str) -> String {
     cleaner()
         .clean(&classes_for_alignment(fragment))
         .to_string()
-}
-
-/// An HTML fragment that pulldown-cmark and the highlighter wrote from Markdown without raw
-/// HTML and with every link and image URL allowed: safe by construction (module docs), so
-/// only its table alignment changes from `style` to classes, as [`html`] does.
-pub fn markdown_html(fragment: String) -> String {
-    match classes_for_alignment(&fragment) {
-        std::borrow::Cow::Borrowed(_) => fragment,
-        std::borrow::Cow::Owned(changed) => changed,
-    }
 }
 
 fn classes_for_alignment(fragment: &str) -> std::borrow::Cow<'_, str> {
