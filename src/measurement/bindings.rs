@@ -163,7 +163,22 @@ pub fn expand_bindings_preview(
 
 /// For an entry without `measure:`: every binding in `body` is an error saying so.
 pub fn check_no_bindings(body: &str) -> Result<(), Vec<BindingError>> {
+    if plain(body) {
+        return Ok(());
+    }
     expand(body, None, false).map(drop)
+}
+
+/// Whether `body` holds no binding and no placeholder character: two byte scans, where a
+/// body that fails them is read line by line. Both marks start with the byte 0xEE in UTF-8.
+fn plain(body: &str) -> bool {
+    const MARK_LEAD: u8 = 0xEE;
+    debug_assert!(
+        [MARK.0, MARK.1]
+            .iter()
+            .all(|m| m.to_string().as_bytes()[0] == MARK_LEAD)
+    );
+    !body.contains(OPEN) && !body.as_bytes().contains(&MARK_LEAD)
 }
 
 fn expand(
@@ -175,7 +190,7 @@ fn expand(
         markdown: String::with_capacity(body.len()),
         values: Vec::new(),
     };
-    if !body.contains(OPEN) && !body.contains(MARK.0) && !body.contains(MARK.1) {
+    if plain(body) {
         // Nothing to expand or refuse: the loop below would copy the body line by line.
         out.markdown.push_str(body);
         return Ok(out);

@@ -210,6 +210,17 @@ fn with_several_gpus_a_binding_stands_when_they_agree_and_else_must_say_which() 
 }
 
 #[test]
+fn placeholder_characters_are_refused_without_a_binding_too() {
+    let errors = check_no_bindings("a\nb \u{E001} c").unwrap_err();
+    assert_eq!(
+        (errors[0].line, errors[0].kind),
+        (2, BindingErrorKind::Syntax)
+    );
+    // Another private-use character shares their first byte and is fine.
+    assert_eq!(check_no_bindings("a \u{E123} b"), Ok(()));
+}
+
+#[test]
 fn an_entry_without_a_kernel_may_not_bind() {
     assert_eq!(
         check_no_bindings("plain text, `{{% sms %}}` in code"),
