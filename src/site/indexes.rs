@@ -64,7 +64,7 @@ pub(super) fn indexes(
             section: section.into(),
             title: title.clone(),
             url: url.clone(),
-            intro_html: intro.map(|p| urls.content_html(p.bodies.main.clone())),
+            intro_html: intro.map(|p| urls.content_html(&p.bodies.main).into_owned()),
             intro_draft_reason: intro.and_then(|p| p.draft_reason.clone()),
             groups: pages::groups(items, section == crate::content::load::DAYS),
             nav: nav.page(&url, &title),

@@ -94,29 +94,29 @@ pub struct MeasuredCtx {
 
 /// Everything the entry template shows.
 #[derive(Debug, Clone, Serialize)]
-pub struct EntryCtx {
+pub struct EntryCtx<'a> {
     /// Site values.
-    pub site: SiteInfo,
+    pub site: &'a SiteInfo,
     /// Page URL.
-    pub url: String,
+    pub url: &'a str,
     /// Section name (`glossary`, `days`).
-    pub section: String,
+    pub section: &'a str,
     /// Section index URL (`/glossary/`).
     pub section_url: String,
     /// Back-link text ("Glossary").
     pub section_title: String,
     /// The question.
-    pub title: String,
+    pub title: &'a str,
     /// Term defined.
-    pub term: Option<String>,
+    pub term: Option<&'a str>,
     /// Index group.
-    pub category: Option<String>,
+    pub category: Option<&'a str>,
     /// Compute capability.
-    pub cc: Option<String>,
+    pub cc: Option<&'a str>,
     /// One-line definition.
-    pub summary: Option<String>,
+    pub summary: Option<&'a str>,
     /// Rendered body.
-    pub body_html: String,
+    pub body_html: std::borrow::Cow<'a, str>,
     /// Measured section, when the entry declares `measure:` or has prose for it.
     pub measured: Option<MeasuredCtx>,
     /// Diagram section.
@@ -126,7 +126,7 @@ pub struct EntryCtx {
     /// Day pages.
     pub appears_in: Vec<LinkCtx>,
     /// Sources.
-    pub sources: Vec<crate::content::meta::Source>,
+    pub sources: &'a [crate::content::meta::Source],
     /// Byline.
     pub byline: BylineCtx,
     /// Why it is a draft (preview only), else null.

@@ -69,7 +69,8 @@ pub(super) fn page(
     } = rc;
     let entry = p.entry;
     let urls = Urls::new(&opts.config);
-    let content = |html: &Option<String>| html.clone().map(|h| urls.content_html(h));
+    let content =
+        |html: &Option<String>| html.as_deref().map(|h| urls.content_html(h).into_owned());
     let mut files = Vec::new();
     let diagram = match &p.diagram {
         None => None,
@@ -144,17 +145,17 @@ pub(super) fn page(
         });
     }
     let ctx = EntryCtx {
-        site: info.clone(),
-        url: entry.url.clone(),
-        section: entry.section.clone(),
+        site: info,
+        url: &entry.url,
+        section: &entry.section,
         section_url: format!("/{}/", entry.section),
         section_title,
-        title: m.title.clone(),
-        term: m.term.clone(),
-        category: m.category.clone(),
-        cc: m.cc.clone(),
-        summary: m.summary.clone(),
-        body_html: urls.content_html(p.bodies.main.clone()),
+        title: &m.title,
+        term: m.term.as_deref(),
+        category: m.category.as_deref(),
+        cc: m.cc.as_deref(),
+        summary: m.summary.as_deref(),
+        body_html: urls.content_html(&p.bodies.main),
         og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
             let path = format!("{}{png}", entry.url);
             urls.absolute(&path).unwrap_or_else(|| urls.page(&path))
@@ -176,7 +177,7 @@ pub(super) fn page(
                 })
             })
             .collect(),
-        sources: m.sources.clone(),
+        sources: &m.sources,
         byline,
         draft_reason: p.draft_reason.clone(),
         nav: nav.page(&entry.url, &m.title),

@@ -3,6 +3,8 @@
 //! contexts carry site paths without the base path); here are the rest: absolute addresses,
 //! the search index's URLs, and content links written site-absolute (`/glossary/warp/`),
 //! moved under the base path by `content_html`.
+use std::borrow::Cow;
+
 use crate::config::Config;
 
 /// A site path (`/glossary/warp/`) under the base path `root` (`/course/`), as a link
@@ -38,13 +40,13 @@ impl<'a> Urls<'a> {
     /// path, leaving relative, external and `links.external_prefixes` URLs as written. The
     /// HTML is our renderer's (attribute values double-quoted, text escaped), so a `="/`
     /// can only start an attribute value.
-    pub(super) fn content_html(&self, html: String) -> String {
+    pub(super) fn content_html<'h>(&self, html: &'h str) -> Cow<'h, str> {
         let root = self.config.root.trim_end_matches('/');
         if root.is_empty() || !html.contains("=\"/") {
-            return html;
+            return Cow::Borrowed(html);
         }
         let mut out = String::with_capacity(html.len() + 256);
-        let mut rest = html.as_str();
+        let mut rest = html;
         while let Some(i) = rest.find("=\"/") {
             let value = i + 2;
             out.push_str(&rest[..value]);
@@ -58,7 +60,7 @@ impl<'a> Urls<'a> {
             rest = &rest[value..];
         }
         out.push_str(rest);
-        out
+        Cow::Owned(out)
     }
 }
 
@@ -205,12 +207,12 @@ mod tests {
         let c = config("/course/");
         let urls = Urls::new(&c);
         for (html, want) in cases {
-            assert_eq!(urls.content_html(html.into()), want, "{html}");
+            assert_eq!(urls.content_html(html), want, "{html}");
         }
         let root = config("/");
         for (html, _) in cases {
             assert_eq!(
-                Urls::new(&root).content_html(html.into()),
+                Urls::new(&root).content_html(html),
                 html,
                 "at the domain root"
             );
