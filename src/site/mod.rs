@@ -158,16 +158,23 @@ fn write(
         build_cache: &build_cache,
     };
     let staging = output::Staging::new(out)?;
-    let records = checked
-        .pages
-        .par_iter()
-        .map(|p| {
-            let (files, record) = render::page(p, rc)?;
-            staging.write_all(&files)?;
-            Ok::<_, SiteError>(record)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut files = site_files(checked, &info, templates, &nav, opts)?;
+    // The pages and the files made from the whole site (indexes, feed, llms.txt) at once:
+    // the latter are one thread's work, which would otherwise follow the pages alone.
+    let (records, files) = rayon::join(
+        || {
+            checked
+                .pages
+                .par_iter()
+                .map(|p| {
+                    let (files, record) = render::page(p, rc)?;
+                    staging.write_all(&files)?;
+                    Ok::<_, SiteError>(record)
+                })
+                .collect::<Result<Vec<_>, _>>()
+        },
+        || site_files(checked, &info, templates, &nav, opts),
+    );
+    let (records, mut files) = (records?, files?);
     if opts.search {
         files.extend(search::index(
             records.into_iter().flatten().collect(),
