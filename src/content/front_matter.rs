@@ -165,12 +165,22 @@ pub struct RawFrontMatter {
 }
 
 /// Whole-file line numbers of the front-matter keys, dotted for nested keys. Keeps the
-/// front matter's text and finds a key when asked, which happens only for a diagnostic.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// front matter's text and finds a key's line when asked (diagnostics, and a few fields
+/// such as `slug` for every entry that has them). Two are equal when they have the same
+/// keys on the same lines, whatever the values.
+#[derive(Debug, Clone, Default)]
 pub struct FieldLines {
     yaml: String,
     first_line: usize,
 }
+
+impl PartialEq for FieldLines {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys().eq(other.keys())
+    }
+}
+
+impl Eq for FieldLines {}
 
 impl FieldLines {
     /// The keys of `yaml`, whose first line is whole-file line `first_line`.
@@ -185,7 +195,14 @@ impl FieldLines {
     pub fn of(&self, field: &str) -> usize {
         let mut name = field;
         loop {
-            if let Some(line) = self.find(name) {
+            let found = self.keys().find(|(parent, key, _)| match parent {
+                None => *key == name,
+                Some(p) => name
+                    .strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|rest| rest == *key),
+            });
+            if let Some((.., line)) = found {
                 return line;
             }
             match name.rsplit_once('.') {
@@ -195,33 +212,25 @@ impl FieldLines {
         }
     }
 
-    /// The first line whose key, dotted under the top-level key above it, is `name`.
-    fn find(&self, name: &str) -> Option<usize> {
+    /// Each key with the top-level key it sits under (`None` for a top-level key) and its
+    /// whole-file line, in file order.
+    fn keys(&self) -> impl Iterator<Item = (Option<&str>, &str, usize)> {
         let mut parent: Option<&str> = None;
-        for (i, line) in self.yaml.lines().enumerate() {
+        self.yaml.lines().enumerate().filter_map(move |(i, line)| {
             let indent = line.len() - line.trim_start().len();
             let trimmed = line.trim_start().trim_start_matches("- ");
-            let Some((key, _)) = trimmed.split_once(':') else {
-                continue;
-            };
+            let (key, _) = trimmed.split_once(':')?;
             if key.is_empty() || key.starts_with('#') || !key.chars().all(is_key_char) {
-                continue;
+                return None;
             }
-            let found = if indent == 0 {
+            let line = self.first_line + i;
+            if indent == 0 {
                 parent = Some(key);
-                key == name
-            } else if let Some(p) = parent {
-                name.strip_prefix(p)
-                    .and_then(|rest| rest.strip_prefix('.'))
-                    .is_some_and(|rest| rest == key)
+                Some((None, key, line))
             } else {
-                false
-            };
-            if found {
-                return Some(self.first_line + i);
+                Some((Some(parent?), key, line))
             }
-        }
-        None
+        })
     }
 }
 
@@ -460,5 +469,15 @@ mod tests {
         assert_eq!(lines.of("byline.url"), 9);
         assert_eq!(lines.of("url"), 11, "a nested key is not a top-level one");
         assert_eq!(lines.of("note"), 4, "a comment is not a key");
+    }
+
+    /// What `serve` compares to know whether checks across entries must run again.
+    #[test]
+    fn field_lines_are_equal_when_the_keys_sit_on_the_same_lines() {
+        let lines = |yaml| FieldLines::index(yaml, 2);
+        assert_eq!(lines("title: a\nslug: x\n"), lines("title: b c\nslug: x\n"));
+        assert_ne!(lines("title: a\nslug: x\n"), lines("title: a\n\nslug: x\n"));
+        assert_ne!(lines("title: a\nslug: x\n"), lines("title: a\nslugs: x\n"));
+        assert_ne!(lines("a:\n  b: 1\n"), lines("a:\nb: 1\n"));
     }
 }
