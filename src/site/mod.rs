@@ -158,29 +158,32 @@ fn write(
         build_cache: &build_cache,
     };
     let staging = output::Staging::new(out)?;
-    // The pages and the files made from the whole site (indexes, feed, llms.txt) at once:
-    // the latter are one thread's work, which would otherwise follow the pages alone.
-    let (records, files) = rayon::join(
+    let records: Vec<search::Record> = (checked.pages.par_iter())
+        .filter_map(|p| render::record(p, rc))
+        .collect();
+    // The pages, the files made from the whole site (indexes, feed, llms.txt) and the
+    // search index at once: the site files are one thread's work, and an edit re-indexes
+    // one shard on one thread; either would otherwise follow the pages alone.
+    let (pages, (files, index)) = rayon::join(
         || {
-            checked
-                .pages
-                .par_iter()
-                .map(|p| {
-                    let (files, record) = render::page(p, rc)?;
-                    staging.write_all(&files)?;
-                    Ok::<_, SiteError>(record)
-                })
-                .collect::<Result<Vec<_>, _>>()
+            checked.pages.par_iter().try_for_each(|p| {
+                staging.write_all(&render::page(p, rc)?)?;
+                Ok::<_, SiteError>(())
+            })
         },
-        || site_files(checked, &info, templates, &nav, opts),
+        || {
+            rayon::join(
+                || site_files(checked, &info, templates, &nav, opts),
+                || match opts.search {
+                    true => search::index(records, &build_cache),
+                    false => Ok(Vec::new()),
+                },
+            )
+        },
     );
-    let (records, mut files) = (records?, files?);
-    if opts.search {
-        files.extend(search::index(
-            records.into_iter().flatten().collect(),
-            &build_cache,
-        )?);
-    }
+    pages?;
+    let mut files = files?;
+    files.extend(index?);
     staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
     Ok(build_cache.warning())

@@ -53,12 +53,30 @@ pub(super) struct RenderCtx<'a> {
     pub(super) build_cache: &'a BuildCache,
 }
 
-/// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram and the
-/// Markdown copy (published pages) when writing files, and its search record.
-pub(super) fn page(
-    p: &Page<'_>,
-    rc: RenderCtx<'_>,
-) -> Result<(Vec<OutFile>, Option<search::Record>), RenderError> {
+/// The search record of a page the build writes: published pages, and drafts in the
+/// preview (marked). `None` when the build writes no search index.
+pub(super) fn record(p: &Page<'_>, rc: RenderCtx<'_>) -> Option<search::Record> {
+    let RenderCtx {
+        templates, opts, ..
+    } = rc;
+    if !opts.search || opts.out.is_none() {
+        return None;
+    }
+    let (entry, m) = (p.entry, &p.entry.meta);
+    let heading = m.term.as_deref().unwrap_or(&m.title);
+    let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
+    let summary = m.summary.as_deref().unwrap_or("");
+    let text = search::text_of(&p.bodies.main);
+    let parts = [heading, m.title.as_str(), summary, text.as_str()];
+    let section_title = pages::section_title(&entry.section);
+    let mut r = search::Record::new(url, heading, &section_title, &parts);
+    r.draft = p.draft_reason.is_some();
+    Some(r)
+}
+
+/// Renders one entry page: its HTML, and the PNG and full-size SVG of its diagram and the
+/// Markdown copy (published pages) when writing files.
+pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderError> {
     let RenderCtx {
         info,
         templates,
@@ -119,17 +137,6 @@ pub(super) fn page(
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
     let published = p.draft_reason.is_none() && opts.out.is_some();
     let section_title = pages::section_title(&entry.section);
-    // Everything shown is searchable: published pages, and drafts in the preview (marked).
-    let record = (opts.search && opts.out.is_some()).then(|| {
-        let heading = m.term.as_deref().unwrap_or(&m.title);
-        let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
-        let summary = m.summary.as_deref().unwrap_or("");
-        let text = search::text_of(&p.bodies.main);
-        let parts = [heading, m.title.as_str(), summary, text.as_str()];
-        let mut r = search::Record::new(url, heading, &section_title, &parts);
-        r.draft = p.draft_reason.is_some();
-        r
-    });
     let byline = pages::byline(entry);
     if published {
         // Binding errors were reported by the check stage; here the body expands.
@@ -193,5 +200,5 @@ pub(super) fn page(
         path: page_path(&entry.url),
         bytes: html.into_bytes(),
     });
-    Ok((files, record))
+    Ok(files)
 }

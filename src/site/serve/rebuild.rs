@@ -298,7 +298,7 @@ impl Rebuilder {
             opts: &self.opts,
         };
         let pages = (plan.dirty.par_iter())
-            .map(|(p, _)| render::page(p, rc).map(|(files, _search_record)| files))
+            .map(|(p, _)| render::page(p, rc))
             .collect::<Result<Vec<_>, _>>()?;
         let site = match plan.site {
             true => Some(super::super::site_files(
