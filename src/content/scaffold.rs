@@ -57,11 +57,13 @@ byline:
 /// page, anything else a plain page.
 pub fn scaffold(section: &str, slug: &str) -> String {
     let term = slug.replace('-', " ");
+    // Padded so that the notes line up with the other fields' (one space at least).
+    let question = format!("What is {term}?");
     match section {
         GLOSSARY => format!(
             r#"---
-title: What is {term}?            # the question, as the page heading
-term: {term}                      # the term, as the glossary index lists it
+title: {question:<26} # the question, as the page heading
+term: {term:<27} # the term, as the glossary index lists it
 category: Uncategorised           # groups the glossary index, e.g. Memory, Execution
 cc: "7.5"                         # compute capability the entry is written against
 summary: One sentence that defines the term.
@@ -302,5 +304,31 @@ mod tests {
         assert!(scaffold(DAYS, "warm-up").contains("title: \"Warm up: the day's topic\""));
         assert!(!scaffold(DAYS, "day-16").contains("term:"));
         assert!(scaffold(GLOSSARY, "warp").contains("term: warp"));
+    }
+
+    #[test]
+    fn the_notes_on_the_fields_line_up_whatever_the_term() {
+        for slug in [
+            "warp",
+            "tensor-core",
+            "asynchronous-transaction-barrier-arrival",
+        ] {
+            let text = scaffold(GLOSSARY, slug);
+            let columns: Vec<usize> = (text.lines())
+                .filter(|l| !l.starts_with(['#', ' ']))
+                .filter_map(|l| l.find(" # ").map(|i| i + 1))
+                .collect();
+            assert!(columns.len() >= 7, "{slug}: {columns:?}");
+            let short = slug.len() < 20;
+            assert!(
+                !short || columns.iter().all(|&c| c == columns[0]),
+                "{slug}: {columns:?}\n{text}"
+            );
+            let fm = text.split("---").nth(1).expect("front matter");
+            let yaml: serde_norway::Value = serde_norway::from_str(fm).expect("scaffold is YAML");
+            assert_eq!(yaml["term"].as_str(), Some(slug.replace('-', " ").as_str()));
+            let title = format!("What is {}?", slug.replace('-', " "));
+            assert_eq!(yaml["title"].as_str(), Some(title.as_str()));
+        }
     }
 }
