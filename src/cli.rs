@@ -127,7 +127,7 @@ pub struct BuildArgs {
     pub cache: CacheArgs,
 }
 
-/// Where rendered diagram images are kept between builds.
+/// Where the build cache (diagram images, search-index shards) is kept between builds.
 #[derive(Debug, Args)]
 pub struct CacheArgs {
     /// Build cache folder: diagram images and search-index shards made by earlier builds
