@@ -6,6 +6,7 @@ spends (headless Chromium, loopback server, cold first query then warm ones).
 """
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "browser"))
@@ -28,11 +29,14 @@ with sync_playwright() as pw:
     browser = pw.chromium.launch(executable_path=CHROMIUM)
     page = browser.new_page()
     # Pagefind fetches from a web worker, which the page's resource timing does not see; the
-    # browser's own network events do.
+    # browser's own network events do. Bytes are the fetched files' sizes on disk (the server
+    # sends them as they are): Playwright's per-request body sizes varied up to 2x between
+    # identical runs.
     fetched = {"bytes": 0, "files": 0}
 
     def count(request):
-        fetched["bytes"] += request.sizes()["responseBodySize"]
+        path = site / urllib.parse.urlsplit(request.url).path.lstrip("/")
+        fetched["bytes"] += path.stat().st_size if path.is_file() else 0
         fetched["files"] += 1
 
     page.on("requestfinished", count)
