@@ -45,7 +45,7 @@ pub(super) fn plain_pages(
 /// The address of a page as feeds and llms.txt print it: absolute under `base` when the
 /// site has a public address, else site-absolute under `root`.
 fn address(base: Option<&str>, root: &str, url: &str) -> String {
-    let path = format!("{root}{}", url.trim_start_matches('/'));
+    let path = super::urls::href(root, url);
     match base {
         Some(b) => format!("{}{path}", origin(b)),
         None => path,

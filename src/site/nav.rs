@@ -99,6 +99,18 @@ struct Item {
     draft: bool,
 }
 
+impl Item {
+    /// `e` listed as `text`, its `href` under the base path `root`.
+    fn new(text: String, e: &Entry, draft: bool, root: &str) -> Self {
+        Item {
+            text,
+            href: href(root, &e.url),
+            url: e.url.clone(),
+            draft,
+        }
+    }
+}
+
 struct Group {
     name: Option<String>,
     items: Vec<Item>,
@@ -147,9 +159,9 @@ impl Nav {
             let entries = by_section.remove(name).unwrap_or_default();
             let len = entries.len();
             let groups = if name == GLOSSARY {
-                categories(entries)
+                categories(entries, root)
             } else {
-                vec![in_order(entries, name == DAYS)]
+                vec![in_order(entries, name == DAYS, root)]
             };
             sections.push(Section {
                 name: name.to_string(),
@@ -159,10 +171,9 @@ impl Nav {
             });
         }
         let mut at = HashMap::new();
-        for (s, section) in sections.iter_mut().enumerate() {
-            for (g, group) in section.groups.iter_mut().enumerate() {
-                for (i, item) in group.items.iter_mut().enumerate() {
-                    item.href = href(root, &item.url);
+        for (s, section) in sections.iter().enumerate() {
+            for (g, group) in section.groups.iter().enumerate() {
+                for (i, item) in group.items.iter().enumerate() {
                     at.insert(item.url.clone(), (s, g, i));
                 }
             }
@@ -365,19 +376,17 @@ pub(super) fn anchor(name: &str) -> String {
 }
 
 /// Glossary entries by category (alphabetical; "Uncategorised" last), each by term.
-fn categories(entries: Vec<(&Entry, bool)>) -> Vec<Group> {
+fn categories(entries: Vec<(&Entry, bool)>, root: &str) -> Vec<Group> {
     let mut map: BTreeMap<(bool, String), Vec<Item>> = BTreeMap::new();
     for (e, draft) in entries {
         let key = match &e.meta.category {
             Some(c) => (false, c.clone()),
             None => (true, "Uncategorised".to_string()),
         };
-        map.entry(key).or_default().push(Item {
-            text: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
-            url: e.url.clone(),
-            href: String::new(),
-            draft,
-        });
+        let term = e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+        map.entry(key)
+            .or_default()
+            .push(Item::new(term, e, draft, root));
     }
     map.into_iter()
         .map(|((_, name), mut items)| {
@@ -392,18 +401,12 @@ fn categories(entries: Vec<(&Entry, bool)>) -> Vec<Group> {
 
 /// A section read in order: days by the numbers in their slugs ("day-2" before "day-15"),
 /// other sections by title.
-fn in_order(entries: Vec<(&Entry, bool)>, by_slug: bool) -> Group {
+fn in_order(entries: Vec<(&Entry, bool)>, by_slug: bool, root: &str) -> Group {
     let mut keyed: Vec<(Vec<Part>, Item)> = entries
         .into_iter()
         .map(|(e, draft)| {
             let key = natural_key(if by_slug { &e.slug } else { &e.meta.title });
-            let item = Item {
-                text: e.meta.title.clone(),
-                url: e.url.clone(),
-                href: String::new(),
-                draft,
-            };
-            (key, item)
+            (key, Item::new(e.meta.title.clone(), e, draft, root))
         })
         .collect();
     keyed.sort_by(|a, b| (&a.0, &a.1.url).cmp(&(&b.0, &b.1.url)));

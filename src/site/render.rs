@@ -64,7 +64,7 @@ pub(super) fn record(p: &Page<'_>, rc: RenderCtx<'_>) -> Option<search::Record> 
     }
     let (entry, m) = (p.entry, &p.entry.meta);
     let heading = m.term.as_deref().unwrap_or(&m.title);
-    let url = format!("{}{}", templates.root(), entry.url.trim_start_matches('/'));
+    let url = super::urls::href(templates.root(), &entry.url);
     let summary = m.summary.as_deref().unwrap_or("");
     let text = search::text_of(&p.bodies.main);
     let parts = [heading, m.title.as_str(), summary, text.as_str()];
