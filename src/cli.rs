@@ -354,7 +354,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Serve(args) => {
             load_config(root, config_file)?;
-            site::serve::serve(
+            crate::serve::serve(
                 root,
                 args.port,
                 !args.no_drafts,

@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod measurement;
 pub mod policy;
 pub mod sanitize;
+pub mod serve;
 pub mod sign;
 pub mod site;
 pub mod status;

@@ -85,7 +85,7 @@ pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>
 }
 
 /// [`render`], with the files that `file=` code blocks include (checked beforehand by
-/// `highlight::include::check`; a block whose include fails here shows the error instead).
+/// `highlight::include::check_includes`; a block whose include fails here shows the error instead).
 pub fn render_with(
     markdown: &str,
     opts: RenderOptions,

@@ -348,9 +348,9 @@ pub fn is_marker_line(line: &str) -> bool {
     marker(line).is_some()
 }
 
-/// What `check` found in one body.
+/// What `check_includes` found in one body.
 #[derive(Debug, Default)]
-pub struct Checked {
+pub struct IncludeCheck {
     /// Problems, with their body-relative line.
     pub errors: Vec<(usize, IncludeError)>,
     /// Includes of files whose record is stale: line, path, note.
@@ -361,8 +361,8 @@ pub struct Checked {
 
 /// Checks every code block of a Markdown body whose options matter: `file=` includes and
 /// `hl_lines` (lines are body-relative, 1-based).
-pub fn check(body: &str, sources: &Sources) -> Checked {
-    let mut out = Checked::default();
+pub fn check_includes(body: &str, sources: &Sources) -> IncludeCheck {
+    let mut out = IncludeCheck::default();
     // Most bodies have neither: skip the parse for them.
     if !["file=", "lines=", "hl_lines"]
         .iter()
@@ -402,7 +402,7 @@ fn check_block(
     text: &str,
     sources: &Sources,
     line: usize,
-    out: &mut Checked,
+    out: &mut IncludeCheck,
 ) -> Result<(), IncludeError> {
     let info = info?;
     let shown: Vec<usize> = match &info.file {

@@ -83,7 +83,7 @@ enum Want<'a> {
 #[track_caller]
 fn case(text: &str, rules: &Rules, want: Want<'_>) {
     let e = entry(text);
-    let verdict = check(&e, rules);
+    let verdict = judge(&Arc::new(e), rules);
     match (&verdict, &want) {
         (Verdict::Publish(_), Want::Publish) => assert!(verdict.warnings().is_empty()),
         (Verdict::Publish(_), Want::Warn(field, line, msg)) => {
@@ -392,7 +392,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
     );
     // Front matter counts too, status included; the help names the command.
     let e = entry(&pinned.replace("status: published", "status: published\nrelated: [t]"));
-    let Verdict::Refused(d) = check(&e, &PLAIN) else {
+    let Verdict::Refused(d) = judge(&Arc::new(e), &PLAIN) else {
         panic!("refusal expected")
     };
     assert_eq!(
@@ -517,7 +517,7 @@ fn a_published_entry_needs_every_field() {
         ("written_on: 2026-11-01", "written_on: pending"),
         ("  last_checked_on: 2026-11-02\n", ""),
     ]);
-    let Verdict::Refused(d) = check(&entry(&t), &PLAIN) else {
+    let Verdict::Refused(d) = judge(&Arc::new(entry(&t)), &PLAIN) else {
         panic!("refusal expected")
     };
     let got: Vec<_> = d
@@ -529,7 +529,7 @@ fn a_published_entry_needs_every_field() {
         [("byline.written_on", 13), ("byline.last_checked_on", 10)]
     );
     let t = text(&[("summary: s\n", ""), ("cc: \"7.5\"\n", "")]);
-    let Verdict::Refused(d) = check(&entry(&t), &PLAIN) else {
+    let Verdict::Refused(d) = judge(&Arc::new(entry(&t)), &PLAIN) else {
         panic!("refusal expected")
     };
     let got: Vec<_> = d.iter().map(|d| d.field.as_deref().unwrap()).collect();
@@ -552,13 +552,13 @@ fn drafts_carry_their_reason() {
         Want::Draft("status is draft; no named author has signed"),
     );
     let e = entry(d);
-    let Verdict::Draft(v) = check(&e, &PLAIN) else {
+    let Verdict::Draft(v) = judge(&Arc::new(e), &PLAIN) else {
         panic!("draft")
     };
     assert_eq!(v.reason, "status is draft; no named author has signed");
     let t = text(&[("status: published", "status: in-review")]);
     let e = entry(&t);
-    let Verdict::Draft(v) = check(&e, &PLAIN) else {
+    let Verdict::Draft(v) = judge(&Arc::new(e), &PLAIN) else {
         panic!("draft")
     };
     assert_eq!(v.reason, "status is in-review");

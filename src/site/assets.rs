@@ -12,7 +12,7 @@ use crate::content::Diagnostic;
 /// static file that resolves into content/, an asset that resolves to an entry's source, and
 /// an SVG that fails `sanitize::check_svg` are problems: each would publish what the
 /// editorial rule or the script policy keeps out.
-pub(super) fn copies(
+pub(crate) fn copies(
     root: &Path,
     assets: &[(PathBuf, PathBuf)],
     problems: &mut Vec<Diagnostic>,

@@ -14,7 +14,7 @@ use crate::content::Diagnostic;
 use crate::measurement::record::{sha256_hex, sha256_hex_of};
 
 /// Folder under the site root that holds the cache unless `--cache-dir` says otherwise.
-pub const DEFAULT_DIR: &str = ".coursegen-cache";
+pub(crate) const DEFAULT_DIR: &str = ".coursegen-cache";
 
 /// Versions of the renderer and the PNG encoder: part of every key, so upgrading either
 /// re-renders everything. A test checks them against Cargo.lock.

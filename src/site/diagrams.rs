@@ -9,21 +9,21 @@ use crate::content::{Diagnostic, Entry};
 use crate::site::build_cache::BuildCache;
 
 /// File name of the social card written beside a page that has a diagram.
-pub(super) const DIAGRAM_PNG: &str = "diagram.png";
+pub(crate) const DIAGRAM_PNG: &str = "diagram.png";
 
 /// File name of the full-size SVG written beside a page that has a diagram.
-pub(super) const DIAGRAM_SVG: &str = "diagram.svg";
+pub(crate) const DIAGRAM_SVG: &str = "diagram.svg";
 
 /// A diagram drawn from a checked spec.
-pub(super) struct Drawn {
+pub(crate) struct Drawn {
     /// Inline SVG.
-    pub(super) svg: String,
+    pub(crate) svg: String,
     /// The preset's name.
-    pub(super) preset: &'static str,
+    pub(crate) preset: &'static str,
 }
 
 /// Checks the entry's `diagram:` against the bank model and draws it; `None` without one.
-pub(super) fn draw(entry: &Entry) -> Result<Option<Drawn>, Diagnostic> {
+pub(crate) fn draw(entry: &Entry) -> Result<Option<Drawn>, Diagnostic> {
     let Some(d) = &entry.meta.diagram else {
         return Ok(None);
     };
@@ -50,7 +50,7 @@ pub(super) fn draw(entry: &Entry) -> Result<Option<Drawn>, Diagnostic> {
 
 /// The social card of a diagram (`og:image`): `svg` framed beside `title` (the term), the
 /// entry's question and `kicker`, rasterised through the persistent `cache`.
-pub(super) fn card_of(
+pub(crate) fn card_of(
     svg: &str,
     entry: &Entry,
     kicker: &str,

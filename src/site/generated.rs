@@ -10,13 +10,13 @@ use crate::content::Entry;
 use crate::templates::{TemplateError, Templates};
 
 /// Entries the feed lists: the most recent, as feed readers fetch it on every poll.
-pub(super) const FEED_ENTRIES: usize = 50;
+pub(crate) const FEED_ENTRIES: usize = 50;
 
 /// File name of the Markdown copy beside each published page.
-pub(super) const MARKDOWN: &str = "index.md";
+pub(crate) const MARKDOWN: &str = "index.md";
 
 /// `404.html` and `search/index.html`, when the site's templates provide them.
-pub(super) fn plain_pages(
+pub(crate) fn plain_pages(
     info: &SiteInfo,
     templates: &Templates,
     nav: &Nav,
@@ -72,7 +72,7 @@ fn updated(e: &Entry) -> Option<jiff::civil::Date> {
 }
 
 /// `feed.xml`: an Atom feed of the most recently updated published entries and days.
-pub(super) fn feed(
+pub(crate) fn feed(
     published: &[&Entry],
     info: &SiteInfo,
     base: Option<&str>,
@@ -149,7 +149,7 @@ pub(super) fn feed(
 
 /// `llms.txt`: the course as a Markdown list of its published pages, each linking to the
 /// Markdown copy beside it, by section in reading order.
-pub(super) fn llms_txt(
+pub(crate) fn llms_txt(
     published: &[&Entry],
     info: &SiteInfo,
     nav: &Nav,
@@ -198,7 +198,7 @@ fn md_text(text: &str) -> String {
 
 /// The Markdown copy of a published page: title, summary, body (numbers bound to their
 /// records), related terms, sources and byline.
-pub(super) fn markdown_copy(e: &Entry, body: &str, byline: &super::pages::BylineCtx) -> String {
+pub(crate) fn markdown_copy(e: &Entry, body: &str, byline: &super::pages::BylineCtx) -> String {
     let m = &e.meta;
     let mut out = format!("# {}\n\n", m.title.replace('\n', " "));
     if let Some(s) = &m.summary {

@@ -1,15 +1,16 @@
 //! The render stage's pages besides the entries: home page, section indexes (headed by
 //! their introductions), search index and sitemap. Pure, like `render`.
 use super::output::OutFile;
-use super::pages::{self, HomeCtx, IndexItem, Page, SectionCtx, SiteInfo};
+use super::page::Page;
+use super::pages::{self, HomeCtx, IndexItem, SectionCtx, SiteInfo};
 use super::plan::{page_path, sections};
 use super::urls::Urls;
 use crate::templates::{TemplateError, Templates};
 
 /// The home page, one index per section, and the search index.
-pub(super) fn indexes(
-    pages: &[Page<'_>],
-    intros: &[Page<'_>],
+pub(crate) fn indexes(
+    pages: &[Page],
+    intros: &[Page],
     info: &SiteInfo,
     templates: &Templates,
     nav: &super::nav::Nav,
@@ -22,7 +23,7 @@ pub(super) fn indexes(
             .collect();
     let mut pages_at_top = Vec::new();
     for p in pages {
-        let e = p.entry;
+        let e = &*p.entry;
         let item = IndexItem {
             term: e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone()),
             title: e.meta.title.clone(),
@@ -101,7 +102,7 @@ pub(super) fn indexes(
 }
 
 /// sitemap.xml: the home page, section indexes and every published entry, absolute URLs.
-pub(super) fn sitemap(base: &str, pages: &[Page<'_>], intros: &[Page<'_>]) -> OutFile {
+pub(crate) fn sitemap(base: &str, pages: &[Page], intros: &[Page]) -> OutFile {
     let base = base.trim_end_matches('/');
     let mut urls: std::collections::BTreeSet<String> = ["/".to_string()].into();
     urls.extend(

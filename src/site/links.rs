@@ -10,7 +10,7 @@ use crate::markdown::Link;
 /// What this build will contain, and which pages exist only as drafts. Equal targets give
 /// every link the same verdict (serve keeps link problems while the targets stay equal).
 #[derive(PartialEq)]
-pub(super) struct Targets {
+pub(crate) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
     /// For `links.external_prefixes` (same domain, outside this site: not checked) and
@@ -21,7 +21,7 @@ pub(super) struct Targets {
 impl Targets {
     /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the
     /// output); `/sitemap.xml` only when this build writes one.
-    pub(super) fn new<'a>(
+    pub(crate) fn new<'a>(
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
         files: impl Iterator<Item = PathBuf>,
@@ -67,7 +67,7 @@ impl Targets {
     }
 
     /// Problems with `entry`'s links (lines are body-relative in `links`).
-    pub(super) fn check(&self, entry: &Entry, links: &[Link]) -> Vec<Diagnostic> {
+    pub(crate) fn check(&self, entry: &Entry, links: &[Link]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for link in links {
             let Some(path) = internal_path(&entry.url, &link.url) else {

@@ -4,27 +4,40 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::BuildOptions;
+use super::bodies::Bodies;
 use crate::content::{Diagnostic, Entry};
 use crate::measurement::bindings::{self, BindingError, Expanded};
 use crate::measurement::record as records;
 use crate::measurement::view::{self as measured, MeasuredView};
-use crate::site::BuildOptions;
-use crate::site::pages::{Bodies, MeasuredCtx};
+
+/// The Measured section.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MeasuredCtx {
+    /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
+    #[serde(flatten)]
+    pub view: crate::measurement::view::MeasuredView,
+    /// Author prose under `## Measured`.
+    pub prose_html: String,
+    /// When the entry's `cc` differs from a record's: the sentence saying the model's
+    /// geometry is the same for both (empty otherwise).
+    pub cc_note: String,
+}
 
 /// One measured view per kernel an entry names, loaded once per build.
-pub(super) struct Measurements {
+pub(crate) struct Measurements {
     strict: bool,
     views: HashMap<String, MeasuredView>,
     /// Kernel sources (`kernels/K.cu`) changed since a record of theirs: the note a page
     /// including that source shows.
-    pub(super) stale_sources: HashMap<String, String>,
+    pub(crate) stale_sources: HashMap<String, String>,
 }
 
 impl Measurements {
     /// Loads records and the views of every kernel an entry names. Problems that stop the
     /// build go to `problems`; stale records and model disagreements go to `warnings`, or to
     /// `problems` under `--strict`.
-    pub(super) fn load<'a>(
+    pub(crate) fn load<'a>(
         root: &Path,
         opts: &BuildOptions,
         entries: impl Iterator<Item = &'a Entry>,
@@ -119,7 +132,7 @@ impl Measurements {
     /// The entry's body with its number bindings resolved to recorded values, filled in
     /// after rendering by [`Measurements::fill_bindings`]. Without a record a binding reads
     /// "(not measured yet)", except under `--strict`.
-    pub(super) fn expand_bindings(&self, entry: &Entry) -> Result<Expanded, Vec<Diagnostic>> {
+    pub(crate) fn expand_bindings(&self, entry: &Entry) -> Result<Expanded, Vec<Diagnostic>> {
         let located = |errors| located(entry, errors);
         let Some(kernel) = entry.meta.measure.as_deref() else {
             bindings::check_no_bindings(&entry.body).map_err(located)?;
@@ -137,7 +150,7 @@ impl Measurements {
     }
 
     /// Writes the bound values, escaped, into the rendered body and special sections.
-    pub(super) fn fill_bindings(
+    pub(crate) fn fill_bindings(
         &self,
         entry: &Entry,
         expanded: &Expanded,
@@ -152,7 +165,7 @@ impl Measurements {
     /// The Measured section: the kernel's view (tables per GPU), the prose under it, and the
     /// sentence on a compute capability that differs from the records' (checked by
     /// [`Measurements::check_cc`] first, so a mismatch that matters never gets here).
-    pub(super) fn section(&self, entry: &Entry, prose_html: Option<String>) -> Option<MeasuredCtx> {
+    pub(crate) fn section(&self, entry: &Entry, prose_html: Option<String>) -> Option<MeasuredCtx> {
         let kernel = entry.meta.measure.as_deref()?;
         let view = self.views.get(kernel)?;
         let cc_note = entry
@@ -170,14 +183,14 @@ impl Measurements {
 
     /// An entry written against one compute capability whose kernel was measured on another
     /// is fine when the model's geometry is the same for both, and an error when it is not.
-    pub(super) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
+    pub(crate) fn check_cc(&self, entry: &Entry) -> Option<Diagnostic> {
         let (cc, kernel) = (entry.meta.cc.as_deref()?, entry.meta.measure.as_deref()?);
         let message = self.views.get(kernel)?.cc_note(cc).err()?;
         Some(Diagnostic::new(&entry.file, entry.lines.of("cc"), message).field("cc"))
     }
 
     /// Published entries whose Measured section has no record yet (an error under --strict).
-    pub(super) fn unmeasured<'a>(
+    pub(crate) fn unmeasured<'a>(
         &self,
         entries: impl Iterator<Item = &'a Entry>,
     ) -> Vec<Diagnostic> {

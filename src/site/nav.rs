@@ -12,7 +12,7 @@ use crate::content::load::{DAYS, GLOSSARY};
 /// Above this many entries in a section, the sidebar lists only the current category's
 /// neighbourhood: listing every entry on every page would make a 10,000-entry site's pages
 /// megabytes each. The section index always lists them all.
-pub(super) const FULL_TREE: usize = 300;
+pub(crate) const FULL_TREE: usize = 300;
 
 /// Entries of the current category shown on each side of the current page in a large section.
 const WINDOW: usize = 12;
@@ -124,7 +124,7 @@ struct Section {
 }
 
 /// The reading order of one build.
-pub(super) struct Nav {
+pub(crate) struct Nav {
     sections: Vec<Section>,
     /// Page URL → (section, group, item).
     at: HashMap<String, (usize, usize, usize)>,
@@ -136,10 +136,10 @@ impl Nav {
     /// Orders the pages shown: days first (by the number in their slug), then the glossary
     /// by category and term, then any other section by title. Top-level pages are left out.
     /// `root` is the base path links are written under.
-    pub(super) fn new(shown: &[super::pages::Page<'_>], root: &str) -> Self {
+    pub(crate) fn new(shown: &[super::page::Page], root: &str) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
         for p in shown {
-            let e = p.entry;
+            let e = &*p.entry;
             if !e.section.is_empty() {
                 by_section
                     .entry(e.section.as_str())
@@ -186,12 +186,12 @@ impl Nav {
     }
 
     /// The navigation of the page at `url` (the home page and section indexes too).
-    pub(super) fn page(&self, url: &str, title: &str) -> PageNav {
+    pub(crate) fn page(&self, url: &str, title: &str) -> PageNav {
         self.page_with(url, title, false)
     }
 
     /// Every section with every page listed, whatever the section's size (for llms.txt).
-    pub(super) fn overview_all(&self) -> Vec<NavSection> {
+    pub(crate) fn overview_all(&self) -> Vec<NavSection> {
         self.page_with("", "", true).sections
     }
 
@@ -255,14 +255,14 @@ impl Nav {
     }
 
     /// Every section with its groups and counts, for the home page.
-    pub(super) fn overview(&self) -> Vec<NavSection> {
+    pub(crate) fn overview(&self) -> Vec<NavSection> {
         self.page("", "").sections
     }
 
     /// Whether `self` and `old` have the same frame: the sections and groups every page
     /// shows, with the same counts, and the same pages in every section small enough to be
     /// listed whole. When they do not, every page's navigation differs.
-    pub(super) fn same_frame(&self, old: &Nav) -> bool {
+    pub(crate) fn same_frame(&self, old: &Nav) -> bool {
         self.sections.len() == old.sections.len()
             && self.sections.iter().zip(&old.sections).all(|(a, b)| {
                 a.name == b.name
@@ -281,7 +281,7 @@ impl Nav {
     /// previous/next) in `self` as in `old`, whose frames are the same
     /// ([`Nav::same_frame`]): the page sits in the same group, and the window of that
     /// group it lists holds the same pages.
-    pub(super) fn same_page(&self, old: &Nav, url: &str) -> bool {
+    pub(crate) fn same_page(&self, old: &Nav, url: &str) -> bool {
         match (self.at.get(url), old.at.get(url)) {
             (None, None) => true,
             (Some(&(s, g, i)), Some(&(os, og, oi))) if (s, g) == (os, og) => {
@@ -371,7 +371,7 @@ fn group_url(section: &str, name: &str) -> String {
 }
 
 /// The id a category's heading gets on the section index: lower case, spaces as hyphens.
-pub(super) fn anchor(name: &str) -> String {
+pub(crate) fn anchor(name: &str) -> String {
     name.to_lowercase().replace(' ', "-")
 }
 
@@ -417,13 +417,13 @@ fn in_order(entries: Vec<(&Entry, bool)>, by_slug: bool, root: &str) -> Group {
 }
 
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Clone, Hash)]
-pub(super) enum Part {
+pub(crate) enum Part {
     Number(u128),
     Text(String),
 }
 
 /// "day-15" → [Text("day-"), Number(15)], so numbers compare by value.
-pub(super) fn natural_key(s: &str) -> Vec<Part> {
+pub(crate) fn natural_key(s: &str) -> Vec<Part> {
     let mut parts = Vec::new();
     let mut rest = s;
     while let Some(c) = rest.chars().next() {
@@ -486,13 +486,13 @@ mod tests {
                 e
             })
             .collect();
-        let pages: Vec<super::super::pages::Page<'_>> = entries
+        let pages: Vec<crate::site::page::Page> = entries
             .iter()
             .zip(site)
-            .map(|(entry, (.., draft))| super::super::pages::Page {
-                entry,
+            .map(|(entry, (.., draft))| crate::site::page::Page {
+                entry: std::sync::Arc::new(entry.clone()),
                 draft_reason: draft.then(|| "a draft".to_string()),
-                bodies: std::sync::Arc::new(super::super::pages::Bodies {
+                bodies: std::sync::Arc::new(crate::site::bodies::Bodies {
                     main: String::new(),
                     measured: None,
                     diagram: None,

@@ -1,15 +1,12 @@
 //! Page contexts: the plain data each template receives, built from checked entries.
 //! Everything here is escaped by the templates except fields named `*_html`, which are
 //! produced by our own renderers (Markdown, diagrams, measured tables).
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::diagrams::Drawn;
+use super::page::Lookup;
 use crate::content::Entry;
-use crate::highlight::include::Sources;
-use crate::markdown::{self, RenderOptions};
-use crate::policy::Verdict;
 
 /// Site-wide values every template sees.
 #[derive(Debug, Clone, Serialize)]
@@ -79,19 +76,6 @@ pub struct DiagramCtx {
     pub full: Option<String>,
 }
 
-/// The Measured section.
-#[derive(Debug, Clone, Serialize)]
-pub struct MeasuredCtx {
-    /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
-    #[serde(flatten)]
-    pub view: crate::measurement::view::MeasuredView,
-    /// Author prose under `## Measured`.
-    pub prose_html: String,
-    /// When the entry's `cc` differs from a record's: the sentence saying the model's
-    /// geometry is the same for both (empty otherwise).
-    pub cc_note: String,
-}
-
 /// Everything the entry template shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct EntryCtx<'a> {
@@ -118,7 +102,7 @@ pub struct EntryCtx<'a> {
     /// Rendered body.
     pub body_html: std::borrow::Cow<'a, str>,
     /// Measured section, when the entry declares `measure:` or has prose for it.
-    pub measured: Option<MeasuredCtx>,
+    pub measured: Option<super::measurements::MeasuredCtx>,
     /// Diagram section.
     pub diagram: Option<DiagramCtx>,
     /// Related terms.
@@ -248,61 +232,31 @@ pub fn section_title(section: &str) -> String {
     }
 }
 
-/// The pages of one build, by slug, for resolving links.
-pub struct Lookup<'a> {
-    by_section: HashMap<(&'a str, &'a str), (&'a Entry, bool)>,
-    preview: bool,
-}
-
-impl<'a> Lookup<'a> {
-    /// Indexes the verdicts (drafts marked; refused entries never reach here).
-    pub fn new(verdicts: &[Verdict<'a>], preview: bool) -> Self {
-        let mut by_section = HashMap::with_capacity(verdicts.len());
-        for v in verdicts {
-            let (e, draft) = match v {
-                Verdict::Publish(p) => (p.entry(), false),
-                Verdict::Draft(d) => (d.entry(), true),
-                Verdict::Refused(_) => continue,
-            };
-            by_section.insert((e.section.as_str(), e.slug.as_str()), (e, draft));
-        }
-        Lookup {
-            by_section,
-            preview,
-        }
-    }
-
-    /// The entry `slug` of `section` names, and whether it is a draft.
-    pub fn target(&self, section: &str, slug: &str) -> Option<(&'a Entry, bool)> {
-        self.by_section.get(&(section, slug)).copied()
-    }
-
-    /// The link to `slug` of `section`, unlinked when the target is left out of this build;
-    /// `root` is the base path it is written under.
-    pub fn link(
-        &self,
-        section: &str,
-        slug: &str,
-        root: &str,
-        text: impl Fn(&Entry) -> String,
-    ) -> LinkCtx {
-        match self.by_section.get(&(section, slug)) {
-            Some((e, draft)) => {
-                let url = (self.preview || !draft).then(|| e.url.clone());
-                LinkCtx {
-                    text: text(e),
-                    href: url.as_deref().map(|u| super::urls::href(root, u)),
-                    url,
-                    draft: *draft,
-                }
+/// The link to `slug` of `section`, unlinked when the target is left out of this build;
+/// `root` is the base path it is written under.
+pub(crate) fn link(
+    lookup: &Lookup,
+    section: &str,
+    slug: &str,
+    root: &str,
+    text: impl Fn(&Entry) -> String,
+) -> LinkCtx {
+    match lookup.target(section, slug) {
+        Some((e, draft)) => {
+            let url = (lookup.preview || !draft).then(|| e.url.clone());
+            LinkCtx {
+                text: text(e),
+                href: url.as_deref().map(|u| super::urls::href(root, u)),
+                url,
+                draft,
             }
-            None => LinkCtx {
-                text: slug.into(),
-                url: None,
-                href: None,
-                draft: false,
-            },
         }
+        None => LinkCtx {
+            text: slug.into(),
+            url: None,
+            href: None,
+            draft: false,
+        },
     }
 }
 
@@ -329,73 +283,6 @@ pub fn byline(entry: &Entry) -> BylineCtx {
         reviewed_by: names(&b.reviewed_by),
         written_on: date(b.written_on),
         last_checked_on: date(b.last_checked_on),
-    }
-}
-
-/// Renders the body's main text and the prose of its special sections.
-pub struct Bodies {
-    /// Main text.
-    pub main: String,
-    /// Under `## Measured`.
-    pub measured: Option<String>,
-    /// Under `## Diagram`.
-    pub diagram: Option<String>,
-    /// Every link in the body, with its body-relative line.
-    pub links: Vec<markdown::Link>,
-}
-
-/// A page that passed every check: its entry, body fragments and drawn diagram.
-pub(super) struct Page<'a> {
-    /// The entry.
-    pub(super) entry: &'a Entry,
-    /// Why it is a draft (preview only); `None` when published.
-    pub(super) draft_reason: Option<String>,
-    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole); shared
-    /// with serve's memo of checked pages.
-    pub(super) bodies: std::sync::Arc<Bodies>,
-    /// The diagram, when the entry declares one.
-    pub(super) diagram: Option<std::sync::Arc<Drawn>>,
-}
-
-/// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
-/// false (section introductions) the whole body is the main text.
-pub fn bodies(body: &str, opts: RenderOptions, cut: bool, sources: Option<&Sources>) -> Bodies {
-    let parts = if cut {
-        markdown::sections(body)
-    } else {
-        markdown::Sections {
-            main: body,
-            ..Default::default()
-        }
-    };
-    let mut anchors: HashSet<String> = [
-        "measured",
-        "diagram",
-        "related-terms",
-        "where-you-meet-this",
-        "sources",
-        "byline",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
-    let mut links = Vec::new();
-    let mut render = |text: &str, first_line: usize| {
-        let r = markdown::render_with(text, opts, &mut anchors, sources);
-        links.extend(r.links.into_iter().map(|l| markdown::Link {
-            line: l.line + first_line - 1,
-            ..l
-        }));
-        r.html
-    };
-    let main = render(parts.main, 1);
-    let measured = parts.measured.map(|(t, line)| render(t, line));
-    let diagram = parts.diagram.map(|(t, line)| render(t, line));
-    Bodies {
-        main,
-        measured,
-        diagram,
-        links,
     }
 }
 

@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 use super::BuildOptions;
 use super::diagrams::DIAGRAM_PNG;
 use super::output::Copies;
-use super::pages::Page;
+use super::page::Page;
 use crate::content::{Diagnostic, Entry};
 
 /// `/glossary/warp/` → `glossary/warp/index.html`.
-pub(super) fn page_path(url: &str) -> PathBuf {
+pub(crate) fn page_path(url: &str) -> PathBuf {
     Path::new(url.trim_matches('/')).join("index.html")
 }
 
 /// The sections whose index this build writes: those with a shown entry or intro.
-pub(super) fn sections<'a>(pages: &'a [Page<'_>], intros: &'a [Page<'_>]) -> BTreeSet<&'a str> {
+pub(crate) fn sections<'a>(pages: &'a [Page], intros: &'a [Page]) -> BTreeSet<&'a str> {
     let of_pages = pages.iter().map(|p| p.entry.section.as_str());
     let of_intros = intros.iter().map(|p| p.entry.slug.as_str());
     of_pages
@@ -26,11 +26,7 @@ pub(super) fn sections<'a>(pages: &'a [Page<'_>], intros: &'a [Page<'_>]) -> BTr
 }
 
 /// Every file the render stage will write, relative to the output folder.
-pub(super) fn outputs(
-    pages: &[Page<'_>],
-    intros: &[Page<'_>],
-    opts: &BuildOptions,
-) -> Vec<PathBuf> {
+pub(crate) fn outputs(pages: &[Page], intros: &[Page], opts: &BuildOptions) -> Vec<PathBuf> {
     let mut paths = Vec::with_capacity(pages.len() * 2 + 8);
     for p in pages {
         paths.push(page_path(&p.entry.url));
@@ -44,7 +40,7 @@ pub(super) fn outputs(
             .map(|s| page_path(&format!("/{s}/"))),
     );
     paths.extend(["index.html".into(), "search-index.json".into()]);
-    if super::writes_sitemap(opts) {
+    if opts.writes_sitemap() {
         paths.push("sitemap.xml".into());
     }
     paths
@@ -57,11 +53,11 @@ const GENERATED: &[&str] = &["sitemap.xml", "search-index.json", super::output::
 /// Two outputs at one path would silently overwrite each other, and a page whose folder is
 /// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
 /// naming the entry or file to rename.
-pub(super) fn collisions(
+pub(crate) fn collisions(
     root: &Path,
     paths: &[PathBuf],
     copies: &Copies,
-    pages: &[Page<'_>],
+    pages: &[Page],
 ) -> Vec<Diagnostic> {
     let mut seen: HashMap<&Path, Option<&PathBuf>> =
         HashMap::with_capacity(paths.len() + copies.len());
@@ -101,11 +97,11 @@ pub(super) fn collisions(
 fn folder_clashes(
     root: &Path,
     seen: &HashMap<&Path, Option<&PathBuf>>,
-    pages: &[Page<'_>],
+    pages: &[Page],
 ) -> Vec<Diagnostic> {
     let by_path: HashMap<PathBuf, &Entry> = pages
         .iter()
-        .map(|p| (page_path(&p.entry.url), p.entry))
+        .map(|p| (page_path(&p.entry.url), &*p.entry))
         .collect();
     let mut problems = Vec::new();
     for (path, src) in seen {

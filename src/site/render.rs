@@ -5,10 +5,11 @@ use std::path::Path;
 
 use super::BuildOptions;
 use super::build_cache::BuildCache;
-use super::check::Checked;
+use super::check::CheckedSite;
 use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
 use super::output::OutFile;
-use super::pages::{self, DiagramCtx, EntryCtx, Page, SiteInfo};
+use super::page::Page;
+use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
 use super::plan::page_path;
 use super::urls::Urls;
 use super::{generated, search};
@@ -38,31 +39,31 @@ pub enum RenderError {
 
 /// What every page render shares.
 #[derive(Clone, Copy)]
-pub(super) struct RenderCtx<'a> {
+pub(crate) struct RenderCtx<'a> {
     /// Site-wide values.
-    pub(super) info: &'a SiteInfo,
+    pub(crate) info: &'a SiteInfo,
     /// The compiled templates.
-    pub(super) templates: &'a Templates,
+    pub(crate) templates: &'a Templates,
     /// The checked site.
-    pub(super) checked: &'a Checked<'a>,
+    pub(crate) checked: &'a CheckedSite,
     /// Build options.
-    pub(super) opts: &'a BuildOptions,
+    pub(crate) opts: &'a BuildOptions,
     /// The reading order (sidebar, breadcrumbs, previous/next).
-    pub(super) nav: &'a super::nav::Nav,
+    pub(crate) nav: &'a super::nav::Nav,
     /// Where diagram images rendered by earlier builds are kept.
-    pub(super) build_cache: &'a BuildCache,
+    pub(crate) build_cache: &'a BuildCache,
 }
 
 /// The search record of a page the build writes: published pages, and drafts in the
 /// preview (marked). `None` when the build writes no search index.
-pub(super) fn record(p: &Page<'_>, rc: RenderCtx<'_>) -> Option<search::Record> {
+pub(crate) fn record(p: &Page, rc: RenderCtx<'_>) -> Option<search::Record> {
     let RenderCtx {
         templates, opts, ..
     } = rc;
     if !opts.search || opts.out.is_none() {
         return None;
     }
-    let (entry, m) = (p.entry, &p.entry.meta);
+    let (entry, m) = (&*p.entry, &p.entry.meta);
     let heading = m.term.as_deref().unwrap_or(&m.title);
     let url = super::urls::href(templates.root(), &entry.url);
     let summary = m.summary.as_deref().unwrap_or("");
@@ -76,7 +77,7 @@ pub(super) fn record(p: &Page<'_>, rc: RenderCtx<'_>) -> Option<search::Record> 
 
 /// Renders one entry page: its HTML, and the PNG and full-size SVG of its diagram and the
 /// Markdown copy (published pages) when writing files.
-pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderError> {
+pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderError> {
     let RenderCtx {
         info,
         templates,
@@ -85,7 +86,7 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         nav,
         build_cache,
     } = rc;
-    let entry = p.entry;
+    let entry = &*p.entry;
     let urls = Urls::new(&opts.config);
     let content =
         |html: &Option<String>| html.as_deref().map(|h| urls.content_html(h).into_owned());
@@ -173,13 +174,21 @@ pub(super) fn page(p: &Page<'_>, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, Rend
         related: m
             .related
             .iter()
-            .map(|s| lookup.link(content::load::GLOSSARY, s, templates.root(), term_of))
+            .map(|s| {
+                pages::link(
+                    lookup,
+                    content::load::GLOSSARY,
+                    s,
+                    templates.root(),
+                    term_of,
+                )
+            })
             .collect(),
         appears_in: m
             .appears_in
             .iter()
             .map(|s| {
-                lookup.link(content::load::DAYS, s, templates.root(), |e| {
+                pages::link(lookup, content::load::DAYS, s, templates.root(), |e| {
                     e.meta.title.clone()
                 })
             })

@@ -19,14 +19,14 @@ use super::output::OutFile;
 use crate::measurement::record::sha256_hex;
 
 /// Folder of the index, under the site root; the search script loads `pagefind.js` from it.
-pub(super) const BUNDLE: &str = "pagefind";
+pub(crate) const BUNDLE: &str = "pagefind";
 
 /// The list of merged shards, beside the primary bundle.
-pub(super) const SHARDS: &str = "shards.json";
+pub(crate) const SHARDS: &str = "shards.json";
 
 /// About how many records one shard holds: small enough that a one-entry change re-indexes
 /// a fraction of a second's worth, large enough that a query fetches few files per shard.
-pub(super) const SHARD_RECORDS: usize = 400;
+pub(crate) const SHARD_RECORDS: usize = 400;
 
 /// At most this many shards, whatever the size of the course (each adds two small fetches
 /// to a reader's first query).
@@ -56,22 +56,22 @@ pub enum SearchError {
 
 /// One page as the index holds it.
 #[derive(Debug, Clone)]
-pub(super) struct Record {
+pub(crate) struct Record {
     /// URL as the browser should open it (with the site's base path).
-    pub(super) url: String,
+    pub(crate) url: String,
     /// Shown as the result's heading: the term, or the title.
-    pub(super) title: String,
+    pub(crate) title: String,
     /// The section's title, shown beside the result.
-    pub(super) section: String,
+    pub(crate) section: String,
     /// Everything searchable: term, title, summary and body text.
-    pub(super) content: String,
+    pub(crate) content: String,
     /// A draft, indexed only in the preview and marked in results.
-    pub(super) draft: bool,
+    pub(crate) draft: bool,
 }
 
 impl Record {
     /// A record from an entry's parts; `body_html` is reduced to its text.
-    pub(super) fn new(url: String, heading: &str, section: &str, parts: &[&str]) -> Self {
+    pub(crate) fn new(url: String, heading: &str, section: &str, parts: &[&str]) -> Self {
         let mut content = String::new();
         for part in parts {
             content.push_str(part);
@@ -88,13 +88,13 @@ impl Record {
 }
 
 /// How many shards `records` records make.
-pub(super) fn shard_count(records: usize) -> usize {
+pub(crate) fn shard_count(records: usize) -> usize {
     records.div_ceil(SHARD_RECORDS).clamp(1, MAX_SHARDS)
 }
 
 /// Builds the index of `records` and returns its files, under [`BUNDLE`]: each shard from
 /// `cache` when its records are unchanged, else indexed (shards in parallel) and stored.
-pub(super) fn index(
+pub(crate) fn index(
     mut records: Vec<Record>,
     cache: &BuildCache,
 ) -> Result<Vec<OutFile>, SearchError> {
@@ -257,7 +257,7 @@ fn is_unused_ui(name: &Path) -> bool {
 /// highlighter's spans) join their text to its neighbours', so a word reads the same
 /// whether or not code was highlighted; text hidden from screen readers (code-line
 /// numbers) is left out.
-pub(super) fn text_of(html: &str) -> String {
+pub(crate) fn text_of(html: &str) -> String {
     let mut out = String::with_capacity(html.len() / 2);
     let mut rest = html;
     // Depth of spans inside a hidden one, while skipping it.

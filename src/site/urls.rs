@@ -9,29 +9,29 @@ use crate::config::Config;
 
 /// A site path (`/glossary/warp/`) under the base path `root` (`/course/`), as a link
 /// writes it: what templates get as `href` beside each `url`.
-pub(super) fn href(root: &str, path: &str) -> String {
+pub(crate) fn href(root: &str, path: &str) -> String {
     format!("{root}{}", path.trim_start_matches('/'))
 }
 
 /// The site's base path and public address, as the render stage uses them.
 #[derive(Clone, Copy)]
-pub(super) struct Urls<'a> {
+pub(crate) struct Urls<'a> {
     config: &'a Config,
 }
 
 impl<'a> Urls<'a> {
     /// The URLs of a build with this config.
-    pub(super) fn new(config: &'a Config) -> Self {
+    pub(crate) fn new(config: &'a Config) -> Self {
         Urls { config }
     }
 
     /// A site path (`/glossary/warp/`) as a link outside templates (`/course/glossary/warp/`).
-    pub(super) fn page(&self, path: &str) -> String {
+    pub(crate) fn page(&self, path: &str) -> String {
         href(&self.config.root, path)
     }
 
     /// A site path as an absolute address (sitemap, `og:image`), when the address is known.
-    pub(super) fn absolute(&self, path: &str) -> Option<String> {
+    pub(crate) fn absolute(&self, path: &str) -> Option<String> {
         let base = self.config.base_url.as_deref()?;
         Some(format!("{base}{}", path.trim_start_matches('/')))
     }
@@ -40,7 +40,7 @@ impl<'a> Urls<'a> {
     /// path, leaving relative, external and `links.external_prefixes` URLs as written. The
     /// HTML is our renderer's (attribute values double-quoted, text escaped), so a `="/`
     /// can only start an attribute value.
-    pub(super) fn content_html<'h>(&self, html: &'h str) -> Cow<'h, str> {
+    pub(crate) fn content_html<'h>(&self, html: &'h str) -> Cow<'h, str> {
         let root = self.config.root.trim_end_matches('/');
         if root.is_empty() || !html.contains("=\"/") {
             return Cow::Borrowed(html);
@@ -68,7 +68,7 @@ impl Urls<'_> {
     /// [`Urls::content_html`] for a Markdown copy of a page (`index.md`): the site-absolute
     /// destinations of inline links, images and link definitions, and the `href`/`src`
     /// values of raw HTML, move under the base path. Code spans and blocks stay as written.
-    pub(super) fn content_markdown(&self, md: String) -> String {
+    pub(crate) fn content_markdown(&self, md: String) -> String {
         use pulldown_cmark::{Event, Options, Parser, Tag};
         let root = self.config.root.trim_end_matches('/');
         if root.is_empty() || !md.contains('/') {

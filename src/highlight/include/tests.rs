@@ -86,7 +86,7 @@ fn symlinks_out_of_the_root_are_refused() {
 fn check_reports_lines_stale_includes_and_files() {
     let (_d, s) = sources();
     let body = "Intro.\n\n```cuda file=kernels/k.cu region=body\n```\n\n```cuda file=kernels/k.cu region=nope\n```\n\n```cuda file=kernels/k.cu lines=1\nint x;\n```\n\n```cuda fiel=x\n```\n\n```cuda\nplain\n```\n";
-    let c = check(body, &s);
+    let c = check_includes(body, &s);
     let errors: Vec<(usize, String)> = c.errors.iter().map(|(l, e)| (*l, e.to_string())).collect();
     assert_eq!(errors.len(), 3, "{errors:?}");
     assert_eq!(errors[0].0, 6);
@@ -100,10 +100,14 @@ fn check_reports_lines_stale_includes_and_files() {
         [(3, "kernels/k.cu".to_string(), "changed".to_string())]
     );
     assert_eq!(c.files, ["kernels/k.cu"]);
-    assert!(check("no includes\n```cuda\nx\n```\n", &s).files.is_empty());
+    assert!(
+        check_includes("no includes\n```cuda\nx\n```\n", &s)
+            .files
+            .is_empty()
+    );
     // Marked lines must be lines the block shows: file numbers for an include.
     let body = "```py {hl_lines=2}\na\nb\n```\n\n```py hl_lines=3\na\nb\n```\n\n```cuda file=kernels/k.cu region=body hl_lines=5-6\n```\n\n```cuda file=kernels/k.cu region=body hl_lines=2\n```\n";
-    let errors: Vec<(usize, String)> = check(body, &s)
+    let errors: Vec<(usize, String)> = check_includes(body, &s)
         .errors
         .iter()
         .map(|(l, e)| (*l, e.to_string()))

@@ -5,57 +5,34 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::config::Config;
 use crate::content::{self, Diagnostic, Diagnostics};
 use crate::templates::Templates;
 
 mod assets;
-pub mod build_cache;
-mod check;
-mod diagrams;
+pub(crate) mod bodies;
+pub(crate) mod build_cache;
+pub(crate) mod check;
+pub(crate) mod diagrams;
 #[cfg(test)]
 mod fuzz_tests;
 mod generated;
 mod indexes;
-mod links;
+pub(crate) mod links;
 mod measurements;
-mod nav;
+pub(crate) mod nav;
+mod options;
 pub mod output;
+pub(crate) mod page;
 pub mod pages;
 mod plan;
-mod render;
+pub(crate) mod render;
 mod search;
-pub mod serve;
 mod summary;
 mod urls;
 
+pub use options::{BuildOptions, Report};
 use output::OutputError;
 pub use render::RenderError;
-
-/// How to build.
-#[derive(Debug, Clone)]
-pub struct BuildOptions {
-    /// Preview: drafts rendered with a banner and `noindex`.
-    pub drafts: bool,
-    /// Stale or missing measurement records are errors.
-    pub strict: bool,
-    /// Highlight fenced code.
-    pub highlight: bool,
-    /// Write the search index (`pagefind/`).
-    pub search: bool,
-    /// Output folder; `None` for `check` (nothing written).
-    pub out: Option<PathBuf>,
-    /// The site config (`coursegen.toml` with the command line's overrides): title,
-    /// base path, edit links, external link prefixes.
-    pub config: Config,
-    /// A review older than this many days has expired (a warning; an error under `strict`).
-    pub review_max_age_days: u32,
-    /// The date the editorial rule takes as today; `None` reads the clock.
-    pub today: Option<jiff::civil::Date>,
-    /// Folder of the persistent build cache (see `build_cache`); `None` renders every
-    /// diagram afresh.
-    pub cache_dir: Option<PathBuf>,
-}
 
 /// Why a build failed.
 #[derive(Debug, thiserror::Error)]
@@ -83,19 +60,6 @@ pub enum SiteError {
     Search(#[from] search::SearchError),
 }
 
-/// What a build did, for the summary.
-#[derive(Debug, Default)]
-pub struct Report {
-    /// Pages written (or that would be).
-    pub pages: usize,
-    /// Entries published.
-    pub published: usize,
-    /// Drafts rendered (preview) or left out (publish), with their reasons.
-    pub drafts: Vec<(PathBuf, String)>,
-    /// Warnings that did not stop the build.
-    pub warnings: Vec<Diagnostic>,
-}
-
 /// Builds the site under `root` (or only checks it when `opts.out` is `None`): load, check,
 /// and — only when check found nothing — render and write.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
@@ -105,7 +69,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     let site = load(root)?;
     let templates = Templates::load(&root.join("templates"))?.with_root(&opts.config.root);
     let checked =
-        check::check(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+        check::check_site(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
     let mut warnings = Vec::new();
     if let Some(out) = &opts.out {
         warnings.extend(write(out, &checked, &templates, opts)?);
@@ -125,7 +89,7 @@ fn load(root: &Path) -> Result<content::Site, SiteError> {
 
 /// [`load`] through `coursegen serve`'s cache: reads again only the entry files `changed`
 /// names (and files the cache does not hold).
-fn load_changed(
+pub(crate) fn load_changed(
     root: &Path,
     cache: &mut content::load::Cache,
     changed: &content::load::Changed,
@@ -142,7 +106,7 @@ fn load_changed(
 /// could not keep what was rendered.
 fn write(
     out: &Path,
-    checked: &check::Checked<'_>,
+    checked: &check::CheckedSite,
     templates: &Templates,
     opts: &BuildOptions,
 ) -> Result<Option<Diagnostic>, SiteError> {
@@ -192,8 +156,8 @@ fn write(
 /// The files made from the whole site rather than one page: home page and section indexes
 /// (with `search-index.json`), the sitemap (publish build with an address), `404.html` and
 /// the search page, `feed.xml` and `llms.txt`. `serve` writes them through here too.
-fn site_files(
-    checked: &check::Checked<'_>,
+pub(crate) fn site_files(
+    checked: &check::CheckedSite,
     info: &pages::SiteInfo,
     templates: &Templates,
     nav: &nav::Nav,
@@ -201,7 +165,7 @@ fn site_files(
 ) -> Result<Vec<output::OutFile>, SiteError> {
     let urls = urls::Urls::new(&opts.config);
     let mut files = indexes::indexes(&checked.pages, &checked.intros, info, templates, nav, urls)?;
-    if let (Some(base), true) = (&opts.config.base_url, writes_sitemap(opts)) {
+    if let (Some(base), true) = (&opts.config.base_url, opts.writes_sitemap()) {
         files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
     }
     files.extend(generated::plain_pages(info, templates, nav)?);
@@ -209,16 +173,10 @@ fn site_files(
         .pages
         .iter()
         .filter(|p| p.draft_reason.is_none())
-        .map(|p| p.entry)
+        .map(|p| &*p.entry)
         .collect();
     let (base, root) = (opts.config.base_url.as_deref(), templates.root());
     files.push(generated::feed(&published, info, base, root));
     files.push(generated::llms_txt(&published, info, nav, base, root));
     Ok(files)
-}
-
-/// The publish build with a known address lists its pages in sitemap.xml; the preview,
-/// whose drafts are `noindex`, has none.
-fn writes_sitemap(opts: &BuildOptions) -> bool {
-    opts.config.base_url.is_some() && !opts.drafts
 }

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use crate::site::BuildOptions;
 
 mod http;
+mod memo;
 mod rebuild;
 mod reload;
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! and a different named reviewer signed it, no scaffold text is left, and — when the
 //! review is pinned — it is unchanged since. The only place a `Publishable` (or a
 //! previewable `Draft`) can be made. Depends on `content`.
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use jiff::civil::Date;
@@ -61,48 +60,48 @@ pub fn clock_today() -> Date {
         .date()
 }
 
-/// An entry that passed the editorial rule; only `check` makes one.
+/// An entry that passed the editorial rule; only `judge` makes one.
 #[derive(Debug, Clone)]
-pub struct Publishable<'a> {
-    entry: &'a Entry,
-    /// Shared: serve's memo hands the same warnings out on every rebuild.
+pub struct Publishable {
+    entry: Arc<Entry>,
+    /// Shared, so that a verdict kept for an unchanged entry is cheap to hand out again.
     warnings: Arc<[Diagnostic]>,
 }
 
-impl<'a> Publishable<'a> {
+impl Publishable {
     /// The signed entry.
-    pub fn entry(&self) -> &'a Entry {
-        self.entry
+    pub fn entry(&self) -> &Arc<Entry> {
+        &self.entry
     }
 }
 
 /// An entry that stays a draft, with the reason the build summary gives.
 #[derive(Debug, Clone)]
-pub struct Draft<'a> {
-    entry: &'a Entry,
+pub struct Draft {
+    entry: Arc<Entry>,
     /// Why it is not published, in words.
     pub reason: String,
 }
 
-impl<'a> Draft<'a> {
+impl Draft {
     /// The unpublished entry (rendered only in the preview).
-    pub fn entry(&self) -> &'a Entry {
-        self.entry
+    pub fn entry(&self) -> &Arc<Entry> {
+        &self.entry
     }
 }
 
 /// What the rule says of one entry.
 #[derive(Debug, Clone)]
-pub enum Verdict<'a> {
+pub enum Verdict {
     /// Signed and published.
-    Publish(Publishable<'a>),
+    Publish(Publishable),
     /// Not published, legitimately.
-    Draft(Draft<'a>),
+    Draft(Draft),
     /// Claims `published` without what that takes, or has a malformed byline: stops the build.
     Refused(Vec<Diagnostic>),
 }
 
-impl Verdict<'_> {
+impl Verdict {
     /// Problems that do not stop this build (a review about to be, or already, expired).
     pub fn warnings(&self) -> &[Diagnostic] {
         match self {
@@ -113,7 +112,7 @@ impl Verdict<'_> {
 }
 
 /// Applies the editorial rule to one entry.
-pub fn check<'a>(entry: &'a Entry, rules: &Rules) -> Verdict<'a> {
+pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
     let findings = assess(entry, rules);
     let diagnostics = |keep: &dyn Fn(Kind) -> bool| -> Vec<Diagnostic> {
         findings
@@ -137,12 +136,12 @@ pub fn check<'a>(entry: &'a Entry, rules: &Rules) -> Verdict<'a> {
             } else if let Some(edited) = edited {
                 // Only in the preview: show the page, marked, so the edit can be reviewed.
                 Verdict::Draft(Draft {
-                    entry,
+                    entry: Arc::clone(entry),
                     reason: format!("status is published; {}", edited.diagnostic.message),
                 })
             } else {
                 Verdict::Publish(Publishable {
-                    entry,
+                    entry: Arc::clone(entry),
                     warnings: diagnostics(&|k| k == Kind::Expired).into(),
                 })
             }
@@ -165,99 +164,15 @@ pub fn check<'a>(entry: &'a Entry, rules: &Rules) -> Verdict<'a> {
                     placeholders.join(", ")
                 ));
             }
-            Verdict::Draft(Draft { entry, reason })
+            Verdict::Draft(Draft {
+                entry: Arc::clone(entry),
+                reason,
+            })
         }
     }
 }
 
-/// Verdicts kept between the rebuilds of `coursegen serve`: an entry handed over unchanged
-/// (the same `Arc`: the load did not read it again) and judged under the same rules keeps
-/// its verdict without being judged again (the rule reads the whole body). The memo
-/// re-issues a verdict only for the very entry [`check`] judged, so a `Publishable` is
-/// still made only by the rule.
-#[derive(Debug, Default)]
-pub struct Memo {
-    /// By the entry's address.
-    kept: HashMap<usize, Kept>,
-}
-
-#[derive(Debug)]
-struct Kept {
-    /// The entry judged (kept alive, so its address is not reused).
-    entry: Arc<Entry>,
-    rules: Rules,
-    outcome: Outcome,
-}
-
-/// A verdict without its entry.
-#[derive(Debug, Clone)]
-enum Outcome {
-    Publish(Arc<[Diagnostic]>),
-    Draft(String),
-    Refused(Vec<Diagnostic>),
-}
-
-impl Outcome {
-    fn of(v: &Verdict<'_>) -> Outcome {
-        match v {
-            Verdict::Publish(p) => Outcome::Publish(p.warnings.clone()),
-            Verdict::Draft(d) => Outcome::Draft(d.reason.clone()),
-            Verdict::Refused(d) => Outcome::Refused(d.clone()),
-        }
-    }
-
-    fn verdict<'a>(&self, entry: &'a Entry) -> Verdict<'a> {
-        match self {
-            Outcome::Publish(warnings) => Verdict::Publish(Publishable {
-                entry,
-                warnings: Arc::clone(warnings),
-            }),
-            Outcome::Draft(reason) => Verdict::Draft(Draft {
-                entry,
-                reason: reason.clone(),
-            }),
-            Outcome::Refused(d) => Verdict::Refused(d.clone()),
-        }
-    }
-}
-
-/// [`check`] for every entry, in parallel, in their order. With a memo, an entry it judged
-/// under the same rules is not judged again; afterwards it holds exactly these entries.
-pub fn check_all<'a>(
-    entries: &'a [Arc<Entry>],
-    rules: &Rules,
-    memo: Option<&mut Memo>,
-) -> Vec<Verdict<'a>> {
-    let Some(memo) = memo else {
-        return entries.par_iter().map(|e| check(e, rules)).collect();
-    };
-    let key = |e: &Arc<Entry>| Arc::as_ptr(e) as usize;
-    let judged: Vec<(Verdict<'a>, bool)> = entries
-        .par_iter()
-        .map(|e| {
-            let kept =
-                (memo.kept.get(&key(e))).filter(|k| Arc::ptr_eq(&k.entry, e) && k.rules == *rules);
-            match kept {
-                Some(k) => (k.outcome.verdict(e), false),
-                None => (check(e, rules), true),
-            }
-        })
-        .collect();
-    // Updated in place: entries judged afresh replace what was kept for their address;
-    // entries gone are dropped (the memo holds more than it was given).
-    for (e, (verdict, fresh)) in entries.iter().zip(&judged) {
-        if *fresh {
-            let k = Kept {
-                entry: Arc::clone(e),
-                rules: *rules,
-                outcome: Outcome::of(verdict),
-            };
-            memo.kept.insert(key(e), k);
-        }
-    }
-    if memo.kept.len() > entries.len() {
-        let given: HashSet<usize> = entries.iter().map(key).collect();
-        memo.kept.retain(|k, _| given.contains(k));
-    }
-    judged.into_iter().map(|(v, _)| v).collect()
+/// [`judge`] for every entry, in parallel, in their order.
+pub fn judge_all(entries: &[Arc<Entry>], rules: &Rules) -> Vec<Verdict> {
+    entries.par_iter().map(|e| judge(e, rules)).collect()
 }

@@ -7,8 +7,9 @@
 //!   reference changed (`content::load_changed`).
 //! - **check** judges, converts and checks again only entries that changed, and holds
 //!   every page's links against the site's targets again when those changed; records,
-//!   copies, targets and the output plan are put together every time (`check::Memo`). So
-//!   every problem is still found, as `build` would find it.
+//!   copies, targets and the output plan are put together every time: the check stage
+//!   runs as for `build`, with its per-entry work through `memo::CheckMemo`. So every
+//!   problem is still found, as `build` would find it.
 //! - **render** renders a page again when its entry, its HTML or its draft state changed,
 //!   or — when something lists show changed (a title, a category, a page added or gone) —
 //!   when its sidebar, breadcrumbs, previous/next or related links differ; the site-wide
@@ -29,14 +30,16 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::memo::CheckMemo;
 use crate::config::Config;
 use crate::content::load::{Cache, Changed, DAYS, GLOSSARY};
 use crate::content::{self, Entry};
+use crate::site::bodies::Bodies;
 use crate::site::build_cache::BuildCache;
-use crate::site::check::{Checked, Memo};
+use crate::site::check::CheckedSite;
 use crate::site::diagrams::Drawn;
 use crate::site::output::OutFile;
-use crate::site::pages::{Bodies, Page};
+use crate::site::page::Page;
 use crate::site::render::{self, RenderCtx};
 use crate::site::{BuildOptions, SiteError, check, nav, pages};
 use crate::templates::Templates;
@@ -111,7 +114,7 @@ pub(super) struct Rebuilder {
     out: PathBuf,
     templates: Option<Templates>,
     loaded: Cache,
-    memo: Memo,
+    memo: CheckMemo,
     last: Option<Last>,
     written: HashMap<PathBuf, u64>,
     pending: Pending,
@@ -133,7 +136,7 @@ impl Rebuilder {
             out: out.to_path_buf(),
             templates: None,
             loaded: Cache::default(),
-            memo: Memo::default(),
+            memo: CheckMemo::default(),
             last: None,
             written: HashMap::new(),
             pending: Pending {
@@ -189,14 +192,14 @@ impl Rebuilder {
         self.opts.config = config;
         let changed = if self.pending.reload {
             // The memo holds checks made with the old config, records and kernels.
-            self.memo.clear();
+            self.memo = CheckMemo::default();
             Changed::All
         } else {
             let under_root = |p: &PathBuf| p.strip_prefix(&self.root).ok().map(Path::to_path_buf);
             Changed::Paths(self.pending.files.iter().filter_map(under_root).collect())
         };
         let site =
-            super::super::load_changed(&self.root, &mut self.loaded, &changed).map_err(lines)?;
+            crate::site::load_changed(&self.root, &mut self.loaded, &changed).map_err(lines)?;
         let loaded = start.elapsed();
         if self.pending.templates || self.templates.is_none() {
             let templates = Templates::load(&self.root.join("templates"))
@@ -204,8 +207,10 @@ impl Rebuilder {
                 .with_root(&self.opts.config.root);
             self.templates = Some(templates);
         }
-        let checked = check::check_with(&self.root, &site, &self.opts, Some(&mut self.memo))
-            .map_err(|d| lines(SiteError::Content(crate::content::Diagnostics(d))))?;
+        let checked = check::check_site_with(&self.root, &site, &self.opts, &self.memo);
+        self.memo.keep_only_seen();
+        let checked =
+            checked.map_err(|d| lines(SiteError::Content(crate::content::Diagnostics(d))))?;
         let checked_at = start.elapsed();
         let templates = self.templates.as_ref().expect("loaded above");
         let plan = self.plan(&site, &checked);
@@ -233,12 +238,11 @@ impl Rebuilder {
 
     /// Decides what to render: the pages a change can affect, and the site-wide files when
     /// something lists show changed.
-    fn plan<'c>(&self, site: &content::Site, checked: &'c Checked<'c>) -> Plan<'c> {
+    fn plan<'c>(&self, site: &content::Site, checked: &'c CheckedSite) -> Plan<'c> {
         let Some(last) = self.last.as_ref().filter(|_| !self.pending.all) else {
-            let arcs = arcs(site);
             return Plan {
                 dirty: (checked.pages.iter())
-                    .map(|p| (p, links(p, checked, &arcs)))
+                    .map(|p| (p, links(p, checked)))
                     .collect(),
                 site: true,
                 listed: true,
@@ -252,20 +256,19 @@ impl Rebuilder {
             false => Arc::clone(&last.nav),
         };
         let frame = listed && nav.same_frame(&last.nav);
-        let arcs = if listed { arcs(site) } else { HashMap::new() };
         let dirty = (checked.pages.par_iter())
             .filter_map(|p| {
                 let Some(was) = last.pages.get(&p.entry.url) else {
-                    return Some((p, links(p, checked, &arcs)));
+                    return Some((p, links(p, checked)));
                 };
-                let own = !std::ptr::eq(Arc::as_ptr(&was.entry), p.entry)
+                let own = !Arc::ptr_eq(&was.entry, &p.entry)
                     || !same_bodies(&was.bodies, &p.bodies)
                     || !same_diagram(&was.diagram, &p.diagram)
                     || was.draft_reason != p.draft_reason;
                 if !listed {
                     return own.then(|| (p, was.links.clone()));
                 }
-                let links = links(p, checked, &arcs);
+                let links = links(p, checked);
                 let around = !frame
                     || !nav.same_page(&last.nav, &p.entry.url)
                     || !same_links(&links, &was.links);
@@ -283,7 +286,7 @@ impl Rebuilder {
     /// Renders the pages the plan names, and the site-wide files when it says so.
     fn render(
         &self,
-        checked: &Checked<'_>,
+        checked: &CheckedSite,
         templates: &Templates,
         plan: &Plan<'_>,
     ) -> Result<(Rendering, usize), SiteError> {
@@ -301,7 +304,7 @@ impl Rebuilder {
             .map(|(p, _)| render::page(p, rc))
             .collect::<Result<Vec<_>, _>>()?;
         let site = match plan.site {
-            true => Some(super::super::site_files(
+            true => Some(crate::site::site_files(
                 checked, &info, templates, &plan.nav, &self.opts,
             )?),
             false => None,
@@ -319,7 +322,7 @@ impl Rebuilder {
     /// removes what the site no longer has. Returns how many files it touched.
     fn write(
         &mut self,
-        checked: &Checked<'_>,
+        checked: &CheckedSite,
         files: &Rendering,
         plan: &Plan<'_>,
     ) -> std::io::Result<usize> {
@@ -334,7 +337,7 @@ impl Rebuilder {
 
     fn write_files(
         &mut self,
-        checked: &Checked<'_>,
+        checked: &CheckedSite,
         files: &Rendering,
         plan: &Plan<'_>,
     ) -> std::io::Result<usize> {
@@ -384,7 +387,7 @@ impl Rebuilder {
     /// The files of the output that nothing writes any more. Only files whose owner (a
     /// page, the site-wide pages, a copy) stopped writing them are looked at, unless
     /// there is no last build to compare with.
-    fn gone(&self, checked: &Checked<'_>, files: &Rendering, plan: &Plan<'_>) -> Vec<PathBuf> {
+    fn gone(&self, checked: &CheckedSite, files: &Rendering, plan: &Plan<'_>) -> Vec<PathBuf> {
         let paths = |f: &[OutFile]| f.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
         let mut candidates: Vec<PathBuf> = Vec::new();
         match &self.last {
@@ -458,20 +461,15 @@ impl Rebuilder {
     fn remember(
         &mut self,
         site: &content::Site,
-        checked: &Checked<'_>,
+        checked: &CheckedSite,
         plan: Plan<'_>,
         files: &Rendering,
     ) {
         let mut last = self.last.take();
-        let arcs = arcs(site);
         let mut fresh: HashMap<&str, Rendered> = HashMap::with_capacity(plan.dirty.len());
         for ((p, links), f) in plan.dirty.into_iter().zip(&files.pages) {
-            let Some(entry) = arcs.get(&(std::ptr::from_ref(p.entry) as usize)) else {
-                // Not an entry of this site (cannot happen): render all next time.
-                return;
-            };
             let rendered = Rendered {
-                entry: Arc::clone(entry),
+                entry: Arc::clone(&p.entry),
                 bodies: p.bodies.clone(),
                 diagram: p.diagram.clone(),
                 draft_reason: p.draft_reason.clone(),
@@ -528,7 +526,7 @@ impl Rebuilder {
 /// What one rebuild renders.
 struct Plan<'c> {
     /// The pages to render, with what their related links name.
-    dirty: Vec<(&'c Page<'c>, Links)>,
+    dirty: Vec<(&'c Page, Links)>,
     /// Whether to render the site-wide files.
     site: bool,
     /// Whether something lists show may have changed (pages added or gone among them).
@@ -549,27 +547,15 @@ struct Rendering {
 /// the page shows the same links.
 type Links = Vec<Option<(Arc<Entry>, bool)>>;
 
-/// Entries by address, to find the `Arc` of an entry the check stage lent.
-type Arcs<'s> = HashMap<usize, &'s Arc<Entry>>;
-
-fn arcs(site: &content::Site) -> Arcs<'_> {
-    (site.entries.iter())
-        .map(|e| (Arc::as_ptr(e) as usize, e))
-        .collect()
-}
-
 /// The [`Links`] of a page in this build.
-fn links(p: &Page<'_>, checked: &Checked<'_>, arcs: &Arcs<'_>) -> Links {
+fn links(p: &Page, checked: &CheckedSite) -> Links {
     let m = &p.entry.meta;
     let named =
         (m.related.iter().map(|s| (GLOSSARY, s))).chain(m.appears_in.iter().map(|s| (DAYS, s)));
     named
         .map(|(section, slug)| {
             let (e, draft) = checked.lookup.target(section, slug)?;
-            Some((
-                Arc::clone(arcs.get(&(std::ptr::from_ref(e) as usize))?),
-                draft,
-            ))
+            Some((Arc::clone(e), draft))
         })
         .collect()
 }
@@ -601,7 +587,7 @@ fn same_bodies(a: &Arc<Bodies>, b: &Arc<Bodies>) -> bool {
 /// Whether anything the site's lists show may have changed since `last`: an entry added,
 /// removed, or changed in anything but its body and field lines; a page's draft state; a
 /// section intro.
-fn listings_changed(last: &Last, site: &content::Site, checked: &Checked<'_>) -> bool {
+fn listings_changed(last: &Last, site: &content::Site, checked: &CheckedSite) -> bool {
     if site.entries.len() != last.entries.len()
         || checked.pages.len() != last.pages.len()
         || checked.intros.len() != last.intros.len()

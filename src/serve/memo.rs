@@ -1,0 +1,192 @@
+//! What `serve` keeps of the check stage between rebuilds: one generic memo of a function
+//! of one entry ([`EntryMemo`]), and the check stage's per-entry work wrapped in it
+//! ([`CheckMemo`], an `EntryChecks`). An entry the load stage handed over unchanged (the
+//! same `Arc`) and asked about with equal arguments gets the result kept for it; any
+//! other is checked afresh. The stage runs the same steps as for `build`, so a rebuild
+//! finds exactly the problems a build would.
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::content::{Diagnostic, Entry};
+use crate::policy::{Rules, Verdict};
+use crate::site::check::{self, EntryChecks, PageCx, Parts};
+use crate::site::links::Targets;
+
+/// Results of a function of one entry, each kept with the entry it was computed for (so
+/// its address is not reused while kept) and the key of the other arguments.
+pub(super) struct EntryMemo<K, V> {
+    slots: Mutex<HashMap<usize, Slot<K, V>>>,
+}
+
+struct Slot<K, V> {
+    entry: Arc<Entry>,
+    key: K,
+    value: V,
+    /// Asked for in the current rebuild.
+    seen: bool,
+}
+
+impl<K, V> Default for EntryMemo<K, V> {
+    fn default() -> Self {
+        EntryMemo {
+            slots: Mutex::default(),
+        }
+    }
+}
+
+impl<K: PartialEq, V: Clone> EntryMemo<K, V> {
+    /// What `compute` returned for this same entry under an equal `key`, else `compute()`,
+    /// kept unless `keep` says it holds only for now.
+    pub(super) fn get_or(
+        &self,
+        entry: &Arc<Entry>,
+        key: K,
+        compute: impl FnOnce() -> V,
+        keep: impl FnOnce(&V) -> bool,
+    ) -> V {
+        let address = Arc::as_ptr(entry) as usize;
+        {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(slot) = slots.get_mut(&address)
+                && Arc::ptr_eq(&slot.entry, entry)
+                && slot.key == key
+            {
+                slot.seen = true;
+                return slot.value.clone();
+            }
+        }
+        let value = compute();
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        if keep(&value) {
+            let slot = Slot {
+                entry: Arc::clone(entry),
+                key,
+                value: value.clone(),
+                seen: true,
+            };
+            slots.insert(address, slot);
+        } else {
+            slots.remove(&address);
+        }
+        value
+    }
+
+    /// Drops what the last rebuild did not ask for (entries gone or changed), and starts
+    /// the next.
+    pub(super) fn keep_only_seen(&mut self) {
+        let slots = self.slots.get_mut().unwrap_or_else(PoisonError::into_inner);
+        slots.retain(|_, slot| std::mem::take(&mut slot.seen));
+    }
+}
+
+/// The check stage's per-entry work through [`EntryMemo`]s. Valid only for the options,
+/// config, records and kernels it was filled with: its owner makes a new one when one of
+/// those changes.
+#[derive(Default)]
+pub(super) struct CheckMemo {
+    verdicts: EntryMemo<Rules, Verdict>,
+    /// Parts of entries whose code blocks read no file (those files may change unseen).
+    parts: EntryMemo<(), Arc<Parts>>,
+    /// Link problems, by the generation of the targets they were found against.
+    links: EntryMemo<u64, Arc<[Diagnostic]>>,
+    /// The targets of the current generation: equal targets give every link the same verdict.
+    targets: Mutex<(u64, Option<Arc<Targets>>)>,
+}
+
+impl CheckMemo {
+    /// Ends a rebuild: what it did not ask for is dropped.
+    pub(super) fn keep_only_seen(&mut self) {
+        self.verdicts.keep_only_seen();
+        self.parts.keep_only_seen();
+        self.links.keep_only_seen();
+    }
+
+    /// The generation of `targets`: the same as last time when they are equal (compared
+    /// once a rebuild: the stage hands every entry the same `Arc`).
+    fn generation(&self, targets: &Arc<Targets>) -> u64 {
+        let mut current = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
+        let (generation, kept) = &mut *current;
+        match kept {
+            Some(t) if Arc::ptr_eq(t, targets) => {}
+            Some(t) if **t == **targets => *kept = Some(Arc::clone(targets)),
+            _ => {
+                *generation += 1;
+                *kept = Some(Arc::clone(targets));
+            }
+        }
+        *generation
+    }
+}
+
+impl EntryChecks for CheckMemo {
+    fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
+        let judge = || check::Direct.verdict(entry, rules);
+        self.verdicts.get_or(entry, *rules, judge, |_| true)
+    }
+
+    fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
+        let compute = || check::Direct.parts(entry, cx);
+        self.parts.get_or(entry, (), compute, |p| !p.reads_files)
+    }
+
+    fn link_problems(
+        &self,
+        entry: &Arc<Entry>,
+        parts: &Parts,
+        targets: &Arc<Targets>,
+    ) -> Arc<[Diagnostic]> {
+        let generation = self.generation(targets);
+        let compute = || check::Direct.link_problems(entry, parts, targets);
+        // Kept only with the parts whose links they are.
+        let keep = |_: &Arc<[Diagnostic]>| !parts.reads_files;
+        self.links.get_or(entry, generation, compute, keep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(title: &str) -> Arc<Entry> {
+        let text = format!("---\ntitle: {title}\n---\nBody.\n");
+        let file = std::path::Path::new("content/glossary/x.md");
+        Arc::new(crate::content::load::parse_entry(file, &text).expect("parses"))
+    }
+
+    #[test]
+    fn a_result_is_kept_for_the_same_entry_and_key_only() {
+        let memo: EntryMemo<u32, String> = EntryMemo::default();
+        let (a, b) = (entry("A"), entry("A"));
+        let calls = std::cell::Cell::new(0);
+        let compute = |v: &str| {
+            calls.set(calls.get() + 1);
+            v.to_string()
+        };
+        assert_eq!(memo.get_or(&a, 1, || compute("first"), |_| true), "first");
+        assert_eq!(memo.get_or(&a, 1, || compute("again"), |_| true), "first");
+        // An equal entry in another allocation is another entry: it changed on disk.
+        assert_eq!(memo.get_or(&b, 1, || compute("other"), |_| true), "other");
+        // Another key computes again and replaces the kept result.
+        assert_eq!(memo.get_or(&a, 2, || compute("key 2"), |_| true), "key 2");
+        assert_eq!(memo.get_or(&a, 2, || compute("x"), |_| true), "key 2");
+        assert_eq!(calls.get(), 3);
+        // A result that holds only for now is not kept.
+        assert_eq!(memo.get_or(&a, 3, || compute("now"), |_| false), "now");
+        assert_eq!(memo.get_or(&a, 3, || compute("now 2"), |_| false), "now 2");
+        assert_eq!(calls.get(), 5);
+    }
+
+    #[test]
+    fn what_a_rebuild_did_not_ask_for_is_dropped() {
+        let mut memo: EntryMemo<(), u32> = EntryMemo::default();
+        let (a, b) = (entry("A"), entry("B"));
+        memo.get_or(&a, (), || 1, |_| true);
+        memo.get_or(&b, (), || 2, |_| true);
+        memo.keep_only_seen();
+        // The next rebuild asks for `a` only.
+        assert_eq!(memo.get_or(&a, (), || 10, |_| true), 1);
+        memo.keep_only_seen();
+        assert_eq!(memo.get_or(&a, (), || 10, |_| true), 1);
+        assert_eq!(memo.get_or(&b, (), || 20, |_| true), 20);
+    }
+}

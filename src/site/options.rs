@@ -1,0 +1,53 @@
+//! What a build is asked to do (`BuildOptions`) and what it reports (`Report`): the
+//! types every stage and `coursegen serve` share. A leaf: uses only `config` and
+//! `content`'s diagnostics.
+use std::path::PathBuf;
+
+use crate::config::Config;
+use crate::content::Diagnostic;
+
+/// How to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Preview: drafts rendered with a banner and `noindex`.
+    pub drafts: bool,
+    /// Stale or missing measurement records are errors.
+    pub strict: bool,
+    /// Highlight fenced code.
+    pub highlight: bool,
+    /// Write the search index (`pagefind/`).
+    pub search: bool,
+    /// Output folder; `None` for `check` (nothing written).
+    pub out: Option<PathBuf>,
+    /// The site config (`coursegen.toml` with the command line's overrides): title,
+    /// base path, edit links, external link prefixes.
+    pub config: Config,
+    /// A review older than this many days has expired (a warning; an error under `strict`).
+    pub review_max_age_days: u32,
+    /// The date the editorial rule takes as today; `None` reads the clock.
+    pub today: Option<jiff::civil::Date>,
+    /// Folder of the persistent build cache (see `build_cache`); `None` renders every
+    /// diagram afresh.
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// What a build did, for the summary.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Pages written (or that would be).
+    pub pages: usize,
+    /// Entries published.
+    pub published: usize,
+    /// Drafts rendered (preview) or left out (publish), with their reasons.
+    pub drafts: Vec<(PathBuf, String)>,
+    /// Warnings that did not stop the build.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl BuildOptions {
+    /// The publish build with a known address lists its pages in sitemap.xml; the preview,
+    /// whose drafts are `noindex`, has none.
+    pub fn writes_sitemap(&self) -> bool {
+        self.config.base_url.is_some() && !self.drafts
+    }
+}
