@@ -5,6 +5,7 @@ mod bank_map;
 pub mod card;
 pub mod coalescing;
 pub mod diagram;
+pub mod font;
 mod glyphs;
 mod lane_banks;
 mod lane_sectors;

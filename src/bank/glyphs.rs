@@ -2,7 +2,7 @@
 //! placed with `<use>`: a bank map has over a thousand labels, and laying each out as
 //! `<text>` made both the SVG and its rasterisation slow. The outlines and advance come
 //! from usvg's own layout of the embedded font, so a `<use>` label covers the pixels the
-//! `<text>` it replaces would. Uses `bank::raster` (the font) and nothing else of ours.
+//! `<text>` it replaces would. Uses `bank::font` and nothing else of ours.
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -10,8 +10,7 @@ use std::sync::OnceLock;
 use resvg::tiny_skia::PathSegment;
 use resvg::usvg::{self, Node};
 
-use super::raster;
-use super::svg::FONT_FAMILY;
+use super::font::{self, FONT_FAMILY};
 
 /// Font size of every numeric label in the diagrams.
 pub(crate) const LABEL_SIZE: u32 = 9;
@@ -41,7 +40,7 @@ fn text_tree(content: &str, anchor: &str) -> usvg::Tree {
          <text x=\"0\" y=\"0\" font-family=\"{FONT_FAMILY}\" font-size=\"{LABEL_SIZE}\" \
          text-anchor=\"{anchor}\">{content}</text></svg>"
     );
-    usvg::Tree::from_str(&svg, &raster::options()).expect("a one-line text SVG parses")
+    usvg::Tree::from_str(&svg, &font::options()).expect("a one-line text SVG parses")
 }
 
 fn the_text(tree: &usvg::Tree) -> &usvg::Text {

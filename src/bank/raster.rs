@@ -7,17 +7,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::tiny_skia::{Pixmap, Transform};
-use resvg::usvg::{self, fontdb};
+use resvg::usvg;
 
+use super::font::options;
 use super::glyphs;
 use super::palette;
-use super::svg::{CHROME_END, FONT_FAMILY, STATIC_END, STATIC_START};
-
-// resvg silently drops text whose font it cannot find, so a machine with no fonts would
-// produce a PNG without a single label. Embedding the font removes that failure.
-// DejaVu Sans Mono 2.37, Bitstream Vera licence: see assets/fonts/LICENSE-DejaVu.txt.
-/// The embedded font file; the build cache keys on its hash.
-pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+use super::svg::{CHROME_END, STATIC_END, STATIC_START};
 
 /// Largest scale factor accepted; the site uses 2.
 pub const MAX_SCALE: f32 = 8.0;
@@ -62,30 +57,6 @@ pub enum RasterError {
         /// The encoder's reason.
         message: String,
     },
-}
-
-/// The font database holding only the embedded font, built once: the site rasterises many
-/// diagrams and parsing the font each time would be wasted work.
-fn fonts() -> &'static Arc<fontdb::Database> {
-    static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
-    FONTS.get_or_init(|| {
-        let mut db = fontdb::Database::new();
-        db.load_font_source(fontdb::Source::Binary(Arc::new(FONT)));
-        // Generic families resolve to the same face, so `monospace` fallbacks still render.
-        db.set_monospace_family(FONT_FAMILY);
-        db.set_sans_serif_family(FONT_FAMILY);
-        db.set_serif_family(FONT_FAMILY);
-        Arc::new(db)
-    })
-}
-
-/// usvg's options for our SVGs: text in the embedded font only.
-pub(crate) fn options() -> usvg::Options<'static> {
-    usvg::Options {
-        fontdb: Arc::clone(fonts()),
-        font_family: FONT_FAMILY.to_owned(),
-        ..usvg::Options::default()
-    }
 }
 
 /// Renders `svg` to PNG bytes at `scale` times its size, in full RGBA; tests and anyone who

@@ -6,9 +6,7 @@ use std::fmt::{self, Write as _};
 
 use super::glyphs;
 
-/// Family of the font embedded by `bank::raster`; the SVGs ask for it by this name so the PNG
-/// and a browser that has DejaVu draw the same glyphs, with `monospace` as the fallback.
-pub(crate) const FONT_FAMILY: &str = "DejaVu Sans Mono";
+pub(crate) use super::font::FONT_FAMILY;
 
 // Drawn inside the SVG so the diagram reads the same on light and dark page themes.
 pub(crate) const BACKGROUND: &str = "#ffffff";

@@ -102,7 +102,7 @@ impl BuildCache {
 /// input (a card's SVG, a shard's records: megabytes) is hashed where it lies, not copied.
 fn key(kind: &str, input: &str) -> String {
     static FONT: OnceLock<String> = OnceLock::new();
-    let font = FONT.get_or_init(|| sha256_hex(bank::raster::FONT));
+    let font = FONT.get_or_init(|| sha256_hex(bank::font::FONT));
     let mut header = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
     for (name, version) in CRATE_VERSIONS {
         header.push_str(&format!("{name} {version}\n"));
@@ -187,7 +187,7 @@ mod tests {
         // The same digest as hashing one buffer of header and input, as entries written
         // before were keyed: a cache restored by CI stays valid.
         let header = |kind: &str| {
-            let font = sha256_hex(bank::raster::FONT);
+            let font = sha256_hex(bank::font::FONT);
             let mut h = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
             for (name, version) in CRATE_VERSIONS {
                 h.push_str(&format!("{name} {version}\n"));

@@ -44,7 +44,7 @@ pub(crate) fn indexes(
     for (section, items) in by_section {
         let intro = intros.iter().find(|p| p.entry.slug == section);
         let title = intro.map_or_else(
-            || pages::section_title(section),
+            || super::nav::section_title(section),
             |p| p.entry.meta.title.clone(),
         );
         let url = format!("/{section}/");

@@ -165,7 +165,7 @@ impl Nav {
             };
             sections.push(Section {
                 name: name.to_string(),
-                title: super::pages::section_title(name),
+                title: section_title(name),
                 groups,
                 len,
             });
@@ -368,6 +368,22 @@ fn section_url(name: &str) -> String {
 
 fn group_url(section: &str, name: &str) -> String {
     format!("/{section}/#{}", anchor(name))
+}
+
+/// Human title of a section folder.
+pub(crate) fn section_title(section: &str) -> String {
+    match section {
+        "glossary" => "Glossary".into(),
+        "days" => "Days".into(),
+        "" => "Home".into(),
+        other => {
+            let mut c = other.replace(['-', '_'], " ");
+            if let Some(first) = c.get(0..1) {
+                c.replace_range(0..1, &first.to_uppercase());
+            }
+            c
+        }
+    }
 }
 
 /// The id a category's heading gets on the section index: lower case, spaces as hyphens.

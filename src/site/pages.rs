@@ -216,22 +216,6 @@ pub struct SectionLink {
     pub count: usize,
 }
 
-/// Human title of a section folder.
-pub fn section_title(section: &str) -> String {
-    match section {
-        "glossary" => "Glossary".into(),
-        "days" => "Days".into(),
-        "" => "Home".into(),
-        other => {
-            let mut c = other.replace(['-', '_'], " ");
-            if let Some(first) = c.get(0..1) {
-                c.replace_range(0..1, &first.to_uppercase());
-            }
-            c
-        }
-    }
-}
-
 /// The link to `slug` of `section`, unlinked when the target is left out of this build;
 /// `root` is the base path it is written under.
 pub(crate) fn link(

@@ -7,7 +7,6 @@ use super::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_svg};
 use crate::bank::bank_map::CELL;
 use crate::bank::bank_map::cell_origin;
 use crate::bank::model::{Geometry, tile_bank};
-use crate::bank::raster;
 use crate::bank::svg::bank_fill;
 
 pub(in crate::bank) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
@@ -174,7 +173,7 @@ fn cells_by_bank(svg: &str, width: u32) -> Vec<Vec<(u32, u32)>> {
             }
         }
     }
-    let tree = usvg::Tree::from_str(svg, &raster::options()).unwrap();
+    let tree = usvg::Tree::from_str(svg, &crate::bank::font::options()).unwrap();
     let mut found = Vec::new();
     walk(tree.root(), &mut found);
     let (left, top) = cell_origin(0, 0);

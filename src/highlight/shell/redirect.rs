@@ -1,7 +1,7 @@
 //! Shell operators, redirections (fd numbers, `>&2`, `&>`) and heredocs (delimiters, and
 //! bodies skipped plain after the line that opens them).
-use super::super::emit::Class;
 use super::{Heredoc, Lexer, ends_word};
+use crate::highlight::emit::Class;
 
 impl<'s> Lexer<'s, '_, '_> {
     /// `;`, `;;`, `;&`, `;;&`, `&`, `&&`, `|`, `||`, `|&`: consumed and returned.

@@ -1,7 +1,7 @@
 //! Words: plain runs, escapes, single, double and ANSI-C quotes, and the expansions
 //! `$NAME`, `${ … }`, `$( … )`, `$(( … ))` and backticks, with arrays `x=( … )`.
-use super::super::emit::{Class, ident_end, is_ident};
 use super::{End, Lexer, ends_word};
+use crate::highlight::emit::{Class, ident_end, is_ident};
 
 impl Lexer<'_, '_, '_> {
     pub(super) fn comment(&mut self) {
