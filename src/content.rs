@@ -17,7 +17,7 @@ pub use scaffold::{NewError, create_entry};
 
 /// What kind of page an entry makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum EntryKind {
     /// A page of its own at its URL (glossary entries, day pages, top-level pages).
     Page,
     /// `content/<section>.md` beside a folder `content/<section>/`: it introduces that
@@ -31,7 +31,7 @@ pub struct Entry {
     /// Path relative to the site root (`content/glossary/warp.md`).
     pub file: PathBuf,
     /// A page of its own, or a section's introduction.
-    pub kind: Kind,
+    pub kind: EntryKind,
     /// Top-level section under content/ (`glossary`, `days`), empty for top-level pages.
     pub section: String,
     /// The last URL segment.

@@ -205,19 +205,19 @@ impl Shard {
     }
 }
 
-struct Cache {
+struct HighlightCache {
     shards: [Mutex<Shard>; SHARDS],
     bytes: AtomicUsize,
 }
 
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Cache::new)
+fn cache() -> &'static HighlightCache {
+    static CACHE: OnceLock<HighlightCache> = OnceLock::new();
+    CACHE.get_or_init(HighlightCache::new)
 }
 
-impl Cache {
+impl HighlightCache {
     fn new() -> Self {
-        Cache {
+        HighlightCache {
             shards: std::array::from_fn(|_| Mutex::new(Shard::default())),
             bytes: AtomicUsize::new(0),
         }

@@ -15,7 +15,7 @@ pub mod pin;
 #[cfg(test)]
 mod tests;
 
-pub use findings::{Finding, Kind, assess};
+pub use findings::{Finding, FindingKind, assess};
 pub use names::{canonical_name, is_unsigned};
 
 /// How long a review stays valid unless the build says otherwise.
@@ -114,21 +114,24 @@ impl Verdict {
 /// Applies the editorial rule to one entry.
 pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
     let findings = assess(entry, rules);
-    let diagnostics = |keep: &dyn Fn(Kind) -> bool| -> Vec<Diagnostic> {
+    let diagnostics = |keep: &dyn Fn(FindingKind) -> bool| -> Vec<Diagnostic> {
         findings
             .iter()
             .filter(|f| keep(f.kind))
             .map(|f| f.diagnostic.clone())
             .collect()
     };
-    let invalid = diagnostics(&|k| k == Kind::Invalid);
-    let edited = findings.iter().find(|f| f.kind == Kind::Edited);
+    let invalid = diagnostics(&|k| k == FindingKind::Invalid);
+    let edited = findings.iter().find(|f| f.kind == FindingKind::Edited);
     match entry.meta.status {
         Status::Published => {
-            let blocks = |k: Kind| match k {
-                Kind::Invalid | Kind::Unsigned | Kind::Incomplete | Kind::Placeholder => true,
-                Kind::Edited => !rules.preview,
-                Kind::Unpinned | Kind::Expired => rules.strict,
+            let blocks = |k: FindingKind| match k {
+                FindingKind::Invalid
+                | FindingKind::Unsigned
+                | FindingKind::Incomplete
+                | FindingKind::Placeholder => true,
+                FindingKind::Edited => !rules.preview,
+                FindingKind::Unpinned | FindingKind::Expired => rules.strict,
             };
             let problems = diagnostics(&blocks);
             if !problems.is_empty() {
@@ -142,20 +145,20 @@ pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
             } else {
                 Verdict::Publish(Publishable {
                     entry: Arc::clone(entry),
-                    warnings: diagnostics(&|k| k == Kind::Expired).into(),
+                    warnings: diagnostics(&|k| k == FindingKind::Expired).into(),
                 })
             }
         }
         _ if !invalid.is_empty() => Verdict::Refused(invalid),
         status => {
             let mut reason = format!("status is {}", status.as_str());
-            let first = |kind: Kind| findings.iter().find(|f| f.kind == kind);
-            for f in [first(Kind::Unsigned), edited].into_iter().flatten() {
+            let first = |kind: FindingKind| findings.iter().find(|f| f.kind == kind);
+            for f in [first(FindingKind::Unsigned), edited].into_iter().flatten() {
                 reason.push_str(&format!("; {}", f.diagnostic.message));
             }
             let placeholders: Vec<&str> = findings
                 .iter()
-                .filter(|f| f.kind == Kind::Placeholder)
+                .filter(|f| f.kind == FindingKind::Placeholder)
                 .map(|f| f.missing.as_str())
                 .collect();
             if !placeholders.is_empty() {

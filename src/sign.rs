@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
-use crate::policy::{self, Kind, Rules, pin};
+use crate::policy::{self, FindingKind, Rules, pin};
 
 pub mod edit;
 
@@ -200,8 +200,8 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
         .filter(|f| {
-            matches!(f.kind, Kind::Invalid)
-                || (f.kind == Kind::Unsigned
+            matches!(f.kind, FindingKind::Invalid)
+                || (f.kind == FindingKind::Unsigned
                     && f.diagnostic.field.as_deref() == Some("byline.reviewed_by"))
         })
         .map(|f| f.diagnostic)
@@ -226,7 +226,7 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
         .filter(|f| {
             matches!(
                 f.kind,
-                Kind::Unsigned | Kind::Incomplete | Kind::Placeholder
+                FindingKind::Unsigned | FindingKind::Incomplete | FindingKind::Placeholder
             )
         })
         .map(|f| f.diagnostic)

@@ -91,7 +91,7 @@ fn load(root: &Path) -> Result<content::Site, SiteError> {
 /// names (and files the cache does not hold).
 pub(crate) fn load_changed(
     root: &Path,
-    cache: &mut content::load::Cache,
+    cache: &mut content::load::LoadCache,
     changed: &content::load::Changed,
 ) -> Result<content::Site, SiteError> {
     if !root.join("content").is_dir() {

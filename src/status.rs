@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::content::{Entry, Status};
-use crate::policy::{self, Finding, Kind, Rules, names};
+use crate::policy::{self, Finding, FindingKind, Rules, names};
 
 /// One entry's line in the report.
 #[derive(Debug, Clone, Serialize)]
@@ -35,7 +35,7 @@ pub struct Row {
 #[derive(Debug, Clone, Serialize)]
 pub struct Problem {
     /// Its kind.
-    pub kind: Kind,
+    pub kind: FindingKind,
     /// Whole-file line.
     pub line: usize,
     /// The front-matter field, when it is about one.
@@ -95,16 +95,18 @@ fn row(entry: &Entry, rules: &Rules) -> Row {
 
 /// The one word an editor sorts by: the most urgent thing about the entry.
 fn state(status: Status, findings: &[Finding]) -> &'static str {
-    let has = |k: Kind| findings.iter().any(|f| f.kind == k);
-    if has(Kind::Invalid) {
+    let has = |k: FindingKind| findings.iter().any(|f| f.kind == k);
+    if has(FindingKind::Invalid) {
         "invalid"
-    } else if has(Kind::Edited) {
+    } else if has(FindingKind::Edited) {
         "edited since review"
-    } else if has(Kind::Placeholder) {
+    } else if has(FindingKind::Placeholder) {
         "placeholder"
-    } else if status == Status::Published && (has(Kind::Unsigned) || has(Kind::Incomplete)) {
+    } else if status == Status::Published
+        && (has(FindingKind::Unsigned) || has(FindingKind::Incomplete))
+    {
         "refused"
-    } else if status == Status::Published && has(Kind::Expired) {
+    } else if status == Status::Published && has(FindingKind::Expired) {
         "expired"
     } else {
         match status {

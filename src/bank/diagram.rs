@@ -162,13 +162,13 @@ fn options_of(preset: Preset) -> &'static str {
 }
 
 /// A spec whose values have been checked, one variant per preset.
-enum Checked {
+enum CheckedSpec {
     BankMap { width: u32, highlight: Option<Cell> },
     LaneBanks { stride: u32 },
     LaneSectors { stride: u32 },
 }
 
-fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
+fn check_spec(spec: &DiagramSpec) -> Result<CheckedSpec, DiagramError> {
     let preset = spec.preset;
     let not_applicable = |option| DiagramError::OptionNotApplicable { option, preset };
     match preset {
@@ -190,7 +190,7 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
                     columns: width,
                 });
             }
-            Ok(Checked::BankMap {
+            Ok(CheckedSpec::BankMap {
                 width,
                 highlight: spec.highlight,
             })
@@ -207,12 +207,12 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
                 if stride > MAX_SECTOR_STRIDE {
                     return Err(DiagramError::SectorStrideOutOfRange { stride });
                 }
-                return Ok(Checked::LaneSectors { stride });
+                return Ok(CheckedSpec::LaneSectors { stride });
             }
             if stride > MAX_STRIDE {
                 return Err(DiagramError::StrideOutOfRange { stride });
             }
-            Ok(Checked::LaneBanks { stride })
+            Ok(CheckedSpec::LaneBanks { stride })
         }
     }
 }
@@ -220,7 +220,7 @@ fn check(spec: &DiagramSpec) -> Result<Checked, DiagramError> {
 /// Draws `spec` as an SVG whose `<title>` is `title` (the term) and whose `<desc>` is `desc`
 /// (the alt text); the site inlines it and rasterises it. Same input, same bytes.
 pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String, DiagramError> {
-    let checked = check(spec)?;
+    let checked = check_spec(spec)?;
     let id = element_id(spec, title, desc);
     let frame = |width, height| Frame {
         id: &id,
@@ -230,9 +230,9 @@ pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String,
         desc,
     };
     Ok(match checked {
-        Checked::BankMap { width, highlight } => bank_map::render(width, highlight, frame),
-        Checked::LaneBanks { stride } => lane_banks::render(stride, frame),
-        Checked::LaneSectors { stride } => lane_sectors::render(stride, frame),
+        CheckedSpec::BankMap { width, highlight } => bank_map::render(width, highlight, frame),
+        CheckedSpec::LaneBanks { stride } => lane_banks::render(stride, frame),
+        CheckedSpec::LaneSectors { stride } => lane_sectors::render(stride, frame),
     })
 }
 

@@ -132,7 +132,7 @@ pub struct RawByline {
     pub reviewed_hash: Option<String>,
 }
 
-/// The front matter exactly as the file says it; see `meta::check` for what we trust.
+/// The front matter exactly as the file says it; see `meta::check_meta` for what we trust.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFrontMatter {

@@ -10,10 +10,10 @@ use rayon::prelude::*;
 use super::diagnostic::Diagnostic;
 use super::front_matter::{self, FieldLines};
 use super::meta::{self, Meta};
-use super::{Entry, Kind, Site};
+use super::{Entry, EntryKind, Site};
 
 mod cache;
-pub use cache::{Cache, Changed};
+pub use cache::{Changed, LoadCache};
 use cache::{Slot, Walked};
 
 /// The section whose entries `related:` names.
@@ -25,14 +25,14 @@ pub const DAYS: &str = "days";
 /// their problems kept in [`Site::problems`], so that the check stage still runs on the
 /// rest and a build reports everything at once.
 pub fn load(root: &Path) -> Site {
-    load_changed(root, &mut Cache::default(), &Changed::All)
+    load_changed(root, &mut LoadCache::default(), &Changed::All)
 }
 
 /// [`load`], reading again only the entry files that `changed` names (and files added),
 /// with everything else from `cache`, which is then updated (see [`Cache`]). The result
 /// equals a fresh [`load`] of the same files, as long as `changed` names every path that
 /// changed since the load that filled the cache.
-pub fn load_changed(root: &Path, cache: &mut Cache, changed: &Changed) -> Site {
+pub fn load_changed(root: &Path, cache: &mut LoadCache, changed: &Changed) -> Site {
     let content = root.join("content");
     let mut walked = cache.walked(root, &content, changed);
     // Entries not read yet (new or changed) and symbolic links (whose targets the watcher
@@ -319,7 +319,7 @@ pub fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
     })?;
     let lines = FieldLines::index(split.yaml, split.yaml_line);
     let mut problems = Vec::new();
-    let meta = meta::check(raw, file, &lines, &mut problems);
+    let meta = meta::check_meta(raw, file, &lines, &mut problems);
     let (section, dirs, slug) = locate(file, meta.as_ref(), &lines, &mut problems);
     let (Some(meta), true) = (meta, problems.is_empty()) else {
         return Err(problems);
@@ -327,7 +327,7 @@ pub fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
     let url = url_of(&dirs, &slug);
     Ok(Entry {
         file: file.to_path_buf(),
-        kind: Kind::Page,
+        kind: EntryKind::Page,
         section,
         slug,
         url,
@@ -406,9 +406,9 @@ fn mark_intros(entries: &mut [Arc<Entry>]) -> Vec<usize> {
     let mut changed = Vec::new();
     for (i, e) in entries.iter_mut().enumerate() {
         let kind = if e.section.is_empty() && sections.contains(&e.slug) {
-            Kind::Intro
+            EntryKind::Intro
         } else {
-            Kind::Page
+            EntryKind::Page
         };
         if e.kind != kind {
             Arc::make_mut(e).kind = kind;

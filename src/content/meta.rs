@@ -102,7 +102,7 @@ pub struct Meta {
 pub const UNSIGNED: &[&str] = &["pending", "tbd", ""];
 
 /// Checks one entry's raw front matter; every problem found is pushed to `out`.
-pub fn check(
+pub fn check_meta(
     raw: RawFrontMatter,
     file: &Path,
     lines: &FieldLines,

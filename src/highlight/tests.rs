@@ -1,7 +1,7 @@
 //! Tests of the highlighter: token classes per language, escaping, the cache, determinism,
 //! and a property test that the HTML always reads back as the exact source.
 use super::emit::Class;
-use super::{Cache, Lang, css, highlight, highlight_uncached};
+use super::{HighlightCache, Lang, css, highlight, highlight_uncached};
 use proptest::prelude::*;
 
 mod corpus;
@@ -312,7 +312,7 @@ fn output_is_deterministic_and_the_cache_is_transparent() {
 
 #[test]
 fn blocks_are_kept_from_their_second_sighting() {
-    let cache = Cache::new();
+    let cache = HighlightCache::new();
     let (a, b) = ("int a;\n", "int b;\n");
     let first = cache.highlight(Lang::Cuda, a);
     assert_eq!(cache.counts(), (0, 1), "seen once: only its hash is kept");

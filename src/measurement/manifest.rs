@@ -213,7 +213,7 @@ impl Manifest {
                 error,
             })?;
         manifest
-            .check()
+            .check_sweep()
             .map_err(|(field, message)| ManifestError::Field {
                 path: path.to_owned(),
                 field: field.to_owned(),
@@ -228,7 +228,7 @@ impl Manifest {
         self.axis.values.get(i).copied()
     }
 
-    fn check(&self) -> Result<(), (&'static str, String)> {
+    fn check_sweep(&self) -> Result<(), (&'static str, String)> {
         let axis = &self.axis;
         if axis.values.is_empty() {
             return Err(("axis.values", "the sweep needs at least one value".into()));

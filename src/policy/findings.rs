@@ -12,7 +12,7 @@ use super::pin;
 /// What kind of problem a finding is, which decides what it blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum FindingKind {
     /// A malformed byline (several names in one, no letters, impossible dates): an error
     /// whatever the status.
     Invalid,
@@ -34,7 +34,7 @@ pub enum Kind {
 #[derive(Debug, Clone)]
 pub struct Finding {
     /// What kind of problem.
-    pub kind: Kind,
+    pub kind: FindingKind,
     /// What is missing, in a few words (`reviewer`, `summary`, `review of the latest edit`).
     pub missing: String,
     /// Where and what, with a suggested fix.
@@ -52,7 +52,13 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     out
 }
 
-fn finding(entry: &Entry, kind: Kind, field: &str, missing: &str, message: String) -> Finding {
+fn finding(
+    entry: &Entry,
+    kind: FindingKind,
+    field: &str,
+    missing: &str,
+    message: String,
+) -> Finding {
     Finding {
         kind,
         missing: missing.to_string(),
@@ -92,7 +98,7 @@ fn people(
             Name::Several => out.push(
                 finding(
                     entry,
-                    Kind::Invalid,
+                    FindingKind::Invalid,
                     field,
                     "one name per person",
                     format!("`{shown}` looks like several names in one"),
@@ -105,7 +111,7 @@ fn people(
             Name::NotAName => out.push(
                 finding(
                     entry,
-                    Kind::Invalid,
+                    FindingKind::Invalid,
                     field,
                     "a name with letters",
                     format!("`{shown}` is not a name: a name must contain letters"),
@@ -124,7 +130,7 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
     let byline = &entry.meta.byline;
     let authors = people(entry, "byline.written_by", &byline.written_by, out);
     let reviewers = people(entry, "byline.reviewed_by", &byline.reviewed_by, out);
-    if out.iter().any(|f| f.kind == Kind::Invalid) {
+    if out.iter().any(|f| f.kind == FindingKind::Invalid) {
         // The names must be fixed first; what is missing follows from the fixed list.
         return false;
     }
@@ -132,7 +138,7 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
         out.push(
             finding(
                 entry,
-                Kind::Unsigned,
+                FindingKind::Unsigned,
                 "byline.written_by",
                 "author",
                 "no named author has signed".into(),
@@ -144,7 +150,7 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
         out.push(
             finding(
                 entry,
-                Kind::Unsigned,
+                FindingKind::Unsigned,
                 "byline.reviewed_by",
                 "reviewer",
                 "no named reviewer has signed".into(),
@@ -170,7 +176,7 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
         out.push(
             finding(
                 entry,
-                Kind::Unsigned,
+                FindingKind::Unsigned,
                 "byline.reviewed_by",
                 "a reviewer who is not an author",
                 message,
@@ -178,7 +184,9 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
             .help("an entry needs a reviewer who did not write it"),
         );
     }
-    !authors.is_empty() && !reviewers.is_empty() && !out.iter().any(|f| f.kind == Kind::Unsigned)
+    !authors.is_empty()
+        && !reviewers.is_empty()
+        && !out.iter().any(|f| f.kind == FindingKind::Unsigned)
 }
 
 /// Dates in the future, and a check before the writing, are errors whatever the status.
@@ -192,7 +200,7 @@ fn dates(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
             out.push(
                 finding(
                     entry,
-                    Kind::Invalid,
+                    FindingKind::Invalid,
                     field,
                     "a date that is not in the future",
                     format!("{d} is in the future (today is {})", rules.today),
@@ -207,7 +215,7 @@ fn dates(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
         out.push(
             finding(
                 entry,
-                Kind::Invalid,
+                FindingKind::Invalid,
                 "byline.last_checked_on",
                 "a check after the writing",
                 format!("last checked on {checked}, before it was written on {written}"),
@@ -246,7 +254,7 @@ fn missing_fields(entry: &Entry, out: &mut Vec<Finding>) {
         out.push(
             finding(
                 entry,
-                Kind::Incomplete,
+                FindingKind::Incomplete,
                 field,
                 field,
                 "a published entry needs this field".into(),
@@ -273,7 +281,7 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
             out.push(
                 finding(
                     entry,
-                    Kind::Placeholder,
+                    FindingKind::Placeholder,
                     field,
                     field,
                     format!("still holds the scaffold's placeholder \"{text}\""),
@@ -292,7 +300,7 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
         .find(|(_, l)| scaffold_lines.contains(&l.trim()))
     {
         out.push(Finding {
-            kind: Kind::Placeholder,
+            kind: FindingKind::Placeholder,
             missing: "body".into(),
             diagnostic: Diagnostic::new(
                 &entry.file,
@@ -324,13 +332,13 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
     let command = sign_command(entry, reviewers.first().map_or("NAME", String::as_str));
     match &b.reviewed_hash {
         Some(pinned) if *pinned != pin::review_hash(entry) => out.push(
-            finding(entry, Kind::Edited, "byline.reviewed_hash", "review of the latest edit",
+            finding(entry, FindingKind::Edited, "byline.reviewed_hash", "review of the latest edit",
                 format!("edited since review: the entry no longer matches its `reviewed_hash`, so {who} must review it again"))
             .help(format!("after reviewing the change, run `{command}` (it pins the new text and sets last_checked_on)")),
         ),
         Some(_) => {}
         None if signed => out.push(
-            finding(entry, Kind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
+            finding(entry, FindingKind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
                 "no `reviewed_hash`: the review is not pinned to the text it approved (required by --strict)".into())
             .help(format!("the reviewer runs `{command}`")),
         ),
@@ -340,7 +348,7 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
         let age = i64::from((rules.today - checked).get_days());
         if age > i64::from(rules.review_max_age_days) {
             out.push(
-                finding(entry, Kind::Expired, "byline.last_checked_on",
+                finding(entry, FindingKind::Expired, "byline.last_checked_on",
                     &format!("a review within {} days", rules.review_max_age_days),
                     format!("last checked on {checked}, {age} days ago: a review is valid for {} days", rules.review_max_age_days))
                 .help(format!("a reviewer re-reads it against its sources and runs `{command}`, which sets last_checked_on to today")),

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use super::memo::CheckMemo;
 use crate::config::Config;
-use crate::content::load::{Cache, Changed, DAYS, GLOSSARY};
+use crate::content::load::{Changed, DAYS, GLOSSARY, LoadCache};
 use crate::content::{self, Entry};
 use crate::site::bodies::Bodies;
 use crate::site::build_cache::BuildCache;
@@ -113,7 +113,7 @@ pub(super) struct Rebuilder {
     config_file: Option<PathBuf>,
     out: PathBuf,
     templates: Option<Templates>,
-    loaded: Cache,
+    loaded: LoadCache,
     memo: CheckMemo,
     last: Option<Last>,
     written: HashMap<PathBuf, u64>,
@@ -135,7 +135,7 @@ impl Rebuilder {
             config_file,
             out: out.to_path_buf(),
             templates: None,
-            loaded: Cache::default(),
+            loaded: LoadCache::default(),
             memo: CheckMemo::default(),
             last: None,
             written: HashMap::new(),
@@ -594,7 +594,16 @@ fn listings_changed(last: &Last, site: &content::Site, checked: &CheckedSite) ->
     {
         return true;
     }
-    fn listing(e: &Entry) -> (&PathBuf, content::Kind, &str, &str, &str, &content::Meta) {
+    fn listing(
+        e: &Entry,
+    ) -> (
+        &PathBuf,
+        content::EntryKind,
+        &str,
+        &str,
+        &str,
+        &content::Meta,
+    ) {
         (&e.file, e.kind, &e.section, &e.slug, &e.url, &e.meta)
     }
     // Both in path order: an entry added and another removed differ in `file` somewhere.

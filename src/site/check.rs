@@ -23,7 +23,7 @@ use super::output::Copies;
 use super::page::{Lookup, Page};
 use super::{BuildOptions, Report, assets, plan};
 use crate::bank;
-use crate::content::{self, Diagnostic, Entry, Kind};
+use crate::content::{self, Diagnostic, Entry, EntryKind};
 use crate::highlight::include::{self, SOURCE_DIR, Sources};
 use crate::markdown::{Link, RenderOptions};
 use crate::measurement::bindings::Expanded;
@@ -53,7 +53,7 @@ pub(crate) trait EntryChecks: Sync {
     fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict;
     /// Everything but its links ([`entry_parts`]).
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts>;
-    /// The problems of its links against what the build contains ([`Targets::check`]).
+    /// The problems of its links against what the build contains ([`Targets::link_problems`]).
     fn link_problems(
         &self,
         entry: &Arc<Entry>,
@@ -80,7 +80,7 @@ impl EntryChecks for Direct {
         parts: &Parts,
         targets: &Arc<Targets>,
     ) -> Arc<[Diagnostic]> {
-        targets.check(entry, &parts.links).into()
+        targets.link_problems(entry, &parts.links).into()
     }
 }
 
@@ -251,7 +251,7 @@ fn sort_pages(
     let (mut pages, mut intros) = (Vec::new(), Vec::new());
     for c in checked {
         match c {
-            Ok(p) if p.entry.kind == Kind::Intro => intros.push(p),
+            Ok(p) if p.entry.kind == EntryKind::Intro => intros.push(p),
             Ok(p) => pages.push(p),
             Err(d) => problems.extend(d),
         }
@@ -301,7 +301,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
     let mut bodies = bodies::bodies(
         &body.markdown,
         render,
-        entry.kind == Kind::Page,
+        entry.kind == EntryKind::Page,
         Some(&sources),
     );
     if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
@@ -332,7 +332,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
             after.push(d);
             None
         }
-        (Kind::Intro, Ok(Some(_))) => {
+        (EntryKind::Intro, Ok(Some(_))) => {
             after.push(
                 Diagnostic::new(
                     &entry.file,

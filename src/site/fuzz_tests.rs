@@ -169,7 +169,7 @@ proptest! {
         };
         if let Ok(raw) = front_matter::parse(&split) {
             let lines = FieldLines::index(split.yaml, split.yaml_line);
-            crate::content::meta::check(raw, Path::new("f.md"), &lines, &mut Vec::new());
+            crate::content::meta::check_meta(raw, Path::new("f.md"), &lines, &mut Vec::new());
         }
     }
 }

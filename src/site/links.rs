@@ -67,7 +67,7 @@ impl Targets {
     }
 
     /// Problems with `entry`'s links (lines are body-relative in `links`).
-    pub(crate) fn check(&self, entry: &Entry, links: &[Link]) -> Vec<Diagnostic> {
+    pub(crate) fn link_problems(&self, entry: &Entry, links: &[Link]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for link in links {
             let Some(path) = internal_path(&entry.url, &link.url) else {

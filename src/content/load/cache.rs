@@ -15,7 +15,7 @@ use super::{Diagnostic, Entry, Found, check_references, check_unique, classify, 
 /// that did not change keeps the same allocation (`Arc`) from one load to the next, which
 /// later stages use to tell it is unchanged.
 #[derive(Debug, Default)]
-pub struct Cache {
+pub struct LoadCache {
     walked: Option<Walked>,
     across: Option<Across>,
     /// Walks made (a test checks that a plain edit makes none).
@@ -23,7 +23,7 @@ pub struct Cache {
     pub(super) walks: usize,
 }
 
-/// Which paths changed since the load that filled the [`Cache`].
+/// Which paths changed since the load that filled the [`LoadCache`].
 #[derive(Debug)]
 pub enum Changed {
     /// Anything may have changed: `content/` is walked and every file read again.
@@ -71,7 +71,7 @@ struct Across {
     problems: Vec<Diagnostic>,
 }
 
-impl Cache {
+impl LoadCache {
     /// The files under `content/` as they are now: the kept list patched with `changed`, or
     /// a new walk (keeping what was read of the files `changed` does not name).
     pub(super) fn walked(&mut self, root: &Path, content: &Path, changed: &Changed) -> Walked {

@@ -67,7 +67,7 @@ fn a_load_through_the_cache_equals_a_fresh_load() {
     dir.write("content/glossary/lane.md", &entry("Lane", ""));
     dir.write("content/days/day-1.md", &entry("Day 1", ""));
     dir.write("content/glossary/img.png", "png");
-    let mut cache = Cache::default();
+    let mut cache = LoadCache::default();
     let first = load_changed(root, &mut cache, &Changed::All);
     assert_same(&first, &load(root), "first");
     let mut before = first;
@@ -256,7 +256,7 @@ fn symbolic_links_are_read_every_time_and_walked_as_a_walk_does() {
         root.join("content/glossary/lane.md"),
     )
     .unwrap();
-    let mut cache = Cache::default();
+    let mut cache = LoadCache::default();
     load_changed(root, &mut cache, &Changed::All);
     // The link's target changes: the watcher of content/ does not see it.
     dir.write("notes/lane.md", &entry("Lane, edited", ""));
@@ -284,7 +284,7 @@ fn only_the_files_named_are_read_again() {
     let dir = Dir::new();
     let root = dir.root();
     dir.write("content/glossary/lane.md", &entry("Lane", ""));
-    let mut cache = Cache::default();
+    let mut cache = LoadCache::default();
     load_changed(root, &mut cache, &Changed::All);
     dir.write("content/glossary/lane.md", &entry("Renamed", ""));
     let quiet = load_changed(root, &mut cache, &Changed::Paths(BTreeSet::new()));

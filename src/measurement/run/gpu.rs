@@ -202,7 +202,7 @@ impl<'g> Launcher<'g> {
             .map_err(driver("running the checked launch"))?;
         s.synchronize()
             .map_err(driver("running the checked launch"))?;
-        Ok(expected.check(&out, self.cfg.block_dim.0))
+        Ok(expected.check_output(&out, self.cfg.block_dim.0))
     }
 
     /// One launch between two events, and the SM clock its block 0 saw.

@@ -68,7 +68,7 @@ impl Expected {
     }
 
     /// Checks a whole output buffer of `block_threads`-thread logical blocks.
-    pub(crate) fn check(&self, output: &[u32], block_threads: u32) -> Result<u64, Mismatch> {
+    pub(crate) fn check_output(&self, output: &[u32], block_threads: u32) -> Result<u64, Mismatch> {
         let mut first = None;
         let mut wrong = 0u64;
         for (i, &got) in output.iter().enumerate() {
@@ -171,10 +171,10 @@ mod tests {
         let mut out: Vec<u32> = (0..128u64)
             .map(|i| e.at(i / 64, (i % 64) as u32, 64))
             .collect();
-        assert_eq!(e.check(&out, 64), Ok(128));
+        assert_eq!(e.check_output(&out, 64), Ok(128));
         out[70] = POISON;
         out[90] ^= 1;
-        let m = e.check(&out, 64).unwrap_err();
+        let m = e.check_output(&out, 64).unwrap_err();
         assert_eq!((m.thread, m.got, m.wrong, m.total), (70, POISON, 2, 128));
     }
 

@@ -158,7 +158,7 @@ fn measure_row(
     let threads = u64::from(shape.logical) * u64::from(shape.block);
     let expected = Expected::new(&k.manifest.reference, input, value, threads);
     progress.start_row(label);
-    let threads_checked = check(l, k, label, value, &expected)?;
+    let threads_checked = check_against_reference(l, k, label, value, &expected)?;
     for _ in 0..policy.warmup_launches {
         l.launch(value)?;
     }
@@ -179,7 +179,7 @@ fn measure_row(
     let gpu_state = read_state()?;
     // Checked again after the timed launches, so a result that goes wrong under sustained
     // load cannot hide behind a first good launch.
-    check(l, k, label, value, &expected)?;
+    check_against_reference(l, k, label, value, &expected)?;
     let Summary {
         median,
         min,
@@ -205,7 +205,7 @@ fn measure_row(
     })
 }
 
-fn check(
+fn check_against_reference(
     l: &mut Launcher<'_>,
     k: &KernelFiles,
     label: &str,
