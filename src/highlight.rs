@@ -3,9 +3,9 @@
 //! with `<span class="hl-…">` tokens, colours left to `static/highlight.css`. Uses no other
 //! module of ours.
 //!
-//! The lexers are hand-written rather than TextMate grammars (syntect): a 20-line CUDA block
-//! costs about 3.5 µs here against 1–5 ms there, and syntect has no CUDA grammar anyway
-//! (BENCHMARKS.md has the measurements).
+//! The lexers are hand-written rather than TextMate grammars (syntect): syntect has no CUDA
+//! grammar, and `cargo bench --bench highlight` against `benches/syntect_compare` measures
+//! the difference in time (BENCHMARKS.md, The highlighter).
 mod asm;
 mod block;
 mod c_family;
@@ -185,8 +185,8 @@ impl Hasher for PassThrough {
 }
 
 /// A block is kept from its second sighting on. Most blocks of a course are unique: keeping
-/// each one's HTML until the build ends cost 40 MiB of peak memory at 10,000 entries and
-/// saved nothing, while a hash per block costs 16 bytes. Repeated blocks, and every block
+/// each one's HTML until the build ends raised the peak memory `benches/build.sh` reports
+/// and saved no time, while a hash per block costs 16 bytes. Repeated blocks, and every block
 /// from the second rebuild of `serve` on, are still rendered at most twice.
 #[derive(Default)]
 struct Shard {

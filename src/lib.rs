@@ -4,6 +4,7 @@
 
 pub mod bank;
 pub mod cli;
+pub mod cmd;
 pub mod config;
 pub mod content;
 pub mod highlight;

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 // jemalloc (already built for Pagefind's indexer) instead of glibc's malloc: a build makes
-// and drops millions of small strings on every core, where glibc's arenas spent ~15 % of a
-// 10,000-entry build (BENCHMARKS.md).
+// and drops millions of small strings on every core, where glibc's arenas showed in the
+// profile of `benches/build.sh` (BENCHMARKS.md, "Where the time goes").
 #[global_allocator]
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

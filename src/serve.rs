@@ -73,7 +73,8 @@ pub fn serve(
         review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: crate::policy::today().ok(),
         cache_dir,
-        // The search index takes ~4 ms of CPU per entry: too slow to rebuild on every save.
+        // Indexing for search is the dearest part of a build (BENCHMARKS.md, Search): too
+        // slow to redo on every save.
         search: false,
     };
     let rebuilder = Arc::new(Mutex::new(rebuild::Rebuilder::new(

@@ -281,8 +281,8 @@ impl Templates {
 const RENDER_CAPACITY: usize = 32 * 1024;
 
 /// How `{{ value }}` is escaped: `&`, `<`, `>`, `"` and `'`, so a value is safe in text and in
-/// attributes quoted either way (tera's own escaper, which writes one byte at a time, was 7 %
-/// of a 10,000-page build).
+/// attributes quoted either way. Not tera's own escaper, which writes one byte at a time:
+/// `benches/build.sh` measured the difference (BENCHMARKS.md, "Where the time goes").
 fn escape(text: &str, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     html_escape::encode_quoted_attribute_to_writer(text, out)
 }

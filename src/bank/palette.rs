@@ -488,11 +488,9 @@ fn write_png(
     if alpha.iter().any(|&a| a < 255) {
         encoder.set_trns(alpha);
     }
-    // zlib level 2 (greedy, few probes). Once only the drawn pixels are quantised,
-    // deflating is a third of a card's time; over 100 cards level 2 took 1.34 ms a card for
-    // 56 KB, level 6 2.6 ms for 49 KB, level 1 (fixed codes) 0.79 ms for 74 KB, but 94 KB
-    // for a wide bank map's card, too near the 100 KB a social card may weigh. fdeflate's
-    // fast mode made them 6× larger.
+    // zlib level 2 (greedy, few probes): the level that kept a wide bank map's card well
+    // under the 100 KB a social card may weigh at the least time per card; the levels tried
+    // and their sizes and times are in BENCHMARKS.md, Diagrams (`benches/diagrams.sh`).
     encoder.set_deflate_compression(png::DeflateCompression::Level(2));
     // Palette indices are labels, not intensities: differencing filters only blur them.
     encoder.set_filter(png::Filter::NoFilter);

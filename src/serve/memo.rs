@@ -3,7 +3,8 @@
 //! ([`CheckMemo`], an `EntryChecks`). An entry the load stage handed over unchanged (the
 //! same `Arc`) and asked about with equal arguments gets the result kept for it; any
 //! other is checked afresh. The stage runs the same steps as for `build`, so a rebuild
-//! finds exactly the problems a build would.
+//! finds exactly the problems a build would. For speed alone: `benches/serve_latency.sh`
+//! is the benchmark that justifies it.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -4,7 +4,9 @@
 //! every build. Keyed by the SHA-256 of the SVG plus the versions of everything else that shapes
 //! the pixels (renderer, font, encoder); an entry is written atomically and checked against
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
-//! cost a re-render. Uses `measurement::record::sha256_hex` and `bank` for the font.
+//! cost a re-render. For speed alone: the warm builds of `benches/diagrams.sh` and
+//! `benches/build.sh` are the benchmarks that justify it. Uses
+//! `measurement::record::sha256_hex` and `bank` for the font.
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};

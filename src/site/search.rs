@@ -2,9 +2,9 @@
 //! Pagefind into `pagefind/` (a chunked index the browser loads a piece at a time, so a
 //! query on a 10,000-entry course fetches tens of kilobytes, not the whole index).
 //!
-//! Pagefind costs about 2 ms of CPU per entry, on one core, so the records are cut into
-//! shards by a hash of their URL ([`SHARD_RECORDS`] a shard): shards are indexed in parallel,
-//! and each is kept in the build cache under the hash of its records, so a rebuild indexes
+//! Pagefind indexes on one core and is the dearest part of a build (BENCHMARKS.md, Search,
+//! `benches/build.sh`), so the records are cut into shards by a hash of their URL
+//! ([`SHARD_RECORDS`] a shard): shards are indexed in parallel, and each is kept in the build cache under the hash of its records, so a rebuild indexes
 //! only the shards whose pages changed. Shard 0 is the primary bundle (`pagefind/`, with
 //! Pagefind's script and WebAssembly); shard *i* is `pagefind/shard-i/` (index only), listed
 //! in `pagefind/shards.json`, which the site's script merges with Pagefind's `mergeIndex`.
@@ -34,8 +34,8 @@ const MAX_SHARDS: usize = 32;
 
 /// Pages whose result fragments (title, URL, text for the excerpt) share one file. One file
 /// per page made the bundle 10,000 small files at 10,000 entries, which every build with
-/// search wrote; four to a file makes a quarter as many, and a result's fetch ~4.7 KB
-/// instead of ~1.9 KB (BENCHMARKS.md, Search).
+/// search wrote; four to a file makes a quarter as many, for a larger fetch per result
+/// (`benches/search/pagefind.py`; BENCHMARKS.md, Search).
 const PAGES_PER_FRAGMENT_FILE: usize = 4;
 
 /// Part of every cache key: the indexer's version and the shape of our records and bundle.

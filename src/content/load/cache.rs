@@ -3,7 +3,8 @@
 //! across entries found. Told which paths changed, the next load patches the walk's list
 //! instead of walking again (a folder changed, a symbolic link or anything unusual falls
 //! back to a walk), reads only those files, and runs the checks across entries again only
-//! when an entry's name, place, references or field lines changed.
+//! when an entry's name, place, references or field lines changed. For speed alone:
+//! `benches/serve_latency.sh` is the benchmark that justifies it.
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};

@@ -1,0 +1,107 @@
+//! Every command of the command line, one file each under `cmd/` — `build` (and `check`),
+//! `measure`, `serve`, `new`, `sign`, `status` — each a thin layer over the library: its
+//! flags (clap), the options it hands the module that does the work, what it prints, and
+//! each failure mapped to the exit codes of the contract (0 ok, 1 content, 2
+//! usage/environment). What they share is here. With `cli`, the only code that uses anyhow.
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::config::{Config, ConfigError};
+use crate::content::Diagnostics;
+use crate::policy;
+
+pub mod build;
+pub mod measure;
+pub mod new;
+pub mod serve;
+pub mod sign;
+pub mod status;
+
+/// How a command failed, which decides the exit code of the contract.
+#[derive(Debug)]
+pub enum Failure {
+    /// The problems of a site, each already an `error:` line, compiler style: exit 1.
+    Problems(Diagnostics),
+    /// Another content or validation error (a bad manifest, a kernel that fails its check): exit 1.
+    Content(anyhow::Error),
+    /// Usage or environment error (bad flag, no GPU, unwritable output): exit 2.
+    Usage(anyhow::Error),
+}
+
+impl Failure {
+    /// The exit code the README gives this kind of failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Problems(_) | Failure::Content(_) => 1,
+            Failure::Usage(_) => 2,
+        }
+    }
+}
+
+/// How long a review stays valid, shared by the commands that apply the editorial rule.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ReviewArgs {
+    /// Days after `last_checked_on` at which a review expires: a warning, and an error
+    /// under --strict [default: 365]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub review_max_age: Option<u32>,
+}
+
+impl ReviewArgs {
+    /// The flag's value, else the site config's `review_max_age_days`, else the default.
+    pub fn max_age_days(&self, configured: Option<u32>) -> u32 {
+        self.review_max_age
+            .or(configured)
+            .unwrap_or(policy::DEFAULT_REVIEW_MAX_AGE_DAYS)
+    }
+}
+
+/// Where the build cache (diagram images, search-index shards) is kept between builds.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Build cache folder: diagram images and search-index shards made by earlier builds
+    /// are reused from it, so an unchanged diagram is rasterised once and an unchanged shard
+    /// indexed once (default: <root>/.coursegen-cache). Safe to delete; safe to share
+    /// between builds running at once.
+    #[arg(long, value_name = "DIR", env = "COURSEGEN_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Render every diagram and index every search shard afresh; keep nothing between
+    /// builds.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder this run uses, or `None` for no cache.
+    pub fn dir(&self, root: &Path) -> Option<PathBuf> {
+        if self.no_cache {
+            return None;
+        }
+        Some(
+            self.cache_dir
+                .clone()
+                .unwrap_or_else(|| root.join(crate::site::build_cache::DEFAULT_DIR)),
+        )
+    }
+}
+
+/// The site config; a broken file is a content error (exit 1), an unreadable one a usage error.
+pub(crate) fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Failure> {
+    Config::load(root, file).map_err(|e| match e {
+        ConfigError::Invalid(problems) => Failure::Problems(Diagnostics(problems)),
+        ConfigError::Io { .. } => Failure::Usage(e.into()),
+    })
+}
+
+/// Today for the editorial rule: `SOURCE_DATE_EPOCH` when set, else the clock.
+pub(crate) fn today() -> Result<jiff::civil::Date, Failure> {
+    policy::today().map_err(|e| Failure::Usage(e.into()))
+}
+
+/// Writes to stdout or stderr and ignores failure: a reader that went away
+/// (`coursegen build | head`) is no reason to panic or to fail a finished build.
+pub(crate) fn emit(stream: &mut impl std::io::Write, text: &str) {
+    let _ = stream.write_all(text.as_bytes());
+    let _ = stream.flush();
+}

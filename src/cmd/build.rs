@@ -1,0 +1,150 @@
+//! `coursegen build` and `coursegen check`: the site config with the flags' overrides,
+//! `site::build`, the report on the terminal and the summary file.
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+
+use super::{CacheArgs, Failure, ReviewArgs, emit, load_config, today};
+use crate::site::{self, BuildOptions, Report, SiteError};
+
+/// Flags of `coursegen build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Course preview: render drafts too, each with a draft banner and `noindex`.
+    #[arg(long)]
+    pub drafts: bool,
+    /// What CI publishes with: fail on stale or missing measurement records, on published
+    /// entries without a `reviewed_hash`, and on expired reviews.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub review: ReviewArgs,
+    /// Skip build-time code highlighting (code is still escaped and shown plainly).
+    #[arg(long)]
+    pub no_highlight: bool,
+    /// Skip the search index (pagefind/): the search box then finds nothing. Saves build time
+    /// while drafting; published builds should keep search on.
+    #[arg(long)]
+    pub no_search: bool,
+    /// Public address of the site, which may carry a sub-path (e.g.
+    /// https://user.github.io/course/: every URL the site emits then starts with /course/);
+    /// overrides `base_url` in coursegen.toml. The publish build also writes sitemap.xml.
+    #[arg(long, value_name = "URL", env = "COURSEGEN_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Output folder (default: <root>/public). It is replaced whole, atomically.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write the build summary as Markdown to FILE (pages, published entries, what
+    /// keeps each draft back), for a pull-request comment or a CI job summary.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Flags of `coursegen check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Check as the preview would (drafts rendered); by default checks as the publish build.
+    #[arg(long)]
+    pub drafts: bool,
+    /// Check as `build --strict` would: stale or missing records, unpinned and expired reviews are errors.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub review: ReviewArgs,
+}
+
+/// Runs `coursegen build`.
+pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Result<(), Failure> {
+    let mut config = load_config(root, config_file)?;
+    if let Some(url) = &args.base_url {
+        config.override_base_url(url).map_err(|m| {
+            Failure::Usage(anyhow::anyhow!(
+                "{m}; write it like https://course.example.org or https://user.github.io/course/"
+            ))
+        })?;
+    }
+    let out = args.out.clone().unwrap_or_else(|| root.join("public"));
+    let opts = BuildOptions {
+        drafts: args.drafts,
+        strict: args.strict,
+        highlight: !args.no_highlight,
+        search: !args.no_search,
+        out: Some(out.clone()),
+        review_max_age_days: args.review.max_age_days(config.review_max_age_days),
+        config,
+        today: Some(today()?),
+        cache_dir: args.cache.dir(root),
+    };
+    let report = build(root, &opts, &format!("built {} with", out.display()))?;
+    if let Some(file) = &args.summary {
+        std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
+            Failure::Usage(anyhow::anyhow!(
+                "cannot write the summary {}: {e}",
+                file.display()
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `coursegen check`.
+pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Result<(), Failure> {
+    let config = load_config(root, config_file)?;
+    let opts = BuildOptions {
+        drafts: args.drafts,
+        strict: args.strict,
+        highlight: false,
+        search: false,
+        out: None,
+        review_max_age_days: args.review.max_age_days(config.review_max_age_days),
+        config,
+        today: Some(today()?),
+        cache_dir: None,
+    };
+    build(root, &opts, "checked, nothing written:").map(drop)
+}
+
+fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure> {
+    let start = Instant::now();
+    let report = site::build(root, opts).map_err(|err| match err {
+        SiteError::Content(problems) => Failure::Problems(problems),
+        SiteError::NoContent(_)
+        | SiteError::Templates(_)
+        | SiteError::Output(_)
+        | SiteError::Render(_)
+        | SiteError::Search(_) => Failure::Usage(err.into()),
+    })?;
+    print_report(&report, opts, verb, start.elapsed());
+    Ok(report)
+}
+
+fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
+    use std::fmt::Write as _;
+    let mut err = String::new();
+    for w in &report.warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+    emit(&mut std::io::stderr(), &err);
+    let ms = elapsed.as_secs_f64() * 1000.0;
+    let drafts = report.drafts.len();
+    let what = if opts.drafts {
+        "rendered with a draft banner"
+    } else {
+        "left out"
+    };
+    let mut out = format!(
+        "{verb} {} page{} in {ms:.0} ms: {} published entr{}, {drafts} draft{} {what}\n",
+        report.pages,
+        if report.pages == 1 { "" } else { "s" },
+        report.published,
+        if report.published == 1 { "y" } else { "ies" },
+        if drafts == 1 { "" } else { "s" },
+    );
+    for (file, reason) in &report.drafts {
+        let _ = writeln!(out, "  draft {}: {reason}", file.display());
+    }
+    emit(&mut std::io::stdout(), &out);
+}
