@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use crate::highlight::fence::FenceInfo;
-use crate::highlight::include::Sources;
+use crate::highlight::include::{self, IncludeCheck, IncludeError, Sources};
 
 /// A body cut at its `## Measured` and `## Diagram` headings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,6 +76,13 @@ pub struct Rendered {
     pub html: String,
     /// Every link and image destination.
     pub links: Vec<Link>,
+    /// Where each site-absolute destination (`/…`, not `//…`) is written in the Markdown:
+    /// its byte offset and the destination, ordered by offset. A Markdown copy of the page
+    /// moves them under the base path without parsing the text again.
+    pub site_paths: Vec<(usize, String)>,
+    /// What the fenced code blocks' options and includes came to (lines in this Markdown);
+    /// empty when rendered without sources.
+    pub includes: IncludeCheck,
 }
 
 /// Renders Markdown to HTML. `anchors` holds the heading ids already used on the page, so
@@ -103,7 +110,10 @@ pub fn render_with(
     // Whether the fragment holds something only the HTML cleaner can judge: raw HTML, or a
     // link or image whose scheme is not on the allow-list.
     let mut needs_cleaner = false;
-    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+    let parser = Parser::new_ext(markdown, options);
+    let mut site_paths = definition_paths(markdown, &parser);
+    let mut fence_lines = Vec::new();
+    for (event, range) in parser.into_offset_iter() {
         let mut line = || {
             let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
             1 + nl.partition_point(|&i| i < range.start)
@@ -115,19 +125,22 @@ pub fn render_with(
                     url: dest_url.to_string(),
                     line: line(),
                 });
+                site_paths.extend(inline_path(&markdown[range.clone()], dest_url, range.start));
             }
             Event::Html(html) | Event::InlineHtml(html) => {
                 needs_cleaner = true;
                 let line = line();
                 links.extend(html_urls(html).map(|url| Link { url, line }));
+                site_paths.extend(html_paths(html, range.start));
             }
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => fence_lines.push(line()),
             _ => {}
         }
         events.push(event);
     }
     name_headings(&mut events, anchors);
     aligned_cells(&mut events);
-    let events = code_blocks(events, opts, sources);
+    let (events, includes) = code_blocks(events, opts, sources, &fence_lines);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let html = if needs_cleaner {
@@ -135,7 +148,72 @@ pub fn render_with(
     } else {
         html
     };
-    Rendered { html, links }
+    site_paths.sort();
+    site_paths.dedup();
+    Rendered {
+        html,
+        links,
+        site_paths,
+        includes,
+    }
+}
+
+/// Whether a destination is a path on this site's domain (`/glossary/`, not `//cdn…`).
+fn site_absolute(url: &str) -> bool {
+    url.starts_with('/') && !url.starts_with("//")
+}
+
+/// The site-absolute destinations of the reference definitions (`[w]: /glossary/warp/`),
+/// with where each is written.
+fn definition_paths(markdown: &str, parser: &Parser<'_>) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (_, def) in parser.reference_definitions().iter() {
+        let text = &markdown[def.span.clone()];
+        let after = text.find("]:").map_or(0, |i| i + 2);
+        if site_absolute(&def.dest)
+            && let Some(i) = text[after..].find(&*def.dest)
+        {
+            out.push((def.span.start + after + i, def.dest.to_string()));
+        }
+    }
+    out
+}
+
+/// Where an inline link's or image's site-absolute destination is written: after its
+/// `](` (a reference link's is in its definition).
+fn inline_path(text: &str, dest: &str, start: usize) -> Option<(usize, String)> {
+    if !site_absolute(dest) {
+        return None;
+    }
+    let (i, _) = text.match_indices(dest).find(|(i, _)| {
+        let before = text[..*i].trim_end_matches([' ', '\t', '\n', '<']);
+        before.ends_with("](")
+    })?;
+    Some((start + i, dest.to_string()))
+}
+
+/// Where raw HTML's site-absolute `href="/…"` and `src="/…"` values are written.
+fn html_paths(html: &str, start: usize) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = html[from..].find("=\"/") {
+        let value = from + i + 2;
+        let end = html[value..].find('"').map_or(html.len(), |e| value + e);
+        if is_link_attribute(&html[..from + i]) && site_absolute(&html[value..end]) {
+            out.push((start + value, html[value..end].to_string()));
+        }
+        from = value;
+    }
+    out
+}
+
+/// Whether the text before `="` ends in an `href` or `src` attribute name.
+pub fn is_link_attribute(before: &str) -> bool {
+    ["href", "src"].iter().any(|name| {
+        before
+            .strip_suffix(name)
+            .is_some_and(|b| b.ends_with(|c: char| c.is_ascii_whitespace()))
+    })
 }
 
 /// The values of `href` and `src` attributes in a fragment of raw HTML, so that links
@@ -266,31 +344,47 @@ fn unique(base: String, anchors: &mut HashSet<String>) -> String {
 }
 
 /// Replaces each fenced code block by its highlighted (or escaped) HTML.
+/// Each code block as its HTML; with `sources`, the options and includes of every fenced
+/// block are checked too (`fence_lines`: the line each fenced block starts on).
 fn code_blocks<'a>(
     events: Vec<Event<'a>>,
     opts: RenderOptions,
     sources: Option<&Sources>,
-) -> Vec<Event<'a>> {
+    fence_lines: &[usize],
+) -> (Vec<Event<'a>>, IncludeCheck) {
     let mut out = Vec::with_capacity(events.len());
-    let mut code: Option<(FenceInfo, String)> = None;
+    let mut found = IncludeCheck::default();
+    let mut lines = fence_lines.iter().copied();
+    // The open block: what it shows with, its options (fenced), and its text.
+    type Open = (
+        FenceInfo,
+        Option<(usize, Result<FenceInfo, IncludeError>)>,
+        String,
+    );
+    let mut code: Option<Open> = None;
     for e in events {
         match (&mut code, e) {
             (None, Event::Start(Tag::CodeBlock(kind))) => {
-                let info = match kind {
-                    // A malformed option was reported by the check stage; show the code anyway.
+                code = Some(match kind {
                     CodeBlockKind::Fenced(info) => {
-                        FenceInfo::parse(&info).unwrap_or_else(|_| FenceInfo {
+                        let parsed = FenceInfo::parse(&info).map_err(IncludeError::Options);
+                        // A malformed option is reported by the check; show the code anyway.
+                        let shown = parsed.clone().unwrap_or_else(|_| FenceInfo {
                             lang: info.split_whitespace().next().unwrap_or("").to_string(),
                             ..FenceInfo::default()
-                        })
+                        });
+                        let line = lines.next().unwrap_or(0);
+                        (shown, Some((line, parsed)), String::new())
                     }
-                    CodeBlockKind::Indented => FenceInfo::default(),
-                };
-                code = Some((info, String::new()));
+                    CodeBlockKind::Indented => (FenceInfo::default(), None, String::new()),
+                });
             }
-            (Some((_, text)), Event::Text(t)) => text.push_str(&t),
+            (Some((_, _, text)), Event::Text(t)) => text.push_str(&t),
             (Some(_), Event::End(TagEnd::CodeBlock)) => {
-                let (info, text) = code.take().unwrap_or_default();
+                let (info, fenced, text) = code.take().unwrap_or_default();
+                if let (Some((line, parsed)), Some(sources)) = (fenced, sources) {
+                    include::check_fence(parsed, &text, sources, line, &mut found);
+                }
                 out.push(Event::Html(CowStr::from(code_html(
                     &info, &text, opts, sources,
                 ))));
@@ -299,7 +393,7 @@ fn code_blocks<'a>(
             (None, e) => out.push(e),
         }
     }
-    out
+    (out, found)
 }
 
 fn code_html(

@@ -7,8 +7,6 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-
 use super::fence::{FenceError, FenceInfo};
 
 /// Where included files are published, relative to the site root (`/source/kernels/k.cu`).
@@ -348,8 +346,8 @@ pub fn is_marker_line(line: &str) -> bool {
     marker(line).is_some()
 }
 
-/// What `check_includes` found in one body.
-#[derive(Debug, Default)]
+/// What the code blocks of one body came to ([`check_fence`] on each).
+#[derive(Debug, Clone, Default)]
 pub struct IncludeCheck {
     /// Problems, with their body-relative line.
     pub errors: Vec<(usize, IncludeError)>,
@@ -359,42 +357,20 @@ pub struct IncludeCheck {
     pub files: Vec<String>,
 }
 
-/// Checks every code block of a Markdown body whose options matter: `file=` includes and
-/// `hl_lines` (lines are body-relative, 1-based).
-pub fn check_includes(body: &str, sources: &Sources) -> IncludeCheck {
-    let mut out = IncludeCheck::default();
-    // Most bodies have neither: skip the parse for them.
-    if !["file=", "lines=", "hl_lines"]
-        .iter()
-        .any(|k| body.contains(k))
-    {
-        return out;
+/// Checks one fenced code block whose options were parsed as `info` (or failed to), on
+/// `line`: its include resolves and is not given a body too, and `hl_lines` marks lines it
+/// shows. What it finds goes into `out`. `markdown` calls it for every fenced block of a
+/// page, in the one parse of the page's Markdown.
+pub fn check_fence(
+    info: Result<FenceInfo, IncludeError>,
+    text: &str,
+    sources: &Sources,
+    line: usize,
+    out: &mut IncludeCheck,
+) {
+    if let Err(e) = check_block(info, text, sources, line, out) {
+        out.errors.push((line, e));
     }
-    // The open block: its line, options (or why they are wrong) and body text.
-    let mut open: Option<(usize, Result<FenceInfo, IncludeError>, String)> = None;
-    for (event, range) in Parser::new(body).into_offset_iter() {
-        match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                let line = 1 + body[..range.start].matches('\n').count();
-                let parsed = FenceInfo::parse(&info).map_err(IncludeError::Options);
-                open = Some((line, parsed, String::new()));
-            }
-            Event::Text(t) => {
-                if let Some((_, _, text)) = &mut open {
-                    text.push_str(&t);
-                }
-            }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some((line, info, text)) = open.take()
-                    && let Err(e) = check_block(info, &text, sources, line, &mut out)
-                {
-                    out.errors.push((line, e));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 fn check_block(

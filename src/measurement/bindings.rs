@@ -55,7 +55,18 @@ impl Expanded {
 
     /// The body with values written in as plain text, for tests and messages.
     pub fn text(&self) -> String {
-        self.fill_with(&self.markdown, |v| v.to_owned(), &mut Vec::new())
+        self.text_of(&self.markdown)
+    }
+
+    /// `markdown` — [`Expanded::markdown`] with text added outside the placeholders — with
+    /// the values written in as plain text: a page's Markdown copy.
+    pub fn text_of(&self, markdown: &str) -> String {
+        self.fill_with(markdown, |v| v.to_owned(), &mut Vec::new())
+    }
+
+    /// Whether the body has bindings (else [`Expanded::markdown`] is the body as written).
+    pub fn has_bindings(&self) -> bool {
+        !self.values.is_empty()
     }
 
     /// Replaces each placeholder in `fragments` (rendered, sanitised HTML) by its value,

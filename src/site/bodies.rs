@@ -3,8 +3,9 @@
 //! with every link and its line (for the link check). Uses `markdown` and `highlight`.
 use std::collections::HashSet;
 
-use crate::highlight::include::Sources;
+use crate::highlight::include::{IncludeCheck, Sources};
 use crate::markdown::{self, RenderOptions};
+use crate::measurement::bindings::Expanded;
 
 /// Renders the body's main text and the prose of its special sections.
 pub(crate) struct Bodies {
@@ -16,6 +17,22 @@ pub(crate) struct Bodies {
     pub(crate) diagram: Option<String>,
     /// Every link in the body, with its body-relative line.
     pub(crate) links: Vec<markdown::Link>,
+    /// What its fenced code blocks' options and includes came to, with body-relative lines
+    /// (empty when converted without sources).
+    pub(crate) includes: IncludeCheck,
+    /// What the page's Markdown copy (`index.md`) is made from, without parsing it again.
+    pub(crate) source: MarkdownSource,
+}
+
+/// The Markdown the fragments were converted from, as the copy of a page needs it.
+#[derive(Default)]
+pub(crate) struct MarkdownSource {
+    /// The body with its bindings' placeholders, when it has bindings; `None` when that
+    /// text is the entry's body as written.
+    pub(crate) bound: Option<Expanded>,
+    /// Where each site-absolute link destination is written in that text, by byte offset
+    /// (see `markdown::Rendered::site_paths`).
+    pub(crate) site_paths: Vec<(usize, String)>,
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
@@ -46,12 +63,26 @@ pub(crate) fn bodies(
     .map(String::from)
     .collect();
     let mut links = Vec::new();
+    let mut site_paths = Vec::new();
+    let mut includes = IncludeCheck::default();
     let mut render = |text: &str, first_line: usize| {
         let r = markdown::render_with(text, opts, &mut anchors, sources);
+        let at = |line: usize| line + first_line - 1;
+        let found = r.includes;
+        includes
+            .errors
+            .extend(found.errors.into_iter().map(|(l, e)| (at(l), e)));
+        includes
+            .stale
+            .extend(found.stale.into_iter().map(|(l, p, n)| (at(l), p, n)));
+        includes.files.extend(found.files);
         links.extend(r.links.into_iter().map(|l| markdown::Link {
             line: l.line + first_line - 1,
             ..l
         }));
+        // Each part is a slice of `body`: its offsets move by where it starts.
+        let start = text.as_ptr() as usize - body.as_ptr() as usize;
+        site_paths.extend(r.site_paths.into_iter().map(|(i, url)| (start + i, url)));
         r.html
     };
     let main = render(parts.main, 1);
@@ -62,5 +93,10 @@ pub(crate) fn bodies(
         measured,
         diagram,
         links,
+        includes,
+        source: MarkdownSource {
+            bound: None,
+            site_paths,
+        },
     }
 }

@@ -24,7 +24,7 @@ use super::page::{Lookup, Page};
 use super::{BuildOptions, Report, assets, plan};
 use crate::bank;
 use crate::content::{self, Diagnostic, Entry, EntryKind};
-use crate::highlight::include::{self, SOURCE_DIR, Sources};
+use crate::highlight::include::{IncludeCheck, SOURCE_DIR, Sources};
 use crate::markdown::{Link, RenderOptions};
 use crate::measurement::bindings::Expanded;
 use crate::policy::{self, Rules, Verdict};
@@ -124,12 +124,23 @@ pub(crate) fn check_site_with(
         &mut report.warnings,
     );
     let sources = Sources::new(root, measurements.stale_sources.clone());
-    let included = check_includes(
-        &shown,
-        &sources,
-        opts.strict,
-        (&mut problems, &mut report.warnings),
-    );
+    let cx = PageCx {
+        measurements: &measurements,
+        sources: &sources,
+        render: RenderOptions {
+            highlight: opts.highlight,
+        },
+    };
+    // Each page converted (and its code blocks checked) first: the files its code blocks
+    // include are copied, and links may point at them.
+    let parted: Vec<(Arc<Entry>, Option<String>, Arc<Parts>)> = shown
+        .into_par_iter()
+        .map(|(entry, reason)| {
+            let parts = checks.parts(&entry, &cx);
+            (entry, reason, parts)
+        })
+        .collect();
+    let included = include_findings(&parted, opts.strict, (&mut problems, &mut report.warnings));
     let copies = copies(
         root,
         site,
@@ -138,24 +149,16 @@ pub(crate) fn check_site_with(
         &mut report,
     );
     let targets = Arc::new(Targets::new(
-        shown.iter().map(|(e, _)| &**e),
+        parted.iter().map(|(e, ..)| &**e),
         left_out.iter().map(|e| &**e),
         copies.iter().map(|c| c.0.clone()),
         &site.unloaded,
         &opts.config,
         opts.writes_sitemap(),
     ));
-    let cx = PageCx {
-        measurements: &measurements,
-        sources: &sources,
-        render: RenderOptions {
-            highlight: opts.highlight,
-        },
-    };
-    let checked: Vec<Result<Page, Vec<Diagnostic>>> = shown
+    let checked: Vec<Result<Page, Vec<Diagnostic>>> = parted
         .into_par_iter()
-        .map(|(entry, reason)| {
-            let parts = checks.parts(&entry, &cx);
+        .map(|(entry, reason, parts)| {
             let links = checks.link_problems(&entry, &parts, &targets);
             page(entry, reason, &parts, &links)
         })
@@ -278,6 +281,8 @@ pub(crate) struct Parts {
     bodies: Arc<Bodies>,
     /// The drawn diagram.
     diagram: Option<Arc<diagrams::Drawn>>,
+    /// What its code blocks' options and includes came to (body-relative lines).
+    includes: IncludeCheck,
     /// Whether its code blocks read files (`file=`), which may change unseen: a result
     /// that read one holds only for this build.
     pub(crate) reads_files: bool,
@@ -308,6 +313,10 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         before.extend(d);
     }
     let links = std::mem::take(&mut bodies.links);
+    let includes = std::mem::take(&mut bodies.includes);
+    // The copy of the page is made from the same text; the body itself serves when it is
+    // that text.
+    bodies.source.bound = body.has_bindings().then_some(body);
     let mut after = Vec::new();
     for (prose, heading, field, present) in [
         (
@@ -352,6 +361,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         links,
         bodies: Arc::new(bodies),
         diagram: diagram.map(Arc::new),
+        includes,
         reads_files: sources.used(),
     }
 }
@@ -382,16 +392,12 @@ fn page(
 /// Every `file=` include of the shown pages must resolve (errors), and an include of a
 /// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
 /// included, to publish beside the pages.
-fn check_includes(
-    shown: &Shown,
-    sources: &Sources,
+fn include_findings(
+    parted: &[(Arc<Entry>, Option<String>, Arc<Parts>)],
     strict: bool,
     (problems, warnings): (&mut Vec<Diagnostic>, &mut Vec<Diagnostic>),
 ) -> BTreeSet<String> {
-    let checked: Vec<(&Entry, include::IncludeCheck)> = shown
-        .par_iter()
-        .map(|(e, _)| (&**e, include::check_includes(&e.body, sources)))
-        .collect();
+    let checked = parted.iter().map(|(e, _, parts)| (&**e, &parts.includes));
     let mut files = BTreeSet::new();
     for (e, c) in checked {
         let at = |line: usize| e.body_line + line - 1;
@@ -411,7 +417,7 @@ fn check_includes(
         } else {
             warnings.extend(stale);
         }
-        files.extend(c.files);
+        files.extend(c.files.iter().cloned());
     }
     files
 }

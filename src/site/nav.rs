@@ -513,6 +513,8 @@ mod tests {
                     measured: None,
                     diagram: None,
                     links: Vec::new(),
+                    includes: Default::default(),
+                    source: Default::default(),
                 }),
                 diagram: None,
             })

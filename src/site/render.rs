@@ -144,16 +144,18 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
     let section_title = super::nav::section_title(&entry.section);
     let byline = pages::byline(entry);
     if published {
-        // Binding errors were reported by the check stage; here the body expands.
-        let body = checked
-            .measurements
-            .expand_bindings(entry)
-            .map_or_else(|_| entry.body.clone(), |b| b.text());
+        // From the text the check stage parsed: links moved under the base path where it
+        // found them, then the bound values written in.
+        let source = &p.bodies.source;
+        let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
+        let moved = urls.content_markdown(text, &source.site_paths);
+        let body = match &source.bound {
+            Some(bound) => bound.text_of(&moved),
+            None => moved.into_owned(),
+        };
         files.push(OutFile {
             path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
-            bytes: urls
-                .content_markdown(generated::markdown_copy(entry, &body, &byline))
-                .into_bytes(),
+            bytes: generated::markdown_copy(entry, &body, &byline).into_bytes(),
         });
     }
     let ctx = EntryCtx {

@@ -51,7 +51,7 @@ impl<'a> Urls<'a> {
             let value = i + 2;
             out.push_str(&rest[..value]);
             let url = &rest[value..rest[value..].find('"').map_or(rest.len(), |e| value + e)];
-            if is_link_attribute(&rest[..i])
+            if crate::markdown::is_link_attribute(&rest[..i])
                 && !url.starts_with("//")
                 && !self.config.is_external(url)
             {
@@ -67,80 +67,29 @@ impl<'a> Urls<'a> {
 impl Urls<'_> {
     /// [`Urls::content_html`] for a Markdown copy of a page (`index.md`): the site-absolute
     /// destinations of inline links, images and link definitions, and the `href`/`src`
-    /// values of raw HTML, move under the base path. Code spans and blocks stay as written.
-    pub(crate) fn content_markdown(&self, md: String) -> String {
-        use pulldown_cmark::{Event, Options, Parser, Tag};
+    /// values of raw HTML — `site_paths`, found where the check stage parsed `md`
+    /// ([`crate::markdown::Rendered::site_paths`]) — move under the base path. Code spans
+    /// and blocks stay as written.
+    pub(crate) fn content_markdown<'m>(
+        &self,
+        md: &'m str,
+        site_paths: &[(usize, String)],
+    ) -> Cow<'m, str> {
         let root = self.config.root.trim_end_matches('/');
-        if root.is_empty() || !md.contains('/') {
-            return md;
+        let moves = (site_paths.iter()).filter(|(_, url)| !self.config.is_external(url));
+        if root.is_empty() || moves.clone().next().is_none() {
+            return Cow::Borrowed(md);
         }
-        let moves = |url: &str| {
-            url.starts_with('/') && !url.starts_with("//") && !self.config.is_external(url)
-        };
-        // Byte offsets where a URL to move starts, each once.
-        let mut at = std::collections::BTreeSet::new();
-        let options = Options::ENABLE_TABLES
-            | Options::ENABLE_FOOTNOTES
-            | Options::ENABLE_STRIKETHROUGH
-            | Options::ENABLE_HEADING_ATTRIBUTES;
-        let parser = Parser::new_ext(&md, options);
-        for (_, def) in parser.reference_definitions().iter() {
-            let text = &md[def.span.clone()];
-            let after = text.find("]:").map_or(0, |i| i + 2);
-            if moves(&def.dest)
-                && let Some(i) = text[after..].find(&*def.dest)
-            {
-                at.insert(def.span.start + after + i);
-            }
-        }
-        for (event, range) in parser.into_offset_iter() {
-            match event {
-                Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. })
-                    if moves(&dest_url) =>
-                {
-                    // The destination follows `](`; a reference link's is in its definition.
-                    let text = &md[range.clone()];
-                    let found = text.match_indices(&*dest_url).find(|(i, _)| {
-                        let before = text[..*i].trim_end_matches([' ', '\t', '\n', '<']);
-                        before.ends_with("](")
-                    });
-                    if let Some((i, _)) = found {
-                        at.insert(range.start + i);
-                    }
-                }
-                Event::Html(html) | Event::InlineHtml(html) => {
-                    let mut from = 0;
-                    while let Some(i) = html[from..].find("=\"/") {
-                        let value = from + i + 2;
-                        let end = html[value..].find('"').map_or(html.len(), |e| value + e);
-                        if is_link_attribute(&html[..from + i]) && moves(&html[value..end]) {
-                            at.insert(range.start + value);
-                        }
-                        from = value;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let mut out = String::with_capacity(md.len() + at.len() * root.len());
+        let mut out = String::with_capacity(md.len() + site_paths.len() * root.len());
         let mut last = 0;
-        for i in at {
-            out.push_str(&md[last..i]);
+        for (i, _) in moves {
+            out.push_str(&md[last..*i]);
             out.push_str(root);
-            last = i;
+            last = *i;
         }
         out.push_str(&md[last..]);
-        out
+        Cow::Owned(out)
     }
-}
-
-/// Whether the text before `=` ends in an ` href` or ` src` attribute name.
-fn is_link_attribute(before: &str) -> bool {
-    ["href", "src"].iter().any(|name| {
-        before
-            .strip_suffix(name)
-            .is_some_and(|b| b.ends_with(|c: char| c.is_ascii_whitespace()))
-    })
 }
 
 #[cfg(test)]
@@ -264,13 +213,18 @@ mod tests {
                 "`[w](/a/)`\n\n    <a href=\"/b/\">",
             ),
         ];
+        // Where the one parse of the page found its site paths, as the check stage does.
+        let paths = |md: &str| {
+            let opts = crate::markdown::RenderOptions { highlight: false };
+            crate::markdown::render(md, opts, &mut Default::default()).site_paths
+        };
         let c = config("/course/");
         for (md, want) in cases {
-            assert_eq!(Urls::new(&c).content_markdown(md.into()), want, "{md}");
+            assert_eq!(Urls::new(&c).content_markdown(md, &paths(md)), want, "{md}");
         }
         let root = config("/");
         for (md, _) in cases {
-            assert_eq!(Urls::new(&root).content_markdown(md.into()), md);
+            assert_eq!(Urls::new(&root).content_markdown(md, &paths(md)), md);
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Tests of includes: ranges, regions, refused paths, and what `check` reports for a body.
+//! Tests of includes: ranges, regions, refused paths, and what the check of a body's code
+//! blocks reports.
 use std::collections::HashMap;
 
 use super::*;
@@ -15,6 +16,12 @@ fn sources() -> (tempfile::TempDir, Sources) {
     let stale = HashMap::from([("kernels/k.cu".to_string(), "changed".to_string())]);
     let s = Sources::new(dir.path(), stale);
     (dir, s)
+}
+
+/// What the one parse of a page's Markdown finds in its code blocks.
+fn check_includes(body: &str, s: &Sources) -> IncludeCheck {
+    let opts = crate::markdown::RenderOptions { highlight: false };
+    crate::markdown::render_with(body, opts, &mut Default::default(), Some(s)).includes
 }
 
 #[track_caller]
@@ -154,4 +161,23 @@ fn preprocessor_lines_do_not_stop_the_dedent() {
         .resolve(&FenceInfo::parse("cuda file=k.cu").unwrap())
         .unwrap();
     assert_eq!(inc.text, "for (;;) {\n#pragma unroll\n    x;\n\n}\n");
+}
+
+#[test]
+fn includes_written_with_escapes_or_inside_footnotes_are_checked_too() {
+    // The check sees what the page shows: the info string decoded, footnotes parsed.
+    let (_d, s) = sources();
+    for body in [
+        "```text file&#61;content/days/d.md\n```\n",
+        "```text file\\=content/days/d.md\n```\n",
+        "Text.[^1]\n\n[^1]: A note.\n\n    ```text file=content/days/d.md\n    ```\n",
+    ] {
+        let c = check_includes(body, &s);
+        let errors: Vec<String> = c.errors.iter().map(|(_, e)| e.to_string()).collect();
+        assert!(
+            errors.iter().any(|e| e.contains("is an entry")),
+            "{body:?}: {errors:?}"
+        );
+        assert!(c.files.is_empty(), "{body:?}");
+    }
 }
