@@ -377,8 +377,8 @@ def main():
         print("-- closing pull request 3 removes its folder alone")
         before = {p: w.tree(p) for p in ["preview", "pr-preview/pr-4", "index.html", "glossary", "robots.txt"]}
         w.pull(3, sha3, state="closed")
-        art3c, _ = w.build("pr3-closed", pr=3, action="remove")
         git("switch", "-q", "pr-3", cwd=w.course)
+        art3c, _ = w.build("pr3-closed", pr=3, action="remove")
         w.deploy(art3c, "pull_request", sha3, branch="pr-3")
         check(git("ls-tree", "--name-only", "refs/heads/gh-pages:pr-preview", cwd=w.remote).split() == ["pr-4"],
               "pr-preview/ should hold pr-4 alone after closing 3")
