@@ -132,7 +132,7 @@ one_worktree() { [ "$(git -C "$co" worktree list | wc -l)" -eq 1 ]; }
 on_main() { [ "$(git -C "$co" symbolic-ref --short HEAD)" = main ] && [ "$(git -C "$co" rev-parse HEAD)" = "$head" ]; }
 
 echo "-- the array, one task per kernel"
-mapfile -t kernels < <(cd "$co/kernels" && ls -- *.cu | sed 's/\.cu$//' | sort)
+mapfile -t kernels < <(find "$co/kernels" -maxdepth 1 -name '*.cu' -printf '%f\n' | sed 's/\.cu$//' | sort)
 n="${#kernels[@]}"
 results="$tmp/results"
 (cd "$co" && sbatch --wait --array=0-$((n - 1)) --gres=gpu:h200:1 --export=ALL,RECORDS_DIR="$results" .ci/measure.sbatch >/dev/null)
