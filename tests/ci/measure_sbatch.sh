@@ -26,7 +26,7 @@ check() { # check MESSAGE COMMAND...: runs COMMAND; a failure is reported and co
     shift
     if "$@"; then echo "ok: $message"; else echo "FAIL: $message"; fail=$((fail + 1)); fi
 }
-unset GITHUB_ACTIONS GITHUB_RUN_ID GITHUB_STEP_SUMMARY RECORDS_DIR COURSEGEN KERNEL DEVICE COUNTERS OUT
+unset GITHUB_ACTIONS GITHUB_RUN_ID GITHUB_STEP_SUMMARY RECORDS_DIR COURSEGEN KERNEL DEVICE COUNTERS OUT CARGO_TARGET_DIR
 export HOME="$tmp/home" GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@example.org
 export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=tester@example.org
 mkdir -p "$HOME" "$tmp/bin" "$tmp/gh"
@@ -135,7 +135,11 @@ echo "-- the array, one task per kernel"
 mapfile -t kernels < <(find "$co/kernels" -maxdepth 1 -name '*.cu' -printf '%f\n' | sed 's/\.cu$//' | sort)
 n="${#kernels[@]}"
 results="$tmp/results"
-(cd "$co" && sbatch --wait --array=0-$((n - 1)) --gres=gpu:h200:1 --export=ALL,RECORDS_DIR="$results" .ci/measure.sbatch >/dev/null)
+if ! (cd "$co" && sbatch --wait --array=0-$((n - 1)) --gres=gpu:h200:1 --export=ALL,RECORDS_DIR="$results" .ci/measure.sbatch >/dev/null); then
+    echo "FAIL: a task of the array failed; its log:"
+    cat "$results"/task-*.log 2>/dev/null || true
+    fail=$((fail + 1))
+fi
 check "the checkout is clean after the array" clean
 git -C "$co" status --porcelain
 check "its .git/config is untouched" same_config
