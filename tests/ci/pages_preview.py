@@ -112,7 +112,7 @@ class World:
             GIT_AUTHOR_NAME="Test", GIT_AUTHOR_EMAIL="test@example.org",
             GIT_COMMITTER_NAME="Test", GIT_COMMITTER_EMAIL="test@example.org",
         )
-        for k in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "PREVIEW_PATH", "OUT"):
+        for k in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "PREVIEW_PATH", "OUT", "PAGES_TOKEN", "PAGES_BRANCH", "GH_TOKEN"):
             self.env.pop(k, None)
 
     def commit(self, message):
