@@ -112,7 +112,9 @@
   function loadPagefind(bundle) {
     if (!pagefind) {
       pagefind = import(bundle + "pagefind.js").then(function (pf) {
-        return pf.options({ excerptLength: 24 }).then(function () {
+        // The records' URLs carry the base path already (/course/glossary/warp/); left to
+        // itself Pagefind would put the bundle's parent folder (/course/) before them again.
+        return pf.options({ excerptLength: 24, baseUrl: "/" }).then(function () {
           return fetch(bundle + "shards.json");
         }).then(function (response) {
           if (!response.ok) throw new Error("search shards: HTTP " + response.status);
