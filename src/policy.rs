@@ -4,10 +4,8 @@
 //! previewable `Draft`) can be made. Depends on `content`.
 use std::sync::Arc;
 
-use jiff::civil::Date;
-use rayon::prelude::*;
-
 use crate::content::{Diagnostic, Entry, Status};
+use jiff::civil::Date;
 
 mod findings;
 pub mod names;
@@ -173,9 +171,4 @@ pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
             })
         }
     }
-}
-
-/// [`judge`] for every entry, in parallel, in their order.
-pub fn judge_all(entries: &[Arc<Entry>], rules: &Rules) -> Vec<Verdict> {
-    entries.par_iter().map(|e| judge(e, rules)).collect()
 }

@@ -6,7 +6,8 @@
 //! finds exactly the problems a build would. For speed alone: `benches/serve_latency.sh`
 //! is the benchmark that justifies it.
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::content::{Diagnostic, Entry};
 use crate::policy::{Rules, Verdict};
@@ -16,21 +17,25 @@ use crate::site::links::Targets;
 /// Results of a function of one entry, each kept with the entry it was computed for (so
 /// its address is not reused while kept) and the key of the other arguments.
 pub(super) struct EntryMemo<K, V> {
-    slots: Mutex<HashMap<usize, Slot<K, V>>>,
+    /// By the entry's address, in shards read-locked for a hit, so that the check stage's
+    /// workers rarely touch one lock at once (`benches/serve_latency.sh`).
+    shards: [RwLock<HashMap<usize, Slot<K, V>>>; SHARDS],
 }
+
+const SHARDS: usize = 64;
 
 struct Slot<K, V> {
     entry: Arc<Entry>,
     key: K,
     value: V,
     /// Asked for in the current rebuild.
-    seen: bool,
+    seen: AtomicBool,
 }
 
 impl<K, V> Default for EntryMemo<K, V> {
     fn default() -> Self {
         EntryMemo {
-            slots: Mutex::default(),
+            shards: std::array::from_fn(|_| RwLock::default()),
         }
     }
 }
@@ -46,24 +51,28 @@ impl<K: PartialEq, V: Clone> EntryMemo<K, V> {
         keep: impl FnOnce(&V) -> bool,
     ) -> V {
         let address = Arc::as_ptr(entry) as usize;
+        // Entries are large allocations: the bits above the lowest few tell them apart.
+        let shard = &self.shards[(address >> 8) % SHARDS];
         {
-            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(slot) = slots.get_mut(&address)
+            let slots = shard.read().unwrap_or_else(PoisonError::into_inner);
+            if let Some(slot) = slots.get(&address)
                 && Arc::ptr_eq(&slot.entry, entry)
                 && slot.key == key
             {
-                slot.seen = true;
+                if !slot.seen.load(Ordering::Relaxed) {
+                    slot.seen.store(true, Ordering::Relaxed);
+                }
                 return slot.value.clone();
             }
         }
         let value = compute();
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slots = shard.write().unwrap_or_else(PoisonError::into_inner);
         if keep(&value) {
             let slot = Slot {
                 entry: Arc::clone(entry),
                 key,
                 value: value.clone(),
-                seen: true,
+                seen: AtomicBool::new(true),
             };
             slots.insert(address, slot);
         } else {
@@ -75,8 +84,10 @@ impl<K: PartialEq, V: Clone> EntryMemo<K, V> {
     /// Drops what the last rebuild did not ask for (entries gone or changed), and starts
     /// the next.
     pub(super) fn keep_only_seen(&mut self) {
-        let slots = self.slots.get_mut().unwrap_or_else(PoisonError::into_inner);
-        slots.retain(|_, slot| std::mem::take(&mut slot.seen));
+        for shard in &mut self.shards {
+            let slots = shard.get_mut().unwrap_or_else(PoisonError::into_inner);
+            slots.retain(|_, slot| std::mem::take(slot.seen.get_mut()));
+        }
     }
 }
 
@@ -90,8 +101,13 @@ pub(super) struct CheckMemo {
     parts: EntryMemo<(), Arc<Parts>>,
     /// Link problems, by the generation of the targets they were found against.
     links: EntryMemo<u64, Arc<[Diagnostic]>>,
-    /// The targets of the current generation: equal targets give every link the same verdict.
-    targets: Mutex<(u64, Option<Arc<Targets>>)>,
+    /// The targets of the current generation (equal targets give every link the same
+    /// verdict), and the generation's number.
+    targets: RwLock<Option<Arc<Targets>>>,
+    generation: AtomicU64,
+    /// The address of those targets, read without a lock by every entry's call (they are
+    /// kept alive above, so the address names them until replaced).
+    current: AtomicUsize,
 }
 
 impl CheckMemo {
@@ -105,17 +121,19 @@ impl CheckMemo {
     /// The generation of `targets`: the same as last time when they are equal (compared
     /// once a rebuild: the stage hands every entry the same `Arc`).
     fn generation(&self, targets: &Arc<Targets>) -> u64 {
-        let mut current = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
-        let (generation, kept) = &mut *current;
-        match kept {
-            Some(t) if Arc::ptr_eq(t, targets) => {}
-            Some(t) if **t == **targets => *kept = Some(Arc::clone(targets)),
-            _ => {
-                *generation += 1;
-                *kept = Some(Arc::clone(targets));
-            }
+        let address = Arc::as_ptr(targets) as usize;
+        if self.current.load(Ordering::Acquire) == address {
+            return self.generation.load(Ordering::Acquire);
         }
-        *generation
+        let mut kept = self.targets.write().unwrap_or_else(PoisonError::into_inner);
+        if !kept.as_ref().is_some_and(|t| Arc::ptr_eq(t, targets)) {
+            if kept.as_ref().is_none_or(|t| **t != **targets) {
+                self.generation.fetch_add(1, Ordering::AcqRel);
+            }
+            *kept = Some(Arc::clone(targets));
+            self.current.store(address, Ordering::Release);
+        }
+        self.generation.load(Ordering::Acquire)
     }
 }
 

@@ -2,6 +2,7 @@
 //! paths, the sections that get an index, and the refusal of two outputs at one path or of
 //! a page whose folder is a file.
 use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::BuildOptions;
@@ -59,7 +60,9 @@ pub(crate) fn collisions(
     copies: &Copies,
     pages: &[Page],
 ) -> Vec<Diagnostic> {
-    let mut seen: HashMap<&Path, Option<&PathBuf>> =
+    // Keyed by the path's bytes: the paths are made by us, one spelling each, and hashing a
+    // `Path` takes it apart (serve runs this on every rebuild: `benches/serve_latency.sh`).
+    let mut seen: HashMap<&OsStr, Option<&PathBuf>> =
         HashMap::with_capacity(paths.len() + copies.len());
     let all = paths
         .iter()
@@ -67,7 +70,7 @@ pub(crate) fn collisions(
         .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
     let mut problems = Vec::new();
     for (path, src) in all {
-        if let Some(first) = seen.insert(path, src) {
+        if let Some(first) = seen.insert(path.as_os_str(), src) {
             let what = |s: Option<&PathBuf>| {
                 s.map_or_else(
                     || "a generated page".to_string(),
@@ -96,17 +99,17 @@ pub(crate) fn collisions(
 /// Outputs that need a folder where another output (or a generated file) is a file.
 fn folder_clashes(
     root: &Path,
-    seen: &HashMap<&Path, Option<&PathBuf>>,
+    seen: &HashMap<&OsStr, Option<&PathBuf>>,
     pages: &[Page],
 ) -> Vec<Diagnostic> {
-    let by_path: HashMap<PathBuf, &Entry> = pages
-        .iter()
-        .map(|p| (page_path(&p.entry.url), &*p.entry))
-        .collect();
+    let by_path = std::cell::OnceCell::new();
     let mut problems = Vec::new();
     for (path, src) in seen {
-        let is_file =
-            |a: &Path| seen.contains_key(a) || GENERATED.iter().any(|g| Path::new(g) == a);
+        let path = Path::new(path);
+        let is_file = |a: &Path| {
+            let a = a.as_os_str();
+            seen.contains_key(a) || GENERATED.iter().any(|g| a == *g)
+        };
         let Some(folder) = path
             .ancestors()
             .skip(1)
@@ -114,11 +117,16 @@ fn folder_clashes(
         else {
             continue;
         };
-        let file = match seen.get(folder) {
+        let file = match seen.get(folder.as_os_str()) {
             Some(Some(src)) => src.strip_prefix(root).unwrap_or(src).display().to_string(),
             _ => "a file coursegen generates".into(),
         };
-        let at = match (by_path.get(*path), src) {
+        let by_path: &HashMap<PathBuf, &Entry> = by_path.get_or_init(|| {
+            (pages.iter())
+                .map(|p| (page_path(&p.entry.url), &*p.entry))
+                .collect()
+        });
+        let at = match (by_path.get(path), src) {
             (Some(e), _) if e.meta.slug.is_some() => {
                 Diagnostic::new(&e.file, e.lines.of("slug"), "").field("slug")
             }

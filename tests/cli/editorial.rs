@@ -101,6 +101,38 @@ fn drafts_render_in_the_preview_with_banner_and_noindex() {
 }
 
 #[test]
+fn every_page_of_the_preview_is_noindex_and_the_publish_build_only_its_404_and_search() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    let noindex = "<meta name=\"robots\" content=\"noindex\">";
+    let pages = |out: &str| -> Vec<(String, String)> {
+        walkdir::WalkDir::new(site.root().join(out))
+            .into_iter()
+            .map(|e| e.unwrap().into_path())
+            .filter(|p| p.extension().is_some_and(|x| x == "html"))
+            .map(|p| {
+                (
+                    p.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_code(&site.run(&["build", "--drafts", "--out", "preview"]), 0);
+    let preview = pages("preview");
+    assert!(preview.len() >= 5, "{preview:?}");
+    for (path, html) in &preview {
+        assert_eq!(html.matches(noindex).count(), 1, "{path}");
+    }
+    assert_code(&site.run(&["build", "--out", "publish"]), 0);
+    for (path, html) in pages("publish") {
+        let wanted = path.ends_with("404.html") || path.ends_with("search/index.html");
+        assert_eq!(html.contains(noindex), wanted, "{path}");
+    }
+}
+
+#[test]
 fn several_names_in_one_string_are_refused() {
     let site = Site::new();
     let text = published("Warp", "").replace(
