@@ -236,26 +236,6 @@ impl Sources {
         Ok(text.replace("\r\n", "\n").into())
     }
 
-    /// The same sources with nothing read yet, so that [`Sources::used`] tells whether one
-    /// page read a file (serve keeps the check of a page that did not).
-    pub fn fresh(&self) -> Self {
-        Sources {
-            root: self.root.clone(),
-            canon_root: self.canon_root.clone(),
-            files: Mutex::default(),
-            stale: self.stale.clone(),
-        }
-    }
-
-    /// Whether anything tried to read a file through these sources (a missing file too).
-    pub fn used(&self) -> bool {
-        !self
-            .files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_empty()
-    }
-
     /// The absolute path of an included file, for copying it into the site.
     pub fn full_path(&self, path: &str) -> PathBuf {
         self.root.join(path)
@@ -355,6 +335,9 @@ pub struct IncludeCheck {
     pub stale: Vec<(usize, String, String)>,
     /// Every file included (paths from the root).
     pub files: Vec<String>,
+    /// Whether a block names a file (`file=`), read or not: a check of such a body holds
+    /// only while that file is unchanged.
+    pub reads_files: bool,
 }
 
 /// Checks one fenced code block whose options were parsed as `info` (or failed to), on
@@ -368,6 +351,7 @@ pub fn check_fence(
     line: usize,
     out: &mut IncludeCheck,
 ) {
+    out.reads_files |= info.as_ref().is_ok_and(|i| i.file.is_some());
     if let Err(e) = check_block(info, text, sources, line, out) {
         out.errors.push((line, e));
     }

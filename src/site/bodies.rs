@@ -76,6 +76,7 @@ pub(crate) fn bodies(
             .stale
             .extend(found.stale.into_iter().map(|(l, p, n)| (at(l), p, n)));
         includes.files.extend(found.files);
+        includes.reads_files |= found.reads_files;
         links.extend(r.links.into_iter().map(|l| markdown::Link {
             line: l.line + first_line - 1,
             ..l

@@ -295,8 +295,6 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         render,
         ..
     } = *cx;
-    // Sources of its own, to tell whether this entry read a file.
-    let sources = cx.sources.fresh();
     let mut before: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
     before.extend(measurements.check_cc(entry));
     let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
@@ -307,7 +305,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         &body.markdown,
         render,
         entry.kind == EntryKind::Page,
-        Some(&sources),
+        Some(cx.sources),
     );
     if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
         before.extend(d);
@@ -361,8 +359,8 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         links,
         bodies: Arc::new(bodies),
         diagram: diagram.map(Arc::new),
+        reads_files: includes.reads_files,
         includes,
-        reads_files: sources.used(),
     }
 }
 
