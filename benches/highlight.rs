@@ -6,7 +6,7 @@ mod samples;
 use std::hint::black_box;
 use std::time::Instant;
 
-use coursegen::highlight::{highlight, highlight_uncached};
+use coursegen::highlight::highlight;
 
 /// Median over `rounds` of the mean time of `iters` calls, in nanoseconds.
 fn median_ns(rounds: usize, iters: usize, mut f: impl FnMut()) -> f64 {
@@ -33,45 +33,35 @@ fn main() {
             .unwrap_or(default)
     };
     let (rounds, iters) = (env("HL_BENCH_ROUNDS", 21), env("HL_BENCH_ITERS", 2000));
-    println!("| block | lines | bytes | HTML bytes | uncached | MB/s | cache hit |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| block | lines | bytes | HTML bytes | time | MB/s |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for &(lang, code) in samples::BLOCKS.iter().chain(samples::MORE_BLOCKS) {
-        let html = highlight_uncached(code, lang).expect("a known language");
-        let uncached = median_ns(rounds, iters, || {
-            black_box(highlight_uncached(black_box(code), lang));
-        });
-        highlight(code, lang);
-        let hit = median_ns(rounds, iters, || {
+        let html = highlight(code, lang).expect("a known language");
+        let t = median_ns(rounds, iters, || {
             black_box(highlight(black_box(code), lang));
         });
         println!(
-            "| {lang} | {} | {} | {} | {:.2} µs | {:.0} | {:.2} µs |",
+            "| {lang} | {} | {} | {} | {:.2} µs | {:.0} |",
             code.lines().count(),
             code.len(),
             html.len(),
-            uncached / 1e3,
-            code.len() as f64 / uncached * 1e3,
-            hit / 1e3,
+            t / 1e3,
+            code.len() as f64 / t * 1e3,
         );
     }
 
-    // A corpus of 10,000 distinct 21-line blocks through the cache, three times: first
-    // sightings (hash, render), second sightings (render, keep), then hits. One thread, as a
-    // rayon worker sees it.
+    // A corpus of 10,000 distinct 21-line blocks, one thread, as a rayon worker sees it.
     let blocks: Vec<String> = (0..10_000)
         .map(|k| format!("// variant {k}\n{}", samples::CUDA_20))
         .collect();
-    println!();
-    for pass in ["first sighting", "second sighting (kept)", "cache hit"] {
-        let start = Instant::now();
-        for block in &blocks {
-            black_box(highlight(block, "cuda"));
-        }
-        let t = start.elapsed().as_secs_f64();
-        println!(
-            "10,000 distinct 21-line CUDA blocks, {pass}: {:.1} ms, {:.2} µs/block",
-            t * 1e3,
-            t * 1e6 / 1e4
-        );
+    let start = Instant::now();
+    for block in &blocks {
+        black_box(highlight(block, "cuda"));
     }
+    let t = start.elapsed().as_secs_f64();
+    println!(
+        "\n10,000 distinct 21-line CUDA blocks: {:.1} ms, {:.2} µs/block",
+        t * 1e3,
+        t * 1e6 / 1e4
+    );
 }

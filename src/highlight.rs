@@ -21,10 +21,6 @@ mod yaml;
 
 pub use block::render as render_block;
 
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
 
 use emit::Emitter;
 
@@ -119,15 +115,8 @@ impl Lang {
 }
 
 /// Highlights one fenced block: the inner HTML of its `<code>` element, or `None` when the
-/// language is unknown (the caller then emits the code escaped, uncoloured). Blocks seen
-/// more than once are cached by language and content; safe to call from rayon workers.
+/// language is unknown (the caller then emits the code escaped, uncoloured).
 pub fn highlight(code: &str, lang: &str) -> Option<String> {
-    let lang = Lang::from_info(lang)?;
-    Some(cache().highlight(lang, code))
-}
-
-/// Highlights without the cache; used by the micro-benchmark to time the lexers alone.
-pub fn highlight_uncached(code: &str, lang: &str) -> Option<String> {
     Lang::from_info(lang).map(|lang| render(lang, code))
 }
 
@@ -152,145 +141,6 @@ fn render(lang: Lang, code: &str) -> String {
         Lang::Yaml => yaml::lex(code, &mut out),
     }
     out.finish()
-}
-
-/// Shards keep two rayon workers from queueing on one lock; 16 is plenty for a few cores.
-const SHARDS: usize = 16;
-/// Past this many bytes of kept code and HTML, new blocks are rendered but not kept.
-const MAX_CACHE_BYTES: usize = 64 << 20;
-
-struct Cached {
-    lang: Lang,
-    code: Box<str>,
-    html: Arc<str>,
-}
-
-/// Keys are already well-mixed 64-bit hashes, so the maps need not hash them again.
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only u64 keys reach this hasher (through write_u64); this is the generic fallback.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-/// A block is kept from its second sighting on. Most blocks of a course are unique: keeping
-/// each one's HTML until the build ends raised the peak memory `benches/build.sh` reports
-/// and saved no time, while a hash per block costs 16 bytes. Repeated blocks, and every block
-/// from the second rebuild of `serve` on, are still rendered at most twice.
-#[derive(Default)]
-struct Shard {
-    /// Hashes of the blocks rendered once and not kept.
-    seen: HashSet<u64, BuildHasherDefault<PassThrough>>,
-    kept: HashMap<u64, Vec<Cached>, BuildHasherDefault<PassThrough>>,
-}
-
-impl Shard {
-    fn hit(&self, key: u64, lang: Lang, code: &str) -> Option<&Arc<str>> {
-        self.kept
-            .get(&key)?
-            .iter()
-            .find(|c| c.lang == lang && &*c.code == code)
-            .map(|c| &c.html)
-    }
-}
-
-struct HighlightCache {
-    shards: [Mutex<Shard>; SHARDS],
-    bytes: AtomicUsize,
-}
-
-fn cache() -> &'static HighlightCache {
-    static CACHE: OnceLock<HighlightCache> = OnceLock::new();
-    CACHE.get_or_init(HighlightCache::new)
-}
-
-impl HighlightCache {
-    fn new() -> Self {
-        HighlightCache {
-            shards: std::array::from_fn(|_| Mutex::new(Shard::default())),
-            bytes: AtomicUsize::new(0),
-        }
-    }
-
-    /// How many blocks are kept, and how many seen once (for tests).
-    #[cfg(test)]
-    fn counts(&self) -> (usize, usize) {
-        self.shards.iter().fold((0, 0), |(kept, seen), s| {
-            let s = s.lock().unwrap_or_else(|e| e.into_inner());
-            (
-                kept + s.kept.values().map(Vec::len).sum::<usize>(),
-                seen + s.seen.len(),
-            )
-        })
-    }
-
-    fn highlight(&self, lang: Lang, code: &str) -> String {
-        let key = hash_block(lang, code);
-        let shard = &self.shards[(key >> 60) as usize % SHARDS];
-        // A poisoned shard only means another worker panicked mid-insert; the maps are intact.
-        let lock = || shard.lock().unwrap_or_else(|e| e.into_inner());
-        let again = {
-            let mut shard = lock();
-            if let Some(html) = shard.hit(key, lang, code) {
-                return html.to_string();
-            }
-            !shard.seen.insert(key)
-        };
-        // Render outside the lock: two workers racing on one block both render it, which is
-        // cheaper than making every other block of the shard wait.
-        let html = render(lang, code);
-        let size = code.len() + html.len();
-        if !again || self.bytes.fetch_add(size, Ordering::Relaxed) + size > MAX_CACHE_BYTES {
-            if again {
-                self.bytes.fetch_sub(size, Ordering::Relaxed);
-            }
-            return html;
-        }
-        let mut shard = lock();
-        if shard.hit(key, lang, code).is_some() {
-            self.bytes.fetch_sub(size, Ordering::Relaxed);
-        } else {
-            shard.seen.remove(&key);
-            shard.kept.entry(key).or_default().push(Cached {
-                lang,
-                code: code.into(),
-                html: html.as_str().into(),
-            });
-        }
-        html
-    }
-}
-
-/// FxHash-style word-at-a-time hash with a splitmix64 finish (the shard comes from the top
-/// bits). Collisions are harmless: a hit also compares the code itself.
-fn hash_block(lang: Lang, code: &str) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let bytes = code.as_bytes();
-    let mut h = (lang as u64 + 1).wrapping_mul(K);
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let w = u64::from_le_bytes(w.try_into().expect("chunks of 8"));
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-    let mut tail = [0u8; 8];
-    tail[..words.remainder().len()].copy_from_slice(words.remainder());
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail) ^ bytes.len() as u64).wrapping_mul(K);
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
 }
 
 /// Steps `i` past one blank byte of `b`, as every lexer does between tokens: `Some(true)`

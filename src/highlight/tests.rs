@@ -1,7 +1,7 @@
-//! Tests of the highlighter: token classes per language, escaping, the cache, determinism,
+//! Tests of the highlighter: token classes per language, escaping, determinism,
 //! and a property test that the HTML always reads back as the exact source.
 use super::emit::Class;
-use super::{HighlightCache, Lang, css, highlight, highlight_uncached};
+use super::{Lang, css, highlight};
 use proptest::prelude::*;
 
 mod corpus;
@@ -279,7 +279,7 @@ fn fence_info_strings() {
 }
 
 #[test]
-fn output_is_deterministic_and_the_cache_is_transparent() {
+fn output_is_deterministic_from_any_worker() {
     let blocks: Vec<String> = (0..400)
         .map(|k| {
             format!(
@@ -291,9 +291,8 @@ fn output_is_deterministic_and_the_cache_is_transparent() {
         .collect();
     let expected: Vec<String> = blocks
         .iter()
-        .map(|b| highlight_uncached(b, "cuda").expect("cuda"))
+        .map(|b| highlight(b, "cuda").expect("cuda"))
         .collect();
-    // From several rayon workers at once, repeated blocks hitting the cache.
     for _ in 0..3 {
         let got: Vec<String> = blocks
             .par_iter()
@@ -301,30 +300,8 @@ fn output_is_deterministic_and_the_cache_is_transparent() {
             .collect();
         assert_eq!(got, expected);
     }
-    // The same code in another language is a different cache entry.
     let code = "for x in y: pass\n";
     assert_ne!(highlight(code, "python"), highlight(code, "bash"));
-    assert_eq!(
-        highlight(code, "python"),
-        highlight_uncached(code, "python")
-    );
-}
-
-#[test]
-fn blocks_are_kept_from_their_second_sighting() {
-    let cache = HighlightCache::new();
-    let (a, b) = ("int a;\n", "int b;\n");
-    let first = cache.highlight(Lang::Cuda, a);
-    assert_eq!(cache.counts(), (0, 1), "seen once: only its hash is kept");
-    cache.highlight(Lang::Cuda, b);
-    assert_eq!(cache.counts(), (0, 2));
-    assert_eq!(cache.highlight(Lang::Cuda, a), first);
-    assert_eq!(cache.counts(), (1, 1), "seen twice: kept");
-    assert_eq!(cache.highlight(Lang::Cuda, a), first, "a hit");
-    assert_eq!(cache.counts(), (1, 1));
-    // Same text, another language: its own entry.
-    assert_ne!(cache.highlight(Lang::Python, a), first);
-    assert_eq!(cache.counts(), (1, 2));
 }
 
 #[test]
@@ -435,7 +412,7 @@ proptest! {
         ],
         lang in prop::sample::select(LANGS.to_vec()),
     ) {
-        let html = highlight_uncached(&code, lang).expect("known language");
+        let html = highlight(&code, lang).expect("known language");
         prop_assert_eq!(unhighlight(&html), code);
         prop_assert!(balanced(&html), "unbalanced spans: {}", html);
     }
