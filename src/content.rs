@@ -2,6 +2,7 @@
 //! into `Entry` values; `scaffold` writes new ones. Depends on no other module of ours.
 use std::path::PathBuf;
 
+pub mod admit;
 pub mod body;
 pub mod diagnostic;
 pub mod front_matter;

@@ -382,12 +382,18 @@ fn code_blocks<'a>(
             (Some((_, _, text)), Event::Text(t)) => text.push_str(&t),
             (Some(_), Event::End(TagEnd::CodeBlock)) => {
                 let (info, fenced, text) = code.take().unwrap_or_default();
-                if let (Some((line, parsed)), Some(sources)) = (fenced, sources) {
-                    include::check_fence(parsed, &text, sources, line, &mut found);
-                }
-                out.push(Event::Html(CowStr::from(code_html(
-                    &info, &text, opts, sources,
-                ))));
+                let shown = match (fenced, sources) {
+                    (Some((line, parsed)), Some(sources)) => {
+                        include::check_fence(parsed, &text, sources, line, &mut found)
+                    }
+                    _ => true,
+                };
+                let html = match shown {
+                    true => code_html(&info, &text, opts, sources),
+                    // The check stage reports it, and nothing of this page is written.
+                    false => "<pre><code>(refused: see the build's errors)</code></pre>\n".into(),
+                };
+                out.push(Event::Html(CowStr::from(html)));
             }
             (Some(_), _) => {}
             (None, e) => out.push(e),

@@ -1,19 +1,26 @@
 //! Code from files: a fence with `file=PATH` shows part of a file under the site root
 //! (`lines=A-B`, or `region=NAME` between `[region NAME]` and `[end NAME]` comment lines),
-//! so the kernel on a page is the kernel that was measured. `check` finds every problem of a
-//! body's includes for the check stage; the renderer then only resolves. Uses `fence` and
-//! pulldown-cmark, no other module of ours.
+//! so the kernel on a page is the kernel that was measured. `check_fence` finds every
+//! problem of one block as the page's Markdown is converted. A file is admitted by what it
+//! resolves to (`content::admit`, purpose `Include`): inert source text only, never a
+//! hidden file or an entry; a page's includes together are bounded. Uses `fence` and
+//! `content::admit`, no other module of ours.
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::fence::{FenceError, FenceInfo};
+use crate::content::admit::{Purpose, Refusal, SiteRoot};
 
 /// Where included files are published, relative to the site root (`/source/kernels/k.cu`).
 pub const SOURCE_DIR: &str = "source";
 
 /// Largest file a fence may include: a page shows code, not data.
 const MAX_BYTES: u64 = 1 << 20;
+
+/// Most text the code blocks of one page may include together: a short entry naming one
+/// large file many times would otherwise make a page of hundreds of megabytes.
+pub const MAX_PAGE_BYTES: usize = 2 << 20;
 
 /// Why a fence's include cannot be shown; `Display` is the message, `help` the fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +78,12 @@ pub enum IncludeError {
     /// The fence has a body as well as `file=`.
     #[error("a block with `file=` shows that file: its own body would be dropped")]
     BodyAndFile,
+    /// The page's includes together pass [`MAX_PAGE_BYTES`].
+    #[error("with `{path}`, this page's code blocks would include more than {} KiB in all", MAX_PAGE_BYTES >> 10)]
+    PageTooLarge {
+        /// The file whose include passed the limit.
+        path: String,
+    },
 }
 
 fn known_regions(known: &[String]) -> String {
@@ -99,6 +112,9 @@ impl IncludeError {
                 "mark the lines with `// [region {name}]` before and `// [end {name}]` after (`#` in scripts)"
             ),
             IncludeError::BodyAndFile => "leave the fenced block empty".into(),
+            IncludeError::PageTooLarge { .. } => {
+                "show the part that matters (`lines=` or `region=`), or link to the file".into()
+            }
         }
     }
 }
@@ -130,7 +146,7 @@ impl Included {
 /// The files fences include, read once per build and shared by every page.
 pub struct Sources {
     root: PathBuf,
-    canon_root: PathBuf,
+    site: SiteRoot,
     files: Mutex<HashMap<String, Result<Arc<str>, IncludeError>>>,
     stale: HashMap<String, String>,
 }
@@ -140,7 +156,7 @@ impl Sources {
     pub fn new(root: &Path, stale: HashMap<String, String>) -> Self {
         Sources {
             root: root.to_path_buf(),
-            canon_root: root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
+            site: SiteRoot::new(root),
             files: Mutex::default(),
             stale,
         }
@@ -213,21 +229,19 @@ impl Sources {
             path: path.to_string(),
             why,
         };
-        let full = self.root.join(path);
-        let canon = full.canonicalize().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => unreadable("no such file under the site root".into()),
-            _ => unreadable(e.to_string()),
-        })?;
-        if !canon.starts_with(&self.canon_root) {
-            return Err(IncludeError::Refused {
-                path: path.to_string(),
-                why: "is a symbolic link that leaves the site root".into(),
-            });
-        }
+        let canon = match self.site.admit(&self.root.join(path), Purpose::Include) {
+            Ok(canon) => canon,
+            Err(Refusal::Missing) => {
+                return Err(unreadable("no such file under the site root".into()));
+            }
+            Err(why) => {
+                return Err(IncludeError::Refused {
+                    path: path.to_string(),
+                    why: why.to_string(),
+                });
+            }
+        };
         let meta = std::fs::metadata(&canon).map_err(|e| unreadable(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(unreadable("not a file".into()));
-        }
         if meta.len() > MAX_BYTES {
             return Err(unreadable(format!("larger than {} KiB", MAX_BYTES >> 10)));
         }
@@ -275,7 +289,8 @@ fn normalise(written: &str) -> Result<String, IncludeError> {
     if parts.is_empty() {
         return Err(refuse("names no file"));
     }
-    if parts[0] == "content" && parts.last().is_some_and(|l| l.ends_with(".md")) {
+    let entry = |l: &&str| l.to_ascii_lowercase().ends_with(".md");
+    if parts[0] == "content" && parts.last().is_some_and(entry) {
         return Err(refuse(
             "is an entry: its text would be published without its own signatures",
         ));
@@ -338,22 +353,29 @@ pub struct IncludeCheck {
     /// Whether a block names a file (`file=`), read or not: a check of such a body holds
     /// only while that file is unchanged.
     pub reads_files: bool,
+    /// Bytes of text included so far, held to [`MAX_PAGE_BYTES`].
+    pub bytes: usize,
 }
 
 /// Checks one fenced code block whose options were parsed as `info` (or failed to), on
 /// `line`: its include resolves and is not given a body too, and `hl_lines` marks lines it
 /// shows. What it finds goes into `out`. `markdown` calls it for every fenced block of a
-/// page, in the one parse of the page's Markdown.
+/// page, in the one parse of the page's Markdown. Returns whether the block may be shown
+/// (a refused one is not: it may name a huge or forbidden file).
 pub fn check_fence(
     info: Result<FenceInfo, IncludeError>,
     text: &str,
     sources: &Sources,
     line: usize,
     out: &mut IncludeCheck,
-) {
+) -> bool {
     out.reads_files |= info.as_ref().is_ok_and(|i| i.file.is_some());
-    if let Err(e) = check_block(info, text, sources, line, out) {
-        out.errors.push((line, e));
+    match check_block(info, text, sources, line, out) {
+        Ok(()) => true,
+        Err(e) => {
+            out.errors.push((line, e));
+            false
+        }
     }
 }
 
@@ -369,6 +391,10 @@ fn check_block(
         Some(_) if !text.trim().is_empty() => return Err(IncludeError::BodyAndFile),
         Some(_) => {
             let inc = sources.resolve(&info)?;
+            out.bytes += inc.text.len();
+            if out.bytes > MAX_PAGE_BYTES {
+                return Err(IncludeError::PageTooLarge { path: inc.path });
+            }
             if let Some(note) = &inc.stale {
                 out.stale.push((line, inc.path.clone(), note.clone()));
             }

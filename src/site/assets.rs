@@ -5,22 +5,25 @@ use std::path::{Path, PathBuf};
 
 use super::output::Copies;
 use crate::content::Diagnostic;
+use crate::content::admit::{Purpose, Refusal, SiteRoot};
 
 /// `static/` goes to the output root; content assets mirror their place under content/.
-/// Symbolic links inside static/ are copied when they point at a file inside the root, and
-/// left out with a warning otherwise (as content/ refuses links that leave the root). A
-/// static file that resolves into content/, an asset that resolves to an entry's source, and
-/// an SVG that fails `sanitize::check_svg` are problems: each would publish what the
-/// editorial rule or the script policy keeps out.
+/// Every file is admitted by what it resolves to (`content::admit`): a file that resolves
+/// outside the root, into a hidden folder such as `.git/`, to an entry's source, or to
+/// something that is not a regular file is a problem, and so is an SVG that fails
+/// `sanitize::check_svg`: each would publish what the editorial rule or the script policy
+/// keeps out.
 pub(crate) fn copies(
     root: &Path,
     assets: &[(PathBuf, PathBuf)],
     problems: &mut Vec<Diagnostic>,
-    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Copies, Diagnostic> {
-    let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let canon_content = canon_root.join("content");
+    let site = SiteRoot::new(root);
     let rel_to_root = |p: &Path| p.strip_prefix(root).unwrap_or(p).to_path_buf();
+    let refused = |path: &Path, why: Refusal| {
+        Diagnostic::new(rel_to_root(path), 0, why.to_string())
+            .help("copy the file itself into the site instead of linking to it, or remove it")
+    };
     let mut copies = Vec::new();
     let dir = root.join("static");
     if dir.is_dir() {
@@ -32,30 +35,11 @@ pub(crate) fn copies(
                     format!("cannot read: {e}"),
                 )
             })?;
-            // The walk follows a link named static/ itself, so resolve every file.
-            let target = item.path().canonicalize().ok();
-            if target
-                .as_ref()
-                .is_some_and(|t| t.starts_with(&canon_content))
-            {
-                problems.push(
-                    Diagnostic::new(rel_to_root(item.path()), 0, "resolves into content/: static files may not publish content sources")
-                        .help("content assets are published beside their pages; copy the file into static/ if it belongs there"),
-                );
+            if item.file_type().is_dir() {
                 continue;
             }
-            if item.path_is_symlink() {
-                if !target
-                    .as_ref()
-                    .is_some_and(|t| t.starts_with(&canon_root) && t.is_file())
-                {
-                    warnings.push(
-                        Diagnostic::new(rel_to_root(item.path()), 0, "symbolic link to a folder, a missing file or a file outside the site root: not copied")
-                            .help("copy the file into static/ instead of linking to it"),
-                    );
-                    continue;
-                }
-            } else if !item.file_type().is_file() {
+            if let Err(why) = site.admit(item.path(), Purpose::Static) {
+                problems.push(refused(item.path(), why));
                 continue;
             }
             let rel = item.path().strip_prefix(&dir).unwrap_or(item.path());
@@ -63,7 +47,11 @@ pub(crate) fn copies(
         }
     }
     for (rel, abs) in assets {
-        if let Err(d) = check_asset(rel, abs) {
+        if let Err(why) = site.admit(abs, Purpose::Asset) {
+            problems.push(refused(rel, why));
+            continue;
+        }
+        if let Err(d) = check_svg_asset(rel, abs) {
             problems.extend(d);
             continue;
         }
@@ -73,18 +61,8 @@ pub(crate) fn copies(
     Ok(copies)
 }
 
-/// An asset may not be an entry's source under another name, and an SVG must pass the check.
-fn check_asset(rel: &Path, abs: &Path) -> Result<(), Vec<Diagnostic>> {
-    let target = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
-    if target
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-    {
-        return Err(vec![
-            Diagnostic::new(rel, 0, "links to an entry's Markdown source: publishing it would bypass the editorial rule")
-                .help("remove the link"),
-        ]);
-    }
+/// An SVG asset must pass the check.
+fn check_svg_asset(rel: &Path, abs: &Path) -> Result<(), Vec<Diagnostic>> {
     if !rel
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("svg"))

@@ -141,13 +141,7 @@ pub(crate) fn check_site_with(
         })
         .collect();
     let included = include_findings(&parted, opts.strict, (&mut problems, &mut report.warnings));
-    let copies = copies(
-        root,
-        site,
-        (&included, &sources),
-        &mut problems,
-        &mut report,
-    );
+    let copies = copies(root, site, (&included, &sources), &mut problems);
     let targets = Arc::new(Targets::new(
         parted.iter().map(|(e, ..)| &**e),
         left_out.iter().map(|e| &**e),
@@ -230,9 +224,8 @@ fn copies(
     site: &content::Site,
     (included, sources): (&BTreeSet<String>, &Sources),
     problems: &mut Vec<Diagnostic>,
-    report: &mut Report,
 ) -> Copies {
-    let found = assets::copies(root, &site.assets, problems, &mut report.warnings);
+    let found = assets::copies(root, &site.assets, problems);
     let mut copies = found.unwrap_or_else(|d| {
         problems.push(d);
         Vec::new()

@@ -192,14 +192,10 @@ fn static_files_and_assets_that_resolve_to_content_sources_are_refused() {
     let o = site.run(&["build"]);
     assert_code(&o, 1);
     let err = stderr(&o);
-    assert!(
-        err.contains("static/secret.txt: resolves into content/"),
-        "{err}"
-    );
-    assert!(
-        err.contains("content/glossary/leak.txt: links to an entry's Markdown source"),
-        "{err}"
-    );
+    for file in ["static/secret.txt", "content/glossary/leak.txt"] {
+        let want = format!("{file}: resolves to `content/glossary/secret.md`, an entry's source");
+        assert!(err.contains(&want), "{err}");
+    }
     assert!(!site.exists("public"));
 }
 
@@ -324,4 +320,140 @@ fn build_into_a_closed_pipe_exits_quietly() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.trim(), "status 0", "{}", stderr(&o));
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
+
+/// One hostile file layout: what it writes, what a draft includes, the error it must give.
+struct Hostile {
+    files: &'static [(&'static str, &'static str)],
+    /// (link, target), both from the site root; a target starting with `/` is in a folder
+    /// outside the site.
+    links: &'static [(&'static str, &'static str)],
+    /// The file a code block of `content/glossary/x.md` (line 6) includes, if any.
+    include: Option<&'static str>,
+    error: &'static str,
+}
+
+#[cfg(unix)]
+#[test]
+fn nothing_a_contributor_commits_reaches_the_site_by_what_its_path_says() {
+    let cases = [
+        Hostile {
+            files: &[("kernels/notes.html", "<script>alert(1)</script>\n")],
+            links: &[],
+            include: Some("kernels/notes.html"),
+            error: "x.md:6: `file=kernels/notes.html` is a `.html` file",
+        },
+        Hostile {
+            files: &[(
+                "content/glossary/upper.MD",
+                "---\ntitle: U\n---\nDraft text.\n",
+            )],
+            links: &[],
+            include: Some("content/glossary/upper.MD"),
+            error: "x.md:6: `file=content/glossary/upper.MD` is an entry",
+        },
+        Hostile {
+            files: &[],
+            links: &[("kernels/d.cu", "content/glossary/draft.md")],
+            include: Some("kernels/d.cu"),
+            error: "x.md:6: `file=kernels/d.cu` resolves to `content/glossary/draft.md`, an entry's source",
+        },
+        Hostile {
+            files: &[],
+            links: &[("kernels/t.cu", "/token")],
+            include: Some("kernels/t.cu"),
+            error: "x.md:6: `file=kernels/t.cu` resolves to a file outside the site root",
+        },
+        Hostile {
+            files: &[],
+            links: &[("content/glossary/cfg.txt", ".git/config")],
+            include: None,
+            error: "content/glossary/cfg.txt: resolves to `.git/config`, a hidden file",
+        },
+        Hostile {
+            files: &[],
+            links: &[("static/cfg.txt", ".git/config")],
+            include: None,
+            error: "static/cfg.txt: resolves to `.git/config`, a hidden file",
+        },
+        Hostile {
+            files: &[],
+            links: &[("static", "/")],
+            include: None,
+            error: "static/token: resolves to a file outside the site root",
+        },
+    ];
+    for case in cases {
+        let site = Site::new();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("token"), "ghp_secret\n").unwrap();
+        site.write(
+            ".git/config",
+            "[http] extraheader = AUTHORIZATION: basic c2VjcmV0\n",
+        );
+        site.write("content/glossary/draft.md", draft("Draft"));
+        let fence = case.include.map(|f| format!("```text file={f}\n```\n"));
+        site.write(
+            "content/glossary/x.md",
+            draft("X") + &fence.unwrap_or_default(),
+        );
+        for (path, text) in case.files {
+            site.write(path, text);
+        }
+        for (link, to) in case.links {
+            let to = match to.strip_prefix('/') {
+                Some(out) => outside.path().join(out),
+                None => site.root().join(to),
+            };
+            let link = site.root().join(link);
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            if link.is_dir() {
+                std::fs::remove_dir_all(&link).unwrap();
+            }
+            std::os::unix::fs::symlink(to, link).unwrap();
+        }
+        // A draft's code blocks are converted in the preview only (the publish build leaves
+        // the draft out); assets and static files are copied by both.
+        let builds: &[&[&str]] = match case.include {
+            Some(_) => &[&["build", "--drafts"]],
+            None => &[&["build", "--drafts"], &["build"]],
+        };
+        for args in builds {
+            let o = site.run(args);
+            assert_code(&o, 1);
+            let err = stderr(&o);
+            assert!(err.contains(case.error), "{args:?}: {err}");
+            assert!(
+                !err.contains("ghp_secret") && !err.contains("c2VjcmV0"),
+                "{err}"
+            );
+            assert!(
+                !site.exists("public"),
+                "{}: something was written",
+                case.error
+            );
+        }
+    }
+}
+
+#[test]
+fn one_large_file_included_many_times_is_refused_quickly() {
+    let site = Site::new();
+    let line = "int x = 0; // a line of a large kernel, repeated until the file is a MiB\n";
+    site.write("kernels/big.cu", line.repeat((1 << 20) / line.len()));
+    let fences = "```cuda file=kernels/big.cu\n```\n\n".repeat(150);
+    site.write("content/glossary/x.md", format!("{}{fences}", draft("X")));
+    let start = std::time::Instant::now();
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("this page's code blocks would include more than 2048 KiB in all"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!site.exists("public"));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "bounded"
+    );
 }

@@ -13,6 +13,13 @@ fn sources() -> (tempfile::TempDir, Sources) {
     std::fs::write(dir.path().join("kernels/k.cu"), KERNEL).unwrap();
     std::fs::write(dir.path().join("content/days/d.md"), "---\n").unwrap();
     std::fs::write(dir.path().join(".env"), "SECRET=1\n").unwrap();
+    std::fs::write(
+        dir.path().join("kernels/notes.html"),
+        "<script>x</script>\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("kernels/art.svg"), "<svg/>\n").unwrap();
+    std::fs::write(dir.path().join("content/days/UPPER.MD"), "---\n").unwrap();
     let stale = HashMap::from([("kernels/k.cu".to_string(), "changed".to_string())]);
     let s = Sources::new(dir.path(), stale);
     (dir, s)
@@ -70,7 +77,10 @@ fn bad_includes_say_why() {
         ("cuda file=/etc/passwd", "is absolute"),
         ("sh file=.env", "hidden"),
         ("md file=content/days/d.md", "is an entry"),
-        ("cuda file=kernels", "not a file"),
+        ("cuda file=kernels", "not a regular file"),
+        ("html file=kernels/notes.html", "is a `.html` file"),
+        ("svg file=kernels/art.svg", "is a `.svg` file"),
+        ("md file=content/days/UPPER.MD", "is an entry"),
     ] {
         let err = resolve(&s, info).expect_err(info).to_string();
         assert!(err.contains(want), "{info}: {err}");
@@ -86,7 +96,17 @@ fn symlinks_out_of_the_root_are_refused() {
     let err = resolve(&s, "cuda file=kernels/out.cu")
         .unwrap_err()
         .to_string();
-    assert!(err.contains("leaves the site root"), "{err}");
+    assert!(err.contains("outside the site root"), "{err}");
+    // A link inside the root is judged by what it points at: here, a draft's source.
+    std::os::unix::fs::symlink(
+        d.path().join("content/days/d.md"),
+        d.path().join("kernels/d.cu"),
+    )
+    .unwrap();
+    let err = resolve(&s, "cuda file=kernels/d.cu")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("an entry's source"), "{err}");
 }
 
 #[test]
