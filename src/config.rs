@@ -112,6 +112,33 @@ impl Config {
     /// Reads `explicit` (which must exist) or else `<root>/coursegen.toml` (defaults when absent).
     pub fn load(root: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
         let path = explicit.map_or_else(|| root.join(FILE), Path::to_path_buf);
+        let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        let refuse = |why: String| {
+            ConfigError::Invalid(vec![
+                Diagnostic::new(&shown, 0, why).help("write the config as a file of its own"),
+            ])
+        };
+        // The site's own file is judged by what it resolves to, before a byte is read
+        // (a link to a token would be quoted in a parse error); `--config` is the user's.
+        if explicit.is_none() && std::fs::symlink_metadata(&path).is_ok() {
+            let site = crate::content::admit::SiteRoot::new(root);
+            site.admit(&path, crate::content::admit::Purpose::Config)
+                .map_err(|why| refuse(why.to_string()))?;
+        }
+        if let Ok(meta) = std::fs::metadata(&path) {
+            if !meta.is_file() {
+                return Err(refuse(
+                    "is not a regular file (a FIFO, device or socket)".into(),
+                ));
+            }
+            if meta.len() > MAX_FILE_BYTES {
+                return Err(refuse(format!(
+                    "is {} KiB; a site config is at most {} KiB",
+                    meta.len() >> 10,
+                    MAX_FILE_BYTES >> 10
+                )));
+            }
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if explicit.is_none() && e.kind() == std::io::ErrorKind::NotFound => {
@@ -119,8 +146,7 @@ impl Config {
             }
             Err(error) => return Err(ConfigError::Io { path, error }),
         };
-        let shown = path.strip_prefix(root).unwrap_or(&path);
-        Config::parse(&text, shown).map_err(ConfigError::Invalid)
+        Config::parse(&text, &shown).map_err(ConfigError::Invalid)
     }
 
     /// Parses and checks the text of a config file; `file` names it in diagnostics.
@@ -308,10 +334,23 @@ fn line_of(text: &str, offset: usize) -> usize {
         .count()
 }
 
+/// Longest site title: it heads every page, `<title>` and social card.
+const MAX_TITLE_CHARS: usize = 200;
+
+/// Longest address: past this, an address is no address but a way to make every page big.
+const MAX_URL_BYTES: usize = 2048;
+
+/// Largest config file: a complete one is a few hundred bytes.
+const MAX_FILE_BYTES: u64 = 64 << 10;
+
 fn title(s: &str) -> Result<String, String> {
     let t = s.trim();
     if t.is_empty() || t.chars().any(char::is_control) {
         Err("the title must be one line of text".into())
+    } else if t.chars().count() > MAX_TITLE_CHARS {
+        Err(format!(
+            "the title is longer than {MAX_TITLE_CHARS} characters"
+        ))
     } else {
         Ok(t.into())
     }
@@ -319,6 +358,9 @@ fn title(s: &str) -> Result<String, String> {
 
 /// An absolute http(s) address with a host and no query, fragment or credentials.
 fn web_url(s: &str) -> Result<String, String> {
+    if s.len() > MAX_URL_BYTES {
+        return Err(format!("the address is longer than {MAX_URL_BYTES} bytes"));
+    }
     let bad = |why: &str| format!("`{s}` {why}; write it like https://github.com/your-org/course");
     let url = url::Url::parse(s.trim()).map_err(|e| bad(&format!("is not an address ({e})")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {

@@ -1,7 +1,7 @@
 //! Markdown to HTML: pulldown-cmark with tables, footnotes and heading anchors; fenced code
 //! through `highlight`; every fragment made safe by `sanitize` (see `render_with`). Also cuts a body
 //! into its main text and the prose of the Measured and Diagram sections.
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
@@ -83,7 +83,15 @@ pub struct Rendered {
     /// What the fenced code blocks' options and includes came to (lines in this Markdown);
     /// empty when rendered without sources.
     pub includes: IncludeCheck,
+    /// The line where the raw HTML passed [`MAX_HTML_TAGS`], if it did: the HTML is then
+    /// not cleaned (nor shown), and the check stage refuses the page.
+    pub too_much_html: Option<usize>,
 }
+
+/// Most tags of raw HTML one fragment may hold. The HTML cleaner's time grows with the
+/// square of how deeply unclosed tags nest (200,000 `<div>`s took minutes); a page's own
+/// HTML needs far fewer.
+pub const MAX_HTML_TAGS: usize = 10_000;
 
 /// Renders Markdown to HTML. `anchors` holds the heading ids already used on the page, so
 /// that several fragments of one page never repeat an id.
@@ -113,6 +121,7 @@ pub fn render_with(
     let parser = Parser::new_ext(markdown, options);
     let mut site_paths = definition_paths(markdown, &parser);
     let mut fence_lines = Vec::new();
+    let (mut html_tags, mut too_much_html) = (0, None);
     for (event, range) in parser.into_offset_iter() {
         let mut line = || {
             let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
@@ -130,6 +139,10 @@ pub fn render_with(
             Event::Html(html) | Event::InlineHtml(html) => {
                 needs_cleaner = true;
                 let line = line();
+                html_tags += memchr_count(b'<', html.as_bytes());
+                if html_tags > MAX_HTML_TAGS && too_much_html.is_none() {
+                    too_much_html = Some(line);
+                }
                 links.extend(html_urls(html).map(|url| Link { url, line }));
                 site_paths.extend(html_paths(html, range.start));
             }
@@ -143,10 +156,10 @@ pub fn render_with(
     let (events, includes) = code_blocks(events, opts, sources, &fence_lines);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
-    let html = if needs_cleaner {
-        crate::sanitize::html(&html)
-    } else {
-        html
+    let html = match (needs_cleaner, too_much_html) {
+        (_, Some(_)) => String::new(),
+        (true, None) => crate::sanitize::html(&html),
+        (false, None) => html,
     };
     site_paths.sort();
     site_paths.dedup();
@@ -155,6 +168,7 @@ pub fn render_with(
         links,
         site_paths,
         includes,
+        too_much_html,
     }
 }
 
@@ -247,6 +261,10 @@ fn html_urls(html: &str) -> impl Iterator<Item = String> + '_ {
     found.into_iter()
 }
 
+fn memchr_count(byte: u8, bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == byte).count()
+}
+
 fn memchr_lines(text: &str) -> Vec<usize> {
     text.bytes()
         .enumerate()
@@ -288,6 +306,8 @@ fn aligned_cells(events: &mut [Event<'_>]) {
 /// Gives each heading an id (its text, slugified, made unique on the page) and drops the
 /// attributes a `{key=value}` suffix asks for: headings keep only an id and classes.
 fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
+    // The next suffix to try for each base: a page of many equal headings stays linear.
+    let mut next: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
     while i < events.len() {
         if let Event::Start(Tag::Heading { attrs, .. }) = &mut events[i] {
@@ -302,7 +322,7 @@ fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
                     _ => {}
                 }
             }
-            let id = unique(slugify(&text), anchors);
+            let id = unique(slugify(&text), anchors, &mut next);
             if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
                 *slot = Some(CowStr::from(id));
             }
@@ -333,12 +353,16 @@ pub fn slugify(text: &str) -> String {
     }
 }
 
-fn unique(base: String, anchors: &mut HashSet<String>) -> String {
+fn unique(
+    base: String,
+    anchors: &mut HashSet<String>,
+    next: &mut HashMap<String, usize>,
+) -> String {
+    let n = next.entry(base.clone()).or_insert(1);
     let mut id = base.clone();
-    let mut n = 1;
     while !anchors.insert(id.clone()) {
         id = format!("{base}-{n}");
-        n += 1;
+        *n += 1;
     }
     id
 }

@@ -281,7 +281,15 @@ fn rel(root: &Path, path: &Path) -> PathBuf {
 fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
     let cannot_read =
         |e: std::io::Error| vec![Diagnostic::new(file, 0, format!("cannot read: {e}"))];
-    let size = std::fs::metadata(abs).map_err(cannot_read)?.len();
+    let meta = std::fs::metadata(abs).map_err(cannot_read)?;
+    if !meta.is_file() {
+        // A FIFO would block the read for ever.
+        return Err(vec![
+            Diagnostic::new(file, 0, "is not a regular file (a FIFO, device or socket)")
+                .help("entries are Markdown files; remove it"),
+        ]);
+    }
+    let size = meta.len();
     if size > super::limits::MAX_ENTRY_BYTES {
         return Err(vec![
             Diagnostic::new(

@@ -20,6 +20,8 @@ pub(crate) struct Bodies {
     /// What its fenced code blocks' options and includes came to, with body-relative lines
     /// (empty when converted without sources).
     pub(crate) includes: IncludeCheck,
+    /// The body-relative line where a part's raw HTML passed `markdown::MAX_HTML_TAGS`.
+    pub(crate) too_much_html: Option<usize>,
     /// What the page's Markdown copy (`index.md`) is made from, without parsing it again.
     pub(crate) source: MarkdownSource,
 }
@@ -65,9 +67,11 @@ pub(crate) fn bodies(
     let mut links = Vec::new();
     let mut site_paths = Vec::new();
     let mut includes = IncludeCheck::default();
+    let mut too_much_html = None;
     let mut render = |text: &str, first_line: usize| {
         let r = markdown::render_with(text, opts, &mut anchors, sources);
         let at = |line: usize| line + first_line - 1;
+        too_much_html = too_much_html.or(r.too_much_html.map(at));
         let found = r.includes;
         includes
             .errors
@@ -95,6 +99,7 @@ pub(crate) fn bodies(
         diagram,
         links,
         includes,
+        too_much_html,
         source: MarkdownSource {
             bound: None,
             site_paths,

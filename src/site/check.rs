@@ -303,6 +303,20 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
     if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
         before.extend(d);
     }
+    if let Some(line) = bodies.too_much_html {
+        before.push(
+            Diagnostic::new(
+                &entry.file,
+                entry.body_line + line - 1,
+                format!(
+                    "more than {} tags of raw HTML in one part of the body: the HTML cleaner \
+                     cannot check that much in bounded time",
+                    crate::markdown::MAX_HTML_TAGS
+                ),
+            )
+            .help("write the content in Markdown, or split it over pages"),
+        );
+    }
     let links = std::mem::take(&mut bodies.links);
     let includes = std::mem::take(&mut bodies.includes);
     // The copy of the page is made from the same text; the body itself serves when it is

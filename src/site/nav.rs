@@ -514,6 +514,7 @@ mod tests {
                     diagram: None,
                     links: Vec::new(),
                     includes: Default::default(),
+                    too_much_html: None,
                     source: Default::default(),
                 }),
                 diagram: None,

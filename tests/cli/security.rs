@@ -457,3 +457,122 @@ fn one_large_file_included_many_times_is_refused_quickly() {
         "bounded"
     );
 }
+
+#[test]
+fn a_mebibyte_of_adversarial_markdown_or_html_builds_in_bounded_time() {
+    // Each was quadratic or worse somewhere once: 40,000 equal headings took 50 s (their
+    // ids), 200,000 unclosed `<div>`s over two minutes (the HTML cleaner). Release builds
+    // take well under a second for each; the bound here leaves room for a debug build.
+    let n = (1 << 20) - 200;
+    let cases: [(&str, String, i32); 6] = [
+        ("headings", "## h\n\n".repeat(n / 6), 0),
+        ("divs", "<div>".repeat(n / 5), 1),
+        ("quotes", ">".repeat(n), 0),
+        ("brackets", "[".repeat(n), 0),
+        ("emphasis", "*a **b ".repeat(n / 7), 0),
+        (
+            "tables",
+            format!("|a|b|\n|-|-|\n{}", "|x|y|\n".repeat(n / 6)),
+            0,
+        ),
+    ];
+    for (what, body, code) in cases {
+        let site = Site::new();
+        site.write("content/glossary/a.md", draft("A") + &body);
+        let start = std::time::Instant::now();
+        let o = site.run(&["build", "--drafts", "--no-search"]);
+        let took = start.elapsed();
+        assert_code(&o, code);
+        assert!(
+            took < std::time::Duration::from_secs(30),
+            "{what}: {took:?}"
+        );
+        if code == 1 {
+            assert!(stderr(&o).contains("tags of raw HTML"), "{}", stderr(&o));
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_linked_or_oversized_configs_are_refused_without_reading_them() {
+    let mkfifo = |path: &Path| {
+        let ok = Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mkfifo {}", path.display());
+    };
+    // A FIFO blocks a read for ever: as an entry, an asset or the config it is refused.
+    for (fifo, error) in [
+        (
+            "content/glossary/f.md",
+            "content/glossary/f.md: is not a regular file",
+        ),
+        (
+            "content/glossary/f.txt",
+            "content/glossary/f.txt: is not a regular file",
+        ),
+        ("coursegen.toml", "coursegen.toml: is not a regular file"),
+    ] {
+        let site = Site::new();
+        site.write("content/glossary/x.md", draft("X"));
+        mkfifo(&site.root().join(fifo));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            .args(["--root", site.root().to_str().unwrap(), "build", "--drafts"])
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{fifo}: the build hangs");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        assert_code(&o, 1);
+        assert!(stderr(&o).contains(error), "{fifo}: {}", stderr(&o));
+    }
+    // The site's own config may not be a link out of the root (its text would be quoted in
+    // a parse error, which CI posts on the pull request), nor be huge or hold a huge title.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("token"), "ghp_secret = [\n").unwrap();
+    let site = Site::new();
+    site.write("content/glossary/x.md", draft("X"));
+    std::os::unix::fs::symlink(
+        outside.path().join("token"),
+        site.root().join("coursegen.toml"),
+    )
+    .unwrap();
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(stderr(&o).contains("coursegen.toml: resolves to a file outside the site root"));
+    assert!(!stderr(&o).contains("ghp_secret"), "{}", stderr(&o));
+    std::fs::remove_file(site.root().join("coursegen.toml")).unwrap();
+    site.write(
+        "coursegen.toml",
+        format!("title = \"{}\"\n", "T".repeat(200_000)),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("a site config is at most 64 KiB"),
+        "{}",
+        stderr(&o)
+    );
+    site.write(
+        "coursegen.toml",
+        format!("title = \"{}\"\n", "T".repeat(300)),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("longer than 200 characters"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!site.exists("public"));
+}
