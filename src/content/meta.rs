@@ -230,9 +230,11 @@ fn diagram(
     })
 }
 
-/// `sha256:` and 64 lowercase hex digits, as `coursegen sign` writes it.
+/// `v2:sha256:` (or, from the first scheme, `sha256:`) and 64 lowercase hex digits, as
+/// `coursegen sign` writes it.
 fn is_review_hash(value: &str) -> bool {
-    value.strip_prefix("sha256:").is_some_and(|hex| {
+    let hex = value.strip_prefix("v2:").unwrap_or(value);
+    hex.strip_prefix("sha256:").is_some_and(|hex| {
         hex.len() == 64
             && hex
                 .chars()
@@ -265,7 +267,7 @@ fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnos
     let reviewed_hash = raw.reviewed_hash.map(|h| h.trim().to_string());
     if let Some(h) = reviewed_hash.as_deref().filter(|h| !is_review_hash(h)) {
         out.push(Diagnostic {
-            message: format!("`{h}` is not a review hash (`sha256:` and 64 hex digits)"),
+            message: format!("`{h}` is not a review hash (`v2:sha256:` and 64 hex digits)"),
             help: Some(
                 "`coursegen sign FILE --reviewer NAME` writes it; remove the line or sign again"
                     .into(),

@@ -331,6 +331,12 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
     };
     let command = sign_command(entry, reviewers.first().map_or("NAME", String::as_str));
     match &b.reviewed_hash {
+        // The first scheme did not cover who reviewed and when: it pins nothing any more.
+        Some(old) if !old.starts_with(pin::PREFIX) => out.push(
+            finding(entry, FindingKind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
+                "signed under the first review pin (`sha256:`), which did not cover who reviewed the entry and when: the review is not pinned (required by --strict)".into())
+            .help(format!("{who} reviews it again and runs `{command}`, which writes a `v2:sha256:` pin")),
+        ),
         Some(pinned) if *pinned != pin::review_hash(entry) => out.push(
             finding(entry, FindingKind::Edited, "byline.reviewed_hash", "review of the latest edit",
                 format!("edited since review: the entry no longer matches its `reviewed_hash`, so {who} must review it again"))

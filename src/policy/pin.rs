@@ -1,31 +1,33 @@
 //! The review pin: `reviewed_hash` is a SHA-256 of the entry as reviewed — its checked front
-//! matter without the review's own fields, and its body — so an edit after the review
-//! shows. Depends on `content`.
+//! matter, the whole byline included (who reviewed it, and when), and its body — so an edit
+//! after the review shows, and so does a reviewer's name swapped or a date moved. The
+//! scheme is versioned: `v2:sha256:<hex>` is this one; `sha256:<hex>` (v1, which left
+//! `reviewed_by` and `last_checked_on` out) is recognised and no longer pins a review.
+//! Depends on `content`.
 use sha2::{Digest, Sha256};
 
 use crate::content::Entry;
 
-/// What a `reviewed_hash` value starts with; the rest is 64 lowercase hex digits.
-pub const PREFIX: &str = "sha256:";
+/// What a `reviewed_hash` of the current scheme starts with; the rest is 64 lowercase hex
+/// digits.
+pub const PREFIX: &str = "v2:sha256:";
 
-/// The byline fields a review writes, which the hash leaves out (it cannot cover itself,
-/// and re-signing only moves these).
-pub const REVIEW_FIELDS: &[&str] = &["reviewed_by", "last_checked_on", "reviewed_hash"];
+/// What a hash of the first scheme (v1) starts with.
+pub const PREFIX_V1: &str = "sha256:";
 
-/// The hash `coursegen sign` writes and publishing compares, as `sha256:<hex>`.
+/// The hash `coursegen sign` writes and publishing compares, as `v2:sha256:<hex>`.
 ///
-/// It covers what the page is made of, not how the YAML is spelled: the checked front
-/// matter as canonical JSON (keys sorted, empty values dropped, so `related: []` and no
-/// `related` are the same and reformatting or comments do not count as edits), then the
-/// body with line endings normalised and surrounding blank lines trimmed.
+/// It covers what the page is made of and who signed it when, not how the YAML is
+/// spelled: the checked front matter as canonical JSON (keys sorted, empty values dropped,
+/// so `related: []` and no `related` are the same and reformatting or comments do not
+/// count as edits) without `reviewed_hash` itself, then the body with line endings
+/// normalised and surrounding blank lines trimmed.
 pub fn review_hash(entry: &Entry) -> String {
     let mut meta = serde_json::to_value(&entry.meta).expect("Meta serialises to JSON");
     if let Some(byline) = meta.get_mut("byline").and_then(|b| b.as_object_mut()) {
-        for field in REVIEW_FIELDS {
-            byline.remove(*field);
-        }
+        byline.remove("reviewed_hash");
     }
-    let mut text = String::from("coursegen review v1\n");
+    let mut text = String::from("coursegen review v2\n");
     canonical_json(&meta, &mut text);
     text.push('\n');
     let body = entry.body.replace("\r\n", "\n").replace('\r', "\n");

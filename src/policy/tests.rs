@@ -360,14 +360,30 @@ fn a_review_is_pinned_to_what_was_reviewed() {
     let pinned = signed(&[]);
     case(&pinned, &STRICT, Want::Publish);
     case(&pinned, &PLAIN, Want::Publish);
-    // Re-signing moves only the review fields, which the hash leaves out.
+    // The pin covers who reviewed and when: after a real review, swapping the reviewer's
+    // name or moving the date (to renew an expired review) is an edit like any other.
+    for forged in [
+        pinned.replace("reviewed_by: Grace Hopper", "reviewed_by: Alan Turing"),
+        pinned.replace("last_checked_on: 2026-11-02", "last_checked_on: 2026-11-29"),
+    ] {
+        case(
+            &forged,
+            &STRICT,
+            Want::Refused(Some("byline.reviewed_hash"), 14, "edited since review"),
+        );
+    }
+    // A pin of the first scheme, which left those fields out, no longer pins a review.
+    let v1 = pinned.replace("reviewed_hash: v2:sha256:", "reviewed_hash: sha256:");
     case(
-        &pinned
-            .replace("reviewed_by: Grace Hopper", "reviewed_by: Alan Turing")
-            .replace("last_checked_on: 2026-11-02", "last_checked_on: 2026-11-29"),
+        &v1,
         &STRICT,
-        Want::Publish,
+        Want::Refused(
+            Some("byline.reviewed_hash"),
+            14,
+            "signed under the first review pin",
+        ),
     );
+    case(&v1, &PLAIN, Want::Publish);
     let edited = pinned.replace("Body text", "Body texts");
     let msg = "edited since review: the entry no longer matches its `reviewed_hash`, so Grace Hopper must review it again";
     case(
@@ -414,7 +430,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
 fn the_hash_covers_content_not_spelling() {
     let hash = |t: &str| pin::review_hash(&entry(t));
     let base = hash(BASE);
-    assert!(base.starts_with("sha256:") && base.len() == 7 + 64);
+    assert!(base.starts_with("v2:sha256:") && base.len() == 10 + 64);
     // Same content, spelled differently: line endings, comments, list style, empty lists,
     // quoting, review fields, trailing blank lines.
     for same in [
@@ -426,8 +442,7 @@ fn the_hash_covers_content_not_spelling() {
         ),
         BASE.replace("status: published\n", "status: published\nrelated: []\n"),
         BASE.replace("cc: \"7.5\"", "cc: 7.5"),
-        BASE.replace("reviewed_by: Grace Hopper", "reviewed_by: [Alan Turing]"),
-        BASE.replace("last_checked_on: 2026-11-02", "last_checked_on: pending"),
+        BASE.replace("reviewed_by: Grace Hopper", "reviewed_by: [Grace Hopper]"),
         format!("{BASE}\n\n"),
     ] {
         assert_eq!(hash(&same), base, "{same}");
@@ -442,6 +457,14 @@ fn the_hash_covers_content_not_spelling() {
         BASE.replace("written_by: Ada Lovelace", "written_by: Ada King"),
         BASE.replace("written_on: 2026-11-01", "written_on: 2026-10-31"),
         BASE.replace("https://x.org/", "https://y.org/"),
+        // Who reviewed it and when: a name swapped or a date moved to renew a review.
+        BASE.replace("reviewed_by: Grace Hopper", "reviewed_by: Alan Turing"),
+        BASE.replace(
+            "reviewed_by: Grace Hopper",
+            "reviewed_by: [Grace Hopper, Alan Turing]",
+        ),
+        BASE.replace("last_checked_on: 2026-11-02", "last_checked_on: 2026-11-30"),
+        BASE.replace("last_checked_on: 2026-11-02", "last_checked_on: pending"),
     ] {
         assert_ne!(hash(&edit), base, "{edit}");
     }
@@ -449,9 +472,9 @@ fn the_hash_covers_content_not_spelling() {
     assert_eq!(base, PINNED_BASE_HASH);
 }
 
-/// The hash of BASE when the hash was introduced; if this changes, every review is lost.
+/// The hash of BASE under the v2 scheme; if this changes, every review is lost.
 const PINNED_BASE_HASH: &str =
-    "sha256:1e395713ce6daa23f6146ea09c518794df4ca3f7150932948de6990bbd433a63";
+    "v2:sha256:de4fda085556e2352df56bbfa129ed8ff48a551ce4469bd8dbafb61368ef58f2";
 
 #[test]
 fn scaffold_text_blocks_publishing() {

@@ -1,6 +1,8 @@
 //! Reviews end to end (issue 10): `sign` pins a review to the text, an edit holds the
 //! entry back until a reviewer signs again, names cannot be faked, reviews expire,
 //! scaffold text is never published, and `status` shows where every entry stands.
+use std::process::Command;
+
 use crate::util::*;
 
 const WARP: &str = "content/glossary/warp.md";
@@ -30,7 +32,7 @@ fn sign_publish_edit_refused_sign_again_published() {
     assert_code(&o, 0);
     assert!(
         stdout(&o).contains(
-            "signed content/glossary/warp.md as reviewed by Grace Hopper on 2026-11-30 (sha256:"
+            "signed content/glossary/warp.md as reviewed by Grace Hopper on 2026-11-30 (v2:sha256:"
         ),
         "{}",
         stdout(&o)
@@ -282,13 +284,15 @@ fn reviews_expire_and_dates_must_be_possible() {
         .replace("written_on: 2026-11-01", "written_on: 2025-06-01")
         .replace("last_checked_on: 2026-11-20", "last_checked_on: 2025-07-01");
     site.write(WARP, &old);
-    assert_code(&sign(&site, WARP, "Grace Hopper"), 0);
-    // Signing renews the review; put the old date back (the hash leaves it out).
-    site.write(
-        WARP,
-        site.read(WARP)
-            .replace("last_checked_on: 2026-11-30", "last_checked_on: 2025-07-01"),
-    );
+    // Signed on 2025-07-01 (the pin covers the date, so it cannot be moved afterwards).
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .env("SOURCE_DATE_EPOCH", "1751328000")
+        .args(["sign", WARP, "--reviewer", "Grace Hopper", "--root"])
+        .arg(site.root())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert!(site.read(WARP).contains("last_checked_on: 2025-07-01"));
     let o = site.run(&["build"]);
     assert_code(&o, 0);
     let err = stderr(&o);
