@@ -44,7 +44,7 @@ impl Failure {
 pub struct ReviewArgs {
     /// Days after `last_checked_on` at which a review expires: a warning, and an error
     /// under --strict [default: 365]
-    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::policy::MAX_REVIEW_MAX_AGE_DAYS)))]
     pub review_max_age: Option<u32>,
 }
 

@@ -206,14 +206,20 @@ impl Config {
         }
         if let Some(days) = &raw.review_max_age_days {
             match u32::try_from(*days.get_ref()) {
-                Ok(d) if d > 0 => config.review_max_age_days = Some(d),
+                Ok(d) if (1..=crate::policy::MAX_REVIEW_MAX_AGE_DAYS).contains(&d) => {
+                    config.review_max_age_days = Some(d)
+                }
                 _ => problems.push(
                     at(
                         days.span(),
                         "review_max_age_days",
-                        format!("{} is not a number of days", days.get_ref()),
+                        format!(
+                            "{} is not a number of days from 1 to {}",
+                            days.get_ref(),
+                            crate::policy::MAX_REVIEW_MAX_AGE_DAYS
+                        ),
                     )
-                    .help("write a whole number of days above 0, e.g. `review_max_age_days = 365`"),
+                    .help("write a whole number of days, e.g. `review_max_age_days = 365`; a review must expire"),
                 ),
             }
         }

@@ -19,6 +19,10 @@ pub use names::{canonical_name, is_unsigned};
 /// How long a review stays valid unless the build says otherwise.
 pub const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;
 
+/// The longest a review may be set to stay valid (five years): past it, expiry would be
+/// switched off by a large number.
+pub const MAX_REVIEW_MAX_AGE_DAYS: u32 = 1830;
+
 /// What the rule is applied with: the date, the review expiry, and the kind of build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {

@@ -50,6 +50,11 @@ fn cleaner() -> &'static ammonia::Builder<'static> {
         // the stale-source note.
         b.add_tag_attributes("span", ["aria-hidden"]);
         b.add_tag_attributes("p", ["role"]);
+        // ammonia keeps `cite` on these, and does not hold it to the URL schemes: a
+        // `cite="javascript:…"` would survive. Pages never show it; drop it.
+        for tag in ["blockquote", "q", "ins", "del"] {
+            b.rm_tag_attributes(tag, &["cite"]);
+        }
         // `rel="noopener"` guards `target=_blank`, which content cannot set.
         b.link_rel(None);
         b
@@ -169,6 +174,13 @@ mod tests {
 
     #[test]
     fn policy() {
+        for tag in ["blockquote", "q", "ins", "del"] {
+            case(
+                &format!(r#"<{tag} cite="javascript:alert(1)">c</{tag}>"#),
+                ">c</",
+                &["javascript", "cite"],
+            );
+        }
         case(
             r#"<a href="javascript:alert(1)">x</a>"#,
             ">x</a>",

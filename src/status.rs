@@ -133,13 +133,15 @@ pub fn table(report: &StatusReport) -> String {
         "REVIEWER".into(),
         "MISSING".into(),
     ]];
+    // Names and paths come from content: escaped, so none can drive the terminal.
+    let shown = |s: String| crate::content::diagnostic::printable(&s).into_owned();
     for r in &report.entries {
         rows.push([
             r.state.into(),
-            r.file.display().to_string(),
-            dash(&r.authors),
-            dash(&r.reviewers),
-            dash(&r.missing),
+            shown(r.file.display().to_string()),
+            shown(dash(&r.authors)),
+            shown(dash(&r.reviewers)),
+            shown(dash(&r.missing)),
         ]);
     }
     let mut widths = [0usize; 4];

@@ -212,6 +212,30 @@ fn bad_values_are_all_reported_with_their_line() {
 }
 
 #[test]
+fn a_review_must_expire_and_values_are_bounded() {
+    for (text, want) in [
+        (
+            "review_max_age_days = 4000000000\n",
+            "is not a number of days from 1 to 1830",
+        ),
+        ("review_max_age_days = 1831\n", "from 1 to 1830"),
+        (
+            &format!("title = \"{}\"\n", "t".repeat(201)),
+            "longer than 200 characters",
+        ),
+        (
+            &format!("base_url = \"https://e.org/{}\"\n", "a".repeat(3000)),
+            "longer than 2048 bytes",
+        ),
+    ] {
+        let got = problems(text);
+        assert!(got.iter().any(|p| p.contains(want)), "{text:.60}: {got:?}");
+    }
+    let five_years = Config::parse("review_max_age_days = 1830\n", Path::new("coursegen.toml"));
+    assert_eq!(five_years.unwrap().review_max_age_days, Some(1830));
+}
+
+#[test]
 fn type_errors_and_broken_toml_name_their_line_and_key() {
     let cases = [
         ("title = \"x\"\nbase_url = 3\n", 2, Some("base_url")),

@@ -45,20 +45,43 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
+        // Messages quote content (values, names, paths): printed so that no quoted text can
+        // start a line of its own (`::error::` is a GitHub workflow command) or drive the
+        // terminal.
+        write!(f, "{}", printable(&self.file.to_string_lossy()))?;
         if self.line > 0 {
             write!(f, ":{}", self.line)?;
         }
         write!(f, ": ")?;
         if let Some(field) = &self.field {
-            write!(f, "field `{field}`: ")?;
+            write!(f, "field `{}`: ", printable(field))?;
         }
-        write!(f, "{}", self.message)?;
+        write!(f, "{}", printable(&self.message))?;
         if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
+            write!(f, "\n  help: {}", printable(help))?;
         }
         Ok(())
     }
+}
+
+/// `text` with every control character (newlines and escape sequences among them) and
+/// every bidirectional override written as a Rust escape (`\n`, `\u{1b}`): what content
+/// may put in a line of a terminal, a log or a CI annotation.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Several diagnostics, shown one after another with a count, like a compiler's output.
@@ -138,5 +161,23 @@ mod tests {
         assert!(text.ends_with("5002 problems found (3 distinct)"), "{text}");
         let one = Diagnostics(vec![Diagnostic::new("a.md", 1, "m")]).to_string();
         assert_eq!(one, "error: a.md:1: m\n1 problem found");
+    }
+
+    #[test]
+    fn quoted_content_cannot_start_a_line_or_drive_the_terminal() {
+        let d = Diagnostic::new(
+            "content/a\nb.md",
+            2,
+            "`draft\n::error::pwned` is not a status; \u{1b}[2J\u{202e}",
+        )
+        .field("status")
+        .help("one of\r\ndraft");
+        let text = d.to_string();
+        assert_eq!(
+            text,
+            "content/a\\nb.md:2: field `status`: `draft\\n::error::pwned` is not a status; \\u{1b}[2J\\u{202e}\n  help: one of\\r\\ndraft"
+        );
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.lines().all(|l| !l.starts_with("::")), "{text}");
     }
 }

@@ -49,7 +49,17 @@ pub(crate) fn outputs(pages: &[Page], intros: &[Page], opts: &BuildOptions) -> V
 
 /// Files the build may generate at the site root whatever its options (a sitemap only with
 /// --base-url, but `check` must find the clash without it).
-const GENERATED: &[&str] = &["sitemap.xml", "search-index.json", super::output::MARKER];
+const GENERATED: &[&str] = &[
+    "sitemap.xml",
+    "search-index.json",
+    "404.html",
+    "feed.xml",
+    "llms.txt",
+    super::output::MARKER,
+];
+
+/// Pages the build writes itself, whatever its content: an entry there would be lost.
+const GENERATED_PAGES: &[(&str, &str)] = &[("search/index.html", "the search page")];
 
 /// Two outputs at one path would silently overwrite each other, and a page whose folder is
 /// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
@@ -93,6 +103,37 @@ pub(crate) fn collisions(
         }
     }
     problems.extend(folder_clashes(root, &seen, pages));
+    problems.extend(generated_pages(pages));
+    problems
+}
+
+/// Entries whose page is one the build writes itself (`content/search.md`).
+fn generated_pages(pages: &[Page]) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    for p in pages {
+        let path = page_path(&p.entry.url);
+        let Some((_, what)) = GENERATED_PAGES.iter().find(|(g, _)| path == Path::new(g)) else {
+            continue;
+        };
+        let e = &p.entry;
+        let (line, field) = match e.meta.slug {
+            Some(_) => (e.lines.of("slug"), Some("slug")),
+            None => (1, None),
+        };
+        let d = Diagnostic::new(
+            &e.file,
+            line,
+            format!(
+                "its page would be {}, which is {what}: coursegen writes it itself",
+                e.url
+            ),
+        )
+        .help("give the entry another slug (or rename the file)");
+        problems.push(match field {
+            Some(f) => d.field(f),
+            None => d,
+        });
+    }
     problems
 }
 

@@ -234,6 +234,24 @@ fn a_slug_whose_folder_is_a_static_or_generated_file_is_a_content_error() {
     let err = stderr(&o);
     assert!(err.contains("content/style.css.md:1: style.css/index.html needs a folder `style.css`, but that is also static/style.css"), "{err}");
     assert!(err.contains("content/search-index.json.md:1: search-index.json/index.html needs a folder `search-index.json`, but that is also a file coursegen generates"), "{err}");
+    // The files and pages every build writes: found by `check`, not at write time.
+    for name in ["404.html", "feed.xml", "llms.txt"] {
+        site.write(&format!("content/{name}.md"), published("G", ""));
+    }
+    site.write("content/search.md", published("Search page", ""));
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    for name in ["404.html", "feed.xml", "llms.txt"] {
+        let want = format!(
+            "content/{name}.md:1: {name}/index.html needs a folder `{name}`, but that is also a file coursegen generates"
+        );
+        assert!(err.contains(&want), "{err}");
+    }
+    assert!(
+        err.contains("content/search.md:1: its page would be /search/, which is the search page"),
+        "{err}"
+    );
 }
 
 #[test]
