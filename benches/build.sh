@@ -95,7 +95,9 @@ timed_build() {
 for n in $SIZES; do
     root=$WORK/corpus-$n
     "$GEN" --n "$n" --seed "$SEED" --out "$root" >/dev/null
-    rm -rf "$root/.coursegen-cache"
+    # The build cache lives outside the site (under $XDG_CACHE_HOME): start each size cold.
+    export XDG_CACHE_HOME=$WORK/cache-home
+    rm -rf "$XDG_CACHE_HOME" "$root/.coursegen-cache"
     for mode in $MODES; do
         flags=()
         case $mode in

@@ -62,7 +62,8 @@ impl ReviewArgs {
 pub struct CacheArgs {
     /// Build cache folder: diagram images and search-index shards made by earlier builds
     /// are reused from it, so an unchanged diagram is rasterised once and an unchanged shard
-    /// indexed once (default: <root>/.coursegen-cache). Safe to delete; safe to share
+    /// indexed once (default: a folder of this site's under $XDG_CACHE_HOME/coursegen, or
+    /// ~/.cache/coursegen). Never inside the site root. Safe to delete; safe to share
     /// between builds running at once.
     #[arg(long, value_name = "DIR", env = "COURSEGEN_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
@@ -73,16 +74,14 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// The cache folder this run uses, or `None` for no cache.
-    pub fn dir(&self, root: &Path) -> Option<PathBuf> {
+    /// The cache folder this run uses, or `None` for no cache; one inside the site root is
+    /// a usage error.
+    pub fn dir(&self, root: &Path) -> Result<Option<PathBuf>, Failure> {
         if self.no_cache {
-            return None;
+            return Ok(None);
         }
-        Some(
-            self.cache_dir
-                .clone()
-                .unwrap_or_else(|| root.join(crate::site::build_cache::DEFAULT_DIR)),
-        )
+        crate::site::build_cache::cache_dir(root, self.cache_dir.as_deref())
+            .map_err(|e| Failure::Usage(e.into()))
     }
 }
 

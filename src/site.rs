@@ -10,7 +10,7 @@ use crate::templates::Templates;
 
 mod assets;
 pub(crate) mod bodies;
-pub(crate) mod build_cache;
+pub mod build_cache;
 pub(crate) mod check;
 pub(crate) mod diagrams;
 #[cfg(test)]

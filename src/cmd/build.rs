@@ -76,7 +76,7 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         config,
         today: Some(today()?),
-        cache_dir: args.cache.dir(root),
+        cache_dir: args.cache.dir(root)?,
     };
     let report = build(root, &opts, &format!("built {} with", out.display()))?;
     if let Some(file) = &args.summary {

@@ -30,7 +30,7 @@ pub fn run_serve(
         args.port,
         !args.no_drafts,
         config_file,
-        args.cache.dir(root),
+        args.cache.dir(root)?,
     )
     .map_err(|e| Failure::Usage(e.into()))
 }

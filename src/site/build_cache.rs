@@ -1,5 +1,8 @@
 //! The persistent build cache: PNGs of diagrams, and the search index's shards
-//! (`site::search`), kept across builds in a folder (by default `<root>/.coursegen-cache/`),
+//! (`site::search`), kept across builds in a folder outside the site (by default
+//! `$XDG_CACHE_HOME/coursegen/sites/<hash of the root>/`; never inside the root, where a
+//! contributor could commit an entry that hash-matches itself and replace a published
+//! image: an entry of the cache is trusted as much as the build that wrote it),
 //! so an unchanged diagram is rasterised once and an unchanged shard indexed once, not on
 //! every build. Keyed by the SHA-256 of the SVG plus the versions of everything else that shapes
 //! the pixels (renderer, font, encoder); an entry is written atomically and checked against
@@ -15,8 +18,61 @@ use crate::bank;
 use crate::content::Diagnostic;
 use crate::measurement::record::{sha256_hex, sha256_hex_of};
 
-/// Folder under the site root that holds the cache unless `--cache-dir` says otherwise.
-pub(crate) const DEFAULT_DIR: &str = ".coursegen-cache";
+/// Why a cache folder cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheDirError {
+    /// The folder is inside the site root.
+    #[error(
+        "the build cache {0} is inside the site root, where a contributor could commit entries \
+         the build would publish; keep it outside (the default is under $XDG_CACHE_HOME or \
+         ~/.cache), e.g. --cache-dir \"$RUNNER_TEMP/coursegen-cache\" in CI"
+    )]
+    InsideRoot(PathBuf),
+}
+
+/// The cache folder of the site at `root`: `explicit` (`--cache-dir`) when given, else one
+/// of its own under the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`), or `None`
+/// when there is neither. A folder inside the site root is refused, by what it resolves to.
+pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>, CacheDirError> {
+    let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let dir = match explicit {
+        Some(dir) => dir.to_path_buf(),
+        None => {
+            let home = std::env::var_os("XDG_CACHE_HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+            let Some(home) = home else { return Ok(None) };
+            let id = sha256_hex(canon_root.as_os_str().as_encoded_bytes());
+            home.join("coursegen").join("sites").join(&id[..16])
+        }
+    };
+    if resolved(&dir).starts_with(&canon_root) {
+        return Err(CacheDirError::InsideRoot(dir));
+    }
+    Ok(Some(dir))
+}
+
+/// `path` with its longest existing prefix resolved (every link followed).
+fn resolved(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while existing.symlink_metadata().is_err() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut out = existing
+        .canonicalize()
+        .unwrap_or_else(|_| existing.to_path_buf());
+    out.extend(rest.into_iter().rev());
+    out
+}
 
 /// Versions of the renderer and the PNG encoder: part of every key, so upgrading either
 /// re-renders everything. A test checks them against Cargo.lock.

@@ -67,6 +67,14 @@ pub fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
             what,
         })
     };
+    // A committed `public -> /elsewhere` would make a default build replace the folder it
+    // names: the output folder is the folder given, never a link to one.
+    if std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+        return refuse(
+            "a symbolic link; the build replaces the folder it names, so give that folder itself"
+                .into(),
+        );
+    }
     if out_abs == root_abs || root_abs.starts_with(&out_abs) {
         return refuse("the site root or a folder above it".into());
     }
@@ -89,7 +97,7 @@ pub fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
         return refuse("an existing file, not a folder".into());
     }
     let listing = std::fs::read_dir(&out_abs).map(|mut items| items.next().is_some());
-    match replaceable(listing, || out_abs.join(MARKER).is_file()) {
+    match replaceable(listing, || is_marker(&out_abs.join(MARKER))) {
         Ok(()) => Ok(()),
         Err(what) => refuse(what),
     }
@@ -118,6 +126,18 @@ fn replaceable(
 
 /// Written into every output folder, so that a later build knows it may replace it.
 pub const MARKER: &str = ".coursegen-output";
+
+/// What the marker holds.
+const MARKER_TEXT: &str =
+    "Written by coursegen build; the next build replaces this folder whole.\n";
+
+/// Whether `path` is a marker as a build writes it: a regular file (not a link to one)
+/// holding exactly [`MARKER_TEXT`].
+fn is_marker(path: &Path) -> bool {
+    std::fs::symlink_metadata(path)
+        .is_ok_and(|m| m.is_file() && m.len() == MARKER_TEXT.len() as u64)
+        && std::fs::read(path).is_ok_and(|bytes| bytes == MARKER_TEXT.as_bytes())
+}
 
 /// A file of the output, relative to the output folder.
 pub struct OutFile {
@@ -187,11 +207,7 @@ impl Staging {
     /// Copies the static files in, then moves the finished folder into place.
     pub fn commit(self, copies: &Copies) -> Result<(), OutputError> {
         let marker = self.dir.path().join(MARKER);
-        std::fs::write(
-            &marker,
-            "Written by coursegen build; the next build replaces this folder whole.\n",
-        )
-        .map_err(io(&marker))?;
+        std::fs::write(&marker, MARKER_TEXT).map_err(io(&marker))?;
         copies.par_iter().try_for_each(|(rel, src)| {
             let p = self.dir.path().join(rel);
             if let Some(d) = p.parent() {

@@ -77,7 +77,7 @@ fn the_social_card_is_1200_by_630_indexed_and_under_100_kb() {
 fn a_second_build_takes_the_image_from_the_cache() {
     let site = site_with_diagram();
     assert_code(&site.run(&["build"]), 0);
-    let cache = site.root().join(".coursegen-cache");
+    let cache = site.cache();
     let found = entries(&cache);
     assert_eq!(found.len(), 1, "one diagram, one entry: {found:?}");
     assert!(cache.join("CACHEDIR.TAG").exists());
@@ -105,7 +105,7 @@ fn a_corrupt_entry_is_rendered_again_and_replaced() {
     let site = site_with_diagram();
     assert_code(&site.run(&["build"]), 0);
     let good_png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
-    let entry = entries(&site.root().join(".coursegen-cache")).remove(0);
+    let entry = entries(&site.cache()).remove(0);
     let good_entry = std::fs::read(&entry).unwrap();
     let mut flipped = good_entry.clone();
     let middle = flipped.len() / 2;
@@ -136,12 +136,9 @@ fn the_cache_folder_can_be_moved_or_turned_off() {
     let o = site.run(&["build", "--cache-dir", dir.to_str().unwrap()]);
     assert_code(&o, 0);
     assert_eq!(entries(&dir).len(), 1);
-    assert!(!site.exists(".coursegen-cache"));
+    assert!(!site.cache().exists());
     assert_code(&site.run(&["build", "--no-cache"]), 0);
-    assert!(
-        !site.exists(".coursegen-cache"),
-        "--no-cache writes no cache"
-    );
+    assert!(!site.cache().exists(), "--no-cache writes no cache");
     assert!(site.exists("public/glossary/bank/diagram.png"));
     let o = site.run(&["build", "--no-cache", "--cache-dir", "x"]);
     assert_code(&o, 2);
@@ -150,12 +147,10 @@ fn the_cache_folder_can_be_moved_or_turned_off() {
 #[test]
 fn an_unwritable_cache_warns_and_the_build_still_succeeds() {
     let site = site_with_diagram();
-    site.write("blocked", "a file where the cache folder would be");
-    let o = site.run(&[
-        "build",
-        "--cache-dir",
-        site.root().join("blocked").to_str().unwrap(),
-    ]);
+    let outside = tempfile::tempdir().unwrap();
+    let blocked = outside.path().join("blocked");
+    std::fs::write(&blocked, "a file where the cache folder would be").unwrap();
+    let o = site.run(&["build", "--cache-dir", blocked.to_str().unwrap()]);
     assert_code(&o, 0);
     let err = stderr(&o);
     assert!(
@@ -178,6 +173,7 @@ fn builds_running_at_once_share_one_cache() {
     let builds: Vec<_> = (0..2)
         .map(|n| {
             Command::new(env!("CARGO_BIN_EXE_coursegen"))
+                .env("XDG_CACHE_HOME", site.cache_home())
                 .args(["build", "--root"])
                 .arg(site.root())
                 .arg("--out")
@@ -190,7 +186,7 @@ fn builds_running_at_once_share_one_cache() {
     for mut build in builds {
         assert!(build.wait().unwrap().success());
     }
-    assert_eq!(entries(&site.root().join(".coursegen-cache")).len(), 4);
+    assert_eq!(entries(&site.cache()).len(), 4);
     for i in 0..4 {
         let read = |n: u32| {
             std::fs::read(
@@ -202,7 +198,7 @@ fn builds_running_at_once_share_one_cache() {
         assert_eq!(read(0), read(1), "bank-{i}");
     }
     // No temporary file is left behind.
-    let leftovers = walkdir::WalkDir::new(site.root().join(".coursegen-cache"))
+    let leftovers = walkdir::WalkDir::new(site.cache())
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
@@ -213,13 +209,46 @@ fn builds_running_at_once_share_one_cache() {
 }
 
 #[test]
-fn check_renders_no_images_and_the_repository_ignores_the_cache() {
+fn check_renders_no_images_and_the_cache_is_never_inside_the_site() {
     let site = site_with_diagram();
     assert_code(&site.run(&["check"]), 0);
-    assert!(!site.exists(".coursegen-cache"));
-    let gitignore = std::fs::read_to_string(repo().join(".gitignore")).unwrap();
-    assert!(
-        gitignore.lines().any(|l| l == "/.coursegen-cache/"),
-        "{gitignore}"
+    assert!(!site.cache().exists());
+    // A cache a contributor could commit entries into is refused, however it is named:
+    // inside the root, or a link from outside into it.
+    let outside = tempfile::tempdir().unwrap();
+    let link = outside.path().join("cache");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(site.root().join("content"), &link).unwrap();
+    for dir in [
+        site.root().join(".coursegen-cache"),
+        site.root().join("x/y"),
+        link,
+    ] {
+        let o = site.run(&["build", "--cache-dir", dir.to_str().unwrap()]);
+        assert_code(&o, 2);
+        assert!(
+            stderr(&o).contains("is inside the site root"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // An entry committed where the cache used to live, under the diagram's real key and
+    // hash-matching itself, is never read: the default cache lives outside the site.
+    assert_code(&site.run(&["build"]), 0);
+    assert!(site.cache().starts_with(site.cache_home()));
+    let real = entries(&site.cache()).remove(0);
+    let forged = site
+        .root()
+        .join(".coursegen-cache/raster")
+        .join(real.file_name().unwrap());
+    std::fs::create_dir_all(forged.parent().unwrap()).unwrap();
+    std::fs::write(&forged, entry_with(b"an attacker's picture")).unwrap();
+    std::fs::remove_dir_all(site.cache()).unwrap();
+    assert_code(&site.run(&["build"]), 0);
+    let png = std::fs::read(site.root().join("public/glossary/bank/diagram.png")).unwrap();
+    assert_eq!(
+        png_header(&png).0,
+        1200,
+        "rendered, not the committed entry"
     );
 }

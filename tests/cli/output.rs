@@ -130,6 +130,26 @@ fn out_must_be_a_folder_coursegen_owns() {
     assert_code(&site.run(&["build", "--drafts"]), 0);
     assert_code(&site.run(&["build", "--drafts"]), 0);
     assert!(site.exists("public/.coursegen-output"));
+    // A marker is one a build wrote: any file of that name is not.
+    site.write("thesis/.coursegen-output", "anything");
+    let thesis = site.root().join("thesis");
+    let o = site.run(&["build", "--drafts", "--out", thesis.to_str().unwrap()]);
+    assert_code(&o, 2);
+    assert_eq!(site.read("thesis/thesis.tex"), "chapter 1");
+    // A committed `public -> elsewhere` would make a default build replace `elsewhere`.
+    #[cfg(unix)]
+    {
+        std::fs::remove_dir_all(site.root().join("public")).unwrap();
+        std::os::unix::fs::symlink(&thesis, site.root().join("public")).unwrap();
+        let o = site.run(&["build", "--drafts"]);
+        assert_code(&o, 2);
+        assert!(
+            stderr(&o).contains("it is a symbolic link"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(site.read("thesis/thesis.tex"), "chapter 1");
+    }
 }
 
 #[test]

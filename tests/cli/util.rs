@@ -1,9 +1,11 @@
 //! Fixture sites in temp dirs and the assertions every subject's tests share.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub(crate) struct Site {
     dir: tempfile::TempDir,
+    /// `$XDG_CACHE_HOME` of the runs: the build cache lives outside the site root.
+    cache_home: tempfile::TempDir,
 }
 
 pub(crate) fn repo() -> &'static Path {
@@ -44,7 +46,25 @@ impl Site {
         copy_dir(&repo().join("templates"), &dir.path().join("templates"));
         copy_dir(&repo().join("static"), &dir.path().join("static"));
         std::fs::create_dir_all(dir.path().join("content/glossary")).unwrap();
-        Site { dir }
+        Site {
+            dir,
+            cache_home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The `$XDG_CACHE_HOME` every run gets.
+    pub(crate) fn cache_home(&self) -> &Path {
+        self.cache_home.path()
+    }
+
+    /// The folder of the default build cache, once a build has made it.
+    pub(crate) fn cache(&self) -> PathBuf {
+        let sites = self.cache_home().join("coursegen/sites");
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&sites)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        assert!(found.len() <= 1, "one cache folder per site: {found:?}");
+        found.pop().unwrap_or(sites.join("none yet"))
     }
 
     pub(crate) fn root(&self) -> &Path {
@@ -62,6 +82,7 @@ impl Site {
         Command::new(env!("CARGO_BIN_EXE_coursegen"))
             // Today is 2026-11-30 for every test, so review dates do not expire as years pass.
             .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+            .env("XDG_CACHE_HOME", self.cache_home())
             .args(args)
             .arg("--root")
             .arg(self.root())
