@@ -35,13 +35,17 @@ Name the glossary entries the day relies on in `related:`, and end with somethin
 const PAGE_BODY: &str = "The body, in Markdown. Write what this page is for.
 ";
 
-/// Body lines a scaffold inserts; a body still holding one of them is not ready.
-pub fn body_placeholders() -> impl Iterator<Item = &'static str> {
+/// The sentences of the body a scaffold inserts; a body still holding one of them, however
+/// re-wrapped, is not ready.
+pub fn body_sentences() -> impl Iterator<Item = &'static str> {
     [GLOSSARY_BODY, DAY_BODY, PAGE_BODY]
         .into_iter()
-        .flat_map(str::lines)
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .flat_map(|body| {
+            body.split_inclusive(". ")
+                .flat_map(|s| s.split_inclusive(".\n"))
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        })
 }
 
 const BYLINE: &str = "status: draft                     # draft | in-review | published
@@ -293,7 +297,7 @@ mod tests {
         for (field, text) in PLACEHOLDERS {
             assert!(all.contains(text), "{field}: {text}");
         }
-        for line in body_placeholders() {
+        for line in body_sentences() {
             assert!(all.contains(line), "{line}");
         }
     }

@@ -275,9 +275,10 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
             "diagram.alt" => m.diagram.as_ref().map(|d| d.alt.as_str()),
             _ => None,
         };
-        // Ignoring case and the closing full stop: deleting the period is not writing the text.
-        let wanted = text.trim_end_matches('.').to_lowercase();
-        if value.is_some_and(|v| v.to_lowercase().contains(&wanted)) {
+        // Folded (case, punctuation, spacing, invisible characters, spelling): deleting the
+        // full stop or lower-casing is not writing the text.
+        let wanted = names::fold_text(text);
+        if value.is_some_and(|v| contains_words(&names::fold_text(v), &wanted)) {
             out.push(
                 finding(
                     entry,
@@ -292,27 +293,57 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
             );
         }
     }
-    let scaffold_lines: Vec<&str> = scaffold::body_placeholders().collect();
-    if let Some((i, line)) = entry
-        .body
-        .lines()
-        .enumerate()
-        .find(|(_, l)| scaffold_lines.contains(&l.trim()))
-    {
+    if let Some((line, sentence)) = scaffold_sentence(&entry.body) {
         out.push(Finding {
             kind: FindingKind::Placeholder,
             missing: "body".into(),
             diagnostic: Diagnostic::new(
                 &entry.file,
-                entry.body_line + i,
-                format!(
-                    "the body still holds the scaffold's placeholder text \"{}\"",
-                    line.trim()
-                ),
+                entry.body_line + line,
+                format!("the body still holds the scaffold's placeholder text \"{sentence}\""),
             )
             .help("write the entry's own text in place of every paragraph `coursegen new` wrote"),
         });
     }
+}
+
+/// Whether the folded `text` holds the folded `words` as whole words.
+fn contains_words(text: &str, words: &str) -> bool {
+    !words.is_empty() && format!(" {text} ").contains(&format!(" {words} "))
+}
+
+/// The first sentence a scaffold wrote that `body` still holds, however re-wrapped,
+/// re-cased or re-spaced: the body-relative line (0-based) it starts on, and the sentence.
+fn scaffold_sentence(body: &str) -> Option<(usize, String)> {
+    // The body folded line by line, with where each line's words start.
+    let mut folded = String::new();
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    for (i, line) in body.lines().enumerate() {
+        let f = names::fold_text(line);
+        if f.is_empty() {
+            continue;
+        }
+        folded.push(' ');
+        starts.push((folded.len(), i));
+        folded.push_str(&f);
+    }
+    folded.push(' ');
+    for sentence in scaffold::body_sentences() {
+        let wanted = names::fold_text(sentence);
+        // Short sentences ("Explain it.") could be anyone's words.
+        if wanted.split(' ').count() < 4 {
+            continue;
+        }
+        if let Some(at) = folded.find(&format!(" {wanted} ")) {
+            let line = starts
+                .iter()
+                .rev()
+                .find(|(s, _)| *s <= at + 1)
+                .map_or(0, |l| l.1);
+            return Some((line, sentence.trim().to_string()));
+        }
+    }
+    None
 }
 
 /// The pinned review: edited since, missing, or expired.

@@ -37,6 +37,27 @@ pub const PLACEHOLDERS: &[&str] = &[
     "name",
     "yourname",
     "me",
+    "myself",
+    "self",
+    "yes",
+    "no",
+    "ok",
+    "test",
+    "tester",
+    "example",
+    "johndoe",
+    "janedoe",
+    "johnsmith",
+    "reviewername",
+    "authorname",
+    "theauthor",
+    "thereviewer",
+    "areviewer",
+    "anauthor",
+    "firstlast",
+    "firstnamelastname",
+    "namesurname",
+    "fullname",
 ];
 
 /// What one name in a byline turns out to be.
@@ -72,10 +93,23 @@ impl Name {
                     canonical: b,
                     skeleton: sb,
                 },
-            ) => a == b || sa[0] == sb[0] || sa[1] == sb[1],
+            ) => {
+                a == b
+                    || sa[0] == sb[0]
+                    || sa[1] == sb[1]
+                    // Punctuation, spaces and hyphens folded: `Ada Lovelace.`, `AdaLovelace`
+                    // and `Ada-Lovelace` are Ada Lovelace.
+                    || letters(a) == letters(b)
+                    || letters(&sa[1]) == letters(&sb[1])
+            }
             _ => false,
         }
     }
+}
+
+/// The letters and digits of a name, nothing else.
+fn letters(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).collect()
 }
 
 /// Judges one name as written in `written_by` or `reviewed_by`.
@@ -113,7 +147,8 @@ fn judge(raw: &str) -> Name {
     if looks_like_several(&visible) {
         return Name::Several;
     }
-    if !canonical.chars().any(char::is_alphabetic) {
+    // One letter (`Q`) names nobody; nor does text without letters (`42`).
+    if canonical.chars().filter(|c| c.is_alphabetic()).count() < 2 {
         return Name::NotAName;
     }
     let collapsed = visible.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -137,6 +172,30 @@ pub fn canonical_name(name: &str) -> String {
     // Folding can produce text that is not NFKC again (e.g. ǰ), so normalise once more.
     let normal = nfkc(&folded);
     normal.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Text as the scaffold check compares it: invisible characters removed, NFKC, case-folded,
+/// every run of anything but letters and digits one space, and the scaffold's own words
+/// in one spelling (`uncategorized` is `uncategorised`). A placeholder re-wrapped,
+/// lower-cased, without its full stop or with an NBSP or ZWSP inside folds to itself.
+pub fn fold_text(text: &str) -> String {
+    let folded = CaseMapper::new()
+        .fold_string(&nfkc(&strip_invisible(text)))
+        .into_owned();
+    let mut out = String::with_capacity(folded.len());
+    for word in folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(match word {
+            "uncategorized" => "uncategorised",
+            w => w,
+        });
+    }
+    out
 }
 
 /// A name as shown on a page: invisible and bidi control characters removed, spacing
@@ -229,7 +288,30 @@ const SEPARATORS: &[char] = &[
     '\u{2215}',
     '\u{29F8}',
     '+',
-    // line breaks
+    // middle dots, bullets and interpuncts
+    '\u{B7}',
+    '\u{387}',
+    '\u{2022}',
+    '\u{2023}',
+    '\u{2027}',
+    '\u{2043}',
+    '\u{2219}',
+    '\u{22C5}',
+    '\u{25CF}',
+    '\u{25E6}',
+    '\u{30FB}',
+    '\u{FF65}',
+    '\u{2E31}',
+    // dashes other than the hyphen (a hyphen joins a double-barrelled name)
+    '\u{2012}',
+    '\u{2013}',
+    '\u{2014}',
+    '\u{2015}',
+    '\u{2E3A}',
+    '\u{2E3B}',
+    '\u{FE58}',
+    // tabs and line breaks
+    '\t',
     '\n',
     '\r',
     '\u{B}',
@@ -245,8 +327,15 @@ fn looks_like_several(name: &str) -> bool {
     if name.contains(SEPARATORS) {
         return true;
     }
+    // "and", "with" and their twins in other languages, as whole words between names.
+    const JOINING: &[&str] = &["and", "with", "y", "und", "et", "og", "och", "plus"];
     let lower = name.to_lowercase();
-    lower.split_whitespace().any(|w| w == "and")
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    words.len() > 2
+        && words[1..words.len() - 1]
+            .iter()
+            .any(|w| JOINING.contains(w))
+        || words.iter().any(|w| *w == "and" || *w == "with")
 }
 
 #[cfg(test)]
@@ -268,7 +357,7 @@ mod tests {
     fn names_are_classified() {
         // People, as compared.
         case("Ada Lovelace", "ada lovelace");
-        case("  Ada \t LOVELACE ", "ada lovelace");
+        case("  Ada   LOVELACE ", "ada lovelace");
         case("Ａｄａ\u{a0}Lovelace", "ada lovelace");
         case("Jan Straße", "jan strasse");
         case("Séan O'Brien-Smith Jr.", "séan o'brien-smith jr.");
@@ -328,6 +417,38 @@ mod tests {
         ] {
             case(s, "<several>");
         }
+        // Separators a reviewer hid behind, and joining words of other languages.
+        for s in [
+            "Ada Lovelace · Grace Hopper",
+            "Ada Lovelace • Grace Hopper",
+            "Ada Lovelace・Grace Hopper",
+            "Ada Lovelace – Grace Hopper",
+            "Ada Lovelace — Grace Hopper",
+            "Ada Lovelace y Grace Hopper",
+            "Ada Lovelace with Grace Hopper",
+            "Ada Lovelace\tGrace Hopper",
+        ] {
+            case(s, "<several>");
+        }
+        // Hyphens and apostrophes belong to names.
+        case("Jean-Luc Picard", "jean-luc picard");
+        // Stand-ins for a person.
+        for p in [
+            "yes",
+            "Q",
+            "John Doe",
+            "Reviewer Name",
+            "The author",
+            "myself",
+            "Jane Doe",
+            "Firstname Lastname",
+        ] {
+            assert!(
+                matches!(classify(p), Name::Unsigned | Name::NotAName),
+                "{p}: {:?}",
+                classify(p)
+            );
+        }
         // No letters: not a name.
         for n in ["42", "#1", "1984-2024"] {
             case(n, "<not a name>");
@@ -343,6 +464,16 @@ mod tests {
         assert!(same("Ada Lovelace", "Ada Lovel\u{430}ce")); // Cyrillic а
         assert!(same("Grace Hopper", "Grace Ηopper")); // Greek Eta
         assert!(same("Ada Lovelace", "ADA LOVELACE"));
+        // Punctuation, spaces and hyphens folded.
+        for twin in [
+            "Ada Lovelace.",
+            "AdaLovelace",
+            "Ada-Lovelace",
+            "ada_lovelace",
+            "A.da Lovelace",
+        ] {
+            assert!(same("Ada Lovelace", twin), "{twin}");
+        }
         assert!(!same("Ada Lovelace", "Grace Hopper"));
         assert!(!same("pending", "pending"), "nobody is not a person");
     }

@@ -600,3 +600,148 @@ fn malformed_hashes_are_content_errors() {
     );
     assert!(d[0].message.contains("is not a review hash"), "{d:?}");
 }
+
+/// Ways around the name and scaffold rules that once published under `--strict`: none may.
+#[test]
+fn disguised_names_and_scaffold_text_do_not_publish() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        // The reviewer is the author, spelled otherwise.
+        (
+            "trailing full stop",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: Ada Lovelace.")],
+        ),
+        (
+            "no space",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: AdaLovelace")],
+        ),
+        (
+            "a hyphen",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: Ada-Lovelace")],
+        ),
+        // The reviewer hides among the authors.
+        (
+            "middle dot",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: \"Ada Lovelace · Grace Hopper\"",
+            )],
+        ),
+        (
+            "bullet",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: \"Ada Lovelace • Grace Hopper\"",
+            )],
+        ),
+        (
+            "katakana dot",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: \"Ada Lovelace・Grace Hopper\"",
+            )],
+        ),
+        (
+            "en dash",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: \"Ada Lovelace – Grace Hopper\"",
+            )],
+        ),
+        (
+            "y",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: Ada Lovelace y Grace Hopper",
+            )],
+        ),
+        (
+            "with",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: Ada Lovelace with Grace Hopper",
+            )],
+        ),
+        (
+            "tab",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: \"Ada Lovelace\\tGrace Hopper\"",
+            )],
+        ),
+        // Stand-ins for people.
+        (
+            "yes",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: \"yes\"")],
+        ),
+        (
+            "one letter",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: Q")],
+        ),
+        (
+            "John Doe",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: John Doe")],
+        ),
+        (
+            "Reviewer Name",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: Reviewer Name")],
+        ),
+        (
+            "The author",
+            &[("written_by: Ada Lovelace", "written_by: The author")],
+        ),
+        (
+            "myself",
+            &[("reviewed_by: Grace Hopper", "reviewed_by: myself")],
+        ),
+        // Scaffold text, lightly disguised.
+        (
+            "no full stop",
+            &[("summary: s", "summary: One sentence that defines the term")],
+        ),
+        (
+            "lower case",
+            &[("summary: s", "summary: one sentence that defines the term.")],
+        ),
+        (
+            "NBSP",
+            &[(
+                "summary: s",
+                "summary: \"One\u{a0}sentence that defines the term.\"",
+            )],
+        ),
+        (
+            "ZWSP",
+            &[(
+                "summary: s",
+                "summary: \"One sentence that de\u{200b}fines the term.\"",
+            )],
+        ),
+        (
+            "US spelling",
+            &[("category: Memory", "category: Uncategorized")],
+        ),
+        (
+            "body re-wrapped",
+            &[(
+                "Body text of the entry.",
+                "Intro.\n\nThe body, in\nMarkdown. Explain the term\nfrom first principles",
+            )],
+        ),
+        (
+            "body lower-cased",
+            &[(
+                "Body text of the entry.",
+                "what the reader builds today, and why it matters for the days that follow",
+            )],
+        ),
+    ];
+    for (what, edits) in cases {
+        let e = Arc::new(entry(&signed(edits)));
+        let verdict = judge(&e, &STRICT);
+        assert!(
+            !matches!(verdict, Verdict::Publish(_)),
+            "{what}: published: {:?}",
+            e.meta.byline
+        );
+    }
+}
