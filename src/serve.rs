@@ -6,7 +6,6 @@
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::site::BuildOptions;
@@ -15,13 +14,15 @@ mod http;
 mod memo;
 mod rebuild;
 mod reload;
+mod slots;
 #[cfg(test)]
 mod tests;
 mod watch;
 
 pub use watch::WatchError;
 
-/// Connections served at once; more get `503` (each holds a thread, event streams too).
+/// Connections held at once (each holds a thread, event streams too); past it, one still
+/// reading its request or the oldest event stream gives way (`slots`).
 const MAX_CONNECTIONS: usize = 64;
 
 /// Why the preview server could not start.
@@ -116,10 +117,10 @@ pub fn serve(
             }
         });
     }
-    let open = Arc::new(AtomicUsize::new(0));
+    let slots = slots::Slots::new(MAX_CONNECTIONS);
     for stream in listener.incoming().flatten() {
-        if open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            open.fetch_sub(1, Ordering::SeqCst);
+        let Some(slot) = slots.take(&stream) else {
+            // Every connection is being answered: this one waits for nothing.
             let _ = http::send(
                 &mut &stream,
                 "503 Service Unavailable",
@@ -128,11 +129,10 @@ pub fn serve(
                 false,
             );
             continue;
-        }
-        let (out, hub, open) = (out.clone(), hub.clone(), open.clone());
+        };
+        let (out, hub) = (out.clone(), hub.clone());
         std::thread::spawn(move || {
-            let _ = respond(stream, &out, &hub);
-            open.fetch_sub(1, Ordering::SeqCst);
+            let _ = respond(stream, &out, &hub, &slot);
         });
     }
     Ok(())
@@ -167,9 +167,16 @@ fn run_rebuild(rebuilder: &Mutex<rebuild::Rebuilder>, hub: &reload::Hub) {
 }
 
 /// Answers one connection: the reload channel, or a file of the preview.
-fn respond(stream: TcpStream, out: &Path, hub: &reload::Hub) -> std::io::Result<()> {
+fn respond(
+    stream: TcpStream,
+    out: &Path,
+    hub: &reload::Hub,
+    slot: &slots::Slot,
+) -> std::io::Result<()> {
     let mut s = &stream;
-    let req = match http::read_from(&stream) {
+    let read = http::read_from(&stream);
+    slot.set(slots::Phase::Answering);
+    let req = match read {
         Ok(r) => r,
         Err(http::RequestError::Io(e)) => return Err(e),
         Err(e) => {
@@ -201,7 +208,10 @@ fn respond(stream: TcpStream, out: &Path, hub: &reload::Hub) -> std::io::Result<
     };
     let path = req.target.split(['?', '#']).next().unwrap_or("/");
     match path {
-        reload::EVENTS_PATH if !head => return reload::stream(stream, hub),
+        reload::EVENTS_PATH if !head => {
+            slot.set(slots::Phase::Streaming);
+            return reload::stream(stream, hub);
+        }
         reload::SCRIPT_PATH => {
             let kind = "text/javascript; charset=utf-8";
             return http::send(&mut s, "200 OK", kind, reload::SCRIPT.as_bytes(), head);

@@ -151,11 +151,35 @@ fn malformed_escape(path: &str) -> bool {
     })
 }
 
-/// Reads a request from `stream` with the idle timeout set.
+/// Longest a client may take to send its whole request, however it paces the bytes.
+pub(super) const REQUEST_TIME: Duration = Duration::from_secs(10);
+
+/// Reads a request from `stream`: each read within [`IDLE`], the whole within
+/// [`REQUEST_TIME`].
 pub(super) fn read_from(stream: &TcpStream) -> Result<Request, RequestError> {
-    stream.set_read_timeout(Some(IDLE))?;
     stream.set_write_timeout(Some(IDLE))?;
-    read_request(&mut BufReader::new(stream))
+    let until = std::time::Instant::now() + REQUEST_TIME;
+    read_request(&mut BufReader::new(Deadline { stream, until }))
+}
+
+/// A stream read against a deadline: a client sending one byte every few seconds is cut
+/// off at the deadline, not kept for as long as it trickles.
+struct Deadline<'a> {
+    stream: &'a TcpStream,
+    until: std::time::Instant,
+}
+
+impl std::io::Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self
+            .until
+            .saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left.min(IDLE)))?;
+        (&mut &*self.stream).read(buf)
+    }
 }
 
 /// Writes a whole response; with `head` the headers name the body's length but it is not sent.
@@ -193,6 +217,8 @@ pub(super) fn content_type(file: &Path) -> &'static str {
         "pdf" => "application/pdf",
         "xml" => "application/xml",
         "txt" | "cu" | "py" | "csv" => "text/plain; charset=utf-8",
+        // Included source is published as text, whatever its language.
+        e if crate::content::admit::INCLUDE_EXTENSIONS.contains(&e) => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
 }

@@ -341,3 +341,34 @@ fn serve_removes_its_temporary_folder_on_sigterm() {
     assert!(!status.success(), "{status:?}");
     assert!(!build.exists(), "{} left behind", build.display());
 }
+
+#[test]
+fn slow_connections_and_many_event_streams_do_not_starve_other_readers() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    let server = Server::start(&site);
+    // 70 connections that never finish a request, then 64 event streams: more than the
+    // 64 connections serve holds.
+    let mut idle: Vec<TcpStream> = (0..70)
+        .map(|_| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            let _ = s.write_all(b"GET / HTT");
+            s
+        })
+        .collect();
+    for _ in 0..64 {
+        let mut s = TcpStream::connect(&server.addr).unwrap();
+        s.write_all(b"GET /__coursegen/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .unwrap();
+        idle.push(s);
+    }
+    let start = Instant::now();
+    let page = server.get("/glossary/warp/");
+    assert!(page.starts_with("HTTP/1.1 200 OK"), "{page:.200}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    drop(idle);
+}
