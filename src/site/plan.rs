@@ -58,8 +58,8 @@ const GENERATED: &[&str] = &[
     super::output::MARKER,
 ];
 
-/// Pages the build writes itself, whatever its content: an entry there would be lost.
-const GENERATED_PAGES: &[(&str, &str)] = &[("search/index.html", "the search page")];
+/// Pages the build writes itself, by URL, whatever its content: an entry there would be lost.
+const GENERATED_PAGES: &[(&str, &str)] = &[("/search/", "the search page")];
 
 /// Two outputs at one path would silently overwrite each other, and a page whose folder is
 /// a file (`content/style.css.md` beside `static/style.css`) cannot be written: refuse both,
@@ -111,8 +111,7 @@ pub(crate) fn collisions(
 fn generated_pages(pages: &[Page]) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
     for p in pages {
-        let path = page_path(&p.entry.url);
-        let Some((_, what)) = GENERATED_PAGES.iter().find(|(g, _)| path == Path::new(g)) else {
+        let Some((_, what)) = GENERATED_PAGES.iter().find(|(g, _)| p.entry.url == *g) else {
             continue;
         };
         let e = &p.entry;
@@ -149,7 +148,9 @@ fn folder_clashes(
         let path = Path::new(path);
         let is_file = |a: &Path| {
             let a = a.as_os_str();
-            seen.contains_key(a) || GENERATED.iter().any(|g| a == *g)
+            // Generated files sit at the root: only a top-level name can be one.
+            let top = !a.as_encoded_bytes().contains(&b'/');
+            seen.contains_key(a) || (top && GENERATED.iter().any(|g| a == *g))
         };
         let Some(folder) = path
             .ancestors()
