@@ -314,9 +314,24 @@ fn contains_words(text: &str, words: &str) -> bool {
 
 /// The first sentence a scaffold wrote that `body` still holds, however re-wrapped,
 /// re-cased or re-spaced: the body-relative line (0-based) it starts on, and the sentence.
+/// The body is folded line by line and searched for every sentence in one pass
+/// (Aho-Corasick): the rule reads every body of every entry (`benches/build.sh`).
 fn scaffold_sentence(body: &str) -> Option<(usize, String)> {
+    static SCAFFOLD: std::sync::OnceLock<(aho_corasick::AhoCorasick, Vec<&'static str>)> =
+        std::sync::OnceLock::new();
+    let (finder, sentences) = SCAFFOLD.get_or_init(|| {
+        // Short sentences ("Explain it.") could be anyone's words.
+        let sentences: Vec<&'static str> = scaffold::body_sentences()
+            .filter(|s| names::fold_text(s).split(' ').count() >= 4)
+            .collect();
+        let patterns = sentences
+            .iter()
+            .map(|s| format!(" {} ", names::fold_text(s)));
+        let finder = aho_corasick::AhoCorasick::new(patterns).expect("plain patterns build");
+        (finder, sentences)
+    });
     // The body folded line by line, with where each line's words start.
-    let mut folded = String::new();
+    let mut folded = String::with_capacity(body.len() + 2);
     let mut starts: Vec<(usize, usize)> = Vec::new();
     for (i, line) in body.lines().enumerate() {
         let f = names::fold_text(line);
@@ -328,22 +343,17 @@ fn scaffold_sentence(body: &str) -> Option<(usize, String)> {
         folded.push_str(&f);
     }
     folded.push(' ');
-    for sentence in scaffold::body_sentences() {
-        let wanted = names::fold_text(sentence);
-        // Short sentences ("Explain it.") could be anyone's words.
-        if wanted.split(' ').count() < 4 {
-            continue;
-        }
-        if let Some(at) = folded.find(&format!(" {wanted} ")) {
-            let line = starts
-                .iter()
-                .rev()
-                .find(|(s, _)| *s <= at + 1)
-                .map_or(0, |l| l.1);
-            return Some((line, sentence.trim().to_string()));
-        }
-    }
-    None
+    let found = finder.find(&folded)?;
+    let at = found.start() + 1;
+    let line = starts
+        .iter()
+        .rev()
+        .find(|(s, _)| *s <= at)
+        .map_or(0, |l| l.1);
+    Some((
+        line,
+        sentences[found.pattern().as_usize()].trim().to_string(),
+    ))
 }
 
 /// The pinned review: edited since, missing, or expired.
