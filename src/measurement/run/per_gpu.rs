@@ -1,7 +1,7 @@
 //! One `measure` over several GPUs: a thread per GPU (so `--device all` measures the host's
 //! GPUs in parallel), and on each, every kernel in turn — NVML read before and after, the
 //! verdict on interference, retries, counters under ncu, the record saved or the old one kept
-//! — then one summary table for all of them.
+//! (disturbed, or lacking what the pages show of it) — then one summary table for all of them.
 use std::path::Path;
 use std::time::Duration;
 
@@ -10,7 +10,8 @@ use indicatif::{MultiProgress, ProgressDrawTarget};
 use super::counters::{self, Job};
 use super::gpu::Gpu;
 use super::nvml::{self, Monitor, Verdict};
-use super::{KernelFiles, MeasureError, MeasureOptions, sweep};
+use super::{CounterChoice, KernelFiles, MeasureError, MeasureOptions, sweep};
+use crate::measurement::needs::Needs;
 use crate::measurement::record::{self as records, Record, StopReason};
 
 /// How long a disturbed run waits before `--retries` tries again.
@@ -40,10 +41,20 @@ pub(super) fn measure_all(
     args: &MeasureOptions,
 ) -> Result<(), MeasureError> {
     let monitor = Monitor::open()?;
-    let ncu = if args.counters {
-        Some(counters::find_ncu()?)
-    } else {
-        None
+    let ncu = match args.counters {
+        CounterChoice::Always => Some(counters::find_ncu()?),
+        CounterChoice::Never => None,
+        CounterChoice::WhenNcu => {
+            let found = counters::find_ncu().ok();
+            if found.is_none() {
+                eprintln!(
+                    "note: no `ncu` on the PATH, so no hardware counters are read; a record \
+                     whose counters the pages show is kept rather than replaced (--force \
+                     replaces it)"
+                );
+            }
+            found
+        }
     };
     // Read once: the first record saved would otherwise make the tree look dirty.
     let git = git_state(root);
@@ -143,11 +154,55 @@ impl Ctx<'_> {
         }
     }
 
+    /// What the pages need of this kernel's records: its table, and what prose binds.
+    fn needs(&self, k: &KernelFiles) -> Needs {
+        let mut needs = Needs::of_table(&k.manifest);
+        if let Some(prose) = self.args.prose.get(&k.name) {
+            needs.add(prose);
+        }
+        needs
+    }
+
+    /// The record this GPU's run of `k` would replace, when it holds what the pages need
+    /// and the run cannot give (no counters): refused before any GPU time is spent.
+    fn refuse_early(&self, k: &KernelFiles, device: &str) -> Result<(), MeasureError> {
+        if self.ncu.is_some() || self.args.force {
+            return Ok(());
+        }
+        let id = &records::sha256_hex(self.gpu.uuid.as_bytes())[..8];
+        let stem = format!("{}-{id}", records::device_slug(&self.gpu.name));
+        let path = records::record_path(&self.root.join("measurements"), &k.name, &stem);
+        let Ok(old) = records::load(&path) else {
+            return Ok(());
+        };
+        let lost = self
+            .needs(k)
+            .lost_by(&old, |l| k.manifest.value_of(l).is_some(), |_| false);
+        if lost.is_empty() {
+            return Ok(());
+        }
+        Err(MeasureError::WouldLose {
+            kernel: k.name.clone(),
+            device: device.to_owned(),
+            path,
+            lost,
+            why: self.no_counters_why(),
+        })
+    }
+
+    fn no_counters_why(&self) -> String {
+        match self.args.counters {
+            CounterChoice::Never => "it is measured with --no-counters".into(),
+            _ => "no `ncu` on the PATH reads its counters".into(),
+        }
+    }
+
     fn measure_kernel(
         &self,
         k: &KernelFiles,
         device: &str,
     ) -> Result<(Record, String), MeasureError> {
+        self.refuse_early(k, device)?;
         let (gpu, monitor) = (self.gpu, self.monitor);
         let read = || monitor.state(&gpu.uuid);
         let mut attempt = 0;
@@ -221,6 +276,24 @@ impl Ctx<'_> {
                 row.counters = Some(c);
             }
             record.run.counters_tool = Some(format!("Nsight Compute {}", counters::version(ncu)));
+        }
+        if !self.args.force
+            && let Ok(old) = records::load(&path)
+        {
+            let lost = self.needs(k).lost(&old, &record);
+            if !lost.is_empty() {
+                return Err(MeasureError::WouldLose {
+                    kernel: k.name.clone(),
+                    device: device.to_owned(),
+                    path,
+                    lost,
+                    why: if self.ncu.is_none() {
+                        self.no_counters_why()
+                    } else {
+                        "the manifest changed since".into()
+                    },
+                });
+            }
         }
         let path = records::save(&measurements, &record)?;
         self.say(format!("wrote {}", path.display()));
