@@ -21,7 +21,6 @@ mod yaml;
 
 pub use block::render as render_block;
 
-
 use emit::Emitter;
 
 /// A language the highlighter knows, picked from a fence's info string by [`Lang::from_info`].
