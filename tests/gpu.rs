@@ -306,7 +306,7 @@ const COUNTER_TOLERANCE: f64 = 0.005;
 
 #[test]
 #[ignore = "needs an NVIDIA GPU and Nsight Compute (ncu on the PATH)"]
-fn counters_agree_with_both_models_exactly() {
+fn counters_agree_with_every_model_exactly() {
     let root = site_with_kernels(str::to_owned);
     let out = measure(root.path(), &["--gpu", "--device", "0", "--counters"]);
     // Printed either way (seen with --nocapture): the rows, counters and any tolerated
@@ -425,10 +425,13 @@ fn a_run_without_counters_keeps_the_record_whose_counters_the_pages_show() {
     assert!(
         refused.contains("hardware counters on rows P1, P16, P2, P32, P4, P8")
             && refused.contains("--force")
-            && refused.contains("the old record is kept"),
+            && refused.contains("the old records are kept"),
         "{refused}"
     );
-    assert!(std::fs::read(&path).unwrap() == counted, "the record changed");
+    assert!(
+        std::fs::read(&path).unwrap() == counted,
+        "the record changed"
+    );
     for strict in [false, true] {
         let b = build(root.path(), strict);
         assert_eq!(b.status.code(), Some(0), "strict {strict}: {}", stderr(&b));
@@ -453,7 +456,10 @@ fn a_run_without_counters_keeps_the_record_whose_counters_the_pages_show() {
             .join("public/glossary/warp-divergence/index.html"),
     )
     .unwrap();
-    assert!(page.contains("ncu counted (not measured yet) threads"), "{page}");
+    assert!(
+        page.contains("ncu counted (not measured yet) threads"),
+        "{page}"
+    );
     let strict = build(root.path(), true);
     assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
     let errors: Vec<String> = stderr(&strict)

@@ -167,7 +167,7 @@ pub enum MeasureError {
     /// The new record would lack what the pages show of the one it replaces.
     #[error(
         "kernel `{kernel}` on {device}: `{}` holds {}, which the course's pages show, and this \
-         run's record would not ({why}), so nothing was written and the old record is kept. \
+         run's record would not ({why}), so nothing was written and the old records are kept. \
          Measure where ncu is on the PATH and without --no-counters, or pass --force to \
          replace it anyway (the preview then shows “not measured” and `build --strict` fails)",
         path.display(),

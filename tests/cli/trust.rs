@@ -222,18 +222,31 @@ fn a_noisy_record_under_load_is_one_line_and_at_most_one_per_row() {
     );
     for (line, label) in errors[1..].iter().zip(labels) {
         assert!(
-            line.contains(&format!("row `{label}` of `bank_conflicts` on NVIDIA H200: did not settle")),
+            line.contains(&format!(
+                "row `{label}` of `bank_conflicts` on NVIDIA H200: did not settle"
+            )),
             "{line}"
         );
         assert_eq!(line.matches("is marked noisy").count(), 0, "{line}");
-        assert_eq!(line.matches("did not converge: rsd").count(), 0, "said once: {line}");
+        assert_eq!(
+            line.matches("did not converge: rsd").count(),
+            0,
+            "said once: {line}"
+        );
         assert_eq!(line.matches("ran at 1805 MHz").count(), 1, "{line}");
     }
-    assert!(errors[6].contains("the model predicts 32×"), "{}", errors[6]);
+    assert!(
+        errors[6].contains("the model predicts 32×"),
+        "{}",
+        errors[6]
+    );
     // The preview builds, with the same lines as warnings.
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    let warnings = stderr(&o).lines().filter(|l| l.starts_with("warning:")).count();
+    let warnings = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .count();
     assert_eq!(warnings, 1 + labels.len(), "{}", stderr(&o));
 }
 
@@ -278,6 +291,11 @@ fn a_counter_the_record_lacks_is_not_measured_in_the_preview_and_refused_by_stri
     assert_code(&o, 1);
     let errors = error_lines(&o);
     assert_eq!(errors.len(), 2, "{errors:#?}");
-    assert!(errors.iter().any(|e| e.contains("`{{% counter 32L digits=0 %}}`: row `32L` on NVIDIA H200 has no hardware counters")), "{errors:#?}");
+    assert!(
+        errors.iter().any(|e| e.contains(
+            "`{{% counter 32L digits=0 %}}`: row `32L` on NVIDIA H200 has no hardware counters"
+        )),
+        "{errors:#?}"
+    );
     assert!(errors.iter().any(|e| e.contains("the record `measurements/bank_conflicts/nvidia-h200-412f3331.json` of `bank_conflicts` on NVIDIA H200: it has no hardware counters")), "{errors:#?}");
 }

@@ -2,7 +2,7 @@
 //! GPUs in parallel), and on each, every kernel in turn — NVML read before and after, the
 //! verdict on interference, retries, counters under ncu, the record saved or the old one kept
 //! (disturbed, or lacking what the pages show of it) — then one summary table for all of them.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressDrawTarget};
@@ -163,31 +163,54 @@ impl Ctx<'_> {
         needs
     }
 
-    /// The record this GPU's run of `k` would replace, when it holds what the pages need
-    /// and the run cannot give (no counters): refused before any GPU time is spent.
+    /// A record of `k` whose rows or counters the pages show and a record with `has_row` and
+    /// `has_counters` would not, and what they would lose: this GPU's own record first, then
+    /// any other GPU's, since a table merges every GPU of a model and a counter that one GPU
+    /// lacks is missing from the page (and `build --strict` refuses that record).
+    fn would_lose(
+        &self,
+        k: &KernelFiles,
+        own: &Path,
+        has_row: impl Fn(&str) -> bool,
+        has_counters: impl Fn(&str) -> bool,
+    ) -> Option<(PathBuf, Vec<String>)> {
+        let needs = self.needs(k);
+        let dir = self.root.join("measurements").join(&k.name);
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        paths.sort();
+        paths.sort_by_key(|p| p != own);
+        paths.into_iter().find_map(|path| {
+            let old = records::load(&path).ok()?;
+            let lost = needs.lost_by(&old, &has_row, &has_counters);
+            (!lost.is_empty()).then_some((path, lost))
+        })
+    }
+
+    /// Without ncu, a record of `k` whose counters the pages show is refused before any GPU
+    /// time is spent on a run that could not keep them.
     fn refuse_early(&self, k: &KernelFiles, device: &str) -> Result<(), MeasureError> {
         if self.ncu.is_some() || self.args.force {
             return Ok(());
         }
         let id = &records::sha256_hex(self.gpu.uuid.as_bytes())[..8];
         let stem = format!("{}-{id}", records::device_slug(&self.gpu.name));
-        let path = records::record_path(&self.root.join("measurements"), &k.name, &stem);
-        let Ok(old) = records::load(&path) else {
-            return Ok(());
-        };
-        let lost = self
-            .needs(k)
-            .lost_by(&old, |l| k.manifest.value_of(l).is_some(), |_| false);
-        if lost.is_empty() {
-            return Ok(());
+        let own = records::record_path(&self.root.join("measurements"), &k.name, &stem);
+        let has_row = |l: &str| k.manifest.value_of(l).is_some();
+        match self.would_lose(k, &own, has_row, |_| false) {
+            None => Ok(()),
+            Some((path, lost)) => Err(MeasureError::WouldLose {
+                kernel: k.name.clone(),
+                device: device.to_owned(),
+                path,
+                lost,
+                why: self.no_counters_why(),
+            }),
         }
-        Err(MeasureError::WouldLose {
-            kernel: k.name.clone(),
-            device: device.to_owned(),
-            path,
-            lost,
-            why: self.no_counters_why(),
-        })
     }
 
     fn no_counters_why(&self) -> String {
@@ -277,23 +300,22 @@ impl Ctx<'_> {
             }
             record.run.counters_tool = Some(format!("Nsight Compute {}", counters::version(ncu)));
         }
+        let has_row = |l: &str| record.row(l).is_some();
+        let has_counters = |l: &str| record.row(l).is_some_and(|r| r.counters.is_some());
         if !self.args.force
-            && let Ok(old) = records::load(&path)
+            && let Some((kept, lost)) = self.would_lose(k, &path, has_row, has_counters)
         {
-            let lost = self.needs(k).lost(&old, &record);
-            if !lost.is_empty() {
-                return Err(MeasureError::WouldLose {
-                    kernel: k.name.clone(),
-                    device: device.to_owned(),
-                    path,
-                    lost,
-                    why: if self.ncu.is_none() {
-                        self.no_counters_why()
-                    } else {
-                        "the manifest changed since".into()
-                    },
-                });
-            }
+            return Err(MeasureError::WouldLose {
+                kernel: k.name.clone(),
+                device: device.to_owned(),
+                path: kept,
+                lost,
+                why: if self.ncu.is_none() {
+                    self.no_counters_why()
+                } else {
+                    "the manifest changed since".into()
+                },
+            });
         }
         let path = records::save(&measurements, &record)?;
         self.say(format!("wrote {}", path.display()));
