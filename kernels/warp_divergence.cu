@@ -15,9 +15,9 @@
 // a matter of the lanes of one warp.
 //
 // The work is long (ITERATIONS rounds) against what runs outside the branch (indexing,
-// the loop over the paths, the store), so the instructions a warp executes are, to within
-// a few parts in ten thousand, the branch's: Nsight Compute's threads per executed
-// instruction then reads 32 / paths.
+// the loop over the paths, the store), so nearly every instruction a warp executes is the
+// branch's, and Nsight Compute's threads per executed instruction reads 32 / paths to the
+// two decimals the page shows.
 //
 // The result (a wrapping sum per thread) is written out and checked against a CPU
 // reference (kernels/warp_divergence.yaml, `reference`) before any time counts.

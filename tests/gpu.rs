@@ -88,7 +88,9 @@ fn measure_on_a_machine_without_a_gpu_exits_2_and_says_so() {
 #[ignore = "needs an NVIDIA GPU"]
 fn measure_writes_a_checked_fresh_record_for_every_row() {
     let root = site_with_kernels(str::to_owned);
-    let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
+    // Counters are tested on their own (below); here the sweep alone.
+    let only = ["--gpu", "--kernel", "bank_conflicts", "--no-counters"];
+    let out = measure(root.path(), &only);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let set = records::load_all(&root.path().join("measurements")).unwrap();
     let loaded = &set.for_kernel("bank_conflicts")[0];
@@ -199,7 +201,16 @@ fn only_record(dir: &Path) -> PathBuf {
 #[ignore = "needs an NVIDIA GPU and python3 with torch (the competing load)"]
 fn a_run_under_a_competing_load_exits_1_keeps_the_record_and_noisy_records_fail_strict() {
     let root = site_with_kernels(str::to_owned);
-    let only = ["--gpu", "--kernel", "bank_conflicts", "--device", "0"];
+    // No counters: ncu would count the noisy run's rows under the load too, and what is
+    // tested here is the refusal.
+    let only = [
+        "--gpu",
+        "--kernel",
+        "bank_conflicts",
+        "--device",
+        "0",
+        "--no-counters",
+    ];
     let out = measure(root.path(), &only);
     assert_eq!(out.status.code(), Some(0), "quiet run: {}", stderr(&out));
     let path = only_record(&root.path().join("measurements/bank_conflicts"));
