@@ -319,7 +319,13 @@ const COUNTER_TOLERANCE: f64 = 0.005;
 #[ignore = "needs an NVIDIA GPU and Nsight Compute (ncu on the PATH)"]
 fn counters_agree_with_every_model_exactly() {
     let root = site_with_kernels(str::to_owned);
-    let out = measure(root.path(), &["--gpu", "--device", "0", "--counters"]);
+    // Retries: the coalescing kernel's witness thread lives a few microseconds, and its
+    // clock reading once fell under the 5% margin on a quiet GPU (1869 MHz on S1,
+    // measurements/logs/2026-12-01-issue29-gpu-tests.log), which refuses that run.
+    let out = measure(
+        root.path(),
+        &["--gpu", "--device", "0", "--counters", "--retries", "2"],
+    );
     // Printed either way (seen with --nocapture): the rows, counters and any tolerated
     // power cap are the evidence the device log keeps.
     eprintln!("measure --counters:\n{}", stderr(&out));

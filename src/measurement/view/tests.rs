@@ -437,3 +437,42 @@ fn a_record_without_the_counters_its_table_shows_is_a_problem() {
     hidden.record.rows[1].counters = None; // 2L
     assert!(view_of(&[hidden]).strict_problems().is_empty());
 }
+
+/// The committed divergence record: fresh, inside the model's band on every row, and its
+/// counters read the model's 32 / paths threads per instruction to the page's two decimals.
+#[test]
+fn the_committed_divergence_record_agrees_with_the_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let set = crate::measurement::record::load_all(&root.join("measurements")).unwrap();
+    let v = load(
+        &KernelFiles::new(&root.join("kernels")),
+        "warp_divergence",
+        &set,
+    )
+    .unwrap();
+    assert!(!v.devices.is_empty(), "no committed warp_divergence record");
+    assert!(v.strict_problems().is_empty(), "{:?}", v.strict_problems());
+    for d in &v.devices {
+        assert!(!d.stale, "{}", d.stale_note);
+        for row in &d.sweep {
+            let paths = row.value;
+            assert_eq!(row.model_cost, paths, "{}", row.label);
+            assert_eq!(row.counter_model, 32.0 / f64::from(paths), "{}", row.label);
+            let counted = row.counted.expect("counted");
+            assert!(
+                (counted - row.counter_model).abs() <= table::COUNTER_TOLERANCE,
+                "{}: {counted}",
+                row.label
+            );
+            assert!(row.warning.is_empty(), "{}", row.warning);
+        }
+    }
+    let quoted = crate::measurement::bindings::expand_bindings(
+        "{{% counter P4 %}} with {{% active P4 %}} lanes in each of {{% model P4 %}} passes",
+        &v,
+    );
+    assert_eq!(
+        quoted.unwrap().text(),
+        "8.00 with 8 lanes in each of 4 passes"
+    );
+}
