@@ -49,12 +49,13 @@ impl Needs {
         has_row: impl Fn(&str) -> bool,
         has_counters: impl Fn(&str) -> bool,
     ) -> Vec<String> {
-        let rows: Vec<&str> = (self.rows.iter())
-            .map(String::as_str)
-            .filter(|l| old.row(l).is_some() && !has_row(l))
+        // In the sweep's order, as the old record has its rows.
+        let labels = || old.rows.iter().map(|r| r.label.as_str());
+        let rows: Vec<&str> = labels()
+            .filter(|l| self.rows.contains(*l) && !has_row(l))
             .collect();
-        let counters: Vec<&str> = (self.counters.iter())
-            .map(String::as_str)
+        let counters: Vec<&str> = labels()
+            .filter(|l| self.counters.contains(*l))
             .filter(|l| old.row(l).is_some_and(|r| r.counters.is_some()))
             .filter(|l| has_row(l) && !has_counters(l))
             .collect();
@@ -142,7 +143,7 @@ mod tests {
         let needs = table();
         assert_eq!(
             needs.lost(&with, &plain),
-            ["hardware counters on rows 32L, 33L, L"]
+            ["hardware counters on rows L, 32L, 33L"]
         );
         assert!(needs.lost(&with, &with).is_empty());
         assert!(needs.lost(&plain, &plain).is_empty(), "nothing to lose");
