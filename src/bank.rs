@@ -1,13 +1,15 @@
-//! Shared-memory banks and global-memory sectors: the pure bank and coalescing models, the
-//! diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
+//! Shared-memory banks, global-memory sectors and divergent warps: the pure bank, coalescing
+//! and divergence models, the diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
 
 mod bank_map;
 pub mod card;
 pub mod coalescing;
 pub mod diagram;
+pub mod divergence;
 pub mod font;
 mod glyphs;
 mod lane_banks;
+mod lane_paths;
 mod lane_sectors;
 mod lanes;
 pub mod model;

@@ -88,7 +88,9 @@ fn measure_on_a_machine_without_a_gpu_exits_2_and_says_so() {
 #[ignore = "needs an NVIDIA GPU"]
 fn measure_writes_a_checked_fresh_record_for_every_row() {
     let root = site_with_kernels(str::to_owned);
-    let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
+    // Counters are tested on their own (below); here the sweep alone.
+    let only = ["--gpu", "--kernel", "bank_conflicts", "--no-counters"];
+    let out = measure(root.path(), &only);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let set = records::load_all(&root.path().join("measurements")).unwrap();
     let loaded = &set.for_kernel("bank_conflicts")[0];
@@ -199,7 +201,16 @@ fn only_record(dir: &Path) -> PathBuf {
 #[ignore = "needs an NVIDIA GPU and python3 with torch (the competing load)"]
 fn a_run_under_a_competing_load_exits_1_keeps_the_record_and_noisy_records_fail_strict() {
     let root = site_with_kernels(str::to_owned);
-    let only = ["--gpu", "--kernel", "bank_conflicts", "--device", "0"];
+    // No counters: ncu would count the noisy run's rows under the load too, and what is
+    // tested here is the refusal.
+    let only = [
+        "--gpu",
+        "--kernel",
+        "bank_conflicts",
+        "--device",
+        "0",
+        "--no-counters",
+    ];
     let out = measure(root.path(), &only);
     assert_eq!(out.status.code(), Some(0), "quiet run: {}", stderr(&out));
     let path = only_record(&root.path().join("measurements/bank_conflicts"));
@@ -306,9 +317,15 @@ const COUNTER_TOLERANCE: f64 = 0.005;
 
 #[test]
 #[ignore = "needs an NVIDIA GPU and Nsight Compute (ncu on the PATH)"]
-fn counters_agree_with_both_models_exactly() {
+fn counters_agree_with_every_model_exactly() {
     let root = site_with_kernels(str::to_owned);
-    let out = measure(root.path(), &["--gpu", "--device", "0", "--counters"]);
+    // Retries: the coalescing kernel's witness thread lives a few microseconds, and its
+    // clock reading once fell under the 5% margin on a quiet GPU (1869 MHz on S1,
+    // measurements/logs/2026-12-01-issue29-gpu-tests.log), which refuses that run.
+    let out = measure(
+        root.path(),
+        &["--gpu", "--device", "0", "--counters", "--retries", "2"],
+    );
     // Printed either way (seen with --nocapture): the rows, counters and any tolerated
     // power cap are the evidence the device log keeps.
     eprintln!("measure --counters:\n{}", stderr(&out));
@@ -344,4 +361,129 @@ fn counters_agree_with_both_models_exactly() {
         let got = per("coalescing", label);
         assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
     }
+    // Threads active per executed instruction: 32 / paths (bank::divergence).
+    for (label, want) in [
+        ("P1", 32.0),
+        ("P2", 16.0),
+        ("P4", 8.0),
+        ("P8", 4.0),
+        ("P16", 2.0),
+        ("P32", 1.0),
+    ] {
+        let got = per("warp_divergence", label);
+        assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
+    }
+}
+
+/// A draft entry that shows `warp_divergence`'s table (with its counter column) and quotes a
+/// counter in prose.
+const DIVERGENCE_ENTRY: &str = "---
+title: What is warp divergence?
+term: warp divergence
+category: Execution
+cc: \"9.0\"
+summary: Lanes of one warp on different paths.
+measure: warp_divergence
+sources: [{title: CUDA guide, url: \"https://docs.nvidia.com/cuda/\"}]
+status: draft
+---
+Body.
+
+## Measured
+
+With 32 paths ncu counted {{% counter P32 %}} threads per instruction.
+";
+
+/// `build --drafts` of `root`, with `--strict` when asked.
+fn build(root: &Path, strict: bool) -> Output {
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["build", "--drafts", "--root"]).arg(root);
+    cmd.arg("--out").arg(root.join("public"));
+    if strict {
+        cmd.arg("--strict");
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU and Nsight Compute (ncu on the PATH)"]
+fn a_run_without_counters_keeps_the_record_whose_counters_the_pages_show() {
+    let root = site_with_kernels(str::to_owned);
+    for dir in ["templates", "static"] {
+        copy_dir(&repo().join(dir), &root.path().join(dir));
+    }
+    let entry = root.path().join("content/glossary/warp-divergence.md");
+    std::fs::create_dir_all(entry.parent().unwrap()).unwrap();
+    std::fs::write(&entry, DIVERGENCE_ENTRY).unwrap();
+    let only = ["--gpu", "--kernel", "warp_divergence", "--device", "0"];
+    // Counters are read by default where ncu is on the PATH.
+    let out = measure(root.path(), &only);
+    eprintln!("measure (counters by default):\n{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let path = only_record(&root.path().join("measurements/warp_divergence"));
+    let counted = std::fs::read(&path).unwrap();
+    let record = records::load(&path).unwrap();
+    assert!(
+        record.rows.iter().all(|r| r.counters.is_some()),
+        "{:?}",
+        record.rows
+    );
+    for strict in [false, true] {
+        let b = build(root.path(), strict);
+        assert_eq!(b.status.code(), Some(0), "strict {strict}: {}", stderr(&b));
+    }
+
+    // Without counters: refused before any GPU time, the record byte for byte as it was.
+    let no = [&only[..], &["--no-counters"]].concat();
+    let out = measure(root.path(), &no);
+    let refused = stderr(&out);
+    eprintln!("measure --no-counters:\n{refused}");
+    assert_eq!(out.status.code(), Some(1), "{refused}");
+    assert!(
+        refused.contains("hardware counters on rows P1, P2, P4, P8, P16, P32")
+            && refused.contains("--force")
+            && refused.contains("the old records are kept"),
+        "{refused}"
+    );
+    assert!(
+        std::fs::read(&path).unwrap() == counted,
+        "the record changed"
+    );
+    for strict in [false, true] {
+        let b = build(root.path(), strict);
+        assert_eq!(b.status.code(), Some(0), "strict {strict}: {}", stderr(&b));
+    }
+
+    // --force replaces it: the preview shows "not measured" with a warning, --strict
+    // refuses it with one line for the record and one for the binding.
+    let forced = [&no[..], &["--force"]].concat();
+    let out = measure(root.path(), &forced);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let record = records::load(&path).unwrap();
+    assert!(record.rows.iter().all(|r| r.counters.is_none()));
+    let preview = build(root.path(), false);
+    assert_eq!(preview.status.code(), Some(0), "{}", stderr(&preview));
+    assert!(
+        stderr(&preview).contains("has no hardware counters"),
+        "{}",
+        stderr(&preview)
+    );
+    let page = std::fs::read_to_string(
+        root.path()
+            .join("public/glossary/warp-divergence/index.html"),
+    )
+    .unwrap();
+    assert!(
+        page.contains("ncu counted (not measured yet) threads"),
+        "{page}"
+    );
+    let strict = build(root.path(), true);
+    assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
+    let errors: Vec<String> = stderr(&strict)
+        .lines()
+        .filter(|l| l.contains("error"))
+        .map(str::to_owned)
+        .collect();
+    eprintln!("build --strict after --force:\n{}", stderr(&strict));
+    assert!(errors.len() <= 3, "{errors:#?}");
 }

@@ -1,7 +1,7 @@
-//! Diagrams drawn from the bank and coalescing models as deterministic, accessible SVG: the
-//! preset names an entry's front matter may use, the checks on their options, and
-//! `render_svg`, which hands each preset to its drawing (`bank_map`, `lane_banks`,
-//! `lane_sectors`). What the drawings share with it lives in the leaf `tile`, so no drawing
+//! Diagrams drawn from the bank, coalescing and divergence models as deterministic,
+//! accessible SVG: the preset names an entry's front matter may use, the checks on their
+//! options, and `render_svg`, which hands each preset to its drawing (`bank_map`,
+//! `lane_banks`, `lane_sectors`, `lane_paths`). What the drawings share with it lives in the leaf `tile`, so no drawing
 //! imports this module back.
 
 use std::fmt;
@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use super::svg::Frame;
 pub use super::tile::{Cell, TILE_ROWS};
-use super::{bank_map, lane_banks, lane_sectors};
+use super::{bank_map, lane_banks, lane_paths, lane_sectors};
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
 pub const TILE_WIDTHS: [u32; 2] = [32, 33];
@@ -20,6 +20,9 @@ pub const MAX_STRIDE: u32 = 64;
 /// Largest word stride a `lane-sectors` diagram draws: at 32 every lane has a line of its own.
 pub const MAX_SECTOR_STRIDE: u32 = 32;
 
+/// Path counts a `lane-paths` diagram draws: the warp split into groups of equal size.
+pub const PATH_COUNTS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
 /// A diagram kind an entry names in its front matter (`diagram.preset`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Preset {
@@ -29,11 +32,18 @@ pub enum Preset {
     LaneBanks,
     /// `lane-sectors`: the 32 lanes of a warp and the global-memory sector each one reads.
     LaneSectors,
+    /// `lane-paths`: the 32 lanes of a warp on `paths` paths, and the passes the warp makes.
+    LanePaths,
 }
 
 impl Preset {
     /// Every preset, in the order error messages list them.
-    pub const ALL: [Preset; 3] = [Preset::BankMap, Preset::LaneBanks, Preset::LaneSectors];
+    pub const ALL: [Preset; 4] = [
+        Preset::BankMap,
+        Preset::LaneBanks,
+        Preset::LaneSectors,
+        Preset::LanePaths,
+    ];
 
     /// The name front matter uses for this preset.
     pub fn name(self) -> &'static str {
@@ -41,6 +51,7 @@ impl Preset {
             Preset::BankMap => "bank-map",
             Preset::LaneBanks => "lane-banks",
             Preset::LaneSectors => "lane-sectors",
+            Preset::LanePaths => "lane-paths",
         }
     }
 }
@@ -73,8 +84,10 @@ pub struct DiagramSpec {
     pub highlight: Option<Cell>,
     /// `bank-map` only: words per tile row, 32 (default) or 33 (padded).
     pub width: Option<u32>,
-    /// `lane-banks` only: lane L reads word `stride · L` (default 1).
+    /// `lane-banks` and `lane-sectors` only: lane L reads word `stride · L` (default 1).
     pub stride: Option<u32>,
+    /// `lane-paths` only: how many paths the warp's lanes take (default 2).
+    pub paths: Option<u32>,
 }
 
 impl DiagramSpec {
@@ -85,6 +98,7 @@ impl DiagramSpec {
             highlight: None,
             width: None,
             stride: None,
+            paths: None,
         }
     }
 }
@@ -142,6 +156,15 @@ pub enum DiagramError {
         /// The stride as written.
         stride: u32,
     },
+    /// `paths` is not one of [`PATH_COUNTS`].
+    #[error(
+        "lane-paths paths {paths} is not supported; use 1, 2, 4, 8, 16 or 32 (the warp split \
+         into groups of equal size)"
+    )]
+    UnsupportedPaths {
+        /// The count as written.
+        paths: u32,
+    },
     /// `stride` is past [`MAX_STRIDE`].
     #[error("lane-banks stride {stride} is out of range; use a word stride from 0 to {MAX_STRIDE}")]
     StrideOutOfRange {
@@ -158,6 +181,7 @@ fn options_of(preset: Preset) -> &'static str {
     match preset {
         Preset::BankMap => "`highlight` and `width`",
         Preset::LaneBanks | Preset::LaneSectors => "`stride`",
+        Preset::LanePaths => "`paths`",
     }
 }
 
@@ -166,11 +190,15 @@ enum CheckedSpec {
     BankMap { width: u32, highlight: Option<Cell> },
     LaneBanks { stride: u32 },
     LaneSectors { stride: u32 },
+    LanePaths { paths: u32 },
 }
 
 fn check_spec(spec: &DiagramSpec) -> Result<CheckedSpec, DiagramError> {
     let preset = spec.preset;
     let not_applicable = |option| DiagramError::OptionNotApplicable { option, preset };
+    if preset != Preset::LanePaths && spec.paths.is_some() {
+        return Err(not_applicable("paths"));
+    }
     match preset {
         Preset::BankMap => {
             if spec.stride.is_some() {
@@ -214,6 +242,22 @@ fn check_spec(spec: &DiagramSpec) -> Result<CheckedSpec, DiagramError> {
             }
             Ok(CheckedSpec::LaneBanks { stride })
         }
+        Preset::LanePaths => {
+            for (option, given) in [
+                ("highlight", spec.highlight.is_some()),
+                ("width", spec.width.is_some()),
+                ("stride", spec.stride.is_some()),
+            ] {
+                if given {
+                    return Err(not_applicable(option));
+                }
+            }
+            let paths = spec.paths.unwrap_or(2);
+            if !PATH_COUNTS.contains(&paths) {
+                return Err(DiagramError::UnsupportedPaths { paths });
+            }
+            Ok(CheckedSpec::LanePaths { paths })
+        }
     }
 }
 
@@ -233,6 +277,7 @@ pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String,
         CheckedSpec::BankMap { width, highlight } => bank_map::render(width, highlight, frame),
         CheckedSpec::LaneBanks { stride } => lane_banks::render(stride, frame),
         CheckedSpec::LaneSectors { stride } => lane_sectors::render(stride, frame),
+        CheckedSpec::LanePaths { paths } => lane_paths::render(paths, frame),
     })
 }
 
@@ -244,8 +289,10 @@ fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
     let highlight = spec
         .highlight
         .map_or_else(|| "-".to_owned(), |c| format!("{},{}", c.row, c.column));
+    // A `paths` is added only when given, so the ids of the other presets stay as they were.
+    let paths = spec.paths.map_or_else(String::new, |p| format!("|{p}"));
     let key = format!(
-        "{}|{highlight}|{}|{}|{title}|{desc}",
+        "{}|{highlight}|{}|{}{paths}|{title}|{desc}",
         spec.preset,
         option(spec.width),
         option(spec.stride)

@@ -1,11 +1,17 @@
-//! `coursegen measure --gpu`: the flags as `measurement::run`'s options, and its errors
-//! as exit codes (a kernel or manifest that fails its check is content, 1; no GPU, 2).
+//! `coursegen measure --gpu`: the flags as `measurement::run`'s options, what the course's
+//! prose binds of each kernel's records (so a run keeps what the pages show), and its errors
+//! as exit codes (a kernel or manifest that fails its check, or a refused record, is
+//! content, 1; no GPU, 2).
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use clap::Args;
 
 use super::Failure;
-use crate::measurement::run::{self as measure, MeasureOptions};
+use crate::content;
+use crate::measurement::bindings;
+use crate::measurement::needs::Needs;
+use crate::measurement::run::{self as measure, CounterChoice, MeasureOptions};
 
 /// Flags of `coursegen measure`.
 #[derive(Debug, Args)]
@@ -28,11 +34,19 @@ pub struct MeasureArgs {
     /// Re-run a disturbed kernel up to N more times, after a pause of 20 s each.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub retries: u32,
-    /// Also run each row once under Nsight Compute (`ncu` on the PATH) and record the
-    /// hardware counters the model predicts.
-    #[arg(long)]
+    /// Require hardware counters: fail when Nsight Compute (`ncu`) is not on the PATH. By
+    /// default each row is counted once more under ncu whenever it is there.
+    #[arg(long, conflicts_with = "no_counters")]
     pub counters: bool,
-    /// Internal: launch one row once and exit (what `--counters` runs under ncu).
+    /// Read no hardware counters, even with ncu on the PATH. A record whose counters the
+    /// pages show is then kept, not replaced (unless --force).
+    #[arg(long)]
+    pub no_counters: bool,
+    /// Replace a record even with one that lacks what the course's pages show of it (its
+    /// counters, a row): the preview then shows "not measured" and `build --strict` fails.
+    #[arg(long)]
+    pub force: bool,
+    /// Internal: launch one row once and exit (what counting runs under ncu).
     #[arg(long, hide = true, value_name = "LABEL")]
     pub launch_once: Option<String>,
 }
@@ -41,13 +55,26 @@ pub struct MeasureArgs {
 pub fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure> {
     let device =
         measure::DeviceChoice::parse(&args.device).map_err(|e| Failure::Usage(e.into()))?;
+    let counters = match (args.counters, args.no_counters) {
+        (true, _) => CounterChoice::Always,
+        (_, true) => CounterChoice::Never,
+        _ => CounterChoice::WhenNcu,
+    };
+    // The child that ncu counts launches one row and writes nothing: it needs no pages.
+    let prose = if args.gpu && args.launch_once.is_none() {
+        prose_needs(root)
+    } else {
+        BTreeMap::new()
+    };
     let opts = MeasureOptions {
         gpu: args.gpu,
         kernel: args.kernel,
         device,
         accept_noisy: args.accept_noisy,
         retries: args.retries,
-        counters: args.counters,
+        counters,
+        force: args.force,
+        prose,
         launch_once: args.launch_once,
     };
     measure::measure(root, &opts).map_err(|e| {
@@ -57,4 +84,22 @@ pub fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure> {
             Failure::Usage(e.into())
         }
     })
+}
+
+/// What the prose of every entry (drafts too: the preview shows them) binds of the kernel it
+/// measures. An entry that does not load binds nothing here; `build` reports it.
+fn prose_needs(root: &Path) -> BTreeMap<String, Needs> {
+    let site = content::load::load(root);
+    let mut needs: BTreeMap<String, Needs> = BTreeMap::new();
+    for entry in &site.entries {
+        let Some(kernel) = entry.meta.measure.as_deref() else {
+            continue;
+        };
+        let bound = bindings::bound(&entry.body);
+        needs.entry(kernel.to_owned()).or_default().add(&Needs {
+            rows: bound.rows,
+            counters: bound.counters,
+        });
+    }
+    needs
 }

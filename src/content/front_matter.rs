@@ -112,6 +112,8 @@ pub struct RawDiagram {
     pub width: Option<u32>,
     /// Word stride between lanes, for `lane-banks`.
     pub stride: Option<u32>,
+    /// Paths a warp's lanes take, for `lane-paths`.
+    pub paths: Option<u32>,
     /// Alt text: required, it is the diagram's caption and `<desc>`.
     pub alt: Option<String>,
 }
@@ -363,7 +365,9 @@ fn general_help(field: Option<&str>, message: &str) -> Option<String> {
             f if f.starts_with("diagram.") => {
                 "diagram sizes and positions are whole numbers, e.g. `width: 33`"
             }
-            "diagram" => "diagram holds preset, highlight, width, stride and alt (see README)",
+            "diagram" => {
+                "diagram holds preset, highlight, width, stride, paths and alt (see README)"
+            }
             _ => "see the front-matter reference in README.md for the type of each field",
         }
     } else if field.is_none() {

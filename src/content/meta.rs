@@ -47,6 +47,8 @@ pub struct DiagramMeta {
     pub width: Option<u32>,
     /// Lane stride in words.
     pub stride: Option<u32>,
+    /// Paths a warp's lanes take.
+    pub paths: Option<u32>,
     /// The alt text.
     pub alt: String,
 }
@@ -226,6 +228,7 @@ fn diagram(
         highlight: d.highlight.map(|c| (c.row, c.column)),
         width: d.width,
         stride: d.stride,
+        paths: d.paths,
         alt: alt?,
     })
 }

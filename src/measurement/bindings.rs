@@ -10,6 +10,7 @@ mod syntax;
 pub use syntax::BindingErrorKind;
 use syntax::{Binding, Failure, parse, syntax};
 
+use super::manifest::ModelKind;
 use super::view::{DeviceView, MeasuredView, RowView, fraction_of_limit};
 
 /// What a preview prints where a binding has no record to read.
@@ -157,19 +158,82 @@ fn placeholder(rest: &str) -> Option<(usize, usize)> {
     Some((n, MARK.0.len_utf8() + end + MARK.1.len_utf8()))
 }
 
-/// Expands every binding in `body`; any binding that cannot be expanded — no record
-/// included — is an error. What `build --strict` and the publish build use.
+/// Expands every binding in `body`; any binding that cannot be expanded — no record, or a
+/// record without what it reads, included — is an error. What `build --strict` uses.
 pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<Expanded, Vec<BindingError>> {
     expand(body, Some(view), false)
 }
 
-/// Like [`expand_bindings`], but with no record a binding becomes [`NOT_MEASURED`] instead
-/// of an error (malformed bindings are still errors). What the preview uses.
+/// Like [`expand_bindings`], but a binding whose data is missing (no record, or no hardware
+/// counters in it) becomes [`NOT_MEASURED`] instead of an error (malformed bindings are still
+/// errors); [`missing_data`] says which, for the build's warnings. What the preview and the
+/// plain publish build use.
 pub fn expand_bindings_preview(
     body: &str,
     view: &MeasuredView,
 ) -> Result<Expanded, Vec<BindingError>> {
     expand(body, Some(view), true)
+}
+
+/// The bindings of `body` that have no data in `view`'s records although the kernel has
+/// records (a `counter` of a record measured without counters): what the preview warns
+/// about where it prints [`NOT_MEASURED`]. Empty when there is no record at all (the page
+/// says "not measured yet" then) or the body is malformed (expansion reports that).
+pub fn missing_data(body: &str, view: &MeasuredView) -> Vec<BindingError> {
+    if view.devices.is_empty() || plain(body) {
+        return Vec::new();
+    }
+    match expand(body, Some(view), false) {
+        Ok(_) => Vec::new(),
+        Err(errors)
+            if errors
+                .iter()
+                .all(|e| e.kind == BindingErrorKind::NotMeasured) =>
+        {
+            errors
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// What the prose of one entry binds: every row label it quotes, and the rows whose hardware
+/// counters it quotes (`counter ROW`). Malformed bindings bind nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bound {
+    /// Row labels quoted by any binding.
+    pub rows: std::collections::BTreeSet<String>,
+    /// Row labels whose counters are quoted.
+    pub counters: std::collections::BTreeSet<String>,
+}
+
+/// What `body` binds (see [`Bound`]); `measure` keeps records that have it.
+pub fn bound(body: &str) -> Bound {
+    let mut out = Bound::default();
+    if plain(body) {
+        return out;
+    }
+    for (line, in_code) in crate::content::body::fenced_lines(body) {
+        if in_code {
+            continue;
+        }
+        for (is_code, part) in code_spans(line) {
+            let mut rest = if is_code { "" } else { part };
+            while let Some(open) = rest.find(OPEN) {
+                let after = &rest[open + OPEN.len()..];
+                let Some(close) = after.find(CLOSE) else {
+                    break;
+                };
+                if let Ok(b) = parse(after[..close].trim()) {
+                    out.rows.extend(b.rows.iter().map(|r| (*r).to_owned()));
+                    if b.spec.name == "counter" {
+                        out.counters.extend(b.rows.iter().map(|r| (*r).to_owned()));
+                    }
+                }
+                rest = &after[close + CLOSE.len()..];
+            }
+        }
+    }
+    out
 }
 
 /// For an entry without `measure:`: every binding in `body` is an error saying so.
@@ -339,14 +403,15 @@ fn resolve(inner: &str, view: Option<&MeasuredView>, preview: bool) -> Result<St
             view.labels.join(", ")
         )));
     }
-    if binding.device.is_none() && view.devices.len() > 1 {
-        return agreed_value(&binding, view);
-    }
-    let device = match pick_device(&binding, view) {
-        Err((BindingErrorKind::NotMeasured, _)) if preview => return Ok(NOT_MEASURED.into()),
-        other => other?,
+    let found = if binding.device.is_none() && view.devices.len() > 1 {
+        agreed_value(&binding, view)
+    } else {
+        pick_device(&binding, view).and_then(|device| value(&binding, device))
     };
-    value(&binding, device)
+    match found {
+        Err((BindingErrorKind::NotMeasured, _)) if preview => Ok(NOT_MEASURED.into()),
+        other => other,
+    }
 }
 
 /// With records from several GPUs and no `device=`, prose states something of all of them:
@@ -428,6 +493,13 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
     };
     let r = &d.record;
     let number = |x: f64| format!("{x:.*}", b.digits.or(b.spec.digits).unwrap_or(0));
+    if d.model == ModelKind::WarpPaths && matches!(b.spec.name, "bandwidth" | "limit") {
+        return Err(syntax(format!(
+            "`{}` has no meaning for a divergence kernel, whose work is in registers: quote \
+             `ratio`, `time`, `model`, `active` or `counter`",
+            b.spec.name
+        )));
+    }
     Ok(match b.spec.name {
         "ratio" => number(row(0)?.median_ms / row(1)?.median_ms),
         "time" => format!("{} ms", number(row(0)?.median_ms)),
@@ -447,12 +519,14 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
             .to_string(),
         "spread" => format!("{}%", number(100.0 * row(0)?.rel_stdev)),
         "model" => row(0)?.model_cost.to_string(),
+        "active" => row(0)?.active.to_string(),
         "counter" => {
             let v = row(0)?;
             let n = v.counted.ok_or_else(|| {
                 let m = format!(
-                    "row `{}` on {} has no hardware counters: re-measure with \
-                     `coursegen measure --gpu --counters` (needs ncu)",
+                    "row `{}` on {} has no hardware counters: re-measure where ncu is on \
+                     the PATH (`coursegen measure --gpu` counts by default; the preview shows \
+                     “{NOT_MEASURED}”)",
                     v.label, d.name
                 );
                 (BindingErrorKind::NotMeasured, m)

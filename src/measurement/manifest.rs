@@ -48,17 +48,18 @@ pub struct Manifest {
     /// NVRTC options besides the target architecture, which `measure` picks per device.
     #[serde(default)]
     pub compile_options: Vec<String>,
-    /// Which model predicts the rows: shared-memory banks (the default) or global sectors.
+    /// Which model predicts the rows: shared-memory banks (the default), global sectors or
+    /// divergent paths.
     #[serde(default)]
     pub model: ModelKind,
     /// The one swept runtime argument and its row labels.
     pub axis: Axis,
     /// Block size and how many logical blocks one launch runs.
     pub launch: Launch,
-    /// Words of the input buffer the kernel copies into its tile.
+    /// Words of the input buffer (the tile's words, the buffer read, or the lanes' seeds).
     pub input_words: u32,
-    /// Shared-memory bytes each logical thread reads per launch (bytes per launch is this
-    /// times the logical threads, which depend on the device: see [`Launch::waves`]).
+    /// Bytes each logical thread reads per launch (bytes per launch is this times the
+    /// logical threads, which depend on the device: see [`Launch::waves`]).
     pub bytes_per_thread: u64,
     /// How the CPU reference computes each thread's expected result.
     pub reference: Reference,
@@ -93,6 +94,9 @@ pub enum ModelKind {
     /// `bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte
     /// sectors one warp-wide load touches.
     GlobalSectors,
+    /// `bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs
+    /// one pass per path (threads active per executed instruction: 32 / paths).
+    WarpPaths,
 }
 
 /// Launch shape. The grid is sized from the device so every SM gets the same work.
@@ -130,6 +134,17 @@ pub enum Reference {
     StridedSum {
         /// Reads per logical thread.
         reads: u32,
+    },
+    /// Logical thread g (lane L = g mod 32) is on path p = (g / (32 / value)) mod 32, so a
+    /// warp's lanes take `value` paths in groups of neighbours. It starts `chains` words
+    /// x_k = `input[L·chains + k]`, and on its path runs `iterations` times, for each k,
+    /// x_k = x_k · 1664525 + 0x9E3779B9 · (p + 1), then x_k ^= x_k >> 13 (wrapping u32);
+    /// it returns the wrapping sum of the x_k.
+    DivergentPaths {
+        /// Iterations of the path's work.
+        iterations: u32,
+        /// Independent chains per thread (so the work is bound by issue, not latency).
+        chains: u32,
     },
 }
 
@@ -193,6 +208,8 @@ pub enum ColumnId {
     Sectors,
     /// Useful bytes over fetched bytes, from the coalescing model.
     Efficiency,
+    /// Lanes switched on in each pass, from the divergence model.
+    Active,
 }
 
 impl Manifest {
@@ -284,11 +301,14 @@ impl Manifest {
     fn check_reference(&self) -> Result<(), (&'static str, String)> {
         match (self.model, self.reference) {
             (ModelKind::SharedBanks, Reference::LaneWindowSum { .. })
-            | (ModelKind::GlobalSectors, Reference::StridedSum { .. }) => {}
+            | (ModelKind::GlobalSectors, Reference::StridedSum { .. })
+            | (ModelKind::WarpPaths, Reference::DivergentPaths { .. }) => {}
             _ => {
                 return Err((
                     "reference.kind",
-                    "`shared_banks` kernels use `lane_window_sum`, `global_sectors` kernels `strided_sum`".into(),
+                    "`shared_banks` kernels use `lane_window_sum`, `global_sectors` kernels \
+                     `strided_sum`, `warp_paths` kernels `divergent_paths`"
+                        .into(),
                 ));
             }
         }
@@ -299,6 +319,9 @@ impl Manifest {
                 block_offset_mask,
             } => (reads, window, block_offset_mask),
             Reference::StridedSum { reads } => return self.check_strided(reads),
+            Reference::DivergentPaths { iterations, chains } => {
+                return self.check_paths(iterations, chains);
+            }
         };
         if window == 0 || reads % window != 0 {
             return Err(("reference.window", "must divide reference.reads".into()));
@@ -328,6 +351,39 @@ impl Manifest {
             return Err((
                 "bytes_per_thread",
                 format!("{reads} reads of 4 bytes are {bytes} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Path counts that split a warp into groups of equal size, as the kernel's indexing
+    /// (`g / (32 / paths)`) needs; seeds for every lane's chains.
+    fn check_paths(&self, iterations: u32, chains: u32) -> Result<(), (&'static str, String)> {
+        if iterations == 0 || chains == 0 {
+            return Err((
+                "reference.iterations",
+                "iterations and chains must be at least 1".into(),
+            ));
+        }
+        self.check_bytes_per_thread(chains)?;
+        if let Some(bad) = self
+            .axis
+            .values
+            .iter()
+            .find(|v| !(v.is_power_of_two() && **v <= 32))
+        {
+            return Err((
+                "axis.values",
+                format!(
+                    "{bad} paths do not split a warp into groups of equal size: use 1, 2, 4, 8, 16 or 32"
+                ),
+            ));
+        }
+        let seeds = 32 * u64::from(chains);
+        if u64::from(self.input_words) != seeds {
+            return Err((
+                "input_words",
+                format!("{chains} seeds for each of 32 lanes are {seeds} words"),
             ));
         }
         Ok(())
@@ -423,5 +479,49 @@ mod tests {
         );
         let err = Manifest::parse(path, &odd).unwrap_err().to_string();
         assert!(err.contains("3 is not a power of two"), "{err}");
+    }
+
+    #[test]
+    fn the_divergence_manifest_parses_and_needs_paths_that_split_a_warp_evenly() {
+        let path = Path::new("kernels/warp_divergence.yaml");
+        let text = include_str!("../../kernels/warp_divergence.yaml");
+        let m = Manifest::parse(path, text).unwrap();
+        assert_eq!(m.model, ModelKind::WarpPaths);
+        assert_eq!(m.value_of("P32"), Some(32));
+        assert_eq!(
+            m.reference,
+            Reference::DivergentPaths {
+                iterations: 32768,
+                chains: 4
+            }
+        );
+        for (from, to, says) in [
+            (
+                "values: [1, 2, 4, 8, 16, 32]",
+                "values: [1, 2, 4, 8, 16, 24]",
+                "24 paths",
+            ),
+            (
+                "values: [1, 2, 4, 8, 16, 32]",
+                "values: [1, 2, 4, 8, 16, 64]",
+                "64 paths",
+            ),
+            ("input_words: 128", "input_words: 64", "are 128 words"),
+            (
+                "bytes_per_thread: 16",
+                "bytes_per_thread: 4",
+                "4 reads of 4 bytes",
+            ),
+            (
+                "kind: divergent_paths\n  iterations: 32768\n  chains: 4",
+                "kind: strided_sum\n  reads: 4",
+                "reference.kind",
+            ),
+        ] {
+            let bad = text.replace(from, to);
+            assert_ne!(bad, text, "{from}");
+            let err = Manifest::parse(path, &bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{to}: {err}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `coursegen measure --gpu`: compiles `kernels/*.cu` with NVRTC, runs each manifest's sweep
-//! on a GPU, checks every launch against a CPU reference and writes records. The only module
-//! that touches cudarc; uses `record` and `manifest` and nothing else of ours.
+//! on a GPU, checks every launch against a CPU reference and writes records — never one that
+//! lacks what the pages need of the record it replaces (`needs`). The only module that
+//! touches cudarc; uses `record`, `manifest` and `needs` and nothing else of ours.
 //!
 //! Kernel ABI: every measured kernel is `extern "C" __global__` and takes
 //! `(const unsigned* input, unsigned* output, int axis_value, int logical_blocks,
@@ -14,11 +15,13 @@ mod reference;
 mod stats;
 mod sweep;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cudarc::driver::DriverError;
 
 use crate::measurement::manifest::{Manifest, ManifestError};
+use crate::measurement::needs::Needs;
 use crate::measurement::record::RecordsError;
 
 /// Everything that can stop a measurement; [`MeasureError::is_content`] picks the exit code.
@@ -158,9 +161,30 @@ pub enum MeasureError {
     #[error(
         "--counters needs Nsight Compute: no `ncu` on the PATH; install Nsight Compute (it ships with the \
          CUDA toolkit, e.g. /usr/local/cuda/bin or /opt/nvidia/nsight-compute/<version>) and add its folder \
-         to PATH, or measure without --counters"
+         to PATH, or measure with --no-counters"
     )]
     NoNcu,
+    /// The new record would lack what the pages show of the one it replaces.
+    #[error(
+        "kernel `{kernel}` on {device}: `{}` holds {}, which the course's pages show, and this \
+         run's record would not ({why}), so nothing was written and the old records are kept. \
+         Measure where ncu is on the PATH and without --no-counters, or pass --force to \
+         replace it anyway (the preview then shows “not measured” and `build --strict` fails)",
+        path.display(),
+        lost.join(" and ")
+    )]
+    WouldLose {
+        /// Kernel name.
+        kernel: String,
+        /// The GPU, as in [`MeasureError::Noisy`].
+        device: String,
+        /// The record kept.
+        path: PathBuf,
+        /// What it has that the new one lacks, one phrase each.
+        lost: Vec<String>,
+        /// Why the new one lacks it.
+        why: String,
+    },
     /// ncu ran but its counters could not be read.
     #[error("counting row `{label}` under ncu failed: {message}")]
     Counters {
@@ -238,6 +262,7 @@ impl MeasureError {
                 | MeasureError::NoManifest { .. }
                 | MeasureError::Manifest(_)
                 | MeasureError::Noisy { .. }
+                | MeasureError::WouldLose { .. }
         ) || matches!(self, MeasureError::Several(all) if all.iter().any(MeasureError::is_content))
     }
 }
@@ -264,10 +289,27 @@ pub struct MeasureOptions {
     pub accept_noisy: bool,
     /// Re-runs of a disturbed kernel.
     pub retries: u32,
-    /// Read hardware counters under ncu.
-    pub counters: bool,
+    /// Whether to read hardware counters under ncu.
+    pub counters: CounterChoice,
+    /// Replace a record even with one that lacks what the pages show of it.
+    pub force: bool,
+    /// What the course's prose binds of each kernel's records (its tables' needs come from
+    /// the manifests); `measure` keeps a record that has what these and the table need.
+    pub prose: BTreeMap<String, Needs>,
     /// Internal: launch this row once and exit (run under ncu by `counters`).
     pub launch_once: Option<String>,
+}
+
+/// Whether `measure` reads hardware counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CounterChoice {
+    /// When `ncu` is on the PATH (the default), saying so when it is not.
+    #[default]
+    WhenNcu,
+    /// Always: no `ncu` is an error (`--counters`).
+    Always,
+    /// Never (`--no-counters`).
+    Never,
 }
 
 /// Runs `coursegen measure`: every kernel (or one) on every chosen GPU, a record each.

@@ -1,9 +1,10 @@
 //! The Measured section of an entry, without a GPU: from a kernel's manifest and its records,
 //! a serializable view (one table per GPU, the provenance sentence, model-versus-measurement
-//! warnings) for `templates/measured.html`, and the prose bindings that quote it. Uses
-//! `record` and `manifest`, the bank model, and `content::body` (to leave fenced code alone).
+//! warnings) for `templates/measured.html`, and what a build says of it (`problems`). Uses
+//! `record` and `manifest` and the bank, coalescing and divergence models.
 use crate::bank::model as bank_model;
 mod gpus;
+mod problems;
 mod table;
 
 use serde::Serialize;
@@ -97,6 +98,12 @@ pub struct DeviceView {
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
     pub(crate) record: Record,
+    /// The records merged into this table, as loaded (one unless several GPUs).
+    #[serde(skip)]
+    pub(crate) sources: Vec<Loaded>,
+    /// Rows the manifest's table shows that the record lacks.
+    #[serde(skip)]
+    pub(crate) missing_rows: Vec<String>,
 }
 
 /// One row of a device's table.
@@ -114,8 +121,12 @@ pub struct RowView {
     pub sectors: u32,
     /// Useful bytes over fetched bytes (coalescing model).
     pub efficiency: f64,
-    /// What the kernel's model says one request costs (degree or sectors).
+    /// What the kernel's model says one request costs (degree, sectors or passes).
     pub model_cost: u32,
+    /// Lanes switched on in each pass (divergence model).
+    pub active: u32,
+    /// What the model says the hardware counter reads per request.
+    pub counter_model: f64,
     /// The model's predicted time over the best row's.
     pub predicted_ratio: f64,
     /// Median time per launch, ms.
@@ -134,8 +145,11 @@ pub struct RowView {
     pub bandwidth_gb_s: f64,
     /// Display text per column, in the order of [`MeasuredView::columns`].
     pub cells: Vec<String>,
-    /// Why the measured ratio disagrees with the model, or empty.
+    /// Why the measured ratio or counter disagrees with the model, or empty.
     pub warning: String,
+    /// The same reasons without the row and device in front, one each.
+    #[serde(skip)]
+    pub(crate) reasons: Vec<String>,
     /// (max − min) / median of this row's time across the GPUs of this model (0 for one).
     pub gpu_spread: f64,
 }
@@ -163,6 +177,7 @@ pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
         .map(|group| {
             let (merged, spread) = gpus::merge(group);
             let mut d = device_view(kernel, &merged);
+            d.sources = group.iter().map(|l| (*l).clone()).collect();
             if group.len() > 1 {
                 d.gpus = group.len();
                 for row in d.rows.iter_mut().chain(d.sweep.iter_mut()) {
@@ -284,41 +299,15 @@ impl MeasuredView {
                     crate::bank::coalescing::SECTOR_BYTES,
                     crate::bank::coalescing::LINE_BYTES
                 )),
+                ModelKind::WarpPaths => sentences.push(format!(
+                    "This entry is written against compute capability {entry_cc}; the table was \
+                     measured on {cc}. The divergence model's warp of {} lanes, one pass per \
+                     path, is the same for both, so the rows show what the entry describes.",
+                    crate::bank::divergence::LANES
+                )),
             }
         }
         Ok(sentences.join(" "))
-    }
-
-    /// What `build --strict` refuses besides stale records (which `record::stale_records`
-    /// reports): no record at all, a noisy record, a row that did not settle, a model or
-    /// counter disagreement — one line each, naming the row and why.
-    pub fn strict_problems(&self) -> Vec<String> {
-        if self.devices.is_empty() {
-            return vec![format!(
-                "kernel `{}` has no measurement record. {}",
-                self.kernel, self.not_measured
-            )];
-        }
-        self.warnings()
-    }
-
-    /// What a build without `--strict` prints as warnings: noisy records, unsettled rows,
-    /// model and counter disagreements (stale records are reported with the records).
-    pub fn warnings(&self) -> Vec<String> {
-        self.devices
-            .iter()
-            .flat_map(|d| {
-                let noisy = d.noise.iter().map(move |n| {
-                    format!(
-                        "the record of `{}` on {} is marked noisy (written with --accept-noisy): {n}",
-                        self.kernel, d.name
-                    )
-                });
-                noisy
-                    .chain(d.unsettled.iter().cloned())
-                    .chain(d.warnings.iter().cloned())
-            })
-            .collect()
     }
 }
 
@@ -336,12 +325,11 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         .filter(|v| !v.warning.is_empty())
         .map(|v| v.warning.clone())
         .collect();
-    for missing in m
-        .table
-        .rows
-        .iter()
+    let missing_rows: Vec<String> = (m.table.rows.iter())
         .filter(|l| !sweep.iter().any(|v| &v.label == *l))
-    {
+        .cloned()
+        .collect();
+    for missing in &missing_rows {
         warnings.push(format!(
             "the record on {} has no row `{missing}`: the manifest changed since; re-measure",
             r.device.name
@@ -383,15 +371,21 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         sweep,
         best_fraction_of_limit,
         record: r.clone(),
+        sources: vec![loaded.clone()],
+        missing_rows,
     }
 }
 
 /// A row's bandwidth over the hardware limit of its model. Shared memory: SMs × bytes per
 /// clock × the SM clock read during that row (the record's clock if the row has none).
 /// Device memory: the bytes fetched (useful bytes × sectors × 32 / 128) over the driver's
-/// peak, 2 × memory clock × bus width.
+/// peak, 2 × memory clock × bus width. Divergent paths move next to no memory: 0 (the
+/// `limit` binding refuses them).
 pub(crate) fn fraction_of_limit(model: ModelKind, r: &Record, row: &Row) -> f64 {
     let d = &r.device;
+    if model == ModelKind::WarpPaths {
+        return 0.0;
+    }
     if model == ModelKind::GlobalSectors {
         let load = crate::bank::coalescing::strided_load(row.value);
         let fetched = row.bandwidth_gb_s * load.fetched_bytes() as f64 / load.useful_bytes as f64;

@@ -39,6 +39,7 @@ pub(crate) fn draw(entry: &Entry) -> Result<Option<Drawn>, Diagnostic> {
         highlight: d.highlight.map(|(row, column)| Cell { row, column }),
         width: d.width,
         stride: d.stride,
+        paths: d.paths,
     };
     let title = entry.meta.term.as_deref().unwrap_or(&entry.meta.title);
     let svg = render_svg(&spec, title, &d.alt).map_err(|e| at("diagram", e.to_string()))?;

@@ -35,8 +35,9 @@ pub(crate) struct Measurements {
 
 impl Measurements {
     /// Loads records and the views of every kernel an entry names. Problems that stop the
-    /// build go to `problems`; stale records and model disagreements go to `warnings`, or to
-    /// `problems` under `--strict`.
+    /// build go to `problems`; stale records, model disagreements and bindings whose data is
+    /// missing go to `warnings`, or to `problems` under `--strict` (where a binding without
+    /// data fails as the entry's bindings are expanded).
     pub(crate) fn load<'a>(
         root: &Path,
         opts: &BuildOptions,
@@ -63,6 +64,9 @@ impl Measurements {
             let Some(kernel) = entry.meta.measure.as_deref() else {
                 continue;
             };
+            if let (false, Some(view)) = (opts.strict, views.get(kernel)) {
+                warnings.extend(missing_data(entry, view));
+            }
             if views.contains_key(kernel) {
                 continue;
             }
@@ -80,6 +84,9 @@ impl Measurements {
                         message: m,
                         ..at.clone()
                     }));
+                    if !opts.strict {
+                        warnings.extend(missing_data(entry, &view));
+                    }
                     views.insert(kernel.to_string(), view);
                 }
                 Err(e) => problems.push(Diagnostic {
@@ -224,6 +231,12 @@ fn relative_to(root: &Path, e: measured::MeasuredError) -> measured::MeasuredErr
         },
         other => other,
     }
+}
+
+/// The entry's bindings whose data its kernel's records lack (the preview prints "not
+/// measured" there), as warnings naming the line; `build --strict` refuses them.
+fn missing_data(entry: &Entry, view: &MeasuredView) -> Vec<Diagnostic> {
+    located(entry, bindings::missing_data(&entry.body, view))
 }
 
 /// Binding errors carry body lines; diagnostics name the whole file's.

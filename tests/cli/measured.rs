@@ -231,3 +231,45 @@ fn a_stale_record_beside_a_fresh_one_fails_strict_builds() {
         stderr(&o)
     );
 }
+
+/// The repository's divergence entry on its committed record: `--strict` passes, the table
+/// has the model's lanes per pass and the counted threads per instruction, and the prose
+/// quotes the record.
+#[test]
+fn the_divergence_entry_builds_strict_from_its_committed_record() {
+    let site = Site::new();
+    copy_dir(&repo().join("kernels"), &site.root().join("kernels"));
+    copy_dir(
+        &repo().join("measurements/warp_divergence"),
+        &site.root().join("measurements/warp_divergence"),
+    );
+    let entry = std::fs::read_to_string(repo().join("content/glossary/warp-divergence.md"))
+        .unwrap()
+        .replace("related: [warp]\n", "");
+    site.write("content/glossary/warp-divergence.md", entry);
+    let o = site.run(&["build", "--drafts", "--strict"]);
+    assert_code(&o, 0);
+    let html = site.read("public/glossary/warp-divergence/index.html");
+    assert!(
+        html.contains("<tr><th scope=\"row\">P4</th><td>8</td><td>8.00</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("the model’s 8 lanes in each of 4 passes, and\n1 in each of 32"),
+        "{html}"
+    );
+    assert!(
+        html.contains("class=\"diagram"),
+        "the lane-paths diagram: {html}"
+    );
+    // `limit` and `bandwidth` have no meaning for work in registers.
+    let body = "---\ntitle: T\nmeasure: warp_divergence\n---\n{{% limit P1 %}}\n";
+    site.write("content/glossary/t.md", body);
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("`limit` has no meaning for a divergence kernel"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,6 +1,7 @@
 //! Measurements a reader can trust: noisy and unsettled records, model and counter
-//! disagreements fail `build --strict` naming the row and why; the page states each row's
-//! spread, the counted value, the GPUs merged and a compute-capability mismatch.
+//! disagreements and missing counters fail `build --strict` naming the record and the row and
+//! why, a line for the record and at most one per row; the page states each row's spread, the
+//! counted value, the GPUs merged and a compute-capability mismatch.
 use crate::util::*;
 
 const A: &str = "measurements/bank_conflicts/nvidia-h200-412f3331.json";
@@ -80,7 +81,7 @@ fn a_row_that_did_not_settle_fails_strict_naming_the_row_and_its_spread() {
     strict_fails_with(
         &site,
         &[
-            "row `32L` on NVIDIA H200 did not settle: its samples spread ±2.90%, more than the manifest's target of 0.50%",
+            "row `32L` of `bank_conflicts` on NVIDIA H200: did not settle: its samples spread ±2.90%, more than the manifest's target of 0.50%",
         ],
     );
     let o = site.run(&["build"]);
@@ -98,7 +99,9 @@ fn a_time_that_disagrees_with_the_model_fails_strict() {
     });
     strict_fails_with(
         &site,
-        &["32L on NVIDIA H200: measured 1.00× the best row, the model predicts 32× (outside ±15%)"],
+        &[
+            "row `32L` of `bank_conflicts` on NVIDIA H200: measured 1.00× the best row, the model predicts 32× (outside ±15%)",
+        ],
     );
     // Without --strict it is a warning and the row is marked.
     let o = site.run(&["build"]);
@@ -119,7 +122,7 @@ fn a_counter_that_disagrees_with_the_model_fails_strict() {
     strict_fails_with(
         &site,
         &[
-            "2L on NVIDIA H200: ncu counted 3.000 shared-memory wavefronts per load instruction",
+            "row `2L` of `bank_conflicts` on NVIDIA H200: ncu counted 3.000 shared-memory wavefronts per load instruction",
             "the model predicts exactly 2",
         ],
     );
@@ -167,4 +170,132 @@ fn the_page_shows_counters_spread_the_gpus_merged_and_the_cc_sentence() {
         "{html}"
     );
     assert!(html.contains("counters read by Nsight Compute"), "{html}");
+}
+
+/// The `error:` lines of a failed build's stderr (each problem is one).
+fn error_lines(o: &std::process::Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Regression: one record written with --accept-noisy under load gave `build --strict` a line
+/// per row and per reason (33 on the bank kernel), each prefixed again with "the record … is
+/// marked noisy". Now: a line for the record, then one per row with all its reasons.
+#[test]
+fn a_noisy_record_under_load_is_one_line_and_at_most_one_per_row() {
+    let labels = ["L", "2L", "4L", "8L", "16L", "32L", "33L"];
+    let site = site_with(|r| {
+        let mut noise = vec![
+            serde_json::json!("another compute process was on the GPU before the sweep (pid 1464)"),
+            serde_json::json!("another compute process was on the GPU after the sweep (pid 1464)"),
+        ];
+        for label in labels {
+            let row = row(r, label);
+            row["stop"] = "time_limit".into();
+            row["rel_stdev"] = 0.031.into();
+            let slower = row["median_ms"].as_f64().unwrap() * 3.3;
+            row["median_ms"] = slower.into();
+            noise.extend([
+                format!("row `{label}` did not converge: rsd 3.10% after 500 samples (stopped by the 5 s time limit), target 0.50%"),
+                format!("row `{label}` ran at 1805 MHz, more than 5% below the rated 1980 MHz"),
+                format!("row `{label}`: NVML reported the clock held down (sw_power_cap, 680 W of 700 W), and not by a power cap alone: the row did not converge; another compute process was on the GPU"),
+                format!("row `{label}`: another compute process was on the GPU (pid 1464)"),
+            ].map(serde_json::Value::from));
+        }
+        // One row also far off the model: 32L as fast as L.
+        let l = row(r, "L")["median_ms"].clone();
+        row(r, "32L")["median_ms"] = l;
+        r["run"]["noise"] = noise.into();
+    });
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 1);
+    let errors = error_lines(&o);
+    assert_eq!(errors.len(), 1 + labels.len(), "{errors:#?}");
+    assert!(
+        errors[0].contains(
+            "the record `measurements/bank_conflicts/nvidia-h200-412f3331.json` of `bank_conflicts` on NVIDIA H200: it is marked noisy (written with --accept-noisy): another compute process was on the GPU before the sweep (pid 1464); another compute process was on the GPU after the sweep (pid 1464)"
+        ),
+        "{errors:#?}"
+    );
+    for (line, label) in errors[1..].iter().zip(labels) {
+        assert!(
+            line.contains(&format!(
+                "row `{label}` of `bank_conflicts` on NVIDIA H200: did not settle"
+            )),
+            "{line}"
+        );
+        assert_eq!(line.matches("is marked noisy").count(), 0, "{line}");
+        assert_eq!(
+            line.matches("did not converge: rsd").count(),
+            0,
+            "said once: {line}"
+        );
+        assert_eq!(line.matches("ran at 1805 MHz").count(), 1, "{line}");
+    }
+    assert!(
+        errors[6].contains("the model predicts 32×"),
+        "{}",
+        errors[6]
+    );
+    // The preview builds, with the same lines as warnings.
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    let warnings = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .count();
+    assert_eq!(warnings, 1 + labels.len(), "{}", stderr(&o));
+}
+
+/// Regression: `measure --counters`, then a plain `measure`, replaced records that had
+/// counters with records without, and then even the preview failed ("row S1 on NVIDIA
+/// H200 has no hardware counters"). Now a binding whose data is missing shows "not
+/// measured" in the preview with a warning, and `--strict` refuses it.
+#[test]
+fn a_counter_the_record_lacks_is_not_measured_in_the_preview_and_refused_by_strict() {
+    let site = site_with(|r| {
+        for row in r["rows"].as_array_mut().unwrap() {
+            row.as_object_mut().unwrap().remove("counters");
+        }
+        r["run"].as_object_mut().unwrap().remove("counters_tool");
+    });
+    let body = "\n## Measured\n\nA factor of {{% ratio 32L L digits=0 %}}; ncu counted \
+                {{% counter 32L digits=0 %}} wavefronts per load.\n";
+    site.write(
+        "content/glossary/bank.md",
+        format!("{}{body}", published("Bank", "measure: bank_conflicts\n")),
+    );
+    sign_bank(&site);
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: content/glossary/bank.md:")
+            && err.contains("row `32L` on NVIDIA H200 has no hardware counters"),
+        "{err}"
+    );
+    assert!(
+        err.contains("it has no hardware counters, which the table's counter column shows"),
+        "{err}"
+    );
+    let html = site.read("public/glossary/bank/index.html");
+    assert!(
+        html.contains("ncu counted (not measured yet) wavefronts per load."),
+        "{html}"
+    );
+    assert!(html.contains("<td>not counted</td>"), "{html}");
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 1);
+    let errors = error_lines(&o);
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(
+        errors.iter().any(|e| e.contains(
+            "`{{% counter 32L digits=0 %}}`: row `32L` on NVIDIA H200 has no hardware counters"
+        )),
+        "{errors:#?}"
+    );
+    assert!(errors.iter().any(|e| e.contains("the record `measurements/bank_conflicts/nvidia-h200-412f3331.json` of `bank_conflicts` on NVIDIA H200: it has no hardware counters")), "{errors:#?}");
 }

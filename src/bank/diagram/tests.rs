@@ -34,6 +34,13 @@ fn lane_sectors(stride: u32) -> DiagramSpec {
     }
 }
 
+fn lane_paths(paths: u32) -> DiagramSpec {
+    DiagramSpec {
+        paths: Some(paths),
+        ..DiagramSpec::new(Preset::LanePaths)
+    }
+}
+
 pub(in crate::bank) fn render(spec: &DiagramSpec) -> String {
     render_svg(spec, "Shared memory bank", SEED_ALT).expect("valid spec renders")
 }
@@ -53,6 +60,8 @@ fn writes_pngs_for_a_look_when_asked() {
         ("lane-banks-32", lane_banks(32)),
         ("lane-banks-33", lane_banks(33)),
         ("lane-banks-0", lane_banks(0)),
+        ("lane-paths-4", lane_paths(4)),
+        ("lane-paths-32", lane_paths(32)),
     ];
     for (name, spec) in specs {
         let png = crate::bank::raster::svg_to_png(&render(&spec), 2.0).unwrap();
@@ -73,6 +82,9 @@ fn gallery() -> Vec<(&'static str, DiagramSpec)> {
         ("lane_sectors_stride_1", lane_sectors(1)),
         ("lane_sectors_stride_2", lane_sectors(2)),
         ("lane_sectors_stride_32", lane_sectors(32)),
+        ("lane_paths_1", lane_paths(1)),
+        ("lane_paths_4", lane_paths(4)),
+        ("lane_paths_32", lane_paths(32)),
     ]
 }
 
@@ -287,6 +299,33 @@ fn invalid_specs_are_refused_with_the_fix() {
             preset: Preset::LaneBanks,
         },
         "`highlight` does not apply",
+    );
+    rejected(
+        DiagramSpec {
+            paths: Some(2),
+            ..lane_sectors(1)
+        },
+        OptionNotApplicable {
+            option: "paths",
+            preset: Preset::LaneSectors,
+        },
+        "lane-sectors takes `stride`",
+    );
+    rejected(
+        DiagramSpec {
+            stride: Some(2),
+            ..lane_paths(4)
+        },
+        OptionNotApplicable {
+            option: "stride",
+            preset: Preset::LanePaths,
+        },
+        "lane-paths takes `paths`",
+    );
+    rejected(
+        lane_paths(6),
+        UnsupportedPaths { paths: 6 },
+        "use 1, 2, 4, 8, 16 or 32",
     );
     // The padded tile has a column 32.
     assert!(render_svg(&bank_map(Some(33), Some((31, 32))), "t", "d").is_ok());

@@ -6,7 +6,8 @@
 pub enum BindingErrorKind {
     /// Malformed: unclosed, unknown name or option, wrong number of rows, unknown row.
     Syntax,
-    /// The kernel has no record yet (the preview prints `NOT_MEASURED` instead).
+    /// The kernel has no record yet, or its record lacks what the binding reads (hardware
+    /// counters); the preview prints `NOT_MEASURED` instead.
     NotMeasured,
     /// Several GPUs have records and the binding does not say which, or names another.
     Device,
@@ -27,7 +28,7 @@ const fn spec(name: &'static str, rows: usize, digits: Option<usize>) -> Spec {
 }
 
 /// Every binding, in the order error messages list them.
-pub(super) const SPECS: [Spec; 19] = [
+pub(super) const SPECS: [Spec; 20] = [
     spec("ratio", 2, Some(2)),
     spec("time", 1, Some(3)),
     spec("bandwidth", 1, Some(1)),
@@ -37,6 +38,7 @@ pub(super) const SPECS: [Spec; 19] = [
     spec("samples", 1, None),
     spec("spread", 1, Some(2)),
     spec("model", 1, None),
+    spec("active", 1, None),
     spec("counter", 1, Some(2)),
     spec("gpu_spread", 1, Some(2)),
     spec("gpus", 0, None),

@@ -92,7 +92,7 @@ fn malformed_bindings_name_the_line_and_the_fix() {
         "{{% frobnicate %}}",
         1,
         Syntax,
-        "bindings are ratio, time, bandwidth, limit, banks, degree, samples, spread, model, counter",
+        "bindings are ratio, time, bandwidth, limit, banks, degree, samples, spread, model, active, counter",
     );
     fails(
         "a\nb\n{{% ratio 64L L %}}",

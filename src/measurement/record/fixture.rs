@@ -1,9 +1,23 @@
 //! A test fixture, not a measurement: a record shaped like the H200 run, with made-up
 //! round numbers and a device name that says so. Never written under `measurements/`.
-use super::{Build, Device, FORMAT, Record, Row, Run, Software, StopReason};
+use super::{Build, Counters, Device, FORMAT, Record, Row, Run, Software, StopReason};
 
 /// The fixture's bytes per launch (4224 logical blocks × 1024 threads × 8192 bytes).
 pub(crate) const BYTES: u64 = 4224 * 1024 * 8192;
+
+/// Shared load instructions per launch, as ncu counted them on the H200.
+pub(crate) const REQUESTS: u64 = 276_824_064;
+
+/// Counters of a row whose load instructions each took `wavefronts` wavefronts.
+pub(crate) fn counters(wavefronts: u64) -> Counters {
+    Counters {
+        what: "shared-memory wavefronts per load instruction".into(),
+        metric: "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum".into(),
+        count: wavefronts * REQUESTS,
+        requests_metric: "smsp__sass_inst_executed_op_shared_ld.sum".into(),
+        requests: REQUESTS,
+    }
+}
 
 /// A fixture row with `n` identical-ish samples around `median_ms`.
 pub(crate) fn row(label: &str, value: u32, median_ms: f64) -> Row {
@@ -26,13 +40,17 @@ pub(crate) fn row(label: &str, value: u32, median_ms: f64) -> Row {
     }
 }
 
-/// The fixture record of `bank_conflicts` on a pretend GPU named `name`; `source` and
-/// `manifest` are the bytes whose hashes it records.
+/// The fixture record of `bank_conflicts` on a pretend GPU named `name`, counters read as
+/// the bank model says; `source` and `manifest` are the bytes whose hashes it records.
 pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
+    let counted = |mut row: Row, degree: u64| {
+        row.counters = Some(counters(degree));
+        row
+    };
     let rows = [1u32, 2, 4, 8, 16, 32]
         .iter()
-        .map(|&s| row(&label(s), s, 1.1 * f64::from(s)))
-        .chain([row("33L", 33, 1.1)])
+        .map(|&s| counted(row(&label(s), s, 1.1 * f64::from(s)), u64::from(s)))
+        .chain([counted(row("33L", 33, 1.1), 1)])
         .collect();
     Record {
         format: FORMAT,
@@ -72,6 +90,7 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             target_rel_stdev: 0.005,
             time_limit_s: 5.0,
             sweep_seconds: 2.0,
+            counters_tool: Some("Nsight Compute 2025.3.1.0 (fixture)".into()),
             ..Run::default()
         },
         rows,

@@ -1,7 +1,8 @@
 //! Hardware counters through Nsight Compute: `measure --counters` runs each row once more as
 //! a child process (`coursegen measure --gpu --launch-once LABEL`) under `ncu`, which counts
 //! what the model predicts — shared-memory wavefronts per load instruction for a bank kernel,
-//! global sectors per request for a coalescing kernel — and the counts go into the record.
+//! global sectors per request for a coalescing kernel, threads active per executed
+//! instruction for a divergence kernel — and the counts go into the record.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,6 +29,13 @@ pub(crate) fn metrics(model: ModelKind) -> Metrics {
             what: "global sectors per load request",
             count: "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
             requests: "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        },
+        // Their ratio is smsp__thread_inst_executed_per_inst_executed.ratio; the two sums
+        // keep the record's counts whole, as for the other models.
+        ModelKind::WarpPaths => Metrics {
+            what: "threads active per executed instruction",
+            count: "smsp__thread_inst_executed.sum",
+            requests: "smsp__inst_executed.sum",
         },
     }
 }

@@ -1,8 +1,8 @@
 //! One `measure` over several GPUs: a thread per GPU (so `--device all` measures the host's
 //! GPUs in parallel), and on each, every kernel in turn — NVML read before and after, the
 //! verdict on interference, retries, counters under ncu, the record saved or the old one kept
-//! — then one summary table for all of them.
-use std::path::Path;
+//! (disturbed, or lacking what the pages show of it) — then one summary table for all of them.
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressDrawTarget};
@@ -10,7 +10,8 @@ use indicatif::{MultiProgress, ProgressDrawTarget};
 use super::counters::{self, Job};
 use super::gpu::Gpu;
 use super::nvml::{self, Monitor, Verdict};
-use super::{KernelFiles, MeasureError, MeasureOptions, sweep};
+use super::{CounterChoice, KernelFiles, MeasureError, MeasureOptions, sweep};
+use crate::measurement::needs::Needs;
 use crate::measurement::record::{self as records, Record, StopReason};
 
 /// How long a disturbed run waits before `--retries` tries again.
@@ -40,10 +41,20 @@ pub(super) fn measure_all(
     args: &MeasureOptions,
 ) -> Result<(), MeasureError> {
     let monitor = Monitor::open()?;
-    let ncu = if args.counters {
-        Some(counters::find_ncu()?)
-    } else {
-        None
+    let ncu = match args.counters {
+        CounterChoice::Always => Some(counters::find_ncu()?),
+        CounterChoice::Never => None,
+        CounterChoice::WhenNcu => {
+            let found = counters::find_ncu().ok();
+            if found.is_none() {
+                eprintln!(
+                    "note: no `ncu` on the PATH, so no hardware counters are read; a record \
+                     whose counters the pages show is kept rather than replaced (--force \
+                     replaces it)"
+                );
+            }
+            found
+        }
     };
     // Read once: the first record saved would otherwise make the tree look dirty.
     let git = git_state(root);
@@ -143,11 +154,78 @@ impl Ctx<'_> {
         }
     }
 
+    /// What the pages need of this kernel's records: its table, and what prose binds.
+    fn needs(&self, k: &KernelFiles) -> Needs {
+        let mut needs = Needs::of_table(&k.manifest);
+        if let Some(prose) = self.args.prose.get(&k.name) {
+            needs.add(prose);
+        }
+        needs
+    }
+
+    /// A record of `k` whose rows or counters the pages show and a record with `has_row` and
+    /// `has_counters` would not, and what they would lose: this GPU's own record first, then
+    /// any other GPU's, since a table merges every GPU of a model and a counter that one GPU
+    /// lacks is missing from the page (and `build --strict` refuses that record).
+    fn would_lose(
+        &self,
+        k: &KernelFiles,
+        own: &Path,
+        has_row: impl Fn(&str) -> bool,
+        has_counters: impl Fn(&str) -> bool,
+    ) -> Option<(PathBuf, Vec<String>)> {
+        let needs = self.needs(k);
+        let dir = self.root.join("measurements").join(&k.name);
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        paths.sort();
+        paths.sort_by_key(|p| p != own);
+        paths.into_iter().find_map(|path| {
+            let old = records::load(&path).ok()?;
+            let lost = needs.lost_by(&old, &has_row, &has_counters);
+            (!lost.is_empty()).then_some((path, lost))
+        })
+    }
+
+    /// Without ncu, a record of `k` whose counters the pages show is refused before any GPU
+    /// time is spent on a run that could not keep them.
+    fn refuse_early(&self, k: &KernelFiles, device: &str) -> Result<(), MeasureError> {
+        if self.ncu.is_some() || self.args.force {
+            return Ok(());
+        }
+        let id = &records::sha256_hex(self.gpu.uuid.as_bytes())[..8];
+        let stem = format!("{}-{id}", records::device_slug(&self.gpu.name));
+        let own = records::record_path(&self.root.join("measurements"), &k.name, &stem);
+        let has_row = |l: &str| k.manifest.value_of(l).is_some();
+        match self.would_lose(k, &own, has_row, |_| false) {
+            None => Ok(()),
+            Some((path, lost)) => Err(MeasureError::WouldLose {
+                kernel: k.name.clone(),
+                device: device.to_owned(),
+                path,
+                lost,
+                why: self.no_counters_why(),
+            }),
+        }
+    }
+
+    fn no_counters_why(&self) -> String {
+        match self.args.counters {
+            CounterChoice::Never => "it is measured with --no-counters".into(),
+            _ => "no `ncu` on the PATH reads its counters".into(),
+        }
+    }
+
     fn measure_kernel(
         &self,
         k: &KernelFiles,
         device: &str,
     ) -> Result<(Record, String), MeasureError> {
+        self.refuse_early(k, device)?;
         let (gpu, monitor) = (self.gpu, self.monitor);
         let read = || monitor.state(&gpu.uuid);
         let mut attempt = 0;
@@ -221,6 +299,23 @@ impl Ctx<'_> {
                 row.counters = Some(c);
             }
             record.run.counters_tool = Some(format!("Nsight Compute {}", counters::version(ncu)));
+        }
+        let has_row = |l: &str| record.row(l).is_some();
+        let has_counters = |l: &str| record.row(l).is_some_and(|r| r.counters.is_some());
+        if !self.args.force
+            && let Some((kept, lost)) = self.would_lose(k, &path, has_row, has_counters)
+        {
+            return Err(MeasureError::WouldLose {
+                kernel: k.name.clone(),
+                device: device.to_owned(),
+                path: kept,
+                lost,
+                why: if self.ncu.is_none() {
+                    self.no_counters_why()
+                } else {
+                    "the manifest changed since".into()
+                },
+            });
         }
         let path = records::save(&measurements, &record)?;
         self.say(format!("wrote {}", path.display()));

@@ -35,6 +35,9 @@ pub(crate) enum Expected {
     Lanes { by_offset_lane: Vec<u32>, mask: u32 },
     /// `strided_sum`: one result per logical thread, in launch order.
     Threads(Vec<u32>),
+    /// `divergent_paths`: the result of (lane `l`, path `p`) at index `l * 32 + p`, and the
+    /// shift that gives a thread's path (`(g >> shift) mod 32`).
+    Paths { by_lane_path: Vec<u32>, shift: u32 },
 }
 
 impl Expected {
@@ -48,6 +51,9 @@ impl Expected {
                 block_offset_mask,
             } => lanes(input, value, (reads, window, block_offset_mask)),
             Reference::StridedSum { reads } => strided(input, value, reads, threads),
+            Reference::DivergentPaths { iterations, chains } => {
+                paths(input, value, iterations, chains)
+            }
         }
     }
 
@@ -63,6 +69,15 @@ impl Expected {
             }
             Expected::Threads(all) => {
                 all[(block * u64::from(block_threads) + u64::from(thread)) as usize]
+            }
+            Expected::Paths {
+                by_lane_path,
+                shift,
+            } => {
+                // The kernel's index is 32 bits wide.
+                let g = (block * u64::from(block_threads) + u64::from(thread)) as u32;
+                let path = (g >> shift) & 31;
+                by_lane_path[((thread % 32) * 32 + path) as usize]
             }
         }
     }
@@ -136,6 +151,36 @@ fn strided(input: &[u32], value: u32, reads: u32, threads: u64) -> Expected {
     Expected::Threads(all)
 }
 
+/// Lane L on path p starts from `input[L·chains + k]` and runs `iterations` rounds of
+/// x = x·1664525 + 0x9E3779B9·(p + 1), x ^= x >> 13 on each chain k; the result is their
+/// wrapping sum. Which lanes are on which path depends only on the thread's index and the
+/// number of paths (a power of two, the manifest checks): thread g is on path
+/// (g >> (5 − log2 paths)) mod 32. Every (lane, path) pair, 1024 of them, spread over the
+/// CPU's cores.
+fn paths(input: &[u32], value: u32, iterations: u32, chains: u32) -> Expected {
+    use rayon::prelude::*;
+    let shift = 5 - value.max(1).trailing_zeros().min(5);
+    let by_lane_path = (0..32 * 32u32)
+        .into_par_iter()
+        .map(|i| {
+            let (lane, path) = (i / 32, i % 32);
+            let c = 0x9E37_79B9u32.wrapping_mul(path + 1);
+            (0..chains).fold(0u32, |sum, k| {
+                let mut x = input[(lane * chains + k) as usize];
+                for _ in 0..iterations {
+                    x = x.wrapping_mul(1_664_525).wrapping_add(c);
+                    x ^= x >> 13;
+                }
+                sum.wrapping_add(x)
+            })
+        })
+        .collect();
+    Expected::Paths {
+        by_lane_path,
+        shift,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +238,42 @@ mod tests {
         // request 7 of warp 1 at stride 8, lane 0: 7·32·8 = 1792 mod 1024 = 768.
         let by_hand: u32 = [4, 5, 6, 7].iter().map(|r| (r * 32 * 8) % 1024).sum();
         assert_eq!(wrapped.at(0, 32, 64), by_hand);
+    }
+
+    /// One round of the kernel's body on chain word `x` for path `p`, written out again.
+    fn round(x: u32, p: u32) -> u32 {
+        let x = x
+            .wrapping_mul(1_664_525)
+            .wrapping_add(0x9E37_79B9u32.wrapping_mul(p + 1));
+        x ^ (x >> 13)
+    }
+
+    #[test]
+    fn divergent_paths_match_the_kernel_indexing_written_out_by_hand() {
+        let words: Vec<u32> = (100..164).collect();
+        let reference = Reference::DivergentPaths {
+            iterations: 1,
+            chains: 2,
+        };
+        // 4 paths: lanes in groups of 8. Thread 45 of block 0 (64 threads) is lane 13 of
+        // warp 1: g = 45, path (45 >> 3) mod 32 = 5, seeds words 26 and 27.
+        let e = Expected::new(&reference, &words, 4, 0);
+        assert_eq!(e.at(0, 45, 64), round(126, 5).wrapping_add(round(127, 5)));
+        // Block 3, thread 0: g = 192, path 24; lane 0 seeds words 0 and 1.
+        assert_eq!(e.at(3, 0, 64), round(100, 24).wrapping_add(round(101, 24)));
+        // 1 path per warp: warp w takes path w mod 32, all its lanes together.
+        let one = Expected::new(&reference, &words, 1, 0);
+        assert_eq!(one.at(0, 33, 64), round(102, 1).wrapping_add(round(103, 1)));
+        assert_eq!(one.at(16, 2, 64), round(104, 0).wrapping_add(round(105, 0)));
+        // 32 paths: every lane its own, lane L on path L.
+        let all = Expected::new(&reference, &words, 32, 0);
+        assert_eq!(all.at(5, 7, 64), round(114, 7).wrapping_add(round(115, 7)));
+        // Two rounds are the round twice.
+        let two = Reference::DivergentPaths {
+            iterations: 2,
+            chains: 1,
+        };
+        let e = Expected::new(&two, &words, 32, 0);
+        assert_eq!(e.at(0, 3, 32), round(round(103, 3), 3));
     }
 }

@@ -1,13 +1,14 @@
 //! The text of a device's table and sentence: each row's cost from its model (bank conflict
-//! degree or global sectors) beside its measured ratio and counted value, the cells in column
-//! order, and the provenance lines.
+//! degree, global sectors or divergent passes) beside its measured ratio and counted value,
+//! the cells in column order, and the provenance lines.
 use super::{MODEL_BAND, RowView, bank_model};
-use crate::bank::coalescing;
+use crate::bank::{coalescing, divergence};
 use crate::measurement::manifest::{ColumnId, Manifest, ModelKind};
 use crate::measurement::record::{Loaded, Record, Row, StopReason};
 
 /// What the model says one request of a row costs: the conflict degree (shared-memory
-/// wavefronts per load instruction) or the sectors one warp-wide global load touches.
+/// wavefronts per load instruction), the sectors one warp-wide global load touches, or the
+/// passes a divergent warp makes.
 pub(super) fn model_cost(m: &Manifest, r: &Record, value: u32) -> u32 {
     match m.model {
         ModelKind::SharedBanks => {
@@ -16,15 +17,25 @@ pub(super) fn model_cost(m: &Manifest, r: &Record, value: u32) -> u32 {
             bank_model::conflict_degree_for_stride(value, geometry)
         }
         ModelKind::GlobalSectors => coalescing::strided_load(value).sectors_per_request(),
+        ModelKind::WarpPaths => divergence::grouped(value).passes(),
     }
 }
 
 /// What the model says one request of a row costs in time: the conflict degree (passes of
-/// the shared-memory pipe) or the bytes device memory moves.
+/// the shared-memory pipe), the bytes device memory moves, or the warp's passes.
 fn time_cost(m: &Manifest, r: &Record, value: u32) -> f64 {
     match m.model {
-        ModelKind::SharedBanks => f64::from(model_cost(m, r, value)),
+        ModelKind::SharedBanks | ModelKind::WarpPaths => f64::from(model_cost(m, r, value)),
         ModelKind::GlobalSectors => coalescing::strided_load(value).dram_bytes() as f64,
+    }
+}
+
+/// What the model says the row's hardware counter reads: the cost per request for banks and
+/// sectors, threads active per executed instruction (32 / passes) for divergent paths.
+fn counter_model(m: &Manifest, r: &Record, value: u32) -> f64 {
+    match m.model {
+        ModelKind::WarpPaths => divergence::grouped(value).threads_per_instruction(),
+        _ => f64::from(model_cost(m, r, value)),
     }
 }
 
@@ -59,8 +70,14 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
             let predicted = time_cost(m, r, row.value) / best_cost;
             let load = coalescing::strided_load(row.value);
             let counted = row.counters.as_ref().map(|c| c.per_request());
-            let mut warnings = vec![disagreement(row, r, ratio, predicted)];
-            warnings.push(counter_disagreement(row, r, counted, cost));
+            let counter_model = counter_model(m, r, row.value);
+            let reasons: Vec<String> = [
+                disagreement(r, ratio, predicted),
+                counter_disagreement(row, counted, counter_model),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             let mut view = RowView {
                 label: row.label.clone(),
                 value: row.value,
@@ -69,6 +86,8 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
                 sectors: load.sectors_per_request(),
                 efficiency: load.efficiency(),
                 model_cost: cost,
+                active: divergence::grouped(row.value).active_per_pass()[0],
+                counter_model,
                 predicted_ratio: predicted,
                 median_ms: row.median_ms,
                 rel_stdev: row.rel_stdev,
@@ -83,11 +102,12 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
                     .unwrap_or_default(),
                 gpu_spread: 0.0,
                 cells: Vec::new(),
-                warning: warnings
-                    .into_iter()
-                    .filter(|w| !w.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("; "),
+                warning: if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} on {}: {}", row.label, r.device.name, reasons.join("; "))
+                },
+                reasons,
             };
             view.cells = m.table.columns.iter().map(|c| cell(c.id, &view)).collect();
             view
@@ -95,19 +115,18 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
         .collect()
 }
 
-fn disagreement(row: &Row, r: &Record, ratio: f64, predicted: f64) -> String {
+/// Why a row's ratio to the best row is off the model, if it is.
+fn disagreement(r: &Record, ratio: f64, predicted: f64) -> Option<String> {
     if (ratio / predicted - 1.0).abs() <= MODEL_BAND {
-        return String::new();
+        return None;
     }
-    format!(
-        "{} on {}: measured {ratio:.2}× the best row, the model predicts {} \
-         (outside ±{:.0}%): check the kernel and the model's geometry for CC {}",
-        row.label,
-        r.device.name,
+    Some(format!(
+        "measured {ratio:.2}× the best row, the model predicts {} (outside ±{:.0}%): check \
+         the kernel and the model's geometry for CC {}",
         times(predicted),
         MODEL_BAND * 100.0,
         r.device.compute_capability
-    )
+    ))
 }
 
 /// How far a counted value per request may sit from the model's whole number: the page shows
@@ -118,23 +137,31 @@ fn disagreement(row: &Row, r: &Record, ratio: f64, predicted: f64) -> String {
 pub(crate) const COUNTER_TOLERANCE: f64 = 0.005;
 
 /// Counters count what the model counts, so they must agree to the digits the page shows.
-fn counter_disagreement(row: &Row, r: &Record, counted: Option<f64>, cost: u32) -> String {
+fn counter_disagreement(row: &Row, counted: Option<f64>, model: f64) -> Option<String> {
     match (counted, &row.counters) {
-        (Some(n), Some(c)) if (n - f64::from(cost)).abs() > COUNTER_TOLERANCE => format!(
-            "{} on {}: ncu counted {n:.3} {} ({} / {}), the model predicts exactly {cost}",
-            row.label, r.device.name, c.what, c.count, c.requests
-        ),
-        _ => String::new(),
+        (Some(n), Some(c)) if (n - model).abs() > COUNTER_TOLERANCE => Some(format!(
+            "ncu counted {n:.3} {} ({} / {}), the model predicts exactly {}",
+            c.what,
+            c.count,
+            c.requests,
+            number(model)
+        )),
+        _ => None,
     }
 }
 
-/// `8×`, `2.5×`: a predicted ratio without needless decimals.
-fn times(x: f64) -> String {
+/// `2`, `10.67`: a model's value without needless decimals.
+fn number(x: f64) -> String {
     if (x - x.round()).abs() < 1e-9 {
-        format!("{}×", x.round())
+        format!("{}", x.round())
     } else {
-        format!("{x:.2}×")
+        format!("{x:.2}")
     }
+}
+
+/// `8×`, `2.50×`: a predicted ratio without needless decimals.
+fn times(x: f64) -> String {
+    format!("{}×", number(x))
 }
 
 fn cell(id: ColumnId, v: &RowView) -> String {
@@ -158,6 +185,7 @@ fn cell(id: ColumnId, v: &RowView) -> String {
             .map_or_else(|| "not counted".to_owned(), |n| format!("{n:.2}")),
         ColumnId::Sectors => v.sectors.to_string(),
         ColumnId::Efficiency => format!("{:.1}%", v.efficiency * 100.0),
+        ColumnId::Active => v.active.to_string(),
     }
 }
 

@@ -57,25 +57,9 @@ fn the_table_shows_the_manifest_rows_with_model_and_ratio() {
     assert_eq!(
         cells,
         [
-            ["L", "32", "not counted", "1.100 ms", "±0.10%", "1.00", "1×"],
-            [
-                "32L",
-                "1",
-                "not counted",
-                "35.200 ms",
-                "±0.10%",
-                "32.00",
-                "32×"
-            ],
-            [
-                "33L",
-                "32",
-                "not counted",
-                "1.100 ms",
-                "±0.10%",
-                "1.00",
-                "1×"
-            ],
+            ["L", "32", "1.00", "1.100 ms", "±0.10%", "1.00", "1×"],
+            ["32L", "1", "32.00", "35.200 ms", "±0.10%", "32.00", "32×"],
+            ["33L", "32", "1.00", "1.100 ms", "±0.10%", "1.00", "1×"],
         ]
     );
     assert_eq!(d.sweep.len(), 7);
@@ -140,7 +124,10 @@ fn a_ratio_outside_the_band_warns_and_inside_does_not() {
     let w = v.warnings();
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
-        w[0].starts_with("2L on Fixture GPU: measured 1.00× the best row, the model predicts 2×"),
+        w[0].starts_with(
+            "row `2L` of `bank_conflicts` on Fixture GPU: measured 1.00× the best row, the \
+             model predicts 2×"
+        ),
         "{}",
         w[0]
     );
@@ -238,7 +225,7 @@ fn the_partial_renders_a_table_per_gpu_with_its_sentence() {
         html.contains("<th scope=\"col\" class=\"col-banks\">Banks the 32 lanes cover</th>"),
         "{html}"
     );
-    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>not counted</td><td>35.200 ms</td><td>±0.10%</td><td>32.00</td><td>32×</td></tr>"), "{html}");
+    assert!(html.contains("<tr><th scope=\"row\">32L</th><td>1</td><td>32.00</td><td>35.200 ms</td><td>±0.10%</td><td>32.00</td><td>32×</td></tr>"), "{html}");
     assert!(
         html.contains("On a Fixture &lt;GPU&gt;, driver"),
         "autoescaped: {html}"
@@ -348,11 +335,144 @@ fn noisy_and_unsettled_records_are_strict_problems_naming_the_row() {
     l.record.rows[5].rel_stdev = 0.02;
     let problems = view_of(&[l]).strict_problems();
     assert_eq!(problems.len(), 2, "{problems:?}");
-    assert!(problems[0].contains("is marked noisy") && problems[0].contains("pid 7"));
+    assert_eq!(
+        problems[0],
+        "the record `measurements/bank_conflicts/fixture-gpu.json` of `bank_conflicts` on \
+         Fixture GPU: it is marked noisy (written with --accept-noisy): another compute \
+         process was on the GPU (pid 7)"
+    );
+    assert_eq!(
+        problems[1],
+        "row `32L` of `bank_conflicts` on Fixture GPU: did not settle: its samples spread \
+         ±2.00%, more than the manifest's target of 0.50%; re-measure on a quiet GPU"
+    );
+}
+
+/// What a run under a competing load writes with --accept-noisy: reasons for the sweep and
+/// several for each row. A line for the record and one per row, each row's reasons on it,
+/// its "did not converge" said once as "did not settle".
+#[test]
+fn a_noisy_record_is_one_line_and_one_line_per_row() {
+    let mut l = loaded("Fixture GPU");
+    let mut noise = vec![
+        "another compute process was on the GPU before the sweep (pid 1464)".to_owned(),
+        "another compute process was on the GPU after the sweep (pid 1464)".to_owned(),
+    ];
+    for row in &mut l.record.rows {
+        row.stop = crate::measurement::record::StopReason::TimeLimit;
+        row.rel_stdev = 0.03;
+        row.median_ms *= 3.0;
+        let label = &row.label;
+        noise.extend([
+            format!("row `{label}` did not converge: rsd 3.00% after 500 samples (stopped by the 5 s time limit), target 0.50%"),
+            format!("row `{label}` ran at 1805 MHz, more than 5% below the rated 1980 MHz"),
+            format!("row `{label}`: NVML reported the clock held down (sw_power_cap, 690 W of 700 W), and not by a power cap alone: the row did not converge"),
+            format!("row `{label}`: another compute process was on the GPU (pid 1464)"),
+        ]);
+    }
+    // And one row off the model and its counter: 2L as fast as L, counted 3 wavefronts.
+    l.record.rows[1].median_ms = l.record.rows[0].median_ms;
+    l.record.rows[1].counters = Some(fixture::counters(3));
+    l.record.run.noise = noise;
+    let problems = view_of(&[l]).strict_problems();
+    assert_eq!(problems.len(), 1 + 7, "{problems:#?}");
     assert!(
-        problems[1]
-            .starts_with("row `32L` on Fixture GPU did not settle: its samples spread ±2.00%"),
+        problems[0].starts_with(
+            "the record `measurements/bank_conflicts/fixture-gpu.json` of `bank_conflicts` on \
+             Fixture GPU: it is marked noisy (written with --accept-noisy): another compute \
+             process was on the GPU before the sweep (pid 1464); another compute process was on \
+             the GPU after the sweep (pid 1464)"
+        ),
         "{}",
-        problems[1]
+        problems[0]
+    );
+    let rows: Vec<&str> = problems[1..]
+        .iter()
+        .map(|p| p.split('`').nth(1).unwrap())
+        .collect();
+    assert_eq!(rows, ["L", "2L", "4L", "8L", "16L", "32L", "33L"]);
+    let two = &problems[2];
+    for reason in [
+        "did not settle: its samples spread ±3.00%",
+        "ran at 1805 MHz",
+        "NVML reported the clock held down",
+        "another compute process was on the GPU (pid 1464)",
+        "measured 1.00× the best row, the model predicts 2×",
+        "ncu counted 3.000 shared-memory wavefronts per load instruction",
+    ] {
+        assert_eq!(two.matches(reason).count(), 1, "{reason:?} once in {two}");
+    }
+    assert!(!two.contains("did not converge: rsd"), "{two}");
+}
+
+#[test]
+fn a_record_without_the_counters_its_table_shows_is_a_problem() {
+    let mut l = loaded("Fixture GPU");
+    for row in &mut l.record.rows {
+        row.counters = None;
+    }
+    let problems = view_of(std::slice::from_ref(&l)).strict_problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with(
+            "the record `measurements/bank_conflicts/fixture-gpu.json` of `bank_conflicts` on \
+             Fixture GPU: it has no hardware counters, which the table's counter column shows"
+        ),
+        "{}",
+        problems[0]
+    );
+    // One row without: that row's line says so.
+    let mut one = loaded("Fixture GPU");
+    one.record.rows[6].counters = None; // 33L, shown in the table
+    let problems = view_of(&[one]).strict_problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .starts_with("row `33L` of `bank_conflicts` on Fixture GPU: has no hardware counters"),
+        "{}",
+        problems[0]
+    );
+    // A row the table does not show needs none.
+    let mut hidden = loaded("Fixture GPU");
+    hidden.record.rows[1].counters = None; // 2L
+    assert!(view_of(&[hidden]).strict_problems().is_empty());
+}
+
+/// The committed divergence record: fresh, inside the model's band on every row, and its
+/// counters read the model's 32 / paths threads per instruction to the page's two decimals.
+#[test]
+fn the_committed_divergence_record_agrees_with_the_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let set = crate::measurement::record::load_all(&root.join("measurements")).unwrap();
+    let v = load(
+        &KernelFiles::new(&root.join("kernels")),
+        "warp_divergence",
+        &set,
+    )
+    .unwrap();
+    assert!(!v.devices.is_empty(), "no committed warp_divergence record");
+    assert!(v.strict_problems().is_empty(), "{:?}", v.strict_problems());
+    for d in &v.devices {
+        assert!(!d.stale, "{}", d.stale_note);
+        for row in &d.sweep {
+            let paths = row.value;
+            assert_eq!(row.model_cost, paths, "{}", row.label);
+            assert_eq!(row.counter_model, 32.0 / f64::from(paths), "{}", row.label);
+            let counted = row.counted.expect("counted");
+            assert!(
+                (counted - row.counter_model).abs() <= table::COUNTER_TOLERANCE,
+                "{}: {counted}",
+                row.label
+            );
+            assert!(row.warning.is_empty(), "{}", row.warning);
+        }
+    }
+    let quoted = crate::measurement::bindings::expand_bindings(
+        "{{% counter P4 %}} with {{% active P4 %}} lanes in each of {{% model P4 %}} passes",
+        &v,
+    );
+    assert_eq!(
+        quoted.unwrap().text(),
+        "8.00 with 8 lanes in each of 4 passes"
     );
 }
