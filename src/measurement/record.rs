@@ -385,6 +385,11 @@ pub fn record_path(measurements: &Path, kernel: &str, stem: &str) -> PathBuf {
 
 /// Reads one record and checks that it sits where its kernel and device say it should.
 pub fn load(path: &Path) -> Result<Record, RecordsError> {
+    let own = files::own_file(path).map_err(|error| RecordsError::Io {
+        path: path.to_owned(),
+        error,
+    });
+    own?;
     let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
         path: path.to_owned(),
         error,
@@ -444,6 +449,11 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
         move |error| RecordsError::Io { path, error }
     };
     let mut files = Vec::new();
+    match files::own_file(measurements) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(e) => return Err(io(measurements)(e)),
+        Ok(()) => {}
+    }
     let top = match std::fs::read_dir(measurements) {
         Ok(dir) => dir,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
@@ -451,6 +461,7 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
     };
     for entry in top {
         let kernel_dir = entry.map_err(io(measurements))?.path();
+        files::own_file(&kernel_dir).map_err(io(&kernel_dir))?;
         if !kernel_dir.is_dir() {
             continue;
         }

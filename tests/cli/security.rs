@@ -738,3 +738,40 @@ mod random_layouts {
         }
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn kernels_manifests_and_records_are_files_of_their_own() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("token"), "ghp_secret: [\n").unwrap();
+    // A manifest, a kernel, a record and the measurements folder linked away: each is
+    // refused, naming it, and the linked text is never quoted.
+    let cases: [(&str, &str); 4] = [
+        ("kernels/bank_conflicts.yaml", "kernels/bank_conflicts.yaml"),
+        ("kernels/bank_conflicts.cu", "kernels/bank_conflicts.cu"),
+        ("measurements", "measurements"),
+        (
+            "measurements/bank_conflicts/link.json",
+            "measurements/bank_conflicts/link.json",
+        ),
+    ];
+    for (link, named) in cases {
+        let site = measured_site(true);
+        let at = site.root().join(link);
+        if at.is_dir() {
+            std::fs::remove_dir_all(&at).unwrap();
+        } else if at.exists() {
+            std::fs::remove_file(&at).unwrap();
+        }
+        std::os::unix::fs::symlink(outside.path().join("token"), &at).unwrap();
+        let o = site.run(&["build", "--drafts"]);
+        assert_code(&o, 1);
+        let err = stderr(&o);
+        assert!(
+            err.contains(named) && err.contains("symbolic link"),
+            "{link}: {err}"
+        );
+        assert!(!err.contains("ghp_secret"), "{link}: {err}");
+        assert!(!site.exists("public"));
+    }
+}

@@ -34,14 +34,35 @@ impl KernelFiles {
     pub fn read(&self, kernel: &str, ext: &str) -> std::io::Result<Arc<[u8]>> {
         let path = self.path(kernel, ext);
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = self.dir.clone();
         let got = read.entry(path).or_insert_with_key(|path| {
-            std::fs::read(path)
+            own_file(&dir)
+                .and_then(|()| own_file(path))
+                .and_then(|()| std::fs::read(path))
                 .map(Arc::from)
                 .map_err(|e| (e.kind(), e.to_string()))
         });
         got.clone()
             .map_err(|(kind, message)| std::io::Error::new(kind, message))
     }
+}
+
+/// A kernel, its manifest and `kernels/` itself are the site's own: not a link (whose
+/// target, a token outside the root, would be hashed and quoted in an error), and a file
+/// or folder, never a FIFO (which would block the read).
+pub(crate) fn own_file(path: &Path) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.file_type().is_symlink() {
+        return Err(std::io::Error::other(
+            "is a symbolic link: kernels, manifests and measurement records are files of their own",
+        ));
+    }
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(std::io::Error::other(
+            "is not a regular file (a FIFO, device or socket)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
