@@ -214,6 +214,43 @@ impl FieldLines {
         }
     }
 
+    /// Whether the value of `field` (dotted) runs on over more lines than its list items
+    /// start on: a scalar that YAML folds (`written_by: Ada Lovelace` and, indented on the
+    /// next line, `Grace Hopper`, read as one name `Ada Lovelace Grace Hopper`), a quoted
+    /// one broken over lines, or a block scalar (`>`, `|`).
+    pub fn folds(&self, field: &str) -> bool {
+        let Some((_, key, line)) = self.keys().find(|(parent, key, _)| match parent {
+            None => *key == field,
+            Some(p) => field.strip_prefix(p).and_then(|r| r.strip_prefix('.')) == Some(*key),
+        }) else {
+            return false;
+        };
+        let lines: Vec<&str> = self.yaml.lines().collect();
+        let at = line - self.first_line;
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let own = lines[at].trim_start().trim_start_matches("- ");
+        let value = own[key.len() + 1..].trim();
+        let key_indent = indent(lines[at]);
+        let mut open_item = !value.is_empty();
+        for l in &lines[at + 1..] {
+            let t = l.trim_start();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            if indent(l) <= key_indent {
+                break;
+            }
+            if let Some(item) = t.strip_prefix("- ").or_else(|| (t == "-").then_some("")) {
+                open_item = !item.trim().is_empty();
+            } else if open_item || value.starts_with(['>', '|']) {
+                return true;
+            } else {
+                open_item = true;
+            }
+        }
+        false
+    }
+
     /// Each key with the top-level key it sits under (`None` for a top-level key) and its
     /// whole-file line, in file order.
     fn keys(&self) -> impl Iterator<Item = (Option<&str>, &str, usize)> {

@@ -91,6 +91,23 @@ fn people(
     out: &mut Vec<Finding>,
 ) -> Vec<(String, Name)> {
     let mut people = Vec::new();
+    // YAML folds a name continued on the next line into one: two people would read as one.
+    if entry.lines.folds(field) {
+        out.push(
+            finding(
+                entry,
+                FindingKind::Invalid,
+                field,
+                "one name per person",
+                "a name runs on over several lines, which YAML reads as one name".into(),
+            )
+            .help(format!(
+                "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
+                field.trim_start_matches("byline.")
+            )),
+        );
+        return people;
+    }
     for raw in list {
         let shown = raw.escape_debug().to_string();
         match names::classify(raw) {

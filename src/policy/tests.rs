@@ -668,6 +668,34 @@ fn disguised_names_and_scaffold_text_do_not_publish() {
                 "written_by: \"Ada Lovelace\\tGrace Hopper\"",
             )],
         ),
+        (
+            "YAML fold",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: Ada Lovelace\n    Grace Hopper",
+            )],
+        ),
+        (
+            "quoted fold",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: \"Ada Lovelace\n    Grace Hopper\"",
+            )],
+        ),
+        (
+            "folded block",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by: >\n    Ada Lovelace\n    Grace Hopper",
+            )],
+        ),
+        (
+            "item fold",
+            &[(
+                "written_by: Ada Lovelace",
+                "written_by:\n    - Ada Lovelace\n      Grace Hopper",
+            )],
+        ),
         // Stand-ins for people.
         (
             "yes",
@@ -735,6 +763,15 @@ fn disguised_names_and_scaffold_text_do_not_publish() {
             )],
         ),
     ];
+    // A list of names over lines is no fold: it publishes.
+    let listed = signed(&[(
+        "written_by: Ada Lovelace",
+        "written_by:\n    - Ada Lovelace   # the first\n\n    - Alan Turing",
+    )]);
+    assert!(matches!(
+        judge(&Arc::new(entry(&listed)), &STRICT),
+        Verdict::Publish(_)
+    ));
     for (what, edits) in cases {
         let e = Arc::new(entry(&signed(edits)));
         let verdict = judge(&e, &STRICT);
