@@ -223,20 +223,25 @@ pub fn fold_text(text: &str) -> String {
             gap = true;
         }
     }
-    // The scaffold's own words, in one spelling.
-    if out.contains("uncategorized") {
-        let words: Vec<&str> = (out.split(' '))
-            .map(|w| {
-                if w == "uncategorized" {
-                    "uncategorised"
-                } else {
-                    w
-                }
-            })
-            .collect();
-        out = words.join(" ");
+    one_spelling(out)
+}
+
+/// Folded text with the scaffold's own words in one spelling (`uncategorized` is
+/// `uncategorised`), as whole words.
+fn one_spelling(folded: String) -> String {
+    if !folded.contains("uncategorized") {
+        return folded;
     }
-    out
+    let words: Vec<&str> = (folded.split(' '))
+        .map(|w| {
+            if w == "uncategorized" {
+                "uncategorised"
+            } else {
+                w
+            }
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// [`fold_text`] of ASCII text: lower-case words of letters and digits, one space apart.
@@ -249,11 +254,7 @@ fn fold_ascii(text: &str) -> String {
         bytes.extend_from_slice(word);
     }
     bytes.make_ascii_lowercase();
-    let mut out = String::from_utf8(bytes).expect("ASCII is UTF-8");
-    if out.contains("uncategorized") {
-        out = out.replace("uncategorized", "uncategorised");
-    }
-    out
+    one_spelling(String::from_utf8(bytes).expect("ASCII is UTF-8"))
 }
 
 /// A name as shown on a page: invisible and bidi control characters removed, spacing

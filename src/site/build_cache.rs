@@ -47,31 +47,10 @@ pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>
             home.join("coursegen").join("sites").join(&id[..16])
         }
     };
-    if resolved(&dir).starts_with(&canon_root) {
+    if super::output::absolute(&dir).starts_with(&canon_root) {
         return Err(CacheDirError::InsideRoot(dir));
     }
     Ok(Some(dir))
-}
-
-/// `path` with its longest existing prefix resolved (every link followed).
-fn resolved(path: &Path) -> PathBuf {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    while existing.symlink_metadata().is_err() {
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            _ => break,
-        }
-    }
-    let mut out = existing
-        .canonicalize()
-        .unwrap_or_else(|_| existing.to_path_buf());
-    out.extend(rest.into_iter().rev());
-    out
 }
 
 /// Versions of the renderer and the PNG encoder: part of every key, so upgrading either

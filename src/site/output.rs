@@ -34,8 +34,9 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
-/// Absolute, `..`-free form of a path that may not exist yet.
-fn absolute(path: &Path) -> PathBuf {
+/// Absolute, `..`-free form of a path that may not exist yet, its longest existing prefix
+/// resolved (links followed): what `--out` and the build cache are judged by.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     // Resolve the longest existing prefix so symlinked folders compare correctly.
     let mut existing = abs.clone();
