@@ -145,7 +145,7 @@ impl EntryChecks for CheckMemo {
 
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
         let compute = || check::Direct.parts(entry, cx);
-        self.parts.get_or(entry, (), compute, |p| !p.reads_files)
+        self.parts.get_or(entry, (), compute, |p| !p.reads_files())
     }
 
     fn link_problems(
@@ -157,7 +157,7 @@ impl EntryChecks for CheckMemo {
         let generation = self.generation(targets);
         let compute = || check::Direct.link_problems(entry, parts, targets);
         // Kept only with the parts whose links they are.
-        let keep = |_: &Arc<[Diagnostic]>| !parts.reads_files;
+        let keep = |_: &Arc<[Diagnostic]>| !parts.reads_files();
         self.links.get_or(entry, generation, compute, keep)
     }
 }

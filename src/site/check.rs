@@ -276,9 +276,14 @@ pub(crate) struct Parts {
     diagram: Option<Arc<diagrams::Drawn>>,
     /// What its code blocks' options and includes came to (body-relative lines).
     includes: IncludeCheck,
+}
+
+impl Parts {
     /// Whether its code blocks read files (`file=`), which may change unseen: a result
     /// that read one holds only for this build.
-    pub(crate) reads_files: bool,
+    pub(crate) fn reads_files(&self) -> bool {
+        self.includes.reads_files
+    }
 }
 
 /// Checks one shown entry and converts its Markdown; everything but its links.
@@ -366,7 +371,6 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         links,
         bodies: Arc::new(bodies),
         diagram: diagram.map(Arc::new),
-        reads_files: includes.reads_files,
         includes,
     }
 }
