@@ -3,6 +3,7 @@
 #![warn(unreachable_pub)]
 
 pub mod bank;
+pub mod canonical;
 pub mod cli;
 pub mod cmd;
 pub mod config;

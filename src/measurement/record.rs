@@ -1,6 +1,6 @@
 //! Measurement records: the JSON files `measurements/<kernel>/<device-slug>.json` that
-//! `measure` writes and `build` reads — types, loading, atomic saving, staleness. Depends on
-//! no other module of ours.
+//! `measure` writes and `build` reads — types, loading, atomic saving, the checksum that
+//! seals a record, staleness. Depends on `canonical` only.
 mod files;
 mod stale;
 
@@ -14,9 +14,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The record format this version writes. Format 1 (before GPU state, counters and per-GPU
-/// ids were recorded) is still read: its new fields are absent.
-pub const FORMAT: u32 = 2;
+/// The record format this version writes: 3, sealed with a [`Record::checksum`]. Formats 1
+/// (before GPU state, counters and per-GPU ids were recorded) and 2 (before the checksum)
+/// are still read: their new fields are absent, and they count as unsealed ([`Seal`]).
+pub const FORMAT: u32 = 3;
+
+/// What a record's `checksum` starts with; the rest is 64 lowercase hex digits.
+pub const CHECKSUM_PREFIX: &str = "sha256:";
 
 /// What can go wrong reading or writing records; each variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +71,26 @@ pub struct Record {
     pub run: Run,
     /// One row per axis value, in manifest order.
     pub rows: Vec<Row>,
+    /// SHA-256 of everything above, written by `measure` ([`Record::seal`]), so that an
+    /// edit by hand shows as one ([`Record::seal_state`]). Absent before format 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+}
+
+/// Whether a record still holds what `measure` wrote, as far as its checksum can tell.
+///
+/// A checksum is not a signature: whoever edits a record and knows the scheme can compute
+/// a new one. What it does is make a hand edit (a time scaled, a row pasted from another
+/// run) visible unless it is made on purpose to hide, and make a record's history something
+/// to read in review: `measure` is the only writer that seals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seal {
+    /// The checksum matches the record.
+    Sealed,
+    /// The record carries no checksum (format 1 or 2, or the checksum was removed).
+    Unsealed,
+    /// The checksum does not match: the record was changed after `measure` wrote it.
+    Broken,
 }
 
 /// The GPU a record was measured on.
@@ -308,6 +332,35 @@ impl Record {
         }
     }
 
+    /// The checksum of this record's content: everything but the `checksum` field, as
+    /// canonical JSON (keys sorted, empty members left out, numbers in their shortest
+    /// round-trip spelling), so formatting, key order and line endings do not count as edits.
+    pub fn content_checksum(&self) -> String {
+        let mut value = serde_json::to_value(self).expect("a record serialises to JSON");
+        if let Some(map) = value.as_object_mut() {
+            map.remove("checksum");
+        }
+        let mut text = String::from("coursegen record\n");
+        crate::canonical::write_json(&value, &mut text);
+        format!("{CHECKSUM_PREFIX}{}", sha256_hex(text.as_bytes()))
+    }
+
+    /// Marks the record as this version writes it: format [`FORMAT`], with its checksum.
+    /// [`save`] seals every record it writes.
+    pub fn seal(&mut self) {
+        self.format = FORMAT;
+        self.checksum = Some(self.content_checksum());
+    }
+
+    /// Whether the checksum matches ([`Seal`]).
+    pub fn seal_state(&self) -> Seal {
+        match &self.checksum {
+            None => Seal::Unsealed,
+            Some(sum) if *sum == self.content_checksum() => Seal::Sealed,
+            Some(_) => Seal::Broken,
+        }
+    }
+
     /// Whether the run was marked noisy (`--accept-noisy` wrote it despite interference).
     pub fn noisy(&self) -> bool {
         !self.run.noise.is_empty()
@@ -332,6 +385,14 @@ impl Record {
             && (id.is_empty() || !id.chars().all(|c| c.is_ascii_hexdigit()))
         {
             return invalid(format!("device.gpu_id `{id}` is not a short hex id"));
+        }
+        if let Some(sum) = &self.checksum {
+            let hex = sum.strip_prefix(CHECKSUM_PREFIX).unwrap_or("");
+            if hex.len() != 64 || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+                return invalid(format!(
+                    "`checksum` is not `{CHECKSUM_PREFIX}` and 64 lowercase hex digits"
+                ));
+            }
         }
         if self.rows.is_empty() {
             return invalid("no rows: a record holds a whole sweep".into());
@@ -479,8 +540,12 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
 /// Writes a record to `measurements/<kernel>/<slug>.json` atomically: a temporary file in
 /// the same folder, flushed, then renamed over the old one, so a reader or a crash sees
 /// either the old record or the new one, never half of either. Refuses an invalid record.
+/// The record written is sealed ([`Record::seal`]).
 pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
     let path = record_path(measurements, &record.kernel, &record.file_stem());
+    let mut record = record.clone();
+    record.seal();
+    let record = &record;
     record.validate(&path)?;
     let dir = path.parent().unwrap_or(measurements).to_owned();
     let io = |error| RecordsError::Io {

@@ -3,9 +3,10 @@
 //! after the review shows, and so does a reviewer's name swapped or a date moved. The
 //! scheme is versioned: `v2:sha256:<hex>` is this one; `sha256:<hex>` (v1, which left
 //! `reviewed_by` and `last_checked_on` out) is recognised and no longer pins a review.
-//! Depends on `content`.
+//! Depends on `content` and `canonical`.
 use sha2::{Digest, Sha256};
 
+use crate::canonical;
 use crate::content::Entry;
 
 /// What a `reviewed_hash` of the current scheme starts with; the rest is 64 lowercase hex
@@ -28,7 +29,7 @@ pub fn review_hash(entry: &Entry) -> String {
         byline.remove("reviewed_hash");
     }
     let mut text = String::from("coursegen review v2\n");
-    canonical_json(&meta, &mut text);
+    canonical::write_json(&meta, &mut text);
     text.push('\n');
     let body = entry.body.replace("\r\n", "\n").replace('\r', "\n");
     text.push_str(body.trim_matches(|c: char| c == '\n' || c.is_whitespace()));
@@ -40,47 +41,4 @@ pub fn review_hash(entry: &Entry) -> String {
         out.push_str(&format!("{b:02x}"));
     }
     out
-}
-
-/// Writes `value` as JSON with object keys sorted and null, empty-list and empty-object
-/// members left out, so the hash does not depend on field order or on optional fields
-/// that a later version adds.
-fn canonical_json(value: &serde_json::Value, out: &mut String) {
-    use serde_json::Value;
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().filter(|k| !is_empty(&map[*k])).collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                canonical_json(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical_json(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
-
-fn is_empty(value: &serde_json::Value) -> bool {
-    match value {
-        serde_json::Value::Null => true,
-        serde_json::Value::Array(a) => a.is_empty(),
-        serde_json::Value::Object(o) => o.values().all(is_empty),
-        _ => false,
-    }
 }

@@ -199,7 +199,7 @@ fn second_record(site: &Site, slug: &str, name: &str, edit: impl Fn(&mut serde_j
     edit(&mut other);
     site.write(
         &format!("measurements/bank_conflicts/{slug}-412f3331.json"),
-        serde_json::to_string_pretty(&other).unwrap(),
+        sealed(other),
     );
 }
 

@@ -52,7 +52,7 @@ fn hostile_site() -> Site {
         let mut r: serde_json::Value = serde_json::from_str(&site.read(&record)).unwrap();
         r["device"]["name"] = DEVICE.into();
         r["software"]["driver_version"] = DRIVER.into();
-        site.write(&record, serde_json::to_string_pretty(&r).unwrap());
+        site.write(&record, sealed(r));
     }
     let front = published(
         "<script>alert(1)</script> Evil",

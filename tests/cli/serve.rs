@@ -260,7 +260,7 @@ fn serve_rebuilds_entries_templates_and_records_and_only_what_changed() {
         let rec = format!("measurements/bank_conflicts/{name}");
         let mut record: serde_json::Value = serde_json::from_str(&site.read(&rec)).unwrap();
         record["software"]["driver_version"] = "999.42".into();
-        site.write(&rec, serde_json::to_string_pretty(&record).unwrap());
+        site.write(&rec, sealed(record));
     }
     server.wait_for("/glossary/bank/", "999.42");
 }

@@ -20,7 +20,7 @@ fn site_with(edit: impl Fn(&mut serde_json::Value)) -> Site {
     }
     let mut record: serde_json::Value = serde_json::from_str(&site.read(A)).unwrap();
     edit(&mut record);
-    site.write(A, serde_json::to_string_pretty(&record).unwrap());
+    site.write(A, sealed(record));
     // Pinned, so a --strict failure here is about the record, not the review.
     sign_bank(&site);
     site
@@ -69,6 +69,70 @@ fn a_noisy_record_fails_strict_and_the_preview_says_so() {
         html.contains("another compute process was on the GPU"),
         "{html}"
     );
+}
+
+/// The seed site with the committed H200 record changed by hand (`edit` on its text), not
+/// resealed, and the entry pinned.
+fn site_edited_by_hand(edit: impl Fn(&str) -> String) -> Site {
+    let site = measured_site(true);
+    for other in OTHERS {
+        std::fs::remove_file(site.root().join(other)).unwrap();
+    }
+    let text = site.read(A);
+    let edited = edit(&text);
+    assert_ne!(edited, text, "the edit changed the file");
+    site.write(A, edited);
+    sign_bank(&site);
+    site
+}
+
+/// Issue 24: every time of a record scaled by 2 by hand used to pass `--strict`. The
+/// checksum `measure` writes no longer matches: strict refuses naming the record, and the
+/// preview warns. A record with its checksum taken out (or from before format 3) is refused
+/// too, so removing the seal is no way around it.
+#[test]
+fn a_record_edited_by_hand_or_unsealed_fails_strict_naming_the_record() {
+    let scaled = site_edited_by_hand(|text| {
+        let mut r: serde_json::Value = serde_json::from_str(text).unwrap();
+        for row in r["rows"].as_array_mut().unwrap() {
+            for key in ["median_ms", "min_ms", "max_ms"] {
+                row[key] = (row[key].as_f64().unwrap() * 2.0).into();
+            }
+            for s in row["samples_ms"].as_array_mut().unwrap() {
+                *s = (s.as_f64().unwrap() * 2.0).into();
+            }
+        }
+        serde_json::to_string_pretty(&r).unwrap()
+    });
+    let record = "the record `measurements/bank_conflicts/nvidia-h200-412f3331.json` of `bank_conflicts` on NVIDIA H200: ";
+    strict_fails_with(
+        &scaled,
+        &[&format!(
+            "{record}its checksum does not match its content, so it was changed after `measure` wrote it"
+        )],
+    );
+    let o = scaled.run(&["build"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("warning:") && stderr(&o).contains("its checksum does not match"),
+        "{}",
+        stderr(&o)
+    );
+    let unsealed = site_edited_by_hand(|text| {
+        let mut r: serde_json::Value = serde_json::from_str(text).unwrap();
+        r.as_object_mut().unwrap().remove("checksum");
+        serde_json::to_string_pretty(&r).unwrap()
+    });
+    strict_fails_with(
+        &unsealed,
+        &[&format!("{record}it carries no checksum (format 3;")],
+    );
+    // Reformatting is not an edit: the same record on one line still passes.
+    let reformatted = site_edited_by_hand(|text| {
+        let r: serde_json::Value = serde_json::from_str(text).unwrap();
+        serde_json::to_string(&r).unwrap()
+    });
+    assert_code(&reformatted.run(&["build", "--strict"]), 0);
 }
 
 #[test]

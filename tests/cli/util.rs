@@ -114,6 +114,16 @@ pub(crate) fn assert_code(o: &Output, code: i32) {
     );
 }
 
+/// A record's JSON, edited by a test, as `measure` would have written it: sealed with its
+/// checksum, so the test is about what the record says (a hand edit left unsealed is
+/// refused by `build --strict`, and `trust.rs` tests that).
+pub(crate) fn sealed(record: serde_json::Value) -> String {
+    let mut record: coursegen::measurement::record::Record =
+        serde_json::from_value(record).expect("an edited record is still a record");
+    record.seal();
+    serde_json::to_string_pretty(&record).unwrap() + "\n"
+}
+
 /// A site with the repository's kernel, manifest and committed H200 record.
 pub(crate) fn measured_site(record: bool) -> Site {
     let site = Site::new();

@@ -52,7 +52,7 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
         .map(|&s| counted(row(&label(s), s, 1.1 * f64::from(s)), u64::from(s)))
         .chain([counted(row("33L", 33, 1.1), 1)])
         .collect();
-    Record {
+    let mut record = Record {
         format: FORMAT,
         kernel: "bank_conflicts".into(),
         axis: "stride".into(),
@@ -94,7 +94,10 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             ..Run::default()
         },
         rows,
-    }
+        checksum: None,
+    };
+    record.seal();
+    record
 }
 
 fn label(stride: u32) -> String {

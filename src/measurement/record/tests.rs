@@ -17,6 +17,56 @@ fn a_record_round_trips_through_save_and_load() {
     assert!(set.for_kernel("other").is_empty());
 }
 
+/// `save` seals what it writes; the checksum survives a reformatting of the file (another
+/// indentation, keys reordered) but not a changed number, and a malformed one is refused.
+#[test]
+fn a_saved_record_is_sealed_and_an_edit_breaks_the_seal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = fixture();
+    record.checksum = None;
+    record.format = 2;
+    assert_eq!(record.seal_state(), Seal::Unsealed);
+    let path = save(dir.path(), &record).unwrap();
+    let saved = load(&path).unwrap();
+    assert_eq!(saved.format, FORMAT);
+    assert_eq!(saved.seal_state(), Seal::Sealed);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    std::fs::write(&path, serde_json::to_string(&value).unwrap()).unwrap();
+    assert_eq!(
+        load(&path).unwrap().seal_state(),
+        Seal::Sealed,
+        "reformatted"
+    );
+    let scaled = text.replacen("\"median_ms\": 1.1,", "\"median_ms\": 2.2,", 1);
+    assert_ne!(scaled, text);
+    std::fs::write(&path, scaled).unwrap();
+    assert_eq!(load(&path).unwrap().seal_state(), Seal::Broken);
+    let bad = text.replacen("\"checksum\": \"sha256:", "\"checksum\": \"md5:", 1);
+    std::fs::write(&path, bad).unwrap();
+    let err = load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("`checksum` is not `sha256:` and 64 lowercase hex digits"),
+        "{err}"
+    );
+}
+
+/// The committed records read back bit for bit (numbers parsed exactly), so they are sealed.
+#[test]
+fn the_committed_records_are_sealed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("measurements");
+    let set = load_all(&root).unwrap();
+    assert!(set.by_kernel.len() >= 3);
+    for loaded in set.by_kernel.values().flatten() {
+        assert_eq!(
+            loaded.record.seal_state(),
+            Seal::Sealed,
+            "{}",
+            loaded.path.display()
+        );
+    }
+}
+
 #[test]
 fn save_replaces_the_old_record_and_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -194,5 +244,6 @@ fn records_are_saved_as_ordinary_files_named_by_gpu() {
     );
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+    record.seal();
     assert_eq!(load(&path).unwrap(), record);
 }

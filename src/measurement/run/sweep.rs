@@ -276,6 +276,7 @@ fn assemble(
             ..Run::default()
         },
         rows,
+        checksum: None,
     }
 }
 

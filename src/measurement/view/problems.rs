@@ -1,14 +1,14 @@
 //! What a build says about a kernel's records, grouped so that a bad record reads as one
 //! account rather than a line per reason: first a line per record that is refused and why
-//! (marked noisy, with the reasons that belong to no row; no hardware counters where its
-//! table shows them), then a line per row with all of that row's reasons (did not settle,
+//! (its checksum broken or missing; marked noisy, with the reasons that belong to no row;
+//! no hardware counters where its table shows them), then a line per row with all of that row's reasons (did not settle,
 //! disturbed, off the model, a counter off the model or missing, no such row). `build
 //! --strict` refuses each of them; the preview prints them as warnings.
 use std::collections::BTreeMap;
 
 use super::{DeviceView, MeasuredView, RowView};
 use crate::measurement::manifest::ColumnId;
-use crate::measurement::record::Loaded;
+use crate::measurement::record::{Loaded, Seal};
 
 impl MeasuredView {
     /// What `build --strict` refuses besides stale records (which `record::stale_records`
@@ -100,6 +100,19 @@ impl<'v> Lines<'v> {
             _ => String::new(),
         };
         let mut own = Vec::new();
+        match r.seal_state() {
+            Seal::Sealed => {}
+            Seal::Broken => own.push(
+                "its checksum does not match its content, so it was changed after `measure` \
+                 wrote it: restore the file (`git checkout`) or re-measure"
+                    .into(),
+            ),
+            Seal::Unsealed => own.push(format!(
+                "it carries no checksum (format {}; `measure` seals what it writes since \
+                 format 3), so an edit by hand would not show: re-measure to seal it",
+                r.format
+            )),
+        }
         if r.noisy() {
             let general: Vec<&str> = r
                 .run

@@ -21,7 +21,23 @@ pub(crate) fn loaded(name: &str) -> Loaded {
     Loaded { path, record }
 }
 
+/// The view of `records` as `measure` would have written them: each is sealed first, so a
+/// test's edits to a fixture stand for a run that measured so (see
+/// [`view_of_files`] for records taken as they are).
 pub(crate) fn view_of(records: &[Loaded]) -> MeasuredView {
+    let sealed: Vec<Loaded> = records
+        .iter()
+        .cloned()
+        .map(|mut l| {
+            l.record.seal();
+            l
+        })
+        .collect();
+    view_of_files(&sealed)
+}
+
+/// The view of `records` as they are, checksum and all.
+pub(crate) fn view_of_files(records: &[Loaded]) -> MeasuredView {
     let m = manifest();
     let kernel = Kernel {
         name: "bank_conflicts",
@@ -403,6 +419,44 @@ fn a_noisy_record_is_one_line_and_one_line_per_row() {
         assert_eq!(two.matches(reason).count(), 1, "{reason:?} once in {two}");
     }
     assert!(!two.contains("did not converge: rsd"), "{two}");
+}
+
+/// A record edited after `measure` sealed it, and one that carries no checksum (format 2, or
+/// the checksum removed), are each one line that strict refuses and a preview prints.
+#[test]
+fn an_edited_or_unsealed_record_is_a_strict_problem() {
+    let path = "the record `measurements/bank_conflicts/fixture-gpu.json` of `bank_conflicts` \
+                on Fixture GPU: ";
+    let sealed = loaded("Fixture GPU");
+    assert!(
+        view_of_files(std::slice::from_ref(&sealed))
+            .strict_problems()
+            .is_empty()
+    );
+    let mut scaled = sealed.clone();
+    for row in &mut scaled.record.rows {
+        row.median_ms *= 2.0;
+    }
+    let problems = view_of_files(&[scaled]).strict_problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with(path), "{}", problems[0]);
+    assert!(
+        problems[0].contains("its checksum does not match its content"),
+        "{}",
+        problems[0]
+    );
+    let mut bare = sealed.clone();
+    bare.record.checksum = None;
+    bare.record.format = 2;
+    let v = view_of_files(&[bare]);
+    assert_eq!(v.warnings(), v.strict_problems());
+    let problems = v.strict_problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with(&format!("{path}it carries no checksum (format 2;")),
+        "{}",
+        problems[0]
+    );
 }
 
 #[test]
