@@ -331,46 +331,120 @@ fn contains_words(text: &str, words: &str) -> bool {
 
 /// The first sentence a scaffold wrote that `body` still holds, however re-wrapped,
 /// re-cased or re-spaced: the body-relative line (0-based) it starts on, and the sentence.
-/// The body is folded line by line and searched for every sentence in one pass
-/// (Aho-Corasick): the rule reads every body of every entry (`benches/build.sh`).
+///
+/// The body is folded as [`names::fold_text`] folds it (lines joined by a space) and fed,
+/// byte by byte as it is folded, to one Aho-Corasick DFA of every folded sentence, so no
+/// folded copy is made: the rule reads every body of every entry (`benches/build.sh`).
 fn scaffold_sentence(body: &str) -> Option<(usize, String)> {
-    static SCAFFOLD: std::sync::OnceLock<(aho_corasick::AhoCorasick, Vec<&'static str>)> =
-        std::sync::OnceLock::new();
-    let (finder, sentences) = SCAFFOLD.get_or_init(|| {
-        // Short sentences ("Explain it.") could be anyone's words.
-        let sentences: Vec<&'static str> = scaffold::body_sentences()
-            .filter(|s| names::fold_text(s).split(' ').count() >= 4)
-            .collect();
-        let patterns = sentences
-            .iter()
-            .map(|s| format!(" {} ", names::fold_text(s)));
-        let finder = aho_corasick::AhoCorasick::new(patterns).expect("plain patterns build");
-        (finder, sentences)
-    });
-    // The body folded line by line, with where each line's words start.
-    let mut folded = String::with_capacity(body.len() + 2);
-    let mut starts: Vec<(usize, usize)> = Vec::new();
-    for (i, line) in body.lines().enumerate() {
-        let f = names::fold_text(line);
-        if f.is_empty() {
-            continue;
-        }
-        folded.push(' ');
-        starts.push((folded.len(), i));
-        folded.push_str(&f);
+    use aho_corasick::automaton::Automaton;
+    use aho_corasick::{Anchored, dfa::DFA};
+    struct Scaffold {
+        dfa: DFA,
+        /// The sentence of each pattern (a sentence may have two spellings).
+        sentence: Vec<&'static str>,
     }
-    folded.push(' ');
-    let found = finder.find(&folded)?;
-    let at = found.start() + 1;
+    static SCAFFOLD: std::sync::OnceLock<Scaffold> = std::sync::OnceLock::new();
+    let s = SCAFFOLD.get_or_init(|| {
+        let mut patterns = Vec::new();
+        let mut sentence = Vec::new();
+        // Short sentences ("Explain it.") could be anyone's words.
+        for s in scaffold::body_sentences() {
+            let folded = names::fold_text(s);
+            if folded.split(' ').count() < 4 {
+                continue;
+            }
+            // A sentence with its words apart from the text around it, in both spellings
+            // of the scaffold's own words (fold_text writes `uncategorised`).
+            let us = folded
+                .split(' ')
+                .map(|w| {
+                    if w == "uncategorised" {
+                        "uncategorized"
+                    } else {
+                        w
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            for p in [folded.clone(), us] {
+                if !patterns.contains(&format!(" {p} ")) {
+                    patterns.push(format!(" {p} "));
+                    sentence.push(s);
+                }
+            }
+        }
+        let dfa = DFA::new(patterns).expect("plain patterns build");
+        Scaffold { dfa, sentence }
+    });
+    let dfa = &s.dfa;
+    let mut sid = dfa.start_state(Anchored::No).expect("unanchored search");
+    // Where each line's words start in the folded text, and how far the text is fed.
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    let mut fed = 0;
+    let step = |sid: &mut aho_corasick::automaton::StateID, fed: &mut usize, b: u8| {
+        *sid = dfa.next_state(Anchored::No, *sid, b);
+        *fed += 1;
+        dfa.is_match(*sid).then(|| dfa.match_pattern(*sid, 0))
+    };
+    let mut found = None;
+    'body: {
+        // The folded text as fed: a space, the lines' words one space apart, a space.
+        if let Some(p) = step(&mut sid, &mut fed, b' ') {
+            found = Some(p);
+            break 'body;
+        }
+        let mut spaced = true;
+        for (i, line) in body.lines().enumerate() {
+            let mut first = true;
+            let mut gap = true;
+            let folded;
+            let bytes: &[u8] = if line.is_ascii() {
+                line.as_bytes()
+            } else {
+                folded = names::fold_text(line);
+                folded.as_bytes()
+            };
+            for &b in bytes {
+                // A byte of an ASCII line folds here; `fold_text` has already folded the rest
+                // (lower-case words, one space apart, letters beyond ASCII as they are).
+                let f = match b {
+                    0..0x80 => names::FOLD_ASCII[usize::from(b)],
+                    _ => b,
+                };
+                if f == 0 {
+                    gap = true;
+                    continue;
+                }
+                if gap && !spaced {
+                    if let Some(p) = step(&mut sid, &mut fed, b' ') {
+                        found = Some(p);
+                        break 'body;
+                    }
+                }
+                if first {
+                    starts.push((fed, i));
+                    first = false;
+                }
+                (gap, spaced) = (false, false);
+                if let Some(p) = step(&mut sid, &mut fed, f) {
+                    found = Some(p);
+                    break 'body;
+                }
+            }
+        }
+        if !spaced {
+            found = step(&mut sid, &mut fed, b' ');
+        }
+    }
+    let pattern = found?;
+    // The match ends at the last byte fed; its words start after its leading space.
+    let at = fed - dfa.pattern_len(pattern) + 1;
     let line = starts
         .iter()
         .rev()
         .find(|(s, _)| *s <= at)
         .map_or(0, |l| l.1);
-    Some((
-        line,
-        sentences[found.pattern().as_usize()].trim().to_string(),
-    ))
+    Some((line, s.sentence[pattern.as_usize()].trim().to_string()))
 }
 
 /// The pinned review: edited since, missing, or expired.

@@ -509,6 +509,31 @@ fn scaffold_text_blocks_publishing() {
             "the body still holds the scaffold's placeholder text",
         ),
     );
+    // Disguised inside and across lines beyond ASCII: the line is where the sentence starts.
+    case(
+        &text(&[(
+            "Body text of the entry.",
+            "Intro ü.\n\nSome words. The body, in\nMark\u{200b}down.\u{a0}Explain the term\nfrom first principles",
+        )]),
+        &PLAIN,
+        Want::Refused(
+            None,
+            19,
+            "the body still holds the scaffold's placeholder text \"The body, in Markdown.\"",
+        ),
+    );
+    case(
+        &text(&[(
+            "Body text of the entry.",
+            "Intro.\n\n\nwords -- and WRITE\n\nwhat this page   is for",
+        )]),
+        &PLAIN,
+        Want::Refused(
+            None,
+            20,
+            "the body still holds the scaffold's placeholder text \"Write what this page is for.\"",
+        ),
+    );
     case(
         &text(&[
             ("summary: s", "summary: One sentence that defines the term."),
