@@ -415,11 +415,12 @@ fn scaffold_sentence(body: &str) -> Option<(usize, String)> {
                     gap = true;
                     continue;
                 }
-                if gap && !spaced {
-                    if let Some(p) = step(&mut sid, &mut fed, b' ') {
-                        found = Some(p);
-                        break 'body;
-                    }
+                if gap
+                    && !spaced
+                    && let Some(p) = step(&mut sid, &mut fed, b' ')
+                {
+                    found = Some(p);
+                    break 'body;
                 }
                 if first {
                     starts.push((fed, i));
