@@ -15,11 +15,11 @@ use crate::cmd::status::StatusArgs;
 use crate::cmd::{self, Failure, emit};
 use crate::sign;
 
-/// coursegen builds the "100 Days of GPU" course site: glossary entries in Markdown with
-/// YAML front matter become a static site whose diagrams come from the shared-memory bank
-/// model and whose tables come from kernels measured on a real GPU.
+/// coursegen builds a GPU programming course: glossary entries and day pages in Markdown
+/// with YAML front matter become a static site whose diagrams come from a model of the
+/// hardware and whose tables come from the course's kernels measured on a real GPU.
 #[derive(Debug, Parser)]
-#[command(name = "coursegen", version, about, long_about = None)]
+#[command(name = "coursegen", version = env!("COURSEGEN_LONG_VERSION"), about, long_about = None)]
 pub struct Cli {
     /// Site root: the folder holding content/, templates/, static/, kernels/ and measurements/.
     #[arg(long, global = true, default_value = ".", value_name = "DIR")]

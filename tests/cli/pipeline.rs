@@ -198,3 +198,27 @@ fn intros_report_unknown_bindings_and_follow_the_editorial_rule() {
         "{html}"
     );
 }
+
+/// `--version` names the commit the binary was built from (a release and a checkout alike;
+/// a build from crates.io, with no git, names the version alone).
+#[test]
+fn version_names_the_commit() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let version = concat!("coursegen ", env!("CARGO_PKG_VERSION"));
+    assert!(out.starts_with(version), "{out}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    if let Some(head) = head.ok().filter(|h| h.status.success())
+        && std::env::var_os("COURSEGEN_COMMIT").is_none()
+    {
+        let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+        assert_eq!(out, format!("{version} ({head})"));
+    }
+}

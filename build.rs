@@ -1,0 +1,40 @@
+//! Names the commit in `coursegen --version`: COURSEGEN_COMMIT when set (the release
+//! workflow sets it), else `git rev-parse` of the checkout, else the version alone (a build
+//! from crates.io has no git).
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=COURSEGEN_COMMIT");
+    let commit = std::env::var("COURSEGEN_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .or_else(git_commit);
+    let version = env!("CARGO_PKG_VERSION");
+    let long = match commit {
+        Some(c) if c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') => {
+            format!("{version} ({c})")
+        }
+        _ => version.to_string(),
+    };
+    println!("cargo:rustc-env=COURSEGEN_LONG_VERSION={long}");
+}
+
+/// The checkout's short commit; `None` outside git. (Whether the tree is dirty is left out:
+/// nothing here would rebuild when a file is edited, so it could not stay true.)
+fn git_commit() -> Option<String> {
+    // A new commit moves HEAD or the branch it names; rebuild then.
+    let head = std::fs::read_to_string(".git/HEAD").ok()?;
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    if let Some(branch) = head.strip_prefix("ref: ") {
+        println!("cargo:rerun-if-changed=.git/{}", branch.trim());
+    }
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let sha = String::from_utf8(run(&["rev-parse", "--short=12", "HEAD"])?.stdout).ok()?;
+    Some(sha.trim().to_string())
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The release workflow's and the action's steps, run locally (tests/ci/run runs this) on the
+# debug binary in $1 standing in for a release build:
+#
+#   .ci/release-package   packs an archive and its .sha256 (BIN= the binary given)
+#   .ci/release-checksums joins them into SHA256SUMS, refusing a corrupted archive
+#   .ci/release-smoke     the Linux archive links no CUDA library and builds this course
+#   .ci/release-publish   (.ci/release-publish-tag) creates, then updates, the release
+#                         through a `gh` stand-in; refuses a tag that is no version
+#   .ci/action-install    (.ci/install-coursegen) from a file:// folder of release assets:
+#                         installed, on GITHUB_PATH, `path` output; a wrong checksum, a
+#                         tampered archive or an unlisted one refused with nothing installed
+#   .ci/action-run        runs coursegen with the `args` input
+#   action.yml            composite, its steps exactly those scripts, inputs via env only
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin="$(cd "$(dirname "${1:?usage: tests/ci/release.sh COURSEGEN}")" && pwd)/$(basename "$1")"
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL release: $*" >&2; exit 1; }
+linux=x86_64-unknown-linux-gnu
+
+echo "-- release-package, release-checksums"
+BIN="$bin" TARGET=$linux .ci/release-package "$t/dist" >/dev/null
+BIN="$bin" TARGET=aarch64-apple-darwin .ci/release-package "$t/dist" >/dev/null
+[ -f "$t/dist/coursegen-$linux.tar.gz" ] || fail "no archive"
+[ -f "$t/dist/coursegen-$linux.tar.gz.sha256" ] || fail "no .sha256 beside the archive"
+listing="$(tar -tzf "$t/dist/coursegen-$linux.tar.gz")"
+grep -qx "coursegen-$linux/coursegen" <<<"$listing" || fail "archive lacks coursegen-$linux/coursegen"
+grep -qx "coursegen-$linux/LICENSE-APACHE" <<<"$listing" || fail "archive lacks the licence"
+cp -r "$t/dist" "$t/corrupt"
+echo x >>"$t/corrupt/coursegen-aarch64-apple-darwin.tar.gz"
+if .ci/release-checksums "$t/corrupt" >/dev/null 2>&1; then fail "release-checksums accepted a corrupted archive"; fi
+.ci/release-checksums "$t/dist" >/dev/null
+[ "$(wc -l <"$t/dist/SHA256SUMS")" = 2 ] || fail "SHA256SUMS should list 2 archives: $(cat "$t/dist/SHA256SUMS")"
+(cd "$t/dist" && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not verify"
+ls "$t/dist"/*.sha256 >/dev/null 2>&1 && fail "per-archive .sha256 files left behind"
+
+echo "-- release-smoke"
+.ci/release-smoke "$t/dist/coursegen-$linux.tar.gz" >/dev/null
+
+echo "-- release-publish through a gh stand-in"
+mkdir -p "$t/gh"
+cat >"$t/gh/gh" <<'STUB'
+#!/usr/bin/env bash
+echo "$*" >>"$GH_LOG"
+if [ "$1 $2" = "release view" ]; then [ -f "$GH_EXISTS" ]; exit; fi
+if [ "$1 $2" = "release create" ]; then touch "$GH_EXISTS"; fi
+STUB
+chmod +x "$t/gh/gh"
+export GH_LOG="$t/gh/log" GH_EXISTS="$t/gh/exists"
+PATH="$t/gh:$PATH" TAG=v0.1.0 .ci/release-publish-tag "$t/dist" >/dev/null
+grep -q "^release create v0.1.0 --verify-tag .*coursegen-$linux.tar.gz.*SHA256SUMS" "$GH_LOG" || fail "no release created: $(cat "$GH_LOG")"
+PATH="$t/gh:$PATH" .ci/release-publish v0.1.0 "$t/dist" >/dev/null
+grep -q "^release upload v0.1.0 --clobber .*SHA256SUMS" "$GH_LOG" || fail "an existing release is not updated: $(cat "$GH_LOG")"
+if PATH="$t/gh:$PATH" .ci/release-publish main "$t/dist" >/dev/null 2>&1; then fail "published a tag that is no version"; fi
+
+echo "-- action-install from a folder of release assets"
+install_from() { # DIST DIR: runs the action's install step; returns its status
+    env COURSEGEN_RELEASE_URL="file://$1" COURSEGEN_INSTALL_DIR="$2" COURSEGEN_TARGET=$linux \
+        GITHUB_PATH="$t/github_path" GITHUB_OUTPUT="$t/github_output" .ci/action-install
+}
+: >"$t/github_path"
+install_from "$t/dist" "$t/installed" 2>"$t/err" || fail "install failed: $(cat "$t/err")"
+[ -x "$t/installed/coursegen" ] || fail "nothing installed"
+cmp -s "$t/installed/coursegen" "$bin" || fail "the installed binary is not the released one"
+grep -qx "$t/installed" "$t/github_path" || fail "not added to GITHUB_PATH"
+grep -qx "path=$t/installed" "$t/github_output" || fail "no path output"
+refused() { # WHAT DIST NEEDLE
+    if install_from "$2" "$t/refused" 2>"$t/err" >/dev/null; then fail "$1: installed"; fi
+    grep -q "$3" "$t/err" || fail "$1: message lacks \`$3\`: $(cat "$t/err")"
+    [ ! -e "$t/refused/coursegen" ] || fail "$1: a binary was installed"
+}
+cp -r "$t/dist" "$t/wrong"
+sed -i "s/^[0-9a-f]\{8\}/00000000/" "$t/wrong/SHA256SUMS"
+refused "a wrong checksum" "$t/wrong" "refused, nothing installed"
+cp -r "$t/dist" "$t/tampered"
+echo x >>"$t/tampered/coursegen-$linux.tar.gz"
+refused "a tampered archive" "$t/tampered" "refused, nothing installed"
+cp -r "$t/dist" "$t/unlisted"
+grep -v "$linux" "$t/dist/SHA256SUMS" >"$t/unlisted/SHA256SUMS"
+refused "an unlisted archive" "$t/unlisted" "lists no checksum"
+if COURSEGEN_VERSION='1.0;rm' .ci/install-coursegen >/dev/null 2>&1; then fail "accepted a malformed version"; fi
+
+echo "-- action-run"
+out="$(PATH="$t/installed:$PATH" COURSEGEN_ARGS="--version" .ci/action-run)"
+[[ "$out" == coursegen* ]] || fail "action-run printed: $out"
+
+echo "-- action.yml"
+python3 - <<'PY'
+import re, sys, yaml
+a = yaml.safe_load(open("action.yml"))
+assert a["runs"]["using"] == "composite", a["runs"]
+assert set(a["inputs"]) == {"version", "args"}, a["inputs"]
+runs = [s["run"] for s in a["runs"]["steps"]]
+assert runs == ['"$GITHUB_ACTION_PATH/.ci/action-install"', '"$GITHUB_ACTION_PATH/.ci/action-run"'], runs
+assert all("${{" not in r for r in runs), "an input expanded into a script"
+print("action.yml: composite, two .ci/ scripts, inputs through the environment")
+PY
+echo "release: ok"
