@@ -137,9 +137,64 @@ impl fmt::Display for Diagnostics {
     }
 }
 
+impl Diagnostics {
+    /// One GitHub workflow command per problem (`::error file=…,line=…,title=…::message`),
+    /// so that a run in GitHub Actions shows each problem on the pull request's diff at its
+    /// file and line. Quoted content cannot end the command or start another: control
+    /// characters are escaped first ([`printable`]), then `%`, `:` and `,` as GitHub
+    /// decodes them.
+    pub fn github_annotations(&self) -> String {
+        let data = |s: &str| printable(s).replace('%', "%25");
+        let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+        let mut out = String::new();
+        for d in &self.0 {
+            let file = property(&d.file.to_string_lossy());
+            let mut message = match &d.field {
+                Some(field) => format!("field `{field}`: {}", d.message),
+                None => d.message.clone(),
+            };
+            if let Some(help) = &d.help {
+                message.push_str(" (help: ");
+                message.push_str(help);
+                message.push(')');
+            }
+            let line = if d.line > 0 {
+                format!(",line={}", d.line)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "::error file={file}{line},title=coursegen::{}\n",
+                data(&message)
+            ));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every problem is one command at its file and line; quoted content cannot break out.
+    #[test]
+    fn github_annotations_name_file_and_line_and_escape_content() {
+        let all = Diagnostics(vec![
+            Diagnostic::new("content/glossary/a,b.md", 7, "bad value 100%")
+                .field("status")
+                .help("write draft"),
+            Diagnostic::new("coursegen.toml", 0, "x\n::error::forged\r"),
+        ]);
+        let text = all.github_annotations();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "::error file=content/glossary/a%2Cb.md,line=7,title=coursegen::field `status`: bad value 100%25 (help: write draft)",
+                "::error file=coursegen.toml,title=coursegen::x\\n::error::forged\\r",
+            ]
+        );
+    }
 
     #[test]
     fn repeated_problems_are_shown_once_with_a_count() {

@@ -118,6 +118,34 @@ fn bad_front_matter_is_reported_with_file_line_and_field() {
     }
 }
 
+/// In GitHub Actions (`GITHUB_ACTIONS=true`) every problem is also an `::error` command at
+/// its file and line, so it shows on the pull request's diff; elsewhere there is none.
+#[test]
+fn in_github_actions_each_problem_is_an_annotation_at_its_line() {
+    let site = Site::new();
+    site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
+    site.write(
+        "content/glossary/b.md",
+        "---\ntitle: b\nstatus: \"draft\\n::error::forged\"\n---\n",
+    );
+    let o = site.run_in_actions(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    let commands: Vec<&str> = err.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(commands.len(), 2, "{err}");
+    assert!(
+        commands[0].starts_with("::error file=content/glossary/a.md,line=3,title=coursegen::"),
+        "{err}"
+    );
+    assert!(
+        commands[1].starts_with("::error file=content/glossary/b.md,line=3,title=coursegen::"),
+        "{err}"
+    );
+    assert!(!err.lines().any(|l| l.starts_with("::error::")), "{err}");
+    let plain = stderr(&site.run(&["check"]));
+    assert!(!plain.lines().any(|l| l.starts_with("::")), "{plain}");
+}
+
 #[test]
 fn all_problems_are_reported_together() {
     let site = Site::new();

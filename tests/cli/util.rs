@@ -79,15 +79,29 @@ impl Site {
     }
 
     pub(crate) fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_coursegen"))
-            // Today is 2026-11-30 for every test, so review dates do not expire as years pass.
-            .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
-            .env("XDG_CACHE_HOME", self.cache_home())
-            .args(args)
-            .arg("--root")
-            .arg(self.root())
+        self.command(args).output().unwrap()
+    }
+
+    /// [`Site::run`] as a step of GitHub Actions runs it (`GITHUB_ACTIONS=true`).
+    pub(crate) fn run_in_actions(&self, args: &[&str]) -> Output {
+        self.command(args)
+            .env("GITHUB_ACTIONS", "true")
             .output()
             .unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_coursegen"));
+        // Today is 2026-11-30 for every test, so review dates do not expire as years pass.
+        command
+            .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+            .env("XDG_CACHE_HOME", self.cache_home())
+            // The tests read plain output, in CI too (GitHub sets this for every step).
+            .env_remove("GITHUB_ACTIONS")
+            .args(args)
+            .arg("--root")
+            .arg(self.root());
+        command
     }
 
     pub(crate) fn read(&self, rel: &str) -> String {
