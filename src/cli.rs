@@ -1,15 +1,17 @@
-//! The command line: `build | check | measure | serve | new | sign | status`, parsed with
+//! The command line: `build | check | measure | serve | new | sign | status | completions |
+//! man`, parsed with
 //! clap and handed to its command under `cmd/`; a failure is printed and becomes the exit
 //! code of the contract.
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cmd::build::{BuildArgs, CheckArgs};
 use crate::cmd::measure::MeasureArgs;
 use crate::cmd::new::NewArgs;
 use crate::cmd::serve::ServeArgs;
+use crate::cmd::shell::CompletionsArgs;
 use crate::cmd::sign::SignArgs;
 use crate::cmd::status::StatusArgs;
 use crate::cmd::{self, Failure, emit};
@@ -52,6 +54,11 @@ pub enum Command {
     Sign(SignArgs),
     /// List every entry with its editorial state, author, reviewer and what it still needs.
     Status(StatusArgs),
+    /// Print the completion script for a shell: `coursegen completions bash >
+    /// ~/.local/share/bash-completion/completions/coursegen` (zsh, fish, powershell, elvish).
+    Completions(CompletionsArgs),
+    /// Print the man page: `coursegen man > ~/.local/share/man/man1/coursegen.1`.
+    Man,
 }
 
 /// Entry point used by `main`: parse, run, report, exit.
@@ -95,5 +102,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::New(args) => cmd::new::run_new(root, args),
         Command::Sign(args) => cmd::sign::run_sign(root, args),
         Command::Status(args) => cmd::status::run_status(root, args, config_file),
+        Command::Completions(args) => cmd::shell::run_completions(Cli::command(), args),
+        Command::Man => cmd::shell::run_man(Cli::command()),
     }
 }

@@ -15,6 +15,7 @@ pub mod build;
 pub mod measure;
 pub mod new;
 pub mod serve;
+pub mod shell;
 pub mod sign;
 pub mod status;
 

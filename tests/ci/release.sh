@@ -28,6 +28,8 @@ BIN="$bin" TARGET=aarch64-apple-darwin .ci/release-package "$t/dist" >/dev/null
 listing="$(tar -tzf "$t/dist/coursegen-$linux.tar.gz")"
 grep -qx "coursegen-$linux/coursegen" <<<"$listing" || fail "archive lacks coursegen-$linux/coursegen"
 grep -qx "coursegen-$linux/LICENSE-APACHE" <<<"$listing" || fail "archive lacks the licence"
+grep -qx "coursegen-$linux/coursegen.1" <<<"$listing" || fail "archive lacks the man page"
+grep -qx "coursegen-$linux/completions/coursegen.bash" <<<"$listing" || fail "archive lacks the bash completions"
 cp -r "$t/dist" "$t/corrupt"
 echo x >>"$t/corrupt/coursegen-aarch64-apple-darwin.tar.gz"
 if .ci/release-checksums "$t/corrupt" >/dev/null 2>&1; then fail "release-checksums accepted a corrupted archive"; fi

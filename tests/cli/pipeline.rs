@@ -222,3 +222,46 @@ fn version_names_the_commit() {
         assert_eq!(out, format!("{version} ({head})"));
     }
 }
+
+/// `completions SHELL` prints a script the shell accepts, naming every subcommand; `man`
+/// prints a roff page with a section per subcommand.
+#[test]
+fn completions_and_man_page_come_from_the_command_line() {
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let bash = run(&["completions", "bash"]);
+    for sub in [
+        "build", "check", "measure", "serve", "sign", "status", "man",
+    ] {
+        assert!(
+            bash.contains(sub),
+            "{sub} missing from the bash completions"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("coursegen.bash");
+    std::fs::write(&script, &bash).unwrap();
+    let syntax = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_code(&syntax, 0);
+    assert!(run(&["completions", "fish"]).contains("complete -c coursegen"));
+    let man = run(&["man"]);
+    assert!(man.contains(".TH coursegen 1"), "no title line");
+    for section in ["COURSEGEN BUILD", "COURSEGEN SIGN", "COURSEGEN MEASURE"] {
+        assert!(man.contains(section), "{section} missing from the man page");
+    }
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .args(["completions", "nosh"])
+        .output()
+        .unwrap();
+    assert_code(&bad, 2);
+}
