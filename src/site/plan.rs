@@ -55,6 +55,7 @@ const GENERATED: &[&str] = &[
     "404.html",
     "feed.xml",
     "llms.txt",
+    "robots.txt",
     super::output::MARKER,
 ];
 

@@ -148,14 +148,22 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         // found them, then the bound values written in.
         let source = &p.bodies.source;
         let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
-        let moved = urls.content_markdown(text, &source.site_paths);
+        let (text, site_paths) =
+            generated::with_included(text, &source.included, &source.site_paths);
+        let moved = urls.content_markdown(&text, &site_paths);
         let body = match &source.bound {
             Some(bound) => bound.text_of(&moved),
             None => moved.into_owned(),
         };
+        let shown = generated::Shown {
+            measured: measured.as_ref(),
+            diagram: diagram
+                .as_ref()
+                .map(|d| (d.alt.as_str(), d.full.as_deref())),
+        };
         files.push(OutFile {
             path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
-            bytes: generated::markdown_copy(entry, &body, &byline).into_bytes(),
+            bytes: generated::markdown_copy(entry, &body, shown, &byline).into_bytes(),
         });
     }
     let ctx = EntryCtx {
