@@ -231,37 +231,46 @@ pub(crate) struct Shown<'a> {
     pub(crate) diagram: Option<(&'a str, Option<&'a str>)>,
 }
 
-/// `text` with the code of each `file=` block written into its empty block (`included`,
-/// by offset), and `site_paths` moved to where they now are.
-pub(crate) fn with_included<'a>(
+/// Where the code of a `file=` block goes in a page's Markdown while its links are moved
+/// and its bindings filled: a mark (`\u{FDD0}n\u{FDD1}`), replaced by the code last, so
+/// that neither step reads the code (a `<` in it would pass for a tag to the bindings).
+const CODE_MARK: (char, char) = ('\u{FDD0}', '\u{FDD1}');
+
+/// `text` with a mark in the empty block of each `file=` block (`included`, by offset),
+/// `site_paths` moved to where they now are, and the code each mark stands for (with
+/// the fence's indentation).
+pub(crate) fn mark_included<'a>(
     text: &'a str,
     included: &[(usize, String)],
     site_paths: &'a [(usize, String)],
-) -> (Cow<'a, str>, Cow<'a, [(usize, String)]>) {
+) -> (Cow<'a, str>, Cow<'a, [(usize, String)]>, Vec<String>) {
     if included.is_empty() {
-        return (Cow::Borrowed(text), Cow::Borrowed(site_paths));
+        return (Cow::Borrowed(text), Cow::Borrowed(site_paths), Vec::new());
     }
-    let mut out =
-        String::with_capacity(text.len() + included.iter().map(|c| c.1.len()).sum::<usize>());
-    let mut shifts = Vec::with_capacity(included.len()); // (offset, bytes added before it)
+    let mut out = String::with_capacity(text.len() + 8 * included.len());
+    let mut shifts = Vec::with_capacity(included.len()); // (offset, bytes added there)
+    let mut blocks = Vec::with_capacity(included.len());
     let mut at = 0;
-    for (start, code) in included {
+    for (n, (start, code)) in included.iter().enumerate() {
         let start = (*start).clamp(at, text.len());
         out.push_str(&text[at..start]);
         // The fence's own indentation (a block inside a list item) before each line.
         let line = text[..start].trim_end_matches('\n');
         let line = &line[line.rfind('\n').map_or(0, |i| i + 1)..];
         let indent = &line[..line.len() - line.trim_start().len()];
-        let before = out.len();
+        let mut block = String::with_capacity(code.len() + 1);
         if start == text.len() && !text.ends_with('\n') {
-            out.push('\n');
+            block.push('\n');
         }
         for l in code.lines() {
-            out.push_str(indent);
-            out.push_str(l);
-            out.push('\n');
+            block.push_str(indent);
+            block.push_str(l);
+            block.push('\n');
         }
+        let before = out.len();
+        let _ = write!(out, "{}{n}{}", CODE_MARK.0, CODE_MARK.1);
         shifts.push((start, out.len() - before));
+        blocks.push(block);
         at = start;
     }
     out.push_str(&text[at..]);
@@ -280,7 +289,36 @@ pub(crate) fn with_included<'a>(
             (i + added, url.clone())
         })
         .collect();
-    (Cow::Owned(out), Cow::Owned(moved))
+    (Cow::Owned(out), Cow::Owned(moved), blocks)
+}
+
+/// `body` with each mark of [`mark_included`] replaced by the code it stands for.
+pub(crate) fn fill_included(body: String, blocks: &[String]) -> String {
+    if blocks.is_empty() {
+        return body;
+    }
+    let mut out = String::with_capacity(body.len() + blocks.iter().map(String::len).sum::<usize>());
+    let mut rest = body.as_str();
+    while let Some(i) = rest.find(CODE_MARK.0) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + CODE_MARK.0.len_utf8()..];
+        let block = after.find(CODE_MARK.1).and_then(|end| {
+            let n: usize = after[..end].parse().ok()?;
+            Some((blocks.get(n)?, end + CODE_MARK.1.len_utf8()))
+        });
+        match block {
+            Some((code, len)) => {
+                out.push_str(code);
+                rest = &after[len..];
+            }
+            None => {
+                out.push(CODE_MARK.0);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The Measured section's tables as Markdown: per GPU, its sentence, the table, and where

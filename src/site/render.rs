@@ -148,13 +148,14 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         // found them, then the bound values written in.
         let source = &p.bodies.source;
         let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
-        let (text, site_paths) =
-            generated::with_included(text, &source.included, &source.site_paths);
+        let (text, site_paths, code) =
+            generated::mark_included(text, &source.included, &source.site_paths);
         let moved = urls.content_markdown(&text, &site_paths);
         let body = match &source.bound {
             Some(bound) => bound.text_of(&moved),
             None => moved.into_owned(),
         };
+        let body = generated::fill_included(body, &code);
         let shown = generated::Shown {
             measured: measured.as_ref(),
             diagram: diagram

@@ -248,7 +248,7 @@ fn the_divergence_entry_builds_strict_from_its_committed_record() {
     assert_code(&o, 0);
     let html = site.read("public/glossary/warp-divergence/index.html");
     assert!(
-        html.contains("<tr><th scope=\"row\">P4</th><td>8</td><td>8.00</td>"),
+        html.contains("<tr><th scope=\"row\">P4</th><td data-label=\"Lanes per pass (model)\">8</td><td data-label=\"Threads per instruction (ncu)\">8.00</td>"),
         "{html}"
     );
     assert!(
