@@ -236,16 +236,28 @@ pub(crate) struct Shown<'a> {
 /// that neither step reads the code (a `<` in it would pass for a tag to the bindings).
 const CODE_MARK: (char, char) = ('\u{FDD0}', '\u{FDD1}');
 
-/// `text` with a mark in the empty block of each `file=` block (`included`, by offset),
-/// `site_paths` moved to where they now are, and the code each mark stands for (with
-/// the fence's indentation).
+/// A page's Markdown with a mark where each `file=` block's code goes.
+pub(crate) struct Marked<'a> {
+    /// The text with its marks.
+    pub(crate) text: Cow<'a, str>,
+    /// Where each site-absolute link destination now is in it.
+    pub(crate) site_paths: Cow<'a, [(usize, String)]>,
+    /// The code each mark stands for, with the fence's indentation.
+    pub(crate) code: Vec<String>,
+}
+
+/// `text` with a mark in the empty block of each `file=` block (`included`, by offset).
 pub(crate) fn mark_included<'a>(
     text: &'a str,
     included: &[(usize, String)],
     site_paths: &'a [(usize, String)],
-) -> (Cow<'a, str>, Cow<'a, [(usize, String)]>, Vec<String>) {
+) -> Marked<'a> {
     if included.is_empty() {
-        return (Cow::Borrowed(text), Cow::Borrowed(site_paths), Vec::new());
+        return Marked {
+            text: Cow::Borrowed(text),
+            site_paths: Cow::Borrowed(site_paths),
+            code: Vec::new(),
+        };
     }
     let mut out = String::with_capacity(text.len() + 8 * included.len());
     let mut shifts = Vec::with_capacity(included.len()); // (offset, bytes added there)
@@ -289,7 +301,11 @@ pub(crate) fn mark_included<'a>(
             (i + added, url.clone())
         })
         .collect();
-    (Cow::Owned(out), Cow::Owned(moved), blocks)
+    Marked {
+        text: Cow::Owned(out),
+        site_paths: Cow::Owned(moved),
+        code: blocks,
+    }
 }
 
 /// `body` with each mark of [`mark_included`] replaced by the code it stands for.

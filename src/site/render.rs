@@ -148,14 +148,13 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         // found them, then the bound values written in.
         let source = &p.bodies.source;
         let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
-        let (text, site_paths, code) =
-            generated::mark_included(text, &source.included, &source.site_paths);
-        let moved = urls.content_markdown(&text, &site_paths);
+        let marked = generated::mark_included(text, &source.included, &source.site_paths);
+        let moved = urls.content_markdown(&marked.text, &marked.site_paths);
         let body = match &source.bound {
             Some(bound) => bound.text_of(&moved),
             None => moved.into_owned(),
         };
-        let body = generated::fill_included(body, &code);
+        let body = generated::fill_included(body, &marked.code);
         let shown = generated::Shown {
             measured: measured.as_ref(),
             diagram: diagram
