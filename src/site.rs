@@ -148,6 +148,20 @@ fn write(
     pages?;
     let mut files = files?;
     files.extend(index?);
+    // Pages without a diagram name the site's card as their og:image, which only an
+    // absolute address can (see render::page).
+    if opts.config.base_url.is_some() {
+        let bytes = diagrams::site_card(&info.title, &build_cache).map_err(|error| {
+            render::RenderError::Raster {
+                file: diagrams::SITE_CARD_PNG.into(),
+                error,
+            }
+        })?;
+        files.push(output::OutFile {
+            path: diagrams::SITE_CARD_PNG.into(),
+            bytes,
+        });
+    }
     staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
     Ok(build_cache.warning())

@@ -56,6 +56,7 @@ const GENERATED: &[&str] = &[
     "feed.xml",
     "llms.txt",
     "robots.txt",
+    super::diagrams::SITE_CARD_PNG,
     super::output::MARKER,
 ];
 

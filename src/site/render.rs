@@ -6,7 +6,7 @@ use std::path::Path;
 use super::BuildOptions;
 use super::build_cache::BuildCache;
 use super::check::CheckedSite;
-use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
+use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
 use super::output::OutFile;
 use super::page::Page;
 use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
@@ -178,10 +178,15 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         cc: m.cc.as_deref(),
         summary: m.summary.as_deref(),
         body_html: urls.content_html(&p.bodies.main),
-        og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
-            let path = format!("{}{png}", entry.url);
-            urls.absolute(&path).unwrap_or_else(|| urls.page(&path))
-        }),
+        og_image: match diagram.as_ref().and_then(|d| d.png.as_ref()) {
+            Some(png) => {
+                let path = format!("{}{png}", entry.url);
+                Some(urls.absolute(&path).unwrap_or_else(|| urls.page(&path)))
+            }
+            // The site's card, which a build with an address writes (`site::build`).
+            None if opts.out.is_some() => urls.absolute(&format!("/{SITE_CARD_PNG}")),
+            None => None,
+        },
         edit_url: opts.config.edit_link(&entry.file),
         measured,
         diagram,

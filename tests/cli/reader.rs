@@ -368,7 +368,8 @@ fn robots_txt_and_an_empty_preview_feed() {
     );
 }
 
-/// Issue 28, item 12: a canonical address on every page, dates in the sitemap.
+/// Issue 28, item 12: a canonical address on every page, an og:image on every entry, dates
+/// in the sitemap.
 #[test]
 fn pages_name_their_canonical_address_and_the_sitemap_dates_them() {
     let site = course();
@@ -388,6 +389,15 @@ fn pages_name_their_canonical_address_and_the_sitemap_dates_them() {
             .contains(r#"<link rel="canonical" href="https://example.org/course/">"#)
     );
     assert!(!site.read("public/404.html").contains("canonical"));
+    // A page without a diagram shows the site's card in link previews.
+    assert!(
+        warp.contains(
+            r#"<meta property="og:image" content="https://example.org/course/card.png">"#
+        )
+    );
+    assert!(warp.contains(r#"<meta property="og:image:alt" content="100 Days of GPU">"#));
+    let png = std::fs::read(site.root().join("public/card.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "card.png is a PNG");
     let xml = site.read("public/sitemap.xml");
     assert!(
         xml.contains("<url><loc>https://example.org/course/glossary/warp/</loc><lastmod>2026-11-20</lastmod></url>"),
