@@ -167,6 +167,21 @@ def check_measured_scroll(browser, base, path):
     assert "rgba(255, 255, 255, 0.35)" in shadows["dark"], f"no light shadow on dark: {shadows['dark']}"
 
 
+def check_table_headers(browser, base, path):
+    """At 1280 px no heading of the measured table wraps into more than three lines (four,
+    a word a line, before issue 28)."""
+    from run import Page
+    p = Page(browser, base, viewport={"width": 1280, "height": 900})
+    page = p.goto(path)
+    lines = page.eval_on_selector_all(".measured-table thead th", """ths => ths.map(th => {
+        const r = document.createRange(); r.selectNodeContents(th);
+        return [th.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })""")
+    assert lines, "no headings"
+    assert all(n <= 3 for _, n in lines), f"headings in more than three lines: {lines}"
+    p.clean()
+    p.close()
+
+
 def luminance(rgb):
     r, g, b = [int(x) / 255 for x in re.findall(r"\d+", rgb)[:3]]
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]

@@ -376,6 +376,8 @@ def main():
                        c(reader.check_measured_phone, browser, repo.url, seed))
             checks.run("repo: a scrolling measured table keeps its row labels; its cue shows in dark",
                        c(reader.check_measured_scroll, browser, repo.url, seed))
+            checks.run("repo: the measured table's headings wrap in at most three lines at 1280 px",
+                       c(reader.check_table_headers, browser, repo.url, seed))
             checks.run("repo: print from the dark theme is light, without Copy buttons",
                        c(reader.check_print_dark, browser, repo.url, "/glossary/warp-divergence/"))
             slow = Server(repo_site, script_delay=0.8)
