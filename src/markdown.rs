@@ -83,6 +83,10 @@ pub struct Rendered {
     /// What the fenced code blocks' options and includes came to (lines in this Markdown);
     /// empty when rendered without sources.
     pub includes: IncludeCheck,
+    /// The code each `file=` block shows, with the byte offset in the Markdown just after
+    /// its opening fence line, ordered by offset: a Markdown copy of the page writes the
+    /// code there (the source holds an empty block). Empty when rendered without sources.
+    pub included: Vec<(usize, String)>,
     /// The line where the raw HTML passed [`MAX_HTML_TAGS`], if it did: the HTML is then
     /// not cleaned (nor shown), and the check stage refuses the page.
     pub too_much_html: Option<usize>,
@@ -146,14 +150,19 @@ pub fn render_with(
                 links.extend(html_urls(html).map(|url| Link { url, line }));
                 site_paths.extend(html_paths(html, range.start));
             }
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => fence_lines.push(line()),
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
+                let block = &markdown[range.clone()];
+                let inside = block.find('\n').map_or(block.len(), |i| i + 1);
+                fence_lines.push((line(), range.start + inside));
+            }
             _ => {}
         }
         events.push(event);
     }
     name_headings(&mut events, anchors);
     aligned_cells(&mut events);
-    let (events, includes) = code_blocks(events, opts, sources, &fence_lines);
+    unbroken_flags(&mut events);
+    let (events, includes, included) = code_blocks(events, opts, sources, &fence_lines);
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let html = match (needs_cleaner, too_much_html) {
@@ -168,6 +177,7 @@ pub fn render_with(
         links,
         site_paths,
         includes,
+        included,
         too_much_html,
     }
 }
@@ -303,6 +313,33 @@ fn aligned_cells(events: &mut [Event<'_>]) {
     }
 }
 
+/// Writes each word of inline code that holds a hyphen (`--gpu`, `-arch=sm_90`) in a
+/// `<span class="nobr">`, which the stylesheet keeps on one line: a browser may otherwise
+/// break a line after the "--" of a command's flag. The code's text is unchanged.
+fn unbroken_flags(events: &mut [Event<'_>]) {
+    for event in events.iter_mut() {
+        let Event::Code(code) = event else { continue };
+        if !code.contains('-') {
+            continue;
+        }
+        let mut html = String::with_capacity(code.len() + 32);
+        html.push_str("<code>");
+        for piece in code.split_inclusive(' ') {
+            let word = piece.trim_end_matches(' ');
+            if word.contains('-') {
+                html.push_str("<span class=\"nobr\">");
+                html.push_str(&escape(word));
+                html.push_str("</span>");
+                html.push_str(&piece[word.len()..]);
+            } else {
+                html.push_str(&escape(piece));
+            }
+        }
+        html.push_str("</code>");
+        *event = Event::InlineHtml(CowStr::from(html));
+    }
+}
+
 /// Gives each heading an id (its text, slugified, made unique on the page) and drops the
 /// attributes a `{key=value}` suffix asks for: headings keep only an id and classes.
 fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
@@ -369,20 +406,23 @@ fn unique(
 
 /// Replaces each fenced code block by its highlighted (or escaped) HTML.
 /// Each code block as its HTML; with `sources`, the options and includes of every fenced
-/// block are checked too (`fence_lines`: the line each fenced block starts on).
+/// block are checked too (`fence_lines`: the line each fenced block starts on, and the
+/// offset of its first line of code). Also returns the code of each `file=` block, by
+/// that offset.
 fn code_blocks<'a>(
     events: Vec<Event<'a>>,
     opts: RenderOptions,
     sources: Option<&Sources>,
-    fence_lines: &[usize],
-) -> (Vec<Event<'a>>, IncludeCheck) {
+    fence_lines: &[(usize, usize)],
+) -> (Vec<Event<'a>>, IncludeCheck, Vec<(usize, String)>) {
     let mut out = Vec::with_capacity(events.len());
     let mut found = IncludeCheck::default();
+    let mut included = Vec::new();
     let mut lines = fence_lines.iter().copied();
     // The open block: what it shows with, its options (fenced), and its text.
     type Open = (
         FenceInfo,
-        Option<(usize, Result<FenceInfo, IncludeError>)>,
+        Option<((usize, usize), Result<FenceInfo, IncludeError>)>,
         String,
     );
     let mut code: Option<Open> = None;
@@ -397,8 +437,8 @@ fn code_blocks<'a>(
                             lang: info.split_whitespace().next().unwrap_or("").to_string(),
                             ..FenceInfo::default()
                         });
-                        let line = lines.next().unwrap_or(0);
-                        (shown, Some((line, parsed)), String::new())
+                        let at = lines.next().unwrap_or((0, 0));
+                        (shown, Some((at, parsed)), String::new())
                     }
                     CodeBlockKind::Indented => (FenceInfo::default(), None, String::new()),
                 });
@@ -406,14 +446,19 @@ fn code_blocks<'a>(
             (Some((_, _, text)), Event::Text(t)) => text.push_str(&t),
             (Some(_), Event::End(TagEnd::CodeBlock)) => {
                 let (info, fenced, text) = code.take().unwrap_or_default();
+                let start = fenced.as_ref().map(|((_, start), _)| *start);
                 let shown = match (fenced, sources) {
-                    (Some((line, parsed)), Some(sources)) => {
+                    (Some(((line, _), parsed)), Some(sources)) => {
                         include::check_fence(parsed, &text, sources, line, &mut found)
                     }
                     _ => true,
                 };
                 let html = match shown {
-                    true => code_html(&info, &text, opts, sources),
+                    true => code_html(&info, &text, opts, sources, |code| {
+                        if let Some(start) = start {
+                            included.push((start, code.to_string()));
+                        }
+                    }),
                     // The check stage reports it, and nothing of this page is written.
                     false => "<pre><code>(refused: see the build's errors)</code></pre>\n".into(),
                 };
@@ -423,14 +468,16 @@ fn code_blocks<'a>(
             (None, e) => out.push(e),
         }
     }
-    (out, found)
+    (out, found, included)
 }
 
+/// A code block's HTML; `include` is handed the code of a `file=` block.
 fn code_html(
     info: &FenceInfo,
     text: &str,
     opts: RenderOptions,
     sources: Option<&Sources>,
+    include: impl FnOnce(&str),
 ) -> String {
     let included = match (&info.file, sources) {
         (Some(_), Some(sources)) => match sources.resolve(info) {
@@ -439,6 +486,9 @@ fn code_html(
         },
         _ => None,
     };
+    if let Some(inc) = &included {
+        include(&inc.text);
+    }
     let code = included.as_ref().map_or(text, |i| i.text.as_str());
     crate::highlight::render_block(info, code, included.as_ref(), opts.highlight)
 }
@@ -606,6 +656,15 @@ mod tests {
             assert!(html.contains(cell), "{cell} in {html}");
         }
         assert!(!html.contains("style"), "{html}");
+    }
+
+    /// Regression (issue 28): at 390 px `coursegen measure --gpu` broke after its "--".
+    #[test]
+    fn flags_in_inline_code_stay_whole() {
+        assert_eq!(
+            md("Run `coursegen measure --gpu <k>` or `a&b`."),
+            "<p>Run <code>coursegen measure <span class=\"nobr\">--gpu</span> &lt;k&gt;</code> or <code>a&amp;b</code>.</p>\n"
+        );
     }
 
     #[test]

@@ -148,6 +148,20 @@ fn write(
     pages?;
     let mut files = files?;
     files.extend(index?);
+    // Pages without a diagram name the site's card as their og:image, which only an
+    // absolute address can (see render::page).
+    if opts.config.base_url.is_some() {
+        let bytes = diagrams::site_card(&info.title, &build_cache).map_err(|error| {
+            render::RenderError::Raster {
+                file: diagrams::SITE_CARD_PNG.into(),
+                error,
+            }
+        })?;
+        files.push(output::OutFile {
+            path: diagrams::SITE_CARD_PNG.into(),
+            bytes,
+        });
+    }
     staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
     Ok(build_cache.warning())
@@ -176,7 +190,9 @@ pub(crate) fn site_files(
         .map(|p| &*p.entry)
         .collect();
     let (base, root) = (opts.config.base_url.as_deref(), templates.root());
-    files.push(generated::feed(&published, info, base, root));
+    let today = opts.today.unwrap_or_else(crate::policy::clock_today);
+    files.push(generated::feed(&published, info, (base, root), today));
+    files.push(generated::robots_txt(opts, root));
     files.push(generated::llms_txt(&published, info, nav, base, root));
     Ok(files)
 }

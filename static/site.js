@@ -1,5 +1,6 @@
-// coursegen's page script: theme menu, sidebar toggle on phones, arrow keys for
-// previous/next, scroll cues on wide tables, and search over the Pagefind index.
+// coursegen's page script: theme menu, sidebar toggle on phones (and the current entry
+// scrolled into the sidebar's view), arrow keys for previous/next, scroll cues on wide
+// tables, the diagram full size in an overlay, and search over the Pagefind index.
 // Every page works without it; it only adds to what the HTML already offers.
 (function () {
   "use strict";
@@ -31,6 +32,15 @@
     var button = document.querySelector(".nav-toggle");
     var nav = document.getElementById("site-nav");
     if (!button || !nav) return;
+    // In a long sidebar the current entry may sit far below the fold: scroll the sidebar
+    // (never the page) so that it shows in the middle.
+    var here = nav.querySelector("[aria-current=page]");
+    if (here && nav.scrollHeight > nav.clientHeight + 1) {
+      var offset = here.getBoundingClientRect().top - nav.getBoundingClientRect().top;
+      if (offset < 0 || offset > nav.clientHeight - here.offsetHeight) {
+        nav.scrollTop += offset - nav.clientHeight / 2;
+      }
+    }
     button.hidden = false;
     button.addEventListener("click", function () {
       var open = nav.classList.toggle("open");
@@ -104,6 +114,46 @@
     window.addEventListener("resize", check);
   }
 
+  // "Open full size": the drawing at its own width in an overlay that scrolls, in the
+  // page's theme, with a Close button (and Escape, or a tap beside it). Without the script,
+  // or when the inline drawing is already at full size, the link opens diagram.svg.
+  function setupDiagram() {
+    document.querySelectorAll("a.diagram-full").forEach(function (link) {
+      var svg = link.querySelector("svg");
+      if (!svg || typeof HTMLDialogElement !== "function") return;
+      link.addEventListener("click", function (e) {
+        var natural = parseFloat(svg.getAttribute("width")) || 0;
+        if (natural <= svg.getBoundingClientRect().width + 1) return;
+        e.preventDefault();
+        var dialog = document.createElement("dialog");
+        dialog.className = "diagram-dialog";
+        dialog.setAttribute("aria-label", "Diagram, full size");
+        var close = document.createElement("button");
+        close.type = "button";
+        close.className = "diagram-close";
+        close.textContent = "Close ✕";
+        var pane = document.createElement("div");
+        pane.className = "diagram-pane";
+        pane.setAttribute("tabindex", "0");
+        var copy = svg.cloneNode(true);
+        // Ids inside the drawing (its title, its description) must stay unique on the page.
+        copy.querySelectorAll("[id]").forEach(function (el) { el.id = el.id + "-full"; });
+        var label = copy.getAttribute("aria-labelledby");
+        if (label) copy.setAttribute("aria-labelledby", label.split(" ").map(function (id) { return id + "-full"; }).join(" "));
+        pane.appendChild(copy);
+        dialog.appendChild(close);
+        dialog.appendChild(pane);
+        document.body.appendChild(dialog);
+        function done() { dialog.close(); }
+        close.addEventListener("click", done);
+        dialog.addEventListener("click", function (ev) { if (ev.target === dialog) done(); });
+        dialog.addEventListener("close", function () { dialog.remove(); link.focus(); });
+        dialog.showModal();
+        close.focus();
+      });
+    });
+  }
+
   // Search: Pagefind's index, loaded on first use. A large course's index is cut into
   // shards (listed in shards.json beside the primary bundle) that are merged into one search.
   // Results are built as DOM nodes from text; only Pagefind's <mark> highlighting is kept
@@ -127,13 +177,27 @@
     return pagefind;
   }
 
+  // Pagefind escapes its excerpts' text (&amp; &lt; &gt; &quot; &#39;) and adds <mark>.
+  // Decoded by hand: parsing each piece as an HTML document dropped the spaces at its ends,
+  // which ran words together around the marks ("bank0" for "bank 0").
+  var ENTITIES = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: "\u00a0" };
+  function decode(text) {
+    return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, function (all, name) {
+      if (name[0] === "#") {
+        var code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
+      }
+      return Object.prototype.hasOwnProperty.call(ENTITIES, name) ? ENTITIES[name] : all;
+    });
+  }
+
   function excerpt(html) {
     var span = document.createElement("span");
     span.className = "hit-excerpt";
     html.split(/(<mark>|<\/mark>)/).reduce(function (marked, part) {
       if (part === "<mark>") return true;
       if (part === "</mark>") return false;
-      var text = new DOMParser().parseFromString(part, "text/html").documentElement.textContent;
+      var text = decode(part);
       if (marked) {
         var m = document.createElement("mark");
         m.textContent = text;
@@ -191,6 +255,41 @@
     if (!form || !input || !box) return;
     var bundle = form.getAttribute("data-bundle");
     var latest = 0;
+    // The index is fetched as soon as the reader turns to the box (focus, a touch, the
+    // pointer over it), not once they have typed: on a slow connection its files take
+    // seconds, which the reader spends typing. The list of terms and titles comes too, so
+    // the first results show at once while Pagefind searches the full text.
+    var titles = null;
+    function prefetch() {
+      if (!titles) {
+        var list = form.getAttribute("data-titles");
+        titles = !list ? Promise.resolve([]) : fetch(list).then(function (r) {
+          if (!r.ok) throw new Error("titles: HTTP " + r.status);
+          return r.json();
+        }).catch(function () { return []; });
+        titles.then(function (t) { titles.loaded = t; form.setAttribute("data-prefetched", "titles"); });
+        loadPagefind(bundle).then(function () { form.setAttribute("data-index-loaded", ""); }, function () {});
+      }
+      return titles;
+    }
+    ["focus", "pointerenter", "touchstart"].forEach(function (ev) {
+      input.addEventListener(ev, prefetch, { passive: true });
+    });
+    function quick(q) {
+      var list = titles && titles.loaded;
+      if (!list) return [];
+      var words = q.toLowerCase().split(/\s+/).filter(Boolean);
+      return list.filter(function (t) {
+        var text = (t.term + " " + t.title).toLowerCase();
+        return words.every(function (w) { return text.indexOf(w) >= 0; });
+      }).slice(0, 8).map(function (t) {
+        return {
+          url: t.href || t.url,
+          meta: { title: t.term || t.title, section: t.section || "", draft: t.draft ? "draft" : "" },
+          excerpt: (t.summary || "").replace(/&/g, "&amp;").replace(/</g, "&lt;")
+        };
+      });
+    }
     function show(nodes) {
       box.replaceChildren.apply(box, nodes);
       box.hidden = nodes.length === 0;
@@ -219,6 +318,15 @@
     var timer = null;
     input.addEventListener("input", function () {
       clearTimeout(timer);
+      prefetch();
+      // Terms and titles match at once; the full-text search waits for a pause in typing.
+      var q = input.value.trim();
+      var first = q ? quick(q) : [];
+      if (first.length) {
+        var ol = document.createElement("ol");
+        first.forEach(function (d) { ol.appendChild(hit(d)); });
+        show([ol, note("Searching the full text…")]);
+      }
       timer = setTimeout(run, 120);
     });
     input.addEventListener("keydown", function (e) {
@@ -262,11 +370,27 @@
     }
   }
 
+  // A folded category of a large index opens when a link (the table of contents) leads to it.
+  function setupFolds() {
+    function open() {
+      var id = decodeURIComponent(window.location.hash.slice(1));
+      var target = id && document.getElementById(id);
+      if (target && target.tagName === "DETAILS" && !target.open) {
+        target.open = true;
+        target.scrollIntoView();
+      }
+    }
+    window.addEventListener("hashchange", open);
+    open();
+  }
+
   function start() {
     setupTheme();
     setupNav();
     setupKeys();
     setupOverflow();
+    setupDiagram();
+    setupFolds();
     setupSearch();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

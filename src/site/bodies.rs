@@ -35,6 +35,9 @@ pub(crate) struct MarkdownSource {
     /// Where each site-absolute link destination is written in that text, by byte offset
     /// (see `markdown::Rendered::site_paths`).
     pub(crate) site_paths: Vec<(usize, String)>,
+    /// The code of each `file=` block and where it belongs in that text, by byte offset
+    /// (see `markdown::Rendered::included`): the source's block is empty.
+    pub(crate) included: Vec<(usize, String)>,
 }
 
 /// Renders an entry's body (after bindings were expanded) into its parts; with `cut`
@@ -66,6 +69,7 @@ pub(crate) fn bodies(
     .collect();
     let mut links = Vec::new();
     let mut site_paths = Vec::new();
+    let mut included = Vec::new();
     let mut includes = IncludeCheck::default();
     let mut too_much_html = None;
     let mut render = |text: &str, first_line: usize| {
@@ -88,6 +92,7 @@ pub(crate) fn bodies(
         // Each part is a slice of `body`: its offsets move by where it starts.
         let start = text.as_ptr() as usize - body.as_ptr() as usize;
         site_paths.extend(r.site_paths.into_iter().map(|(i, url)| (start + i, url)));
+        included.extend(r.included.into_iter().map(|(i, code)| (start + i, code)));
         r.html
     };
     let main = render(parts.main, 1);
@@ -103,6 +108,7 @@ pub(crate) fn bodies(
         source: MarkdownSource {
             bound: None,
             site_paths,
+            included,
         },
     }
 }

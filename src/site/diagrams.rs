@@ -14,6 +14,10 @@ pub(crate) const DIAGRAM_PNG: &str = "diagram.png";
 /// File name of the full-size SVG written beside a page that has a diagram.
 pub(crate) const DIAGRAM_SVG: &str = "diagram.svg";
 
+/// File name of the site's own card, at the root: the `og:image` of pages without a
+/// diagram.
+pub(crate) const SITE_CARD_PNG: &str = "card.png";
+
 /// A diagram drawn from a checked spec.
 pub(crate) struct Drawn {
     /// Inline SVG.
@@ -64,5 +68,19 @@ pub(crate) fn card_of(
         kicker,
     };
     let card = card_svg(svg, &text).expect("render_svg writes its size on the root");
+    cache.get_or_render("card", &card, svg_to_indexed_png)
+}
+
+/// The site's card (`card.png`): a bank map beside the course's title, for the pages
+/// that have no diagram of their own. One per build, through the persistent `cache`.
+pub(crate) fn site_card(title: &str, cache: &BuildCache) -> Result<Vec<u8>, bank::RasterError> {
+    let spec = DiagramSpec::new(Preset::BankMap);
+    let svg = render_svg(&spec, title, title).expect("the default bank map draws");
+    let text = CardText {
+        title,
+        subtitle: None,
+        kicker: "Glossary and day pages",
+    };
+    let card = card_svg(&svg, &text).expect("render_svg writes its size on the root");
     cache.get_or_render("card", &card, svg_to_indexed_png)
 }

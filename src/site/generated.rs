@@ -1,8 +1,10 @@
 //! Files made from the whole site rather than one entry: the Atom feed, `llms.txt`, and the
 //! pages that belong to no entry (`404.html`, the search page); plus the Markdown copy
 //! written beside each published page. Uses `pages`/`nav` contexts and `templates`.
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use super::measurements::MeasuredCtx;
 use super::nav::Nav;
 use super::output::OutFile;
 use super::pages::{PlainCtx, SiteInfo};
@@ -65,18 +67,19 @@ fn xml(text: &str) -> String {
     crate::markdown::escape(text)
 }
 
-/// The day a page was last changed, as the feed dates it.
-fn updated(e: &Entry) -> Option<jiff::civil::Date> {
+/// The day a page was last changed, as the feed and the sitemap date it.
+pub(crate) fn updated(e: &Entry) -> Option<jiff::civil::Date> {
     let b = &e.meta.byline;
     b.last_checked_on.or(b.written_on)
 }
 
-/// `feed.xml`: an Atom feed of the most recently updated published entries and days.
+/// `feed.xml`: an Atom feed of the most recently updated published entries and days; a
+/// feed without one (a preview of drafts) is dated `today`, not 1970.
 pub(crate) fn feed(
     published: &[&Entry],
     info: &SiteInfo,
-    base: Option<&str>,
-    root: &str,
+    (base, root): (Option<&str>, &str),
+    today: jiff::civil::Date,
 ) -> OutFile {
     let mut entries: Vec<&Entry> = published
         .iter()
@@ -106,7 +109,7 @@ pub(crate) fn feed(
         "  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>",
         xml(&address(base, root, "/feed.xml"))
     );
-    let newest = entries.first().and_then(|e| updated(e));
+    let newest = entries.first().and_then(|e| updated(e)).or(Some(today));
     let _ = writeln!(out, "  <updated>{}</updated>", stamp(newest));
     let _ = writeln!(out, "  <generator>coursegen</generator>");
     for e in entries {
@@ -143,6 +146,29 @@ pub(crate) fn feed(
     out.push_str("</feed>\n");
     OutFile {
         path: "feed.xml".into(),
+        bytes: out.into_bytes(),
+    }
+}
+
+/// `robots.txt`: the preview (every page `noindex`) asks crawlers to stay out; the
+/// published site lets them in and names its sitemap when it writes one. Crawlers read it
+/// only at the root of a host, so under a sub-path it is advice the host may copy.
+pub(crate) fn robots_txt(opts: &super::BuildOptions, root: &str) -> OutFile {
+    let mut out = String::from("User-agent: *\n");
+    if opts.drafts {
+        out.push_str("Disallow: /\n");
+    } else {
+        out.push_str("Allow: /\n");
+        if let (Some(base), true) = (&opts.config.base_url, opts.writes_sitemap()) {
+            let _ = writeln!(
+                out,
+                "\nSitemap: {}",
+                address(Some(base), root, "/sitemap.xml")
+            );
+        }
+    }
+    OutFile {
+        path: "robots.txt".into(),
         bytes: out.into_bytes(),
     }
 }
@@ -196,15 +222,208 @@ fn md_text(text: &str) -> String {
         .replace(['\n', '\r'], " ")
 }
 
+/// What the page shows beside its body's text, which its Markdown copy writes in too.
+#[derive(Clone, Copy)]
+pub(crate) struct Shown<'a> {
+    /// The Measured section's tables.
+    pub(crate) measured: Option<&'a MeasuredCtx>,
+    /// The diagram's alt text and the file of the drawing, beside the copy.
+    pub(crate) diagram: Option<(&'a str, Option<&'a str>)>,
+}
+
+/// Where the code of a `file=` block goes in a page's Markdown while its links are moved
+/// and its bindings filled: a mark (`\u{FDD0}n\u{FDD1}`), replaced by the code last, so
+/// that neither step reads the code (a `<` in it would pass for a tag to the bindings).
+const CODE_MARK: (char, char) = ('\u{FDD0}', '\u{FDD1}');
+
+/// A page's Markdown with a mark where each `file=` block's code goes.
+pub(crate) struct Marked<'a> {
+    /// The text with its marks.
+    pub(crate) text: Cow<'a, str>,
+    /// Where each site-absolute link destination now is in it.
+    pub(crate) site_paths: Cow<'a, [(usize, String)]>,
+    /// The code each mark stands for, with the fence's indentation.
+    pub(crate) code: Vec<String>,
+}
+
+/// `text` with a mark in the empty block of each `file=` block (`included`, by offset).
+pub(crate) fn mark_included<'a>(
+    text: &'a str,
+    included: &[(usize, String)],
+    site_paths: &'a [(usize, String)],
+) -> Marked<'a> {
+    if included.is_empty() {
+        return Marked {
+            text: Cow::Borrowed(text),
+            site_paths: Cow::Borrowed(site_paths),
+            code: Vec::new(),
+        };
+    }
+    let mut out = String::with_capacity(text.len() + 8 * included.len());
+    let mut shifts = Vec::with_capacity(included.len()); // (offset, bytes added there)
+    let mut blocks = Vec::with_capacity(included.len());
+    let mut at = 0;
+    for (n, (start, code)) in included.iter().enumerate() {
+        let start = (*start).clamp(at, text.len());
+        out.push_str(&text[at..start]);
+        // The fence's own indentation (a block inside a list item) before each line.
+        let line = text[..start].trim_end_matches('\n');
+        let line = &line[line.rfind('\n').map_or(0, |i| i + 1)..];
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let mut block = String::with_capacity(code.len() + 1);
+        if start == text.len() && !text.ends_with('\n') {
+            block.push('\n');
+        }
+        for l in code.lines() {
+            block.push_str(indent);
+            block.push_str(l);
+            block.push('\n');
+        }
+        let before = out.len();
+        let _ = write!(out, "{}{n}{}", CODE_MARK.0, CODE_MARK.1);
+        shifts.push((start, out.len() - before));
+        blocks.push(block);
+        at = start;
+    }
+    out.push_str(&text[at..]);
+    let mut added = 0;
+    let mut next = shifts.iter().peekable();
+    let moved = site_paths
+        .iter()
+        .map(|(i, url)| {
+            while let Some(&&(start, n)) = next.peek() {
+                if start > *i {
+                    break;
+                }
+                added += n;
+                next.next();
+            }
+            (i + added, url.clone())
+        })
+        .collect();
+    Marked {
+        text: Cow::Owned(out),
+        site_paths: Cow::Owned(moved),
+        code: blocks,
+    }
+}
+
+/// `body` with each mark of [`mark_included`] replaced by the code it stands for.
+pub(crate) fn fill_included(body: String, blocks: &[String]) -> String {
+    if blocks.is_empty() {
+        return body;
+    }
+    let mut out = String::with_capacity(body.len() + blocks.iter().map(String::len).sum::<usize>());
+    let mut rest = body.as_str();
+    while let Some(i) = rest.find(CODE_MARK.0) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + CODE_MARK.0.len_utf8()..];
+        let block = after.find(CODE_MARK.1).and_then(|end| {
+            let n: usize = after[..end].parse().ok()?;
+            Some((blocks.get(n)?, end + CODE_MARK.1.len_utf8()))
+        });
+        match block {
+            Some((code, len)) => {
+                out.push_str(code);
+                rest = &after[len..];
+            }
+            None => {
+                out.push(CODE_MARK.0);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The Measured section's tables as Markdown: per GPU, its sentence, the table, and where
+/// the numbers come from.
+fn measured_markdown(measured: &MeasuredCtx) -> String {
+    let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
+    let mut out = String::new();
+    if !measured.cc_note.is_empty() {
+        let _ = writeln!(out, "{}\n", measured.cc_note);
+    }
+    let columns = &measured.view.columns;
+    for device in &measured.view.devices {
+        let _ = writeln!(out, "{}\n", device.sentence);
+        let heads: Vec<String> = columns.iter().map(|c| cell(&c.heading)).collect();
+        let _ = writeln!(out, "| {} |", heads.join(" | "));
+        let rules: Vec<&str> = (0..columns.len())
+            .map(|i| if i == 0 { "---" } else { "---:" })
+            .collect();
+        let _ = writeln!(out, "| {} |", rules.join(" | "));
+        for row in &device.rows {
+            let cells: Vec<String> = row.cells.iter().map(|c| cell(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        let _ = writeln!(out, "\n{}\n", device.provenance);
+    }
+    if measured.view.devices.is_empty() {
+        out.push_str("Not measured yet.\n\n");
+    }
+    out
+}
+
+/// `body` with what the page shows under `## Measured` and `## Diagram` but the body's
+/// text does not hold: the tables first under their heading, the drawing with its alt
+/// text first under its own (each heading added at the end when the body has none).
+fn with_shown(body: &str, shown: Shown<'_>) -> String {
+    let parts = crate::markdown::sections(body);
+    let offset = |part: &str| part.as_ptr() as usize - body.as_ptr() as usize;
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    let mut appended = String::new();
+    if let Some(m) = shown.measured {
+        let table = measured_markdown(m);
+        match parts.measured {
+            Some((text, _)) => inserts.push((offset(text), format!("\n{}\n", table.trim_end()))),
+            None => {
+                let _ = write!(appended, "\n\n## Measured\n\n{table}");
+            }
+        }
+    }
+    if let Some((alt, file)) = shown.diagram {
+        let drawing = match file {
+            Some(f) => format!("![{}]({f})\n\n", md_text(alt)),
+            None => format!("Alt text: “{}”\n\n", alt.replace('\n', " ")),
+        };
+        match parts.diagram {
+            Some((text, _)) => inserts.push((offset(text), format!("\n{}\n", drawing.trim_end()))),
+            None => {
+                let _ = write!(appended, "\n\n## Diagram\n\n{drawing}");
+            }
+        }
+    }
+    inserts.sort_by_key(|i| i.0);
+    let mut out = String::with_capacity(body.len() + 1024);
+    let mut at = 0;
+    for (i, text) in inserts {
+        out.push_str(&body[at..i]);
+        out.push_str(&text);
+        at = i;
+    }
+    out.push_str(&body[at..]);
+    let mut out = out.trim().to_string();
+    out.push_str(appended.trim_end());
+    out
+}
+
 /// The Markdown copy of a published page: title, summary, body (numbers bound to their
-/// records), related terms, sources and byline.
-pub(crate) fn markdown_copy(e: &Entry, body: &str, byline: &super::pages::BylineCtx) -> String {
+/// records, included code written in) with the measured tables and the diagram's alt
+/// text, related terms, sources and byline.
+pub(crate) fn markdown_copy(
+    e: &Entry,
+    body: &str,
+    shown: Shown<'_>,
+    byline: &super::pages::BylineCtx,
+) -> String {
     let m = &e.meta;
     let mut out = format!("# {}\n\n", m.title.replace('\n', " "));
     if let Some(s) = &m.summary {
         let _ = writeln!(out, "> {}\n", s.replace('\n', " "));
     }
-    out.push_str(body.trim());
+    out.push_str(&with_shown(body.trim(), shown));
     out.push('\n');
     if !m.sources.is_empty() {
         out.push_str("\n## Sources\n\n");

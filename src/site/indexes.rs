@@ -103,22 +103,39 @@ pub(crate) fn indexes(
 
 /// sitemap.xml: the home page, section indexes and every published entry, absolute URLs.
 pub(crate) fn sitemap(base: &str, pages: &[Page], intros: &[Page]) -> OutFile {
+    use super::generated::updated;
     let base = base.trim_end_matches('/');
-    let mut urls: std::collections::BTreeSet<String> = ["/".to_string()].into();
+    // Each URL with the day its page last changed: an entry's own date; an index's, the
+    // newest of the pages it lists (the home page lists them all).
+    let mut urls: std::collections::BTreeMap<String, Option<jiff::civil::Date>> =
+        [("/".to_string(), None)].into();
     urls.extend(
         sections(pages, intros)
             .into_iter()
-            .map(|s| format!("/{s}/")),
+            .map(|s| (format!("/{s}/"), None)),
     );
-    urls.extend(pages.iter().map(|p| p.entry.url.clone()));
+    for p in pages.iter().chain(intros) {
+        let date = updated(&p.entry);
+        let section = match p.entry.section.as_str() {
+            "" => p.entry.slug.as_str(),
+            s => s,
+        };
+        for index in [p.entry.url.clone(), "/".to_string(), format!("/{section}/")] {
+            let d = urls.entry(index).or_insert(None);
+            *d = (*d).max(date);
+        }
+    }
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    for u in urls {
-        xml.push_str(&format!(
-            "  <url><loc>{}</loc></url>\n",
-            crate::markdown::escape(&format!("{base}{u}"))
-        ));
+    for (u, date) in urls {
+        let loc = crate::markdown::escape(&format!("{base}{u}"));
+        match date {
+            Some(d) => xml.push_str(&format!(
+                "  <url><loc>{loc}</loc><lastmod>{d}</lastmod></url>\n"
+            )),
+            None => xml.push_str(&format!("  <url><loc>{loc}</loc></url>\n")),
+        }
     }
     xml.push_str("</urlset>\n");
     OutFile {

@@ -34,6 +34,7 @@ impl Targets {
             "/search-index.json".into(),
             "/feed.xml".into(),
             "/llms.txt".into(),
+            "/robots.txt".into(),
             "/404.html".into(),
             "/search/".into(),
         ]

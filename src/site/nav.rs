@@ -202,6 +202,10 @@ impl Nav {
                 .iter()
                 .position(|s| section_url(&s.name) == url)
         });
+        // A page opens its own section; the others stay open only while the whole course is
+        // small enough to list, so a glossary page of a large course does not open below the
+        // whole list of days.
+        let small = self.sections.iter().map(|s| s.len).sum::<usize>() <= FULL_TREE;
         let sections = self
             .sections
             .iter()
@@ -210,7 +214,7 @@ impl Nav {
                 title: section.title.clone(),
                 url: section_url(&section.name),
                 href: href(&self.root, &section_url(&section.name)),
-                open: section_here == Some(s) || section.len <= FULL_TREE,
+                open: section_here == Some(s) || (small && section.len <= FULL_TREE),
                 groups: section
                     .groups
                     .iter()
@@ -239,9 +243,9 @@ impl Nav {
             if let Some(name) = &group.name {
                 crumbs.push(crumb(name.clone(), Some(group_url(&section.name, name))));
             }
-            let link = |item: &Item| link(item, false);
-            prev = i.checked_sub(1).map(|p| link(&group.items[p]));
-            next = group.items.get(i + 1).map(link);
+            let (before, after) = self.neighbours(s, g, i);
+            prev = before.map(|item| link(item, false));
+            next = after.map(|item| link(item, false));
         }
         if url != "/" {
             crumbs.push(crumb(title.to_string(), None));
@@ -252,6 +256,23 @@ impl Nav {
             prev,
             next,
         }
+    }
+
+    /// The pages before and after item `i` of group `g` of section `s` in reading order:
+    /// across the end of a category into the next (a section's last page has no next).
+    fn neighbours(&self, s: usize, g: usize, i: usize) -> (Option<&Item>, Option<&Item>) {
+        let groups = &self.sections[s].groups;
+        let items = &groups[g].items;
+        let before = match i.checked_sub(1) {
+            Some(p) => items.get(p),
+            None => groups[..g].iter().rev().find_map(|gr| gr.items.last()),
+        };
+        let after = items.get(i + 1).or_else(|| {
+            groups
+                .get(g + 1..)
+                .and_then(|rest| rest.iter().find_map(|gr| gr.items.first()))
+        });
+        (before, after)
     }
 
     /// Every section with its groups and counts, for the home page.
@@ -289,9 +310,6 @@ impl Nav {
                     let section = nav.sections.get(s)?;
                     Some((section.len, &section.groups.get(g)?.items))
                 }
-                fn neighbours(items: &[Item], i: usize) -> (Option<&Item>, Option<&Item>) {
-                    (i.checked_sub(1).map(|p| &items[p]), items.get(i + 1))
-                }
                 let (Some((len, new)), Some((old_len, was))) =
                     (group(self, s, g), group(old, s, g))
                 else {
@@ -299,7 +317,7 @@ impl Nav {
                 };
                 new[listed(len, Some(i), new.len(), false)]
                     == was[listed(old_len, Some(oi), was.len(), false)]
-                    && neighbours(new, i) == neighbours(was, oi)
+                    && self.neighbours(s, g, i) == old.neighbours(os, og, oi)
             }
             _ => false,
         }

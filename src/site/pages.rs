@@ -19,6 +19,9 @@ pub struct SiteInfo {
     pub language: String,
     /// The course's source repository, linked from the footer, when configured.
     pub repository: Option<String>,
+    /// The site's public address ending in `/` (`--base-url`), when known: pages name
+    /// their canonical address (`<link rel="canonical">`, `og:url`) under it.
+    pub base_url: Option<String>,
 }
 
 impl SiteInfo {
@@ -29,6 +32,7 @@ impl SiteInfo {
             preview,
             language: config.language.clone(),
             repository: config.repository.clone(),
+            base_url: config.base_url.clone(),
         }
     }
 }

@@ -55,6 +55,8 @@ const GENERATED: &[&str] = &[
     "404.html",
     "feed.xml",
     "llms.txt",
+    "robots.txt",
+    super::diagrams::SITE_CARD_PNG,
     super::output::MARKER,
 ];
 

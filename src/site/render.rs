@@ -6,7 +6,7 @@ use std::path::Path;
 use super::BuildOptions;
 use super::build_cache::BuildCache;
 use super::check::CheckedSite;
-use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG};
+use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
 use super::output::OutFile;
 use super::page::Page;
 use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
@@ -148,14 +148,22 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         // found them, then the bound values written in.
         let source = &p.bodies.source;
         let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
-        let moved = urls.content_markdown(text, &source.site_paths);
+        let marked = generated::mark_included(text, &source.included, &source.site_paths);
+        let moved = urls.content_markdown(&marked.text, &marked.site_paths);
         let body = match &source.bound {
             Some(bound) => bound.text_of(&moved),
             None => moved.into_owned(),
         };
+        let body = generated::fill_included(body, &marked.code);
+        let shown = generated::Shown {
+            measured: measured.as_ref(),
+            diagram: diagram
+                .as_ref()
+                .map(|d| (d.alt.as_str(), d.full.as_deref())),
+        };
         files.push(OutFile {
             path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
-            bytes: generated::markdown_copy(entry, &body, &byline).into_bytes(),
+            bytes: generated::markdown_copy(entry, &body, shown, &byline).into_bytes(),
         });
     }
     let ctx = EntryCtx {
@@ -170,10 +178,15 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         cc: m.cc.as_deref(),
         summary: m.summary.as_deref(),
         body_html: urls.content_html(&p.bodies.main),
-        og_image: diagram.as_ref().and_then(|d| d.png.as_ref()).map(|png| {
-            let path = format!("{}{png}", entry.url);
-            urls.absolute(&path).unwrap_or_else(|| urls.page(&path))
-        }),
+        og_image: match diagram.as_ref().and_then(|d| d.png.as_ref()) {
+            Some(png) => {
+                let path = format!("{}{png}", entry.url);
+                Some(urls.absolute(&path).unwrap_or_else(|| urls.page(&path)))
+            }
+            // The site's card, which a build with an address writes (`site::build`).
+            None if opts.out.is_some() => urls.absolute(&format!("/{SITE_CARD_PNG}")),
+            None => None,
+        },
         edit_url: opts.config.edit_link(&entry.file),
         measured,
         diagram,

@@ -41,7 +41,7 @@ const PAGES_PER_FRAGMENT_FILE: usize = 4;
 /// Part of every cache key: the indexer's version and the shape of our records and bundle.
 /// A test checks the version against Cargo.lock.
 const PAGEFIND_VERSION: &str = "1.6.0";
-const PIPELINE_VERSION: u32 = 2;
+const PIPELINE_VERSION: u32 = 3;
 
 /// Why the search index could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -70,12 +70,25 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// A record from an entry's parts; `body_html` is reduced to its text.
+    /// A record from an entry's parts (term, title, summary, body text), each a sentence
+    /// of its own: a full stop after a part that does not end in one, and an empty part or
+    /// one that repeats the part before it (a title that is also the term) left out, so an
+    /// excerpt reads "Bank conflict. What is a bank conflict? Two…", not "?." or "..".
     pub(crate) fn new(url: String, heading: &str, section: &str, parts: &[&str]) -> Self {
         let mut content = String::new();
-        for part in parts {
+        let mut last = "";
+        for part in parts.iter().map(|p| p.trim()) {
+            if part.is_empty() || part == last {
+                continue;
+            }
+            if !content.is_empty() {
+                content.push(' ');
+            }
             content.push_str(part);
-            content.push_str(". ");
+            if !part.ends_with(['.', '?', '!', ':', ';', '…']) {
+                content.push('.');
+            }
+            last = part;
         }
         Record {
             url,
@@ -394,6 +407,33 @@ mod tests {
             on,
             "Use threadIdx.x and banks. 1 int x = threadIdx.x * 33; // stride __syncthreads(); 1 A note."
         );
+    }
+
+    /// Regression (issue 28): the indexed text read "conflict?. Two" and "passes.. A".
+    #[test]
+    fn record_parts_are_sentences_without_doubled_stops() {
+        let r = Record::new(
+            "/glossary/bank-conflict/".into(),
+            "Bank conflict",
+            "Glossary",
+            &[
+                "Bank conflict",
+                "What is a bank conflict?",
+                "Two lanes, one bank.",
+                " Body text",
+            ],
+        );
+        assert_eq!(
+            r.content,
+            "Bank conflict. What is a bank conflict? Two lanes, one bank. Body text."
+        );
+        let day = Record::new(
+            "/days/day-1/".into(),
+            "Day 1",
+            "Days",
+            &["Day 1", "Day 1", "", "x"],
+        );
+        assert_eq!(day.content, "Day 1. x.");
     }
 
     #[test]

@@ -7,9 +7,12 @@
 Builds two sites — this repository's content (the course preview) and a generated
 1,000-entry corpus with 12 day pages — serves each on 127.0.0.1, and checks: search finds
 an entry by a word of its body; previous/next links and the arrow keys move between days
-and within a glossary category; the diagram opens full size on a 390 px viewport; the theme
-menu is remembered without a flash; no page logs a console error or a failed request; and
-axe-core reports no serious or critical accessibility violation, in light and dark themes.
+and within a glossary category; the theme menu is remembered without a flash; no page logs a
+console error or a failed request; axe-core reports no serious or critical accessibility
+violation, in light and dark themes; and the checks of tests/browser/reader.py (issue 28):
+themes on code in all four theme × system combinations, print, layout shift, the measured
+table on a phone, the Markdown copy, search excerpts and speed on Fast 3G, the diagram full
+size on a phone, and a 1,000-entry course's navigation.
 Prints one line per check and ends with "N passed, N failed"; exits 1 on any failure.
 """
 import argparse
@@ -25,11 +28,15 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import urllib.parse
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reader  # noqa: E402 (the checks of issue 28)
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -43,12 +50,18 @@ def build(coursegen, root, out, *flags):
 class Server:
     """A static server for one output folder, on a free loopback port, 404.html for misses."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, script_delay=0.0):
         folder = str(folder)
 
         class Handler(http.server.SimpleHTTPRequestHandler):
             def __init__(self, *a, **kw):
                 super().__init__(*a, directory=folder, **kw)
+
+            def do_GET(self):
+                # A phone on a slow network: the page paints before its scripts arrive.
+                if script_delay and self.path.split("?")[0].endswith(".js"):
+                    time.sleep(script_delay)
+                super().do_GET()
 
             def log_message(self, *a):
                 pass
@@ -78,10 +91,13 @@ class Server:
 
 
 class Checks:
-    def __init__(self):
+    def __init__(self, only=None):
         self.passed, self.failed = 0, 0
+        self.only = only
 
     def run(self, name, fn):
+        if self.only and self.only not in name:
+            return
         try:
             fn()
             self.passed += 1
@@ -214,21 +230,6 @@ def check_pager(browser, base, first, second):
     p.close()
 
 
-def check_diagram(browser, base, path):
-    p = Page(browser, base, viewport={"width": 390, "height": 844}, device_scale_factor=2,
-             is_mobile=True, has_touch=True)
-    page = p.goto(path)
-    inline = page.eval_on_selector(".diagram-full svg", "e => e.getBoundingClientRect().width")
-    assert inline <= 390, f"inline diagram is {inline}px on a 390px screen"
-    page.tap(".diagram-full")
-    page.wait_for_url("**/diagram.svg")
-    natural = page.evaluate("document.documentElement.getAttribute('width')")
-    shown = page.evaluate("document.documentElement.getBoundingClientRect().width")
-    assert shown >= float(natural) > 390, f"full-size diagram is {shown}px, its own width {natural}px"
-    p.clean()
-    p.close()
-
-
 def check_theme(browser, base, path):
     p = Page(browser, base, viewport={"width": 1280, "height": 900}, color_scheme="light")
     page = p.goto(path)
@@ -292,12 +293,20 @@ def check_not_found(browser, base):
 
 
 def screenshots(browser, base, path, folder):
+    """The seed page as a reader sees it: system light and dark, each theme chosen in the
+    menu against the system, a phone (with the measured table as cards and the diagram full
+    size), and a page with code in both chosen themes."""
     folder.mkdir(parents=True, exist_ok=True)
-    shots = [("light", {"width": 1280, "height": 1000}, "light"),
-             ("dark", {"width": 1280, "height": 1000}, "dark"),
-             ("390px", {"width": 390, "height": 844}, "light")]
-    for name, viewport, scheme in shots:
+    shots = [("light", {"width": 1280, "height": 1000}, "light", None),
+             ("dark", {"width": 1280, "height": 1000}, "dark", None),
+             ("chosen-dark-on-light", {"width": 1280, "height": 1000}, "light", "dark"),
+             ("chosen-light-on-dark", {"width": 1280, "height": 1000}, "dark", "light"),
+             ("390px", {"width": 390, "height": 844}, "light", None),
+             ("390px-dark", {"width": 390, "height": 844}, "dark", None)]
+    for name, viewport, scheme, chosen in shots:
         ctx = browser.new_context(viewport=viewport, color_scheme=scheme, device_scale_factor=1)
+        if chosen:
+            ctx.add_init_script(f"localStorage.setItem('coursegen-theme', '{chosen}')")
         page = ctx.new_page()
         page.goto(base + path)
         page.wait_for_load_state("load")
@@ -305,6 +314,16 @@ def screenshots(browser, base, path, folder):
         # The diagram section too: its colours follow the theme, and on a phone it is a
         # thumbnail with an "Open full size" link.
         page.locator("section.diagram figure").screenshot(path=str(folder / f"seed-{name}-diagram.png"))
+        if name.startswith("390px"):
+            page.locator("section.measured").screenshot(path=str(folder / f"seed-{name}-measured.png"))
+            page.click(".diagram-full")
+            page.wait_for_selector("dialog.diagram-dialog[open]")
+            page.screenshot(path=str(folder / f"seed-{name}-full-size.png"))
+        if chosen:
+            code = ctx.new_page()
+            code.goto(base + "/days/day-15/")
+            code.wait_for_load_state("load")
+            code.locator("figure.code-file").first.screenshot(path=str(folder / f"code-{name}.png"))
         ctx.close()
     print(f"screenshots written to {folder}")
 
@@ -316,9 +335,10 @@ def main():
     ap.add_argument("--axe", required=True, help="axe.min.js from the npm package axe-core")
     ap.add_argument("--screenshots", type=Path, help="also write the seed page's screenshots here")
     ap.add_argument("--entries", type=int, default=1000)
+    ap.add_argument("--only", help="run only the checks whose name contains this")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="coursegen-browser-"))
-    checks = Checks()
+    checks = Checks(args.only)
     try:
         repo_site = work / "repo"
         build(args.coursegen, REPO, repo_site, "--drafts")
@@ -342,8 +362,42 @@ def main():
                        c(check_pager, browser, gen.url, "/days/day-9/", "/days/day-10/"))
             checks.run("repo: previous/next and arrow keys move within a glossary category",
                        c(check_pager, browser, repo.url, "/glossary/bank-conflict/", "/glossary/memory-coalescing/"))
-            checks.run("repo: the diagram opens full size on a 390 px screen",
-                       c(check_diagram, browser, repo.url, seed))
+            checks.run("repo: the diagram opens full size on a 390 px screen, in its theme, and closes",
+                       c(reader.check_diagram_phone, browser, repo.url, seed))
+            code_pages = ["/glossary/bank-conflict/", "/days/day-15/", "/glossary/warp-divergence/"]
+            checks.run("repo: no serious axe violation on pages with code, 4 theme × system combinations",
+                       c(reader.check_axe_themes, browser, repo.url, code_pages, args.axe))
+            checks.run("repo: a search excerpt of a known entry has its words apart",
+                       c(reader.check_excerpt, browser, repo.url))
+            published = Server(reader.published_copy(REPO, args.coursegen, work))
+            checks.run("published copy: index.md holds the measured rows, alt text and included code",
+                       c(reader.check_markdown_copy, browser, published.url, "/glossary/warp-divergence/"))
+            checks.run("repo: at 390 px the measured table's time and ratio are on screen",
+                       c(reader.check_measured_phone, browser, repo.url, seed))
+            checks.run("repo: a scrolling measured table keeps its row labels; its cue shows in dark",
+                       c(reader.check_measured_scroll, browser, repo.url, seed))
+            checks.run("repo: the measured table's headings wrap in at most three lines at 1280 px",
+                       c(reader.check_table_headers, browser, repo.url, seed))
+            checks.run("repo: print from the dark theme is light, without Copy buttons",
+                       c(reader.check_print_dark, browser, repo.url, "/glossary/warp-divergence/"))
+            slow = Server(repo_site, script_delay=0.8)
+            checks.run("repo: CLS below 0.02 on a 390 px load (scripts arriving after the first paint)",
+                       c(reader.check_cls, browser, slow.url, seed))
+            checks.run("repo: CLS below 0.02 on a 390 px load of a page with code",
+                       c(reader.check_cls, browser, slow.url, "/days/day-15/"))
+            checks.run("repo: at 390 px the Copy button leaves the code visible; flags stay whole",
+                       c(reader.check_copy_button_phone, browser, repo.url, "/days/day-15/"))
+            checks.run("repo: a draft tag in the pager is as wide as its word",
+                       c(reader.check_pager_draft, browser, repo.url, "/glossary/bank-conflict/"))
+            checks.run("repo: the preview has robots.txt, noindex indexes and a dated feed",
+                       c(reader.check_robots, repo.url))
+            checks.run(f"corpus ({args.entries} entries): sidebar, Days list, prev/next across "
+                       "categories, a folding glossary index",
+                       c(reader.check_large_nav, browser, gen.url, corpus_site))
+            term, term_url = reader.corpus_term(corpus_site)
+            checks.run(f"corpus ({args.entries} entries): first results within 500 ms on Fast 3G "
+                       "after focusing the box",
+                       c(reader.check_search_fast3g, browser, gen.url, term.lower(), term_url))
             checks.run("repo: the theme menu is remembered without a flash",
                        c(check_theme, browser, repo.url, seed))
             checks.run("repo: 404.html is served for a missing page",
@@ -365,6 +419,8 @@ def main():
             if args.screenshots:
                 screenshots(browser, repo.url, seed, args.screenshots)
             browser.close()
+        published.close()
+        slow.close()
         repo.close()
         gen.close()
     finally:

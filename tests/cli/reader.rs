@@ -69,8 +69,17 @@ fn glossary_pages_step_through_their_category_and_show_where_they_are() {
         lane.contains(r#"rel="next" href="/glossary/warp/""#),
         "{lane}"
     );
+    // Reading order runs on across categories (issue 28): Execution's Block, then Memory.
     let bank = site.read("public/glossary/bank/index.html");
-    assert!(!bank.contains(r#"rel="prev""#), "Block is not in Memory");
+    assert!(
+        bank.contains(r#"rel="prev" href="/glossary/block/""#),
+        "{bank}"
+    );
+    let block = site.read("public/glossary/block/index.html");
+    assert!(block.contains(r#"rel="next" href="/glossary/bank/""#));
+    assert!(!block.contains(r#"rel="prev""#), "the section's first page");
+    let warp = site.read("public/glossary/warp/index.html");
+    assert!(!warp.contains(r#"rel="next""#), "the section's last page");
     // Breadcrumbs: Home / Glossary / Memory / the page.
     let crumbs = lane.split(r#"aria-label="Breadcrumb""#).nth(1).unwrap();
     let crumbs = &crumbs[..crumbs.find("</nav>").unwrap()];
@@ -269,4 +278,142 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Regression (issue 28, item 4): the copy lacked the measured table, the diagram's alt
+/// text and the code a `file=` block includes (an empty block).
+#[test]
+fn the_markdown_copy_holds_the_measured_rows_the_alt_text_and_included_code() {
+    let site = measured_site(true);
+    let body = "\nThe loop:\n\n```cuda file=kernels/bank_conflicts.cu region=timed-loop\n```\n\n\
+                ## Measured\n\nA factor of {{% ratio 32L L digits=0 %}} between the rows.\n";
+    let diagram = "diagram:\n  preset: bank-map\n  alt: A 32-wide tile shaded by bank.\n";
+    site.write(
+        "content/glossary/bank.md",
+        format!(
+            "{}{body}",
+            published("Bank", &format!("measure: bank_conflicts\n{diagram}"))
+                .trim_end_matches("Body of Bank.\n")
+        ),
+    );
+    assert_code(&site.run(&["build"]), 0);
+    let md = site.read("public/glossary/bank/index.md");
+    let html = site.read("public/glossary/bank/index.html");
+    // Every row label of the page's table is a row of the copy's, time included.
+    let rows: Vec<&str> = html
+        .split("<th scope=\"row\">")
+        .skip(1)
+        .map(|r| &r[..r.find('<').unwrap()])
+        .collect();
+    assert!(rows.len() >= 3, "{html}");
+    for label in rows {
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("row {label} missing:\n{md}"));
+        assert!(line.contains(" ms |"), "{line}");
+    }
+    let measured = md.find("## Measured").unwrap();
+    assert!(md.find("| 32L |").unwrap() > measured);
+    assert!(md.contains("A factor of 32 between the rows."), "{md}");
+    assert!(
+        md.contains("![A 32-wide tile shaded by bank.](diagram.svg)"),
+        "{md}"
+    );
+    let kernel = std::fs::read_to_string(site.root().join("kernels/bank_conflicts.cu")).unwrap();
+    assert!(kernel.contains("lane_base"));
+    let block = md
+        .split("```cuda file=kernels/bank_conflicts.cu region=timed-loop\n")
+        .nth(1)
+        .unwrap();
+    let block = &block[..block.find("```").unwrap()];
+    assert!(block.contains("const unsigned int* lane_base"), "{md}");
+}
+
+/// Issue 28, item 11: the preview keeps crawlers out and dates an empty feed by the build.
+#[test]
+fn robots_txt_and_an_empty_preview_feed() {
+    let site = Site::new();
+    site.write("content/glossary/tile.md", draft("Tile"));
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    assert_eq!(
+        site.read("public/robots.txt"),
+        "User-agent: *\nDisallow: /\n"
+    );
+    let feed = site.read("public/feed.xml");
+    assert!(!feed.contains("1970"), "{feed}");
+    assert!(
+        feed.contains("<updated>2026-11-30T00:00:00Z</updated>"),
+        "{feed}"
+    );
+    for page in [
+        "index.html",
+        "glossary/index.html",
+        "glossary/tile/index.html",
+    ] {
+        let html = site.read(&format!("public/{page}"));
+        assert!(
+            html.contains(r#"<meta name="robots" content="noindex">"#),
+            "{page}"
+        );
+    }
+    let site = course();
+    assert_code(
+        &site.run(&["build", "--base-url", "https://example.org/course/"]),
+        0,
+    );
+    assert_eq!(
+        site.read("public/robots.txt"),
+        "User-agent: *\nAllow: /\n\nSitemap: https://example.org/course/sitemap.xml\n"
+    );
+}
+
+/// Issue 28, item 12: a canonical address on every page, an og:image on every entry, dates
+/// in the sitemap.
+#[test]
+fn pages_name_their_canonical_address_and_the_sitemap_dates_them() {
+    let site = course();
+    assert_code(
+        &site.run(&["build", "--base-url", "https://example.org/course/"]),
+        0,
+    );
+    let warp = site.read("public/glossary/warp/index.html");
+    assert!(
+        warp.contains(r#"<link rel="canonical" href="https://example.org/course/glossary/warp/">"#)
+    );
+    assert!(warp.contains(
+        r#"<meta property="og:url" content="https://example.org/course/glossary/warp/">"#
+    ));
+    assert!(
+        site.read("public/index.html")
+            .contains(r#"<link rel="canonical" href="https://example.org/course/">"#)
+    );
+    assert!(!site.read("public/404.html").contains("canonical"));
+    // A page without a diagram shows the site's card in link previews.
+    assert!(
+        warp.contains(
+            r#"<meta property="og:image" content="https://example.org/course/card.png">"#
+        )
+    );
+    assert!(warp.contains(r#"<meta property="og:image:alt" content="100 Days of GPU">"#));
+    let png = std::fs::read(site.root().join("public/card.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "card.png is a PNG");
+    let xml = site.read("public/sitemap.xml");
+    assert!(
+        xml.contains("<url><loc>https://example.org/course/glossary/warp/</loc><lastmod>2026-11-20</lastmod></url>"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(
+            "<url><loc>https://example.org/course/</loc><lastmod>2026-11-20</lastmod></url>"
+        ),
+        "{xml}"
+    );
+    // Without an address there is nothing to name.
+    assert_code(&site.run(&["build"]), 0);
+    assert!(
+        !site
+            .read("public/glossary/warp/index.html")
+            .contains("canonical")
+    );
 }

@@ -151,7 +151,7 @@ fn a_row_that_did_not_settle_fails_strict_naming_the_row_and_its_spread() {
     let o = site.run(&["build"]);
     assert_code(&o, 0);
     let html = site.read("public/glossary/bank/index.html");
-    assert!(html.contains("<td>±2.90% (did not settle)</td>"), "{html}");
+    assert!(html.contains("\">±2.90% (did not settle)</td>"), "{html}");
 }
 
 #[test]
@@ -216,7 +216,7 @@ fn the_page_shows_counters_spread_the_gpus_merged_and_the_cc_sentence() {
         "{html}"
     );
     assert!(
-        html.contains("<td>32.00</td>"),
+        html.contains("<td data-label=\"Wavefronts per load (ncu)\">32.00</td>"),
         "counted value in the table: {html}"
     );
     assert!(
@@ -350,7 +350,7 @@ fn a_counter_the_record_lacks_is_not_measured_in_the_preview_and_refused_by_stri
         html.contains("ncu counted (not measured yet) wavefronts per load."),
         "{html}"
     );
-    assert!(html.contains("<td>not counted</td>"), "{html}");
+    assert!(html.contains("\">not counted</td>"), "{html}");
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 1);
     let errors = error_lines(&o);
