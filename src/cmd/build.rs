@@ -52,8 +52,22 @@ pub struct CheckArgs {
     /// Check as `build --strict` would: stale or missing records, unpinned and expired reviews are errors.
     #[arg(long)]
     pub strict: bool,
+    /// `json` also prints the result on stdout for editors and tools:
+    /// `{"ok", "problems": [{"file", "line", "field", "message", "help"}], "warnings"}`
+    /// (line 0: the file as a whole). The exit code and stderr are as with `text`.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     #[command(flatten)]
     pub review: ReviewArgs,
+}
+
+/// How `check` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Compiler-style lines on stderr.
+    Text,
+    /// The same, and one JSON object on stdout.
+    Json,
 }
 
 /// Runs `coursegen build`.
@@ -78,7 +92,7 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
         today: Some(today()?),
         cache_dir: args.cache.dir(root)?,
     };
-    let report = build(root, &opts, &format!("built {} with", out.display()))?;
+    let report = build(root, &opts, &format!("built {} with", out.display()), false)?;
     if let Some(file) = &args.summary {
         std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
             Failure::Usage(anyhow::anyhow!(
@@ -104,10 +118,32 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
         today: Some(today()?),
         cache_dir: None,
     };
-    build(root, &opts, "checked, nothing written:").map(drop)
+    let json = args.format == Format::Json;
+    let result = build(root, &opts, "checked, nothing written:", json);
+    if json {
+        let (problems, warnings) = match &result {
+            Ok(report) => (&[][..], report.warnings.as_slice()),
+            Err(Failure::Problems(problems)) => (problems.0.as_slice(), &[][..]),
+            Err(_) => return result.map(drop),
+        };
+        let json = serde_json::json!({
+            "ok": problems.is_empty(),
+            "problems": problems,
+            "warnings": warnings,
+        });
+        emit(&mut std::io::stdout(), &format!("{json}\n"));
+    }
+    result.map(drop)
 }
 
-fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure> {
+/// Builds (or checks) and prints the report; `stdout_free` sends its summary to stderr too,
+/// so that stdout holds only what `check --format json` prints.
+fn build(
+    root: &Path,
+    opts: &BuildOptions,
+    verb: &str,
+    stdout_free: bool,
+) -> Result<Report, Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
         SiteError::Content(problems) => Failure::Problems(problems),
@@ -117,11 +153,17 @@ fn build(root: &Path, opts: &BuildOptions, verb: &str) -> Result<Report, Failure
         | SiteError::Render(_)
         | SiteError::Search(_) => Failure::Usage(err.into()),
     })?;
-    print_report(&report, opts, verb, start.elapsed());
+    print_report(&report, opts, verb, start.elapsed(), stdout_free);
     Ok(report)
 }
 
-fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::time::Duration) {
+fn print_report(
+    report: &Report,
+    opts: &BuildOptions,
+    verb: &str,
+    elapsed: std::time::Duration,
+    stdout_free: bool,
+) {
     use std::fmt::Write as _;
     let mut err = String::new();
     for w in &report.warnings {
@@ -146,5 +188,9 @@ fn print_report(report: &Report, opts: &BuildOptions, verb: &str, elapsed: std::
     for (file, reason) in &report.drafts {
         let _ = writeln!(out, "  draft {}: {reason}", file.display());
     }
-    emit(&mut std::io::stdout(), &out);
+    if stdout_free {
+        emit(&mut std::io::stderr(), &out);
+    } else {
+        emit(&mut std::io::stdout(), &out);
+    }
 }

@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// A problem found in one input file; a build collects all of them before it stops.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Serialised as `check --format json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize)]
 pub struct Diagnostic {
     /// The file, relative to the site root where possible.
     pub file: PathBuf,

@@ -146,6 +146,40 @@ fn in_github_actions_each_problem_is_an_annotation_at_its_line() {
     assert!(!plain.lines().any(|l| l.starts_with("::")), "{plain}");
 }
 
+/// `check --format json` gives editors every problem with file, line and field on stdout,
+/// and a clean site `ok` with its warnings; stdout holds nothing else.
+#[test]
+fn check_format_json_lists_every_problem_on_stdout() {
+    let site = Site::new();
+    site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
+    site.write(
+        "content/glossary/b.md",
+        "---\ntitle: b\nrelated: [zzz]\n---\n",
+    );
+    let o = site.run(&["check", "--format", "json"]);
+    assert_code(&o, 1);
+    let out: serde_json::Value =
+        serde_json::from_slice(&o.stdout).expect("stdout is one JSON object");
+    assert_eq!(out["ok"], false);
+    let problems = out["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 2, "{out}");
+    assert_eq!(problems[0]["file"], "content/glossary/a.md");
+    assert_eq!(problems[0]["line"], 3);
+    assert!(problems.iter().all(|p| p["message"].is_string()), "{out}");
+    assert!(
+        stderr(&o).contains("2 problems found"),
+        "stderr as with text"
+    );
+    site.write("content/glossary/a.md", "---\ntitle: a\n---\n");
+    site.write("content/glossary/b.md", "---\ntitle: b\n---\n");
+    let o = site.run(&["check", "--format", "json"]);
+    assert_code(&o, 0);
+    let out: serde_json::Value =
+        serde_json::from_slice(&o.stdout).expect("stdout is one JSON object");
+    assert_eq!(out["ok"], true, "{out}");
+    assert_eq!(out["problems"], serde_json::json!([]));
+}
+
 #[test]
 fn all_problems_are_reported_together() {
     let site = Site::new();
