@@ -233,7 +233,10 @@ fn copies(
     copies.extend(
         included
             .iter()
-            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
+            .map(|rel| {
+                let src = crate::theme::Source::File(sources.full_path(rel));
+                (Path::new(SOURCE_DIR).join(rel), src)
+            }),
     );
     copies
 }
