@@ -19,6 +19,12 @@ pub struct SiteInfo {
     pub language: String,
     /// The course's source repository, linked from the footer, when configured.
     pub repository: Option<String>,
+    /// One sentence about the course (`description` in coursegen.toml).
+    pub description: Option<String>,
+    /// The home page's text, rendered from `home` in coursegen.toml (sanitised as entries
+    /// are); only the home page shows it.
+    #[serde(skip)]
+    pub home_html: Option<String>,
 }
 
 impl SiteInfo {
@@ -29,6 +35,11 @@ impl SiteInfo {
             preview,
             language: config.language.clone(),
             repository: config.repository.clone(),
+            description: config.description.clone(),
+            home_html: config.home.as_deref().map(|md| {
+                let opts = crate::markdown::RenderOptions { highlight: false };
+                crate::markdown::render(md, opts, &mut Default::default()).html
+            }),
         }
     }
 }
@@ -190,6 +201,8 @@ pub struct HomeCtx {
     pub nav: super::nav::PageNav,
     /// Every section in reading order with its groups (days listed, categories counted).
     pub overview: Vec<super::nav::NavSection>,
+    /// The course's home text (HTML, from `home` in coursegen.toml).
+    pub home_html: Option<String>,
 }
 
 /// A page that belongs to no entry: 404.html and the search page.
