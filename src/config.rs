@@ -190,10 +190,7 @@ impl Config {
             .description
             .as_ref()
             .and_then(|v| check("description", v, description));
-        config.home = raw
-            .home
-            .as_ref()
-            .and_then(|v| check("home", v, home));
+        config.home = raw.home.as_ref().and_then(|v| check("home", v, home));
         if let Some(b) = raw
             .base_url
             .as_ref()
@@ -399,7 +396,9 @@ fn description(s: &str) -> Result<String, String> {
 
 /// The home text: Markdown, any length the file allows, no control characters but line ends.
 fn home(s: &str) -> Result<String, String> {
-    if s.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+    if s.chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
         Err("the home text must be Markdown text, with no control characters".into())
     } else {
         Ok(s.trim().to_string())

@@ -159,7 +159,8 @@ impl Rebuilder {
             {
                 self.pending.reload = true;
                 self.pending.all = true;
-            } else if under("templates") {
+            } else if under("templates") || p == self.root.join("static") {
+                // A theme folder made or removed whole: every file of the theme may differ.
                 self.pending.all = true;
                 self.pending.templates = true;
             } else if under("content") || under("static") {

@@ -26,15 +26,18 @@ pub(crate) fn copies(
             .help("copy the file itself into the site instead of linking to it, or remove it")
     };
     let mut copies = Vec::new();
-    let (theme, refusals) = crate::theme::files(root, "static", None).map_err(|e| {
-        Diagnostic::new(Path::new("static"), 0, e.to_string())
-    })?;
+    let (theme, refusals) = crate::theme::files(root, "static", None)
+        .map_err(|e| Diagnostic::new(Path::new("static"), 0, e.to_string()))?;
     for r in refusals {
         if let crate::theme::ThemeError::Refused { path, why } = r {
             problems.push(refused(&root.join(path), why));
         }
     }
-    copies.extend(theme.into_iter().map(|(rel, src)| (PathBuf::from(rel), src)));
+    copies.extend(
+        theme
+            .into_iter()
+            .map(|(rel, src)| (PathBuf::from(rel), src)),
+    );
     for (rel, abs) in assets {
         if let Err(why) = site.admit(abs, Purpose::Asset) {
             problems.push(refused(rel, why));

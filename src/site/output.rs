@@ -216,7 +216,9 @@ impl Staging {
                 std::fs::create_dir_all(d).map_err(io(d))?;
             }
             match src {
-                crate::theme::Source::File(src) => std::fs::copy(src, &p).map(drop).map_err(io(src)),
+                crate::theme::Source::File(src) => {
+                    std::fs::copy(src, &p).map(drop).map_err(io(src))
+                }
                 crate::theme::Source::Builtin(_, _, bytes) => {
                     std::fs::write(&p, bytes).map_err(io(&p))
                 }
