@@ -16,7 +16,7 @@ use strsim::levenshtein as edit_distance;
 pub const FILE: &str = "coursegen.toml";
 
 /// The site title when the config does not name one.
-pub const DEFAULT_TITLE: &str = "100 Days of GPU";
+pub const DEFAULT_TITLE: &str = "Untitled course";
 
 /// The site config the build trusts: checked, normalised, defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]

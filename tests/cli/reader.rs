@@ -145,7 +145,7 @@ fn feed_and_llms_txt_list_published_pages_only() {
         "drafts stay out"
     );
     let llms = site.read("public/llms.txt");
-    assert!(llms.starts_with("# 100 Days of GPU\n"));
+    assert!(llms.starts_with("# Untitled course\n"));
     assert!(llms.contains("- [Warp](https://example.org/glossary/warp/index.md): A term."));
     assert!(llms.find("## Days").unwrap() < llms.find("## Glossary").unwrap());
     assert!(!llms.contains("tile") && !llms.contains("day-3"));
