@@ -144,3 +144,35 @@ impl Changes {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next batch, or `None` after five seconds without one.
+    fn batch(changes: Changes) -> (Option<BTreeSet<PathBuf>>, Changes) {
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let b = changes.next_batch();
+            let _ = tx.send((b, changes));
+        });
+        match rx.recv_timeout(Duration::from_secs(5)) {
+            Ok(got) => got,
+            Err(_) => panic!("no change reported within five seconds"),
+        }
+    }
+
+    #[test]
+    fn a_theme_folder_made_after_the_start_is_watched_from_then_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("content")).unwrap();
+        let changes = Changes::watch(root, &root.join("coursegen.toml")).unwrap();
+        std::fs::create_dir_all(root.join("templates")).unwrap();
+        let (got, changes) = batch(changes);
+        assert!(got.unwrap().contains(&root.join("templates")));
+        std::fs::write(root.join("templates/404.html"), "x").unwrap();
+        let (got, _) = batch(changes);
+        assert!(got.unwrap().contains(&root.join("templates/404.html")));
+    }
+}
