@@ -67,6 +67,15 @@ fn init_makes_a_course_that_checks_and_builds_with_the_built_in_theme() {
         assert!(course.join(f).is_file(), "{f} missing");
     }
     assert!(!course.join("templates").exists() && !course.join("static").exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(course.join("README.md"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
+    }
     let run = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
             .env("XDG_CACHE_HOME", site.cache_home())
