@@ -1,9 +1,15 @@
-//! Names the commit in `coursegen --version`: COURSEGEN_COMMIT when set (the release
-//! workflow sets it), else `git rev-parse` of the checkout, else the version alone (a build
-//! from crates.io has no git).
+//! Build-time facts the binary carries:
+//! - the commit in `coursegen --version`: COURSEGEN_COMMIT when set (the release workflow
+//!   sets it), else `git rev-parse` of the checkout, else the version alone (a build from
+//!   crates.io has no git);
+//! - a rebuild when a file of the built-in theme (`templates/`, `static/`) or of `init/` is
+//!   added or removed: `include_dir!` alone sees only edits of files it embedded.
 use std::process::Command;
 
 fn main() {
+    for dir in ["templates", "static", "init"] {
+        println!("cargo:rerun-if-changed={dir}");
+    }
     println!("cargo:rerun-if-env-changed=COURSEGEN_COMMIT");
     let commit = std::env::var("COURSEGEN_COMMIT")
         .ok()

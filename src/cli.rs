@@ -1,5 +1,5 @@
-//! The command line: `build | check | measure | serve | new | sign | status | completions |
-//! man`, parsed with
+//! The command line: `build | check | measure | serve | new | init | eject | sign | status |
+//! completions | man`, parsed with
 //! clap and handed to its command under `cmd/`; a failure is printed and becomes the exit
 //! code of the contract.
 use std::path::PathBuf;
@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cmd::build::{BuildArgs, CheckArgs};
+use crate::cmd::eject::EjectArgs;
+use crate::cmd::init::InitArgs;
 use crate::cmd::measure::MeasureArgs;
 use crate::cmd::new::NewArgs;
 use crate::cmd::serve::ServeArgs;
@@ -49,6 +51,12 @@ pub enum Command {
     /// Scaffold a new entry with every front-matter field: `coursegen new glossary warp-divergence`,
     /// `coursegen new days day-16`.
     New(NewArgs),
+    /// Start a new course in DIR (default: the current folder), which must be empty:
+    /// coursegen.toml, an example entry and kernel, a GitHub workflow, a README for authors.
+    Init(InitArgs),
+    /// Write the built-in theme into templates/ and static/ to customise it (a site's own
+    /// file overrides the built-in one of the same path).
+    Eject(EjectArgs),
     /// Sign an entry as its reviewer: writes `reviewed_by`, `last_checked_on` and the
     /// `reviewed_hash` that pins the review to the text as it is now.
     Sign(SignArgs),
@@ -100,6 +108,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Measure(args) => cmd::measure::run_measure(root, args),
         Command::Serve(args) => cmd::serve::run_serve(root, cli.config.clone(), args),
         Command::New(args) => cmd::new::run_new(root, args),
+        Command::Init(args) => cmd::init::run_init(root, args),
+        Command::Eject(args) => cmd::eject::run_eject(root, args),
         Command::Sign(args) => cmd::sign::run_sign(root, args),
         Command::Status(args) => cmd::status::run_status(root, args, config_file),
         Command::Completions(args) => cmd::shell::run_completions(Cli::command(), args),

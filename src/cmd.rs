@@ -1,5 +1,5 @@
 //! Every command of the command line, one file each under `cmd/` — `build` (and `check`),
-//! `measure`, `serve`, `new`, `sign`, `status` — each a thin layer over the library: its
+//! `measure`, `serve`, `new`, `init`, `eject`, `sign`, `status` — each a thin layer over the library: its
 //! flags (clap), the options it hands the module that does the work, what it prints, and
 //! each failure mapped to the exit codes of the contract (0 ok, 1 content, 2
 //! usage/environment). What they share is here. With `cli`, the only code that uses anyhow.
@@ -12,6 +12,8 @@ use crate::content::Diagnostics;
 use crate::policy;
 
 pub mod build;
+pub mod eject;
+pub mod init;
 pub mod measure;
 pub mod new;
 pub mod serve;

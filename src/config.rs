@@ -16,13 +16,18 @@ use strsim::levenshtein as edit_distance;
 pub const FILE: &str = "coursegen.toml";
 
 /// The site title when the config does not name one.
-pub const DEFAULT_TITLE: &str = "100 Days of GPU";
+pub const DEFAULT_TITLE: &str = "Untitled course";
 
 /// The site config the build trusts: checked, normalised, defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// Shown in the header and every `<title>`.
     pub title: String,
+    /// One sentence about the course: the home page's lede and meta description, and the
+    /// summary line of llms.txt.
+    pub description: Option<String>,
+    /// The home page's text, in Markdown (rendered as entries are, raw HTML cleaned).
+    pub home: Option<String>,
     /// Public address, ending in `/` (`https://example.org/course/`), when known.
     pub base_url: Option<String>,
     /// The base path of every site-absolute URL the site emits: `/`, or `/course/`.
@@ -45,6 +50,8 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             title: DEFAULT_TITLE.into(),
+            description: None,
+            home: None,
             base_url: None,
             root: "/".into(),
             repository: None,
@@ -77,6 +84,8 @@ pub enum ConfigError {
 #[serde(default, deny_unknown_fields)]
 struct RawConfig {
     title: Option<Spanned<String>>,
+    description: Option<Spanned<String>>,
+    home: Option<Spanned<String>>,
     base_url: Option<Spanned<String>>,
     repository: Option<Spanned<String>>,
     edit_url: Option<Spanned<String>>,
@@ -97,6 +106,8 @@ const KEYS: &[(&str, &[&str])] = &[
         "",
         &[
             "title",
+            "description",
+            "home",
             "base_url",
             "repository",
             "edit_url",
@@ -175,6 +186,11 @@ impl Config {
         if let Some(t) = raw.title.as_ref().and_then(|v| check("title", v, title)) {
             config.title = t;
         }
+        config.description = raw
+            .description
+            .as_ref()
+            .and_then(|v| check("description", v, description));
+        config.home = raw.home.as_ref().and_then(|v| check("home", v, home));
         if let Some(b) = raw
             .base_url
             .as_ref()
@@ -359,6 +375,33 @@ fn title(s: &str) -> Result<String, String> {
         ))
     } else {
         Ok(t.into())
+    }
+}
+
+/// Longest description: one sentence, in a meta tag and at the top of llms.txt.
+const MAX_DESCRIPTION_CHARS: usize = 1000;
+
+fn description(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() || t.chars().any(char::is_control) {
+        Err("the description must be one line of text".into())
+    } else if t.chars().count() > MAX_DESCRIPTION_CHARS {
+        Err(format!(
+            "the description is longer than {MAX_DESCRIPTION_CHARS} characters"
+        ))
+    } else {
+        Ok(t.into())
+    }
+}
+
+/// The home text: Markdown, any length the file allows, no control characters but line ends.
+fn home(s: &str) -> Result<String, String> {
+    if s.chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        Err("the home text must be Markdown text, with no control characters".into())
+    } else {
+        Ok(s.trim().to_string())
     }
 }
 

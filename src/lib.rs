@@ -18,3 +18,4 @@ pub mod sign;
 pub mod site;
 pub mod status;
 pub mod templates;
+pub mod theme;

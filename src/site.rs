@@ -67,7 +67,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
         output::check_out(root, out)?;
     }
     let site = load(root)?;
-    let templates = Templates::load(&root.join("templates"))?.with_root(&opts.config.root);
+    let templates = Templates::load_site(root)?.with_root(&opts.config.root);
     let checked =
         check::check_site(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
     let mut warnings = Vec::new();

@@ -1,6 +1,6 @@
-//! Tera templates: loaded once from `templates/` (autoescaped), rendered with page contexts
+//! Tera templates: loaded once from the built-in theme and the site's `templates/` (autoescaped), rendered with page contexts
 //! that are plain serialisable data; every page gets the site's Content-Security-Policy
-//! here, the one place it is written. Depends on no other module of ours.
+//! here, the one place it is written. Depends only on `theme`.
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -35,6 +35,9 @@ pub enum TemplateError {
     /// A template the build needs is missing.
     #[error("templates/{0} is missing")]
     Missing(String),
+    /// A site template that cannot be used (a link out of the site root, a hidden file…).
+    #[error("{0}")]
+    Theme(String),
     /// A page template renders no `<head>`, where the Content-Security-Policy goes.
     #[error(
         "templates/{0} renders a page with no <head>: every page needs one, coursegen adds its \
@@ -179,6 +182,32 @@ pub struct Templates {
 }
 
 impl Templates {
+    /// Loads the templates of the site under `root`: the built-in theme's, each replaced by
+    /// the site's own `templates/` file of the same path, and the site's others
+    /// (`theme::files`); compiles them once. A site with no `templates/` uses the built-in
+    /// ones.
+    pub fn load_site(root: &Path) -> Result<Self, TemplateError> {
+        let dir = root.join("templates");
+        let (files, refused) = crate::theme::files(root, "templates", Some("html"))
+            .map_err(|e| TemplateError::Theme(e.to_string()))?;
+        if let Some(e) = refused.into_iter().next() {
+            return Err(TemplateError::Theme(e.to_string()));
+        }
+        let mut sources = Vec::with_capacity(files.len());
+        for (name, source) in files {
+            let bytes = source.read().map_err(|error| TemplateError::Io {
+                path: source.shown(),
+                error,
+            })?;
+            let text = String::from_utf8(bytes.into_owned()).map_err(|_| TemplateError::Io {
+                path: source.shown(),
+                error: std::io::Error::other("not UTF-8 text"),
+            })?;
+            sources.push((name, text));
+        }
+        Self::compile(&dir, sources)
+    }
+
     /// Loads every `*.html` template in `dir` (sub-folders included) and compiles them once.
     pub fn load(dir: &Path) -> Result<Self, TemplateError> {
         let mut sources = Vec::new();
@@ -204,6 +233,11 @@ impl Templates {
             })?;
             sources.push((name, text));
         }
+        Self::compile(dir, sources)
+    }
+
+    /// Compiles `sources` (name, text); `dir` names the folder in parse errors.
+    fn compile(dir: &Path, sources: Vec<(String, String)>) -> Result<Self, TemplateError> {
         let mut scripts = Vec::new();
         for (name, text) in &sources {
             scripts.extend(inline_scripts(name, text)?);

@@ -180,7 +180,7 @@ fn unknown_keys_are_all_reported_with_their_line_and_a_suggestion() {
             "2 tittle: unknown key | did you mean `title`?",
             "3 base-url: unknown key | did you mean `base_url`?",
             "6 links.external_prefix: unknown key | did you mean `external_prefixes`?",
-            "8 theme: unknown key | the keys allowed here are title, base_url, repository, edit_url, language, review_max_age_days, links",
+            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, links",
         ]
     );
 }
@@ -285,4 +285,15 @@ fn the_key_list_matches_what_serde_accepts() {
         }
     }
     parse(&text).unwrap();
+}
+
+#[test]
+fn the_course_words_are_one_line_of_description_and_markdown_home_text() {
+    let c = parse("description = \" A course. \"\nhome = \"\"\"\nRead *this*.\n\"\"\"\n").unwrap();
+    assert_eq!(c.description.as_deref(), Some("A course."));
+    assert_eq!(c.home.as_deref(), Some("Read *this*."));
+    assert_eq!(
+        problems("title = \"x\"\ndescription = \"two\\nlines\"\n"),
+        ["2 description: the description must be one line of text | "]
+    );
 }

@@ -159,7 +159,8 @@ impl Rebuilder {
             {
                 self.pending.reload = true;
                 self.pending.all = true;
-            } else if under("templates") {
+            } else if under("templates") || p == self.root.join("static") {
+                // A theme folder made or removed whole: every file of the theme may differ.
                 self.pending.all = true;
                 self.pending.templates = true;
             } else if under("content") || under("static") {
@@ -202,7 +203,7 @@ impl Rebuilder {
             crate::site::load_changed(&self.root, &mut self.loaded, &changed).map_err(lines)?;
         let loaded = start.elapsed();
         if self.pending.templates || self.templates.is_none() {
-            let templates = Templates::load(&self.root.join("templates"))
+            let templates = Templates::load_site(&self.root)
                 .map_err(|e| lines(e.into()))?
                 .with_root(&self.opts.config.root);
             self.templates = Some(templates);
@@ -357,14 +358,16 @@ impl Rebuilder {
         }
         let watched = ["content", "static"].map(|d| self.root.join(d));
         for (rel, src) in &checked.copies {
-            // Files outside the watched folders (a code block's `file=`) may change unseen.
-            let unseen = !watched.iter().any(|w| src.starts_with(w));
-            if self.pending.all
-                || unseen
-                || self.pending.files.contains(src)
-                || !self.written.contains_key(rel)
-            {
-                let bytes = std::fs::read(src)?;
+            // Files outside the watched folders (a code block's `file=`) may change unseen;
+            // a built-in theme file is compared every time (an override of it may be gone).
+            let due = match src {
+                crate::theme::Source::File(src) => {
+                    !watched.iter().any(|w| src.starts_with(w)) || self.pending.files.contains(src)
+                }
+                crate::theme::Source::Builtin(..) => true,
+            };
+            if self.pending.all || due || !self.written.contains_key(rel) {
+                let bytes = src.read()?;
                 let h = hash(&bytes);
                 if self.written.get(rel) != Some(&h) {
                     replace(&self.out.join(rel), &bytes)?;

@@ -640,3 +640,30 @@ fn random_edits_of_the_preview_equal_full_builds() {
 fn random_edits_of_the_publish_preview_equal_full_builds() {
     random_sequence(false, 0x2545_f491_4f6c_dd1d, 40);
 }
+
+#[test]
+fn theme_overrides_made_and_removed_while_serving_are_picked_up() {
+    let mut f = Fixture::new(true, |root| {
+        course(root);
+        for d in ["templates", "static"] {
+            std::fs::remove_dir_all(root.join(d)).unwrap();
+        }
+    });
+    ok(f.step("first build, built-in theme only", vec![]));
+    let builtin_css = f.served("print.css");
+    // A templates/ made later, as the watcher reports it: the folder, then its file.
+    let page =
+        "{% extends \"base.html\" %}{% block content %}<p>Lost here.</p>{% endblock content %}";
+    let file = f.write("templates/404.html", page);
+    ok(f.step("templates/ made", vec![f.root().join("templates"), file]));
+    assert!(f.served("404.html").contains("Lost here."));
+    f.write("static/print.css", "body { color: black }\n");
+    ok(f.step("static/ made", vec![f.root().join("static")]));
+    assert_eq!(f.served("print.css"), "body { color: black }\n");
+    let gone = f.remove("static/print.css");
+    ok(f.step("override removed", vec![gone]));
+    assert_eq!(f.served("print.css"), builtin_css);
+    std::fs::remove_dir_all(f.root().join("templates")).unwrap();
+    ok(f.step("templates/ removed", vec![f.root().join("templates")]));
+    assert!(!f.served("404.html").contains("Lost here."));
+}

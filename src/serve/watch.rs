@@ -26,7 +26,10 @@ pub struct WatchError {
 
 /// A running watcher; dropping it stops watching.
 pub(super) struct Changes {
-    _watcher: notify::RecommendedWatcher,
+    watcher: std::cell::RefCell<notify::RecommendedWatcher>,
+    /// The folders of [`WATCHED`] not there at the start: watched once they appear (a
+    /// `templates/` made to override the built-in theme, say).
+    missing: std::cell::RefCell<Vec<PathBuf>>,
     rx: Receiver<notify::Result<notify::Event>>,
     /// Changes elsewhere (say, `public/` beside the config file) are dropped.
     wanted: Vec<PathBuf>,
@@ -34,8 +37,10 @@ pub(super) struct Changes {
 }
 
 impl Changes {
-    /// Starts watching the folders of [`WATCHED`] that exist under `root`, and the config
-    /// file (through its folder, so that creating it counts too).
+    /// Starts watching the folders of [`WATCHED`] that exist under `root`, the config
+    /// file (through its folder, so that creating it counts too), and `root` itself, so
+    /// that a watched folder made later is watched from then on. An absent folder is no
+    /// error.
     pub(super) fn watch(root: &Path, config: &Path) -> Result<Self, WatchError> {
         let (tx, rx) = channel();
         let fail = |path: &Path| {
@@ -46,18 +51,30 @@ impl Changes {
             let _ = tx.send(ev);
         })
         .map_err(fail(root))?;
-        for dir in WATCHED.iter().map(|d| root.join(d)).filter(|d| d.is_dir()) {
+        let (present, missing): (Vec<PathBuf>, Vec<PathBuf>) = WATCHED
+            .iter()
+            .map(|d| root.join(d))
+            .partition(|d| d.is_dir());
+        for dir in &present {
             watcher
-                .watch(&dir, RecursiveMode::Recursive)
-                .map_err(fail(&dir))?;
+                .watch(dir, RecursiveMode::Recursive)
+                .map_err(fail(dir))?;
         }
-        if let Some(dir) = config.parent().filter(|d| d.is_dir()) {
+        let mut parents = vec![root.to_path_buf()];
+        parents.extend(
+            config
+                .parent()
+                .filter(|d| *d != root)
+                .map(Path::to_path_buf),
+        );
+        for dir in parents.iter().filter(|d| d.is_dir()) {
             watcher
                 .watch(dir, RecursiveMode::NonRecursive)
                 .map_err(fail(dir))?;
         }
         Ok(Changes {
-            _watcher: watcher,
+            watcher: std::cell::RefCell::new(watcher),
+            missing: std::cell::RefCell::new(missing),
             rx,
             wanted: WATCHED.iter().map(|d| root.join(d)).collect(),
             config: config.to_path_buf(),
@@ -87,6 +104,9 @@ impl Changes {
     }
 
     fn add(&self, paths: &mut BTreeSet<PathBuf>, ev: notify::Result<notify::Event>) {
+        if let Ok(ev) = &ev {
+            self.watch_new_folders(&ev.paths, paths);
+        }
         match ev {
             // Reads do not change the site.
             Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
@@ -100,5 +120,59 @@ impl Changes {
                 paths.insert(PathBuf::new());
             }
         }
+    }
+
+    /// Starts watching a folder of [`WATCHED`] that has just appeared; everything in it
+    /// counts as changed (it may have been moved in whole). One that cannot be watched is
+    /// tried again at its next event.
+    fn watch_new_folders(&self, touched: &[PathBuf], paths: &mut BTreeSet<PathBuf>) {
+        let mut missing = self.missing.borrow_mut();
+        if missing.is_empty() || !touched.iter().any(|p| missing.contains(p)) {
+            return;
+        }
+        missing.retain(|dir| {
+            if !touched.contains(dir) || !dir.is_dir() {
+                return true;
+            }
+            let ok = (self.watcher.borrow_mut())
+                .watch(dir, RecursiveMode::Recursive)
+                .is_ok();
+            if ok {
+                paths.insert(dir.clone());
+            }
+            !ok
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next batch, or `None` after five seconds without one.
+    fn batch(changes: Changes) -> (Option<BTreeSet<PathBuf>>, Changes) {
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let b = changes.next_batch();
+            let _ = tx.send((b, changes));
+        });
+        match rx.recv_timeout(Duration::from_secs(5)) {
+            Ok(got) => got,
+            Err(_) => panic!("no change reported within five seconds"),
+        }
+    }
+
+    #[test]
+    fn a_theme_folder_made_after_the_start_is_watched_from_then_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("content")).unwrap();
+        let changes = Changes::watch(root, &root.join("coursegen.toml")).unwrap();
+        std::fs::create_dir_all(root.join("templates")).unwrap();
+        let (got, changes) = batch(changes);
+        assert!(got.unwrap().contains(&root.join("templates")));
+        std::fs::write(root.join("templates/404.html"), "x").unwrap();
+        let (got, _) = batch(changes);
+        assert!(got.unwrap().contains(&root.join("templates/404.html")));
     }
 }

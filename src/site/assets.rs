@@ -1,4 +1,5 @@
-//! The files a build copies as they are: `static/` to the output root, and the assets found
+//! The files a build copies as they are: the theme's static files (built-in, or the site's
+//! `static/` file of the same path) to the output root, and the assets found
 //! under `content/` beside their pages. Listed in the check stage (links may point at them,
 //! and SVGs are checked by `sanitize::check_svg`), copied by the write stage.
 use std::path::{Path, PathBuf};
@@ -25,27 +26,18 @@ pub(crate) fn copies(
             .help("copy the file itself into the site instead of linking to it, or remove it")
     };
     let mut copies = Vec::new();
-    let dir = root.join("static");
-    if dir.is_dir() {
-        for item in walkdir::WalkDir::new(&dir).sort_by_file_name() {
-            let item = item.map_err(|e| {
-                Diagnostic::new(
-                    rel_to_root(e.path().unwrap_or(&dir)),
-                    0,
-                    format!("cannot read: {e}"),
-                )
-            })?;
-            if item.file_type().is_dir() {
-                continue;
-            }
-            if let Err(why) = site.admit(item.path(), Purpose::Static) {
-                problems.push(refused(item.path(), why));
-                continue;
-            }
-            let rel = item.path().strip_prefix(&dir).unwrap_or(item.path());
-            copies.push((rel.to_path_buf(), item.path().to_path_buf()));
+    let (theme, refusals) = crate::theme::files(root, "static", None)
+        .map_err(|e| Diagnostic::new(Path::new("static"), 0, e.to_string()))?;
+    for r in refusals {
+        if let crate::theme::ThemeError::Refused { path, why } = r {
+            problems.push(refused(&root.join(path), why));
         }
     }
+    copies.extend(
+        theme
+            .into_iter()
+            .map(|(rel, src)| (PathBuf::from(rel), src)),
+    );
     for (rel, abs) in assets {
         if let Err(why) = site.admit(abs, Purpose::Asset) {
             problems.push(refused(rel, why));
@@ -56,7 +48,7 @@ pub(crate) fn copies(
             continue;
         }
         let under = rel.strip_prefix("content").unwrap_or(rel).to_path_buf();
-        copies.push((under, abs.clone()));
+        copies.push((under, crate::theme::Source::File(abs.clone())));
     }
     Ok(copies)
 }

@@ -230,11 +230,10 @@ fn copies(
         problems.push(d);
         Vec::new()
     });
-    copies.extend(
-        included
-            .iter()
-            .map(|rel| (Path::new(SOURCE_DIR).join(rel), sources.full_path(rel))),
-    );
+    copies.extend(included.iter().map(|rel| {
+        let src = crate::theme::Source::File(sources.full_path(rel));
+        (Path::new(SOURCE_DIR).join(rel), src)
+    }));
     copies
 }
 

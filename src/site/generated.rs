@@ -185,11 +185,9 @@ pub(crate) fn llms_txt(
     let by_url: std::collections::HashMap<&str, &Entry> =
         published.iter().map(|e| (e.url.as_str(), *e)).collect();
     let mut out = format!("# {}\n\n", info.title);
-    out.push_str(
-        "> A GPU programming course in one hundred days: day pages, and a glossary whose \
-         diagrams are drawn from a model of the hardware and whose numbers are measured on \
-         real GPUs.\n\n",
-    );
+    if let Some(d) = &info.description {
+        let _ = write!(out, "> {}\n\n", md_text(d));
+    }
     out.push_str("Each page below links to its Markdown copy (`index.md` beside the page).\n");
     for section in nav.overview_all() {
         let mut lines = String::new();

@@ -82,6 +82,7 @@ pub(crate) fn indexes(
         pages: pages_at_top,
         nav: nav.page("/", &info.title),
         overview: nav.overview(),
+        home_html: info.home_html.clone(),
     };
     files.push(OutFile {
         path: "index.html".into(),

@@ -148,8 +148,9 @@ pub struct OutFile {
     pub bytes: Vec<u8>,
 }
 
-/// Where the static files come from (relative path in the output, source file).
-pub type Copies = Vec<(PathBuf, PathBuf)>;
+/// Where the static files come from (relative path in the output, source: a file, or one
+/// of the built-in theme).
+pub type Copies = Vec<(PathBuf, crate::theme::Source)>;
 
 /// A fresh folder beside `out` that receives the build; `commit` swaps it in, and dropping
 /// it without committing removes it, leaving `out` untouched.
@@ -214,7 +215,14 @@ impl Staging {
             if let Some(d) = p.parent() {
                 std::fs::create_dir_all(d).map_err(io(d))?;
             }
-            std::fs::copy(src, &p).map(drop).map_err(io(src))
+            match src {
+                crate::theme::Source::File(src) => {
+                    std::fs::copy(src, &p).map(drop).map_err(io(src))
+                }
+                crate::theme::Source::Builtin(_, _, bytes) => {
+                    std::fs::write(&p, bytes).map_err(io(&p))
+                }
+            }
         })?;
         swap(self.dir, &self.out)
     }

@@ -22,6 +22,12 @@ pub struct SiteInfo {
     /// The site's public address ending in `/` (`--base-url`), when known: pages name
     /// their canonical address (`<link rel="canonical">`, `og:url`) under it.
     pub base_url: Option<String>,
+    /// One sentence about the course (`description` in coursegen.toml).
+    pub description: Option<String>,
+    /// The home page's text, rendered from `home` in coursegen.toml (sanitised as entries
+    /// are); only the home page shows it.
+    #[serde(skip)]
+    pub home_html: Option<String>,
 }
 
 impl SiteInfo {
@@ -33,6 +39,11 @@ impl SiteInfo {
             language: config.language.clone(),
             repository: config.repository.clone(),
             base_url: config.base_url.clone(),
+            description: config.description.clone(),
+            home_html: config.home.as_deref().map(|md| {
+                let opts = crate::markdown::RenderOptions { highlight: false };
+                crate::markdown::render(md, opts, &mut Default::default()).html
+            }),
         }
     }
 }
@@ -194,6 +205,8 @@ pub struct HomeCtx {
     pub nav: super::nav::PageNav,
     /// Every section in reading order with its groups (days listed, categories counted).
     pub overview: Vec<super::nav::NavSection>,
+    /// The course's home text (HTML, from `home` in coursegen.toml).
+    pub home_html: Option<String>,
 }
 
 /// A page that belongs to no entry: 404.html and the search page.

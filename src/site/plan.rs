@@ -74,15 +74,15 @@ pub(crate) fn collisions(
 ) -> Vec<Diagnostic> {
     // Keyed by the path's bytes: the paths are made by us, one spelling each, and hashing a
     // `Path` takes it apart (serve runs this on every rebuild: `benches/serve_latency.sh`).
-    let mut seen: HashMap<&OsStr, Option<&PathBuf>> =
+    let mut seen: HashMap<&OsStr, Option<PathBuf>> =
         HashMap::with_capacity(paths.len() + copies.len());
     let all = paths
         .iter()
         .map(|p| (p, None))
-        .chain(copies.iter().map(|(rel, src)| (rel, Some(src))));
+        .chain(copies.iter().map(|(rel, src)| (rel, Some(src.shown()))));
     let mut problems = Vec::new();
     for (path, src) in all {
-        if let Some(first) = seen.insert(path.as_os_str(), src) {
+        if let Some(first) = seen.insert(path.as_os_str(), src.clone()) {
             let what = |s: Option<&PathBuf>| {
                 s.map_or_else(
                     || "a generated page".to_string(),
@@ -91,13 +91,13 @@ pub(crate) fn collisions(
             };
             problems.push(
                 Diagnostic::new(
-                    src.map_or(path.as_path(), |p| p.as_path()),
+                    src.as_deref().unwrap_or(path.as_path()),
                     0,
                     format!(
                         "{} would be written twice (by {} and {})",
                         path.display(),
-                        what(first),
-                        what(src)
+                        what(first.as_ref()),
+                        what(src.as_ref())
                     ),
                 )
                 .help("rename the file, or move the entry so that its URL differs"),
@@ -141,7 +141,7 @@ fn generated_pages(pages: &[Page]) -> Vec<Diagnostic> {
 /// Outputs that need a folder where another output (or a generated file) is a file.
 fn folder_clashes(
     root: &Path,
-    seen: &HashMap<&OsStr, Option<&PathBuf>>,
+    seen: &HashMap<&OsStr, Option<PathBuf>>,
     pages: &[Page],
 ) -> Vec<Diagnostic> {
     let by_path = std::cell::OnceCell::new();

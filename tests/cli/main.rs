@@ -7,6 +7,7 @@ mod copy_button;
 mod diagrams;
 mod editorial;
 mod front_matter;
+mod init;
 mod links;
 mod measured;
 mod output;

@@ -154,7 +154,7 @@ fn feed_and_llms_txt_list_published_pages_only() {
         "drafts stay out"
     );
     let llms = site.read("public/llms.txt");
-    assert!(llms.starts_with("# 100 Days of GPU\n"));
+    assert!(llms.starts_with("# Untitled course\n"));
     assert!(llms.contains("- [Warp](https://example.org/glossary/warp/index.md): A term."));
     assert!(llms.find("## Days").unwrap() < llms.find("## Glossary").unwrap());
     assert!(!llms.contains("tile") && !llms.contains("day-3"));
@@ -395,7 +395,7 @@ fn pages_name_their_canonical_address_and_the_sitemap_dates_them() {
             r#"<meta property="og:image" content="https://example.org/course/card.png">"#
         )
     );
-    assert!(warp.contains(r#"<meta property="og:image:alt" content="100 Days of GPU">"#));
+    assert!(warp.contains(r#"<meta property="og:image:alt" content="Untitled course">"#));
     let png = std::fs::read(site.root().join("public/card.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "card.png is a PNG");
     let xml = site.read("public/sitemap.xml");

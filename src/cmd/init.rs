@@ -1,0 +1,158 @@
+//! `coursegen init [DIR]`: writes a new course that builds at once (`theme::init_files`:
+//! coursegen.toml, a draft glossary entry and its section's intro, a kernel and its
+//! manifest, a GitHub workflow, .gitignore, a README for authors), and the safe writer
+//! `eject` shares. Nothing is written outside DIR, through a symbolic link, or over a file
+//! unless `--force`; every refusal is found before the first file is written.
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::{Failure, emit};
+use crate::theme;
+
+/// Arguments of `coursegen init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The new course's folder (created if missing; default: the current folder). It must
+    /// be empty unless --force.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Write into a folder that is not empty, replacing files of the same name.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs `coursegen init`.
+pub fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
+    let dir = args.dir.unwrap_or_else(|| root.to_path_buf());
+    let usage = |m: String| Failure::Usage(anyhow!(m));
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(usage(format!(
+                "{} is a symbolic link: give the folder it names itself; nothing was written",
+                dir.display()
+            )));
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(usage(format!(
+                "{} is a file, not a folder; nothing was written",
+                dir.display()
+            )));
+        }
+        Ok(_) => {
+            let mut items = std::fs::read_dir(&dir)
+                .map_err(|e| usage(format!("cannot list {}: {e}", dir.display())))?;
+            if items.next().is_some() && !args.force {
+                return Err(usage(format!(
+                    "{} is not empty: init starts a new course in an empty folder (pass \
+                     --force to write into it anyway, replacing files of the same name); \
+                     nothing was written",
+                    dir.display()
+                )));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(usage(format!("cannot read {}: {e}", dir.display()))),
+    }
+    let files: Vec<(PathBuf, &[u8])> = theme::init_files()
+        .into_iter()
+        .map(|(rel, bytes)| (PathBuf::from(rel), bytes))
+        .collect();
+    write_files(&dir, &files, args.force).map_err(|e| usage(format!("{e}")))?;
+    let text = format!(
+        "created a course in {} ({} files): `coursegen serve --root {0}` to preview it, \
+         README.md there for what comes next\n",
+        dir.display(),
+        files.len()
+    );
+    emit(&mut std::io::stdout(), &text);
+    Ok(())
+}
+
+/// Why files could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// A file is there and `--force` was not given.
+    #[error(
+        "{} already exist{}: pass --force to replace {}; nothing was written",
+        list(.0), if .0.len() == 1 { "s" } else { "" }, if .0.len() == 1 { "it" } else { "them" }
+    )]
+    Exists(Vec<PathBuf>),
+    /// A path on the way is a symbolic link or not a folder.
+    #[error(
+        "{0} is {1}: coursegen writes only into real folders under the target; nothing was written"
+    )]
+    Unsafe(PathBuf, &'static str),
+    /// The file system refused.
+    #[error("cannot write {0}: {1}")]
+    Io(PathBuf, std::io::Error),
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths
+        .iter()
+        .take(5)
+        .map(|p| p.display().to_string())
+        .collect();
+    match paths.len() {
+        n if n > 5 => format!("{} and {} more", shown.join(", "), n - 5),
+        _ => shown.join(", "),
+    }
+}
+
+/// Writes `files` (paths relative to `dir`, plain names only) under `dir`. First every
+/// path is judged — no part of it a symbolic link, every folder on the way a folder, no
+/// file already there unless `force` — then each file is written whole (a temporary file
+/// renamed into place), so a reader never sees half a file.
+pub fn write_files(dir: &Path, files: &[(PathBuf, &[u8])], force: bool) -> Result<(), WriteError> {
+    let mut existing = Vec::new();
+    for (rel, _) in files {
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(WriteError::Unsafe(rel.clone(), "not a plain relative path"));
+        }
+        let mut at = dir.to_path_buf();
+        let parts: Vec<_> = rel.components().collect();
+        for (i, part) in parts.iter().enumerate() {
+            at.push(part);
+            let last = i + 1 == parts.len();
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(WriteError::Unsafe(at, "a symbolic link"));
+                }
+                Ok(m) if !last && !m.is_dir() => {
+                    return Err(WriteError::Unsafe(at, "a file where a folder goes"));
+                }
+                Ok(m) if last && !m.is_file() => {
+                    return Err(WriteError::Unsafe(at, "not a regular file"));
+                }
+                Ok(_) if last => existing.push(at.clone()),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+                Err(e) => return Err(WriteError::Io(at, e)),
+            }
+        }
+    }
+    if !existing.is_empty() && !force {
+        return Err(WriteError::Exists(existing));
+    }
+    for (rel, bytes) in files {
+        let path = dir.join(rel);
+        let parent = path.parent().unwrap_or(dir);
+        std::fs::create_dir_all(parent).map_err(|e| WriteError::Io(parent.into(), e))?;
+        let mut tmp = tempfile::NamedTempFile::new_in(parent)
+            .map_err(|e| WriteError::Io(parent.into(), e))?;
+        std::io::Write::write_all(&mut tmp, bytes).map_err(|e| WriteError::Io(path.clone(), e))?;
+        // A temporary file is private (0600); what init writes is a course's source.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            (tmp.as_file())
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| WriteError::Io(path.clone(), e))?;
+        }
+        tmp.persist(&path)
+            .map_err(|e| WriteError::Io(path.clone(), e.error))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! The built-in theme: this repository's `templates/` and `static/`, compiled into the
+//! binary with `include_dir`, and `init/`, the files `coursegen init` writes. A site's own
+//! file of the same path under `templates/` or `static/` overrides a built-in one; an
+//! override is admitted by what it resolves to (`content::admit`), the built-in files are
+//! trusted. Depends only on `content::admit`, a leaf.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use include_dir::{Dir, DirEntry, include_dir};
+
+use crate::content::admit::{Purpose, Refusal, SiteRoot};
+
+/// The built-in templates (`templates/` of this repository at compile time).
+static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
+/// The built-in static files (`static/` of this repository at compile time).
+static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/static");
+/// What `coursegen init` writes (`init/` of this repository at compile time).
+static INIT: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/init");
+
+/// The two folders of a theme, under the site root.
+pub const FOLDERS: [&str; 2] = ["templates", "static"];
+
+/// Where a theme file comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The site's own file (absolute path).
+    File(PathBuf),
+    /// A built-in file: its theme folder (`static`), path in it (`style.css`) and bytes.
+    Builtin(&'static str, &'static str, &'static [u8]),
+}
+
+impl Source {
+    /// The bytes.
+    pub fn read(&self) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
+        match self {
+            Source::File(p) => std::fs::read(p).map(Into::into),
+            Source::Builtin(_, _, bytes) => Ok((*bytes).into()),
+        }
+    }
+
+    /// How a diagnostic names it: the file, or `static/x (built-in theme)`.
+    pub fn shown(&self) -> PathBuf {
+        match self {
+            Source::File(p) => p.clone(),
+            Source::Builtin(folder, rel, _) => {
+                PathBuf::from(format!("{folder}/{rel} (built-in theme)"))
+            }
+        }
+    }
+}
+
+/// Why the site's theme files could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ThemeError {
+    /// A folder could not be listed or a file read.
+    #[error("cannot read {path}: {error}")]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// An override that is not admitted (a link out of the root, a hidden file…).
+    #[error("{path} {why}")]
+    Refused {
+        /// The file, relative to the site root.
+        path: PathBuf,
+        /// Why.
+        why: Refusal,
+    },
+}
+
+/// Every file of an embedded folder: (path relative to it, with `/`, bytes), sorted.
+fn embedded(dir: &'static Dir<'static>) -> Vec<(&'static str, &'static [u8])> {
+    fn walk(dir: &'static Dir<'static>, out: &mut Vec<(&'static str, &'static [u8])>) {
+        for e in dir.entries() {
+            match e {
+                DirEntry::Dir(d) => walk(d, out),
+                DirEntry::File(f) => {
+                    if let Some(p) = f.path().to_str() {
+                        out.push((p, f.contents()));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The built-in files of one theme folder (`templates` or `static`), by relative path.
+pub fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
+    match folder {
+        "templates" => embedded(&TEMPLATES),
+        "static" => embedded(&STATIC),
+        _ => Vec::new(),
+    }
+}
+
+/// The files `coursegen init` writes, by path relative to the new course.
+pub fn init_files() -> Vec<(&'static str, &'static [u8])> {
+    embedded(&INIT)
+}
+
+/// The files of theme folder `folder` (`templates` or `static`) a site under `root` uses,
+/// by path relative to that folder: the built-in ones, each replaced by the site's own
+/// file of the same path, and the site's other files. An absent folder is no error. A site
+/// file is admitted by what it resolves to: one that is not comes back among the refusals
+/// (and the built-in file, if any, stays). With `only_ext`, files of other extensions are
+/// left out (the templates folder may hold notes).
+pub fn files(
+    root: &Path,
+    folder: &'static str,
+    only_ext: Option<&str>,
+) -> Result<Files, ThemeError> {
+    let mut out: BTreeMap<String, Source> = builtin(folder)
+        .into_iter()
+        .map(|(rel, bytes)| (rel.to_string(), Source::Builtin(folder, rel, bytes)))
+        .collect();
+    let mut refused = Vec::new();
+    let dir = root.join(folder);
+    if !dir.is_dir() {
+        return Ok((out, refused));
+    }
+    let site = SiteRoot::new(root);
+    for item in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+        let item = item.map_err(|e| ThemeError::Io {
+            path: e.path().unwrap_or(&dir).to_path_buf(),
+            error: e
+                .into_io_error()
+                .unwrap_or_else(|| std::io::Error::other("loop in folder links")),
+        })?;
+        if item.file_type().is_dir() {
+            continue;
+        }
+        if only_ext.is_some_and(|x| item.path().extension().is_none_or(|e| e != x)) {
+            continue;
+        }
+        let shown = item.path().strip_prefix(root).unwrap_or(item.path());
+        if let Err(why) = site.admit(item.path(), Purpose::Static) {
+            refused.push(ThemeError::Refused {
+                path: shown.to_path_buf(),
+                why,
+            });
+            continue;
+        }
+        let rel = item
+            .path()
+            .strip_prefix(&dir)
+            .unwrap_or(item.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        out.insert(rel, Source::File(item.path().to_path_buf()));
+    }
+    Ok((out, refused))
+}
+
+/// A theme folder's files by relative path, and the site files that were refused.
+pub type Files = (BTreeMap<String, Source>, Vec<ThemeError>);

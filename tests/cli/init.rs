@@ -1,0 +1,261 @@
+//! `coursegen init`, the built-in theme and `coursegen eject`: a new course builds with no
+//! templates/ or static/ of its own; a site's file overrides the built-in one of the same
+//! path and nothing else; an ejected theme builds what the built-in one builds.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::util::{Site, assert_code, copy_dir, published, repo, stderr};
+
+/// A fixture site with no theme folders of its own (the built-in theme only).
+fn bare() -> Site {
+    let site = Site::new();
+    for d in ["templates", "static"] {
+        std::fs::remove_dir_all(site.root().join(d)).unwrap();
+    }
+    site
+}
+
+/// Every file under `dir`, by path relative to it.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Builds `site` into a fresh folder outside it and returns what was written.
+fn built(site: &Site, extra: &[&str]) -> BTreeMap<PathBuf, Vec<u8>> {
+    let out = tempfile::tempdir().unwrap();
+    let public = out.path().join("public");
+    let mut args = vec!["build", "--out", public.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = site.run(&args);
+    assert_code(&o, 0);
+    tree(&public)
+}
+
+/// The paths whose bytes differ between two builds (or that only one has).
+fn differing(a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = a.keys().chain(b.keys()).cloned().collect();
+    paths.sort();
+    paths.dedup();
+    paths.retain(|p| a.get(p) != b.get(p));
+    paths
+}
+
+#[test]
+fn init_makes_a_course_that_checks_and_builds_with_the_built_in_theme() {
+    let site = bare();
+    let course = site.root().join("course");
+    let o = site.run(&["init", course.to_str().unwrap()]);
+    assert_code(&o, 0);
+    for f in [
+        "coursegen.toml",
+        "content/glossary/warp.md",
+        "content/glossary.md",
+        "kernels/warp_divergence.cu",
+        "kernels/warp_divergence.yaml",
+        ".github/workflows/site.yml",
+        ".gitignore",
+        "README.md",
+    ] {
+        assert!(course.join(f).is_file(), "{f} missing");
+    }
+    assert!(!course.join("templates").exists() && !course.join("static").exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(course.join("README.md"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
+    }
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+            .env("XDG_CACHE_HOME", site.cache_home())
+            .args(args)
+            .arg("--root")
+            .arg(&course)
+            .output()
+            .unwrap()
+    };
+    assert_code(&run(&["check"]), 0);
+    assert_code(&run(&["check", "--drafts"]), 0);
+    let out = site.root().join("out");
+    assert_code(
+        &run(&["build", "--drafts", "--out", out.to_str().unwrap()]),
+        0,
+    );
+    let home = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(home.contains("<h1>My GPU course</h1>"), "{home}");
+    assert!(
+        home.contains("<meta name=\"description\" content=\"A course on GPU programming.\">"),
+        "{home}"
+    );
+    assert!(home.contains("Start with the glossary"), "{home}");
+    assert!(out.join("style.css").is_file() && out.join("glossary/warp/index.html").is_file());
+    let llms = std::fs::read_to_string(out.join("llms.txt")).unwrap();
+    assert!(
+        llms.starts_with("# My GPU course\n\n> A course on GPU programming.\n"),
+        "{llms}"
+    );
+}
+
+#[test]
+fn init_refuses_a_folder_that_is_not_empty_and_writes_nothing() {
+    let site = bare();
+    let course = site.root().join("course");
+    std::fs::create_dir_all(&course).unwrap();
+    std::fs::write(course.join("notes.txt"), "mine").unwrap();
+    let o = site.run(&["init", course.to_str().unwrap()]);
+    assert_code(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("is not empty") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(tree(&course).len(), 1);
+    // --force writes beside what is there.
+    let o = site.run(&["init", course.to_str().unwrap(), "--force"]);
+    assert_code(&o, 0);
+    assert_eq!(
+        std::fs::read_to_string(course.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(course.join("coursegen.toml").is_file());
+}
+
+#[cfg(unix)]
+#[test]
+fn init_writes_through_no_symbolic_link() {
+    let site = bare();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let link = site.root().join("course");
+    std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+    let o = site.run(&["init", link.to_str().unwrap()]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    // A link inside the folder, even with --force: refused before anything is written.
+    let course = site.root().join("course2");
+    std::fs::create_dir_all(&course).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), course.join("content")).unwrap();
+    let o = site.run(&["init", course.to_str().unwrap(), "--force"]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    assert!(!course.join("coursegen.toml").exists());
+}
+
+fn with_entries(site: &Site) -> &Site {
+    site.write("content/glossary/warp.md", published("Warp", ""))
+        .write("content/glossary/bank.md", published("Bank", ""))
+}
+
+#[test]
+fn a_site_template_overrides_that_template_only() {
+    let site = bare();
+    with_entries(&site);
+    let before = built(&site, &[]);
+    site.write(
+        "templates/404.html",
+        "{% extends \"base.html\" %}{% block content %}<p>Lost here.</p>{% endblock content %}",
+    );
+    let after = built(&site, &[]);
+    assert_eq!(differing(&before, &after), [PathBuf::from("404.html")]);
+    assert!(String::from_utf8_lossy(&after[Path::new("404.html")]).contains("Lost here."));
+    // A static file likewise.
+    site.write("static/print.css", "body { color: black }\n");
+    let css = built(&site, &[]);
+    assert_eq!(differing(&after, &css), [PathBuf::from("print.css")]);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_override_that_links_out_of_the_site_is_refused() {
+    let site = bare();
+    with_entries(&site);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.css"), "secret").unwrap();
+    std::fs::create_dir_all(site.root().join("static")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.css"),
+        site.root().join("static/style.css"),
+    )
+    .unwrap();
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    assert!(stderr(&o).contains("static/style.css"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("outside the site root"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(site.root().join("static/style.css")).unwrap();
+    std::fs::create_dir_all(site.root().join("templates")).unwrap();
+    std::fs::write(outside.path().join("x.html"), "<html><head></head></html>").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("x.html"),
+        site.root().join("templates/404.html"),
+    )
+    .unwrap();
+    let o = site.run(&["build", "--out", outside.path().join("p").to_str().unwrap()]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("templates/404.html"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_ejected_theme_builds_what_the_built_in_one_builds() {
+    let site = bare();
+    with_entries(&site);
+    let builtin = built(&site, &[]);
+    let o = site.run(&["eject"]);
+    assert_code(&o, 0);
+    assert!(site.exists("templates/base.html") && site.exists("static/style.css"));
+    assert_eq!(
+        tree(&site.root().join("templates")),
+        tree(&repo().join("templates"))
+    );
+    assert_eq!(
+        tree(&site.root().join("static")),
+        tree(&repo().join("static"))
+    );
+    assert!(differing(&builtin, &built(&site, &[])).is_empty());
+    // A second eject would replace the files: refused, unless --force.
+    site.write("templates/404.html", "changed");
+    let o = site.run(&["eject"]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("already exist"), "{}", stderr(&o));
+    assert_eq!(site.read("templates/404.html"), "changed");
+    assert_code(&site.run(&["eject", "--force"]), 0);
+    assert_ne!(site.read("templates/404.html"), "changed");
+}
+
+/// This repository's course, built with its own templates/ and static/ and with the
+/// built-in theme alone: the same bytes.
+#[test]
+fn this_course_builds_the_same_with_the_built_in_theme() {
+    let own = Site::new();
+    let bare = bare();
+    for site in [&own, &bare] {
+        std::fs::remove_dir_all(site.root().join("content")).unwrap();
+        for d in ["content", "kernels", "measurements"] {
+            copy_dir(&repo().join(d), &site.root().join(d));
+        }
+        std::fs::copy(
+            repo().join("coursegen.toml"),
+            site.root().join("coursegen.toml"),
+        )
+        .unwrap();
+    }
+    let a = built(&own, &["--drafts"]);
+    let b = built(&bare, &["--drafts"]);
+    assert!(a.contains_key(Path::new("index.html")));
+    assert!(differing(&a, &b).is_empty(), "{:?}", differing(&a, &b));
+}
