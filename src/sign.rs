@@ -196,6 +196,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: false,
         preview: false,
+        signatures: None,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -220,6 +221,7 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: true,
         preview: false,
+        signatures: None,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()

@@ -28,6 +28,9 @@ pub enum FindingKind {
     Unpinned,
     /// The review is older than the allowed age (an error under `--strict`, else a warning).
     Expired,
+    /// An author or reviewer signature is missing or does not verify (blocks publishing
+    /// when signatures are required).
+    Unverified,
 }
 
 /// One problem the rule found.
@@ -49,10 +52,13 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     missing_fields(entry, &mut out);
     placeholders(entry, &mut out);
     review(entry, rules, signed, &mut out);
+    if let Some(sig) = &rules.signatures {
+        out.extend(super::signed::signature_findings(entry, sig));
+    }
     out
 }
 
-fn finding(
+pub(super) fn finding(
     entry: &Entry,
     kind: FindingKind,
     field: &str,

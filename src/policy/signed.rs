@@ -1,0 +1,120 @@
+//! The signature rule: a published entry (when signatures are required) carries an author
+//! signature and a reviewer signature over its current pin, by keys of two different
+//! people in the allowed-signers file, whose principals include the byline's names.
+//! Depends on `content`.
+use crate::content::Entry;
+
+use super::findings::{Finding, FindingKind, finding};
+use super::names;
+use super::pin;
+use super::signatures::{self, Role, SignatureRules, Verified};
+
+/// What one role's signature is, for `coursegen status` and the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoleSignature {
+    /// No signature in the field.
+    Missing,
+    /// Verified, by this signer.
+    Valid(Verified),
+    /// Present but refused, and why.
+    Invalid(String),
+}
+
+/// Both roles' signatures of `entry`, judged against `rules` and each other.
+pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSignature); 2] {
+    let hash = pin::review_hash(entry);
+    let b = &entry.meta.byline;
+    let one = |role: Role, field: &Option<String>| match field {
+        None => RoleSignature::Missing,
+        Some(f) => match signatures::verify(rules, f, role, &hash) {
+            Ok(v) => match named(entry, role, &v, rules) {
+                Ok(()) => RoleSignature::Valid(v),
+                Err(why) => RoleSignature::Invalid(why),
+            },
+            Err(why) => RoleSignature::Invalid(why),
+        },
+    };
+    let author = one(Role::Author, &b.author_signature);
+    let mut reviewer = one(Role::Reviewer, &b.reviewer_signature);
+    if let (RoleSignature::Valid(a), RoleSignature::Valid(r)) = (&author, &reviewer) {
+        let file = rules.signers.file.display();
+        if a.signer.key == r.signer.key {
+            reviewer = RoleSignature::Invalid(format!(
+                "same person twice: one key ({}) signed both roles",
+                r.fingerprint
+            ));
+        } else if let Some(p) = a.signer.principals.iter().find(|p| r.signer.principals.contains(p)) {
+            reviewer = RoleSignature::Invalid(format!(
+                "same person twice: both keys belong to `{}` (lines {} and {} of {file})",
+                p.escape_debug(),
+                a.signer.line,
+                r.signer.line
+            ));
+        }
+    }
+    [(Role::Author, author), (Role::Reviewer, reviewer)]
+}
+
+/// The byline must name the signer in the role signed: a principal of the key's line is
+/// one of the role's names.
+fn named(entry: &Entry, role: Role, v: &Verified, rules: &SignatureRules) -> Result<(), String> {
+    let b = &entry.meta.byline;
+    let list = match role {
+        Role::Author => &b.written_by,
+        Role::Reviewer => &b.reviewed_by,
+    };
+    let principals: Vec<String> = v
+        .signer
+        .principals
+        .iter()
+        .map(|p| names::canonical_name(p))
+        .collect();
+    if list
+        .iter()
+        .any(|n| principals.contains(&names::canonical_name(n)))
+    {
+        return Ok(());
+    }
+    Err(format!(
+        "the key belongs to `{}` (line {} of {}), who is not named in byline.{}",
+        v.signer.principals.join(",").escape_debug(),
+        v.signer.line,
+        rules.signers.file.display(),
+        match role {
+            Role::Author => "written_by",
+            Role::Reviewer => "reviewed_by",
+        }
+    ))
+}
+
+/// The findings of the signature rule for `entry`.
+pub(super) fn signature_findings(entry: &Entry, rules: &SignatureRules) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (role, sig) in entry_signatures(entry, rules) {
+        let (message, help) = match sig {
+            RoleSignature::Valid(_) => continue,
+            RoleSignature::Missing => (
+                format!("no {} signature (signatures are required)", role.as_str()),
+                format!(
+                    "the {} runs `coursegen sign {} --role {} --key ~/.ssh/id_ed25519`",
+                    role.as_str(),
+                    entry.file.display(),
+                    role.as_str()
+                ),
+            ),
+            RoleSignature::Invalid(why) => (
+                format!("{} signature refused: {why}", role.as_str()),
+                format!(
+                    "the {} reviews the entry as it is now and signs again with their own key listed in {}",
+                    role.as_str(),
+                    rules.signers.file.display()
+                ),
+            ),
+        };
+        let missing = format!("{} signature", role.as_str());
+        let mut f = finding(entry, FindingKind::Unverified, role.field(), &missing, message);
+        f.diagnostic.help = Some(help);
+        out.push(f);
+    }
+    out
+}
