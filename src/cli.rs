@@ -84,7 +84,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Measure(args) => cmd::measure::run_measure(root, args),
         Command::Serve(args) => cmd::serve::run_serve(root, cli.config.clone(), args),
         Command::New(args) => cmd::new::run_new(root, args),
-        Command::Sign(args) => cmd::sign::run_sign(root, args),
+        Command::Sign(args) => cmd::sign::run_sign(root, args, config_file),
         Command::Status(args) => cmd::status::run_status(root, args, config_file),
     }
 }

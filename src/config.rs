@@ -469,9 +469,12 @@ mod tests;
 /// A path relative to the site root with no `..` (what it resolves to is judged when read).
 fn signers_path(p: &str) -> Result<String, String> {
     let path = Path::new(p);
-    let up = path
-        .components()
-        .any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    let up = path.components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
     if p.trim().is_empty() || up || p.chars().any(char::is_control) {
         return Err(format!(
             "`{}` is not a path inside the site: write it relative to the site root, without `..`",

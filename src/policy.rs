@@ -10,8 +10,8 @@ use jiff::civil::Date;
 mod findings;
 pub mod names;
 pub mod pin;
-mod signed;
 pub mod signatures;
+mod signed;
 #[cfg(test)]
 mod tests;
 
@@ -139,7 +139,7 @@ pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
                 | FindingKind::Placeholder => true,
                 FindingKind::Edited => !rules.preview,
                 FindingKind::Unpinned | FindingKind::Expired => rules.strict,
-                FindingKind::Unverified => rules.signatures.as_ref().is_some_and(|s| s.required),
+                FindingKind::Unverified => true,
             };
             let problems = diagnostics(&blocks);
             if !problems.is_empty() {

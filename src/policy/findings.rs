@@ -52,7 +52,7 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     missing_fields(entry, &mut out);
     placeholders(entry, &mut out);
     review(entry, rules, signed, &mut out);
-    if let Some(sig) = &rules.signatures {
+    if let Some(sig) = rules.signatures.as_ref().filter(|s| s.required) {
         out.extend(super::signed::signature_findings(entry, sig));
     }
     out

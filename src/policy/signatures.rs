@@ -55,7 +55,10 @@ impl Role {
 /// reviewer's signature pasted into the author's field fails, and binding the hash means
 /// one copied from another entry (or made before an edit) fails.
 pub fn message(role: Role, hash: &str) -> String {
-    format!("coursegen review v2\nrole: {}\nhash: {hash}\n", role.as_str())
+    format!(
+        "coursegen review v2\nrole: {}\nhash: {hash}\n",
+        role.as_str()
+    )
 }
 
 /// One key line of the allowed-signers file.
@@ -209,7 +212,10 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
         return Err("the line holds control characters".into());
     }
     let (principals, rest) = token(text)?;
-    let principals: Vec<String> = principals.split(',').map(|p| p.trim().to_string()).collect();
+    let principals: Vec<String> = principals
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .collect();
     if let Some(p) = principals
         .iter()
         .find(|p| p.is_empty() || p.contains(['*', '?', '!']))
@@ -245,9 +251,14 @@ fn options(text: &str, signer: &mut Signer) -> Result<(), String> {
     // by now, so split on commas that start a known option.
     let mut opts: Vec<String> = Vec::new();
     for part in text.split(',') {
-        let starts = ["valid-after=", "valid-before=", "namespaces=", "cert-authority"]
-            .iter()
-            .any(|o| part.trim().to_ascii_lowercase().starts_with(o));
+        let starts = [
+            "valid-after=",
+            "valid-before=",
+            "namespaces=",
+            "cert-authority",
+        ]
+        .iter()
+        .any(|o| part.trim().to_ascii_lowercase().starts_with(o));
         match opts.last_mut() {
             Some(last) if !starts => {
                 last.push(',');
@@ -265,7 +276,9 @@ fn options(text: &str, signer: &mut Signer) -> Result<(), String> {
                 signer.namespaces = Some(value.split(',').map(|n| n.trim().to_string()).collect())
             }
             "cert-authority" => {
-                return Err("`cert-authority` lines are not supported: list each person's own key".into());
+                return Err(
+                    "`cert-authority` lines are not supported: list each person's own key".into(),
+                );
             }
             other => return Err(format!("unknown option `{}`", other.escape_debug())),
         }
@@ -287,8 +300,16 @@ fn timestamp(value: &str) -> Result<i64, String> {
     }
     let n = |r: std::ops::Range<usize>| digits.get(r).map_or(0, |s| s.parse::<i16>().unwrap_or(0));
     let year = digits[0..4].parse::<i16>().map_err(|_| bad())?;
-    let dt = jiff::civil::DateTime::new(year, n(4..6) as i8, n(6..8) as i8, n(8..10) as i8, n(10..12) as i8, n(12..14) as i8, 0)
-        .map_err(|_| bad())?;
+    let dt = jiff::civil::DateTime::new(
+        year,
+        n(4..6) as i8,
+        n(6..8) as i8,
+        n(8..10) as i8,
+        n(10..12) as i8,
+        n(12..14) as i8,
+        0,
+    )
+    .map_err(|_| bad())?;
     jiff::tz::TimeZone::UTC
         .to_timestamp(dt)
         .map(|t| t.as_second())
@@ -373,7 +394,12 @@ pub fn verify(
             sig.namespace().escape_debug()
         ));
     }
-    let lines: Vec<&Signer> = rules.signers.signers.iter().filter(|s| &s.key == key).collect();
+    let lines: Vec<&Signer> = rules
+        .signers
+        .signers
+        .iter()
+        .filter(|s| &s.key == key)
+        .collect();
     if lines.is_empty() {
         return Err(format!("unknown key: {fingerprint} is not in {file}"));
     }

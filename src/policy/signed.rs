@@ -24,18 +24,17 @@ pub enum RoleSignature {
 pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSignature); 2] {
     let hash = pin::review_hash(entry);
     let b = &entry.meta.byline;
-    let one = |role: Role, field: &Option<String>| match field {
+    let one = |field: &Option<String>, role: Role| match field {
         None => RoleSignature::Missing,
         Some(f) => match signatures::verify(rules, f, role, &hash) {
-            Ok(v) => match named(entry, role, &v, rules) {
-                Ok(()) => RoleSignature::Valid(v),
-                Err(why) => RoleSignature::Invalid(why),
-            },
+            Ok(v) => RoleSignature::Valid(v),
             Err(why) => RoleSignature::Invalid(why),
         },
     };
-    let author = one(Role::Author, &b.author_signature);
-    let mut reviewer = one(Role::Reviewer, &b.reviewer_signature);
+    let mut author = one(&b.author_signature, Role::Author);
+    let mut reviewer = one(&b.reviewer_signature, Role::Reviewer);
+    // Two people first: one key (or one person's two keys) in both roles is refused
+    // whatever the byline says.
     if let (RoleSignature::Valid(a), RoleSignature::Valid(r)) = (&author, &reviewer) {
         let file = rules.signers.file.display();
         if a.signer.key == r.signer.key {
@@ -43,13 +42,25 @@ pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSi
                 "same person twice: one key ({}) signed both roles",
                 r.fingerprint
             ));
-        } else if let Some(p) = a.signer.principals.iter().find(|p| r.signer.principals.contains(p)) {
+        } else if let Some(p) = a
+            .signer
+            .principals
+            .iter()
+            .find(|p| r.signer.principals.contains(p))
+        {
             reviewer = RoleSignature::Invalid(format!(
                 "same person twice: both keys belong to `{}` (lines {} and {} of {file})",
                 p.escape_debug(),
                 a.signer.line,
                 r.signer.line
             ));
+        }
+    }
+    for (role, sig) in [(Role::Author, &mut author), (Role::Reviewer, &mut reviewer)] {
+        if let RoleSignature::Valid(v) = sig
+            && let Err(why) = named(entry, role, v, rules)
+        {
+            *sig = RoleSignature::Invalid(why);
         }
     }
     [(Role::Author, author), (Role::Reviewer, reviewer)]
@@ -112,7 +123,13 @@ pub(super) fn signature_findings(entry: &Entry, rules: &SignatureRules) -> Vec<F
             ),
         };
         let missing = format!("{} signature", role.as_str());
-        let mut f = finding(entry, FindingKind::Unverified, role.field(), &missing, message);
+        let mut f = finding(
+            entry,
+            FindingKind::Unverified,
+            role.field(),
+            &missing,
+            message,
+        );
         f.diagnostic.help = Some(help);
         out.push(f);
     }

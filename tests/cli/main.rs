@@ -17,5 +17,6 @@ mod regression;
 mod review;
 mod security;
 mod serve;
+mod signed;
 mod trust;
 mod util;
