@@ -15,7 +15,7 @@ pub enum RoleSignature {
     /// No signature in the field.
     Missing,
     /// Verified, by this signer.
-    Valid(Verified),
+    Valid(Box<Verified>),
     /// Present but refused, and why.
     Invalid(String),
 }
@@ -27,7 +27,7 @@ pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSi
     let one = |field: &Option<String>, role: Role| match field {
         None => RoleSignature::Missing,
         Some(f) => match signatures::verify(rules, f, role, &hash) {
-            Ok(v) => RoleSignature::Valid(v),
+            Ok(v) => RoleSignature::Valid(Box::new(v)),
             Err(why) => RoleSignature::Invalid(why),
         },
     };
