@@ -451,3 +451,57 @@ impl SignedData for SshSig {
             .is_ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGm8lW5f0S0OuKfRWFp3WGdn/jtE2I2iVYvLFxYiOQ3z";
+
+    #[track_caller]
+    fn refused(line: &str, want: &str) {
+        let err = parse(Path::new("s"), line).expect_err(line);
+        assert!(err[0].message.contains(want), "{line}: {}", err[0].message);
+        assert_eq!(err[0].line, 1);
+    }
+
+    #[test]
+    fn allowed_signers_lines() {
+        let text = format!(
+            "# comment\n\n\"ada@example.org,Ada Lovelace\" valid-after=\"20260101Z\",namespaces=\"git,coursegen-review\" {KEY} ada@laptop\ngrace@example.org {KEY}\n"
+        );
+        let s = parse(Path::new("s"), &text).unwrap();
+        assert_eq!(s.signers.len(), 2);
+        assert_eq!(s.signers[0].line, 3);
+        assert_eq!(s.signers[0].principals, ["ada@example.org", "Ada Lovelace"]);
+        assert_eq!(s.signers[0].valid_after, Some(1_767_225_600));
+        assert_eq!(
+            s.signers[0].namespaces.as_deref(),
+            Some(&["git".to_string(), "coursegen-review".to_string()][..])
+        );
+        assert_eq!(s.signers[1].principals, ["grace@example.org"]);
+        refused(&format!("*@example.org {KEY}"), "no patterns");
+        refused(&format!("a@b valid-before=\"2026\" {KEY}"), "is not a time");
+        refused(&format!("a@b cert-authority {KEY}"), "not supported");
+        refused(&format!("a@b frobnicate {KEY}"), "unknown option");
+        refused("a@b ssh-ed25519 AAAA!!", "cannot be read");
+        refused(&format!("\"a@b {KEY}"), "quote is not closed");
+        refused(&format!("a@b\u{1b}[2J {KEY}"), "control characters");
+    }
+
+    #[test]
+    fn signatures_that_are_not_ones() {
+        assert!(decode("%%%").unwrap_err().contains("not base64"));
+        assert!(
+            decode("aGVsbG8=")
+                .unwrap_err()
+                .contains("not an SSH signature")
+        );
+        assert!(
+            decode(&"A".repeat(MAX_SIGNATURE_CHARS + 1))
+                .unwrap_err()
+                .contains("more than")
+        );
+    }
+}
