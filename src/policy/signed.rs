@@ -4,7 +4,6 @@
 //! Depends on `content`.
 use crate::content::Entry;
 
-use super::findings::{Finding, FindingKind, finding};
 use super::names;
 use super::pin;
 use super::signatures::{self, Role, SignatureRules, Verified};
@@ -96,42 +95,4 @@ fn named(entry: &Entry, role: Role, v: &Verified, rules: &SignatureRules) -> Res
             Role::Reviewer => "reviewed_by",
         }
     ))
-}
-
-/// The findings of the signature rule for `entry`.
-pub(super) fn signature_findings(entry: &Entry, rules: &SignatureRules) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (role, sig) in entry_signatures(entry, rules) {
-        let (message, help) = match sig {
-            RoleSignature::Valid(_) => continue,
-            RoleSignature::Missing => (
-                format!("no {} signature (signatures are required)", role.as_str()),
-                format!(
-                    "the {} runs `coursegen sign {} --role {} --key ~/.ssh/id_ed25519`",
-                    role.as_str(),
-                    entry.file.display(),
-                    role.as_str()
-                ),
-            ),
-            RoleSignature::Invalid(why) => (
-                format!("{} signature refused: {why}", role.as_str()),
-                format!(
-                    "the {} reviews the entry as it is now and signs again with their own key listed in {}",
-                    role.as_str(),
-                    rules.signers.file.display()
-                ),
-            ),
-        };
-        let missing = format!("{} signature", role.as_str());
-        let mut f = finding(
-            entry,
-            FindingKind::Unverified,
-            role.field(),
-            &missing,
-            message,
-        );
-        f.diagnostic.help = Some(help);
-        out.push(f);
-    }
-    out
 }

@@ -418,3 +418,39 @@ fn sign_refuses_one_key_for_both_roles_and_an_unknown_key() {
     );
     assert_eq!(site.read(WARP), before, "the file is unchanged");
 }
+
+#[test]
+fn the_allowed_signers_file_is_untrusted_input() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    // A bad line is named by its line, and the build stops with nothing written.
+    site.write(
+        SIGNERS,
+        format!(
+            "{}*@example.org {}\n",
+            keys.signers(),
+            keys.public("mallory")
+        ),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains(".coursegen/allowed_signers:4: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("no patterns"), "{}", stderr(&o));
+    assert!(!site.exists("public"));
+    // A link out of the site is judged by what it resolves to.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("signers"), keys.signers()).unwrap();
+    std::fs::remove_file(site.root().join(SIGNERS)).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("signers"), site.root().join(SIGNERS)).unwrap();
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("field `review.allowed_signers`: the allowed-signers file resolves to a file outside the site root"),
+        "{}",
+        stderr(&o)
+    );
+}
