@@ -454,3 +454,72 @@ fn the_allowed_signers_file_is_untrusted_input() {
         stderr(&o)
     );
 }
+
+/// Kills the ssh-agent a test started, by its pid, when the test ends.
+struct Agent {
+    pid: String,
+    sock: PathBuf,
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(&self.pid).status();
+    }
+}
+
+#[test]
+fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
+    let keys = Keys::new();
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    site.write(SIGNERS, keys.signers());
+    site.write(WARP, published("Warp", ""));
+    let sock = keys.dir.path().join("agent.sock");
+    let out = Command::new("ssh-agent")
+        .arg("-a")
+        .arg(&sock)
+        .arg("-s")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let pid = text
+        .split("SSH_AGENT_PID=")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .expect("ssh-agent prints its pid")
+        .to_string();
+    let agent = Agent { pid, sock };
+    let add = Command::new("ssh-add")
+        .env("SSH_AUTH_SOCK", &agent.sock)
+        .arg(keys.path("grace"))
+        .output()
+        .unwrap();
+    assert!(add.status.success());
+    // Only the public half is given: the agent holds the private one.
+    std::fs::remove_file(keys.path("grace")).unwrap();
+    let public = keys.path("grace").with_extension("pub");
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+        .env("XDG_CACHE_HOME", site.cache_home())
+        .env("SSH_AUTH_SOCK", &agent.sock)
+        .args(["sign", WARP, "--reviewer", "Grace Hopper", "--key"])
+        .arg(&public)
+        .arg("--root")
+        .arg(site.root())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let ada = keys.path("ada");
+    assert_code(
+        &site.run(&[
+            "sign",
+            WARP,
+            "--role",
+            "author",
+            "--key",
+            ada.to_str().unwrap(),
+        ]),
+        0,
+    );
+    assert_code(&site.run(&["build"]), 0);
+}
