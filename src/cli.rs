@@ -110,7 +110,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::New(args) => cmd::new::run_new(root, args),
         Command::Init(args) => cmd::init::run_init(root, args),
         Command::Eject(args) => cmd::eject::run_eject(root, args),
-        Command::Sign(args) => cmd::sign::run_sign(root, args),
+        Command::Sign(args) => cmd::sign::run_sign(root, args, config_file),
         Command::Status(args) => cmd::status::run_status(root, args, config_file),
         Command::Completions(args) => cmd::shell::run_completions(Cli::command(), args),
         Command::Man => cmd::shell::run_man(Cli::command()),

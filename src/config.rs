@@ -44,7 +44,14 @@ pub struct Config {
     /// Site-absolute path prefixes outside this site (`/docs`), without a trailing `/`:
     /// neither link-checked nor moved under the base path.
     pub external_prefixes: Vec<String>,
+    /// `[review] allowed_signers`: the allowed-signers file, relative to the site root.
+    pub allowed_signers: PathBuf,
+    /// `[review] require_signatures`: a published entry needs both SSH signatures.
+    pub require_signatures: bool,
 }
+
+/// Where the allowed-signers file is unless `[review] allowed_signers` says otherwise.
+pub const DEFAULT_ALLOWED_SIGNERS: &str = ".coursegen/allowed_signers";
 
 impl Default for Config {
     fn default() -> Self {
@@ -59,6 +66,8 @@ impl Default for Config {
             language: "en".into(),
             review_max_age_days: None,
             external_prefixes: Vec::new(),
+            allowed_signers: PathBuf::from(DEFAULT_ALLOWED_SIGNERS),
+            require_signatures: false,
         }
     }
 }
@@ -92,6 +101,14 @@ struct RawConfig {
     language: Option<Spanned<String>>,
     review_max_age_days: Option<Spanned<i64>>,
     links: RawLinks,
+    review: RawReview,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct RawReview {
+    allowed_signers: Option<Spanned<String>>,
+    require_signatures: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -114,9 +131,11 @@ const KEYS: &[(&str, &[&str])] = &[
             "language",
             "review_max_age_days",
             "links",
+            "review",
         ],
     ),
     ("links", &["external_prefixes"]),
+    ("review", &["allowed_signers", "require_signatures"]),
 ];
 
 impl Config {
@@ -220,6 +239,15 @@ impl Config {
                 config.external_prefixes.push(p);
             }
         }
+        if let Some(p) = raw
+            .review
+            .allowed_signers
+            .as_ref()
+            .and_then(|v| check("review.allowed_signers", v, signers_path))
+        {
+            config.allowed_signers = PathBuf::from(p);
+        }
+        config.require_signatures = raw.review.require_signatures.unwrap_or(false);
         if let Some(days) = &raw.review_max_age_days {
             match u32::try_from(*days.get_ref()) {
                 Ok(d) if (1..=crate::policy::MAX_REVIEW_MAX_AGE_DAYS).contains(&d) => {
@@ -480,3 +508,21 @@ fn percent_encode(segment: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// A path relative to the site root with no `..` (what it resolves to is judged when read).
+fn signers_path(p: &str) -> Result<String, String> {
+    let path = Path::new(p);
+    let up = path.components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if p.trim().is_empty() || up || p.chars().any(char::is_control) {
+        return Err(format!(
+            "`{}` is not a path inside the site: write it relative to the site root, without `..`",
+            p.escape_debug()
+        ));
+    }
+    Ok(p.to_string())
+}

@@ -10,11 +10,14 @@ use jiff::civil::Date;
 mod findings;
 pub mod names;
 pub mod pin;
+pub mod signatures;
+mod signed;
 #[cfg(test)]
 mod tests;
 
 pub use findings::{Finding, FindingKind, assess};
 pub use names::{canonical_name, is_unsigned};
+pub use signed::{RoleSignature, entry_signatures};
 
 /// How long a review stays valid unless the build says otherwise.
 pub const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;
@@ -24,7 +27,7 @@ pub const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;
 pub const MAX_REVIEW_MAX_AGE_DAYS: u32 = 1830;
 
 /// What the rule is applied with: the date, the review expiry, and the kind of build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rules {
     /// Today, for expiry and for dates in the future.
     pub today: Date,
@@ -34,6 +37,8 @@ pub struct Rules {
     pub strict: bool,
     /// `--drafts`: an entry edited since its review is shown as a draft instead of stopping the build.
     pub preview: bool,
+    /// The allowed signers and whether signatures are required (`None`: no file).
+    pub signatures: Option<Arc<signatures::SignatureRules>>,
 }
 
 /// Why `SOURCE_DATE_EPOCH` could not be used as today's date.
@@ -134,6 +139,7 @@ pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
                 | FindingKind::Placeholder => true,
                 FindingKind::Edited => !rules.preview,
                 FindingKind::Unpinned | FindingKind::Expired => rules.strict,
+                FindingKind::Unverified => true,
             };
             let problems = diagnostics(&blocks);
             if !problems.is_empty() {

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
-use crate::policy::{self, FindingKind, Rules, pin};
+use crate::policy::signatures::{Role, SignatureRules};
+use crate::policy::{self, FindingKind, RoleSignature, Rules, pin};
 
 pub mod edit;
+pub mod key;
 
 /// What to sign, and as whom.
 #[derive(Debug, Clone)]
@@ -21,6 +23,10 @@ pub struct SignOptions {
     pub publish: bool,
     /// The date written as `last_checked_on` (and `written_on` when it is pending).
     pub today: Date,
+    /// The reviewer's SSH key: also writes `reviewer_signature` over the new pin.
+    pub key: Option<PathBuf>,
+    /// The allowed signers, when the site has the file: a new signature must verify.
+    pub signers: Option<std::sync::Arc<SignatureRules>>,
 }
 
 /// Why an entry could not be signed; the file is unchanged.
@@ -117,7 +123,125 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
                 .field("byline"),
         ])));
     }
+    if let Some(key) = &opts.key {
+        signed = add_signature(&rel, &signed, Role::Reviewer, key, opts.signers.as_deref())?;
+    }
     let notes = still_blocking(&entry, opts.today);
+    write_entry(&abs, signed, bom, crlf)?;
+    Ok(Signed {
+        file: rel,
+        hash,
+        notes,
+    })
+}
+
+/// Signs the entry `file` as its author with `key`: adds `author_signature` over the pin the
+/// reviewer wrote, and changes nothing else.
+pub fn sign_as_author(
+    root: &Path,
+    file: &Path,
+    key: &Path,
+    signers: Option<&SignatureRules>,
+) -> Result<Signed, SignError> {
+    let (rel, abs) = locate(root, file)?;
+    let bytes = std::fs::read(&abs).map_err(|error| SignError::Io {
+        what: "read",
+        path: abs.clone(),
+        error,
+    })?;
+    let bom = bytes.starts_with("\u{feff}".as_bytes());
+    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let text =
+        content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
+    let signed = add_signature(&rel, &text, Role::Author, key, signers)?;
+    let hash = pin::review_hash(&parse(&rel, &signed)?);
+    write_entry(&abs, signed, bom, crlf)?;
+    Ok(Signed {
+        file: rel,
+        hash,
+        notes: Vec::new(),
+    })
+}
+
+fn content_error(rel: &Path, line: usize, field: &str, message: String) -> SignError {
+    SignError::Content(Diagnostics(vec![
+        Diagnostic::new(rel, line, message).field(field),
+    ]))
+}
+
+/// `text` with the signature of `role` over its current pin added; refused when the pin is
+/// stale, when one key would sign both roles, or when the signature would not verify.
+fn add_signature(
+    rel: &Path,
+    text: &str,
+    role: Role,
+    key: &Path,
+    signers: Option<&SignatureRules>,
+) -> Result<String, SignError> {
+    let entry = parse(rel, text)?;
+    let hash = pin::review_hash(&entry);
+    let b = &entry.meta.byline;
+    if b.reviewed_hash.as_deref() != Some(hash.as_str()) {
+        return Err(content_error(rel, entry.lines.of("byline.reviewed_hash"), "byline.reviewed_hash",
+            "the entry does not match its `reviewed_hash` (or has none): the reviewer signs it first, with `coursegen sign FILE --reviewer NAME --key KEY`".into()));
+    }
+    let line = key::sign_message(key, &policy::signatures::message(role, &hash))
+        .map_err(|why| content_error(rel, entry.lines.of(role.field()), role.field(), why))?;
+    let other = match role.other() {
+        Role::Author => &b.author_signature,
+        Role::Reviewer => &b.reviewer_signature,
+    };
+    let mine = policy::signatures::decode(&line)
+        .map_err(|why| content_error(rel, 0, role.field(), why))?;
+    if let Some(theirs) = other
+        .as_deref()
+        .and_then(|o| policy::signatures::decode(o).ok())
+        && theirs.public_key() == mine.public_key()
+    {
+        return Err(content_error(
+            rel,
+            entry.lines.of(role.other().field()),
+            role.field(),
+            format!(
+                "same person twice: this key already signed the {} role; the {} signs with their own key",
+                role.other().as_str(),
+                role.as_str()
+            ),
+        ));
+    }
+    let name = role.field().trim_start_matches("byline.");
+    let signed = edit_yaml(rel, text, |y| {
+        edit::set_byline(y, name, &edit::scalar(&line))
+    })?;
+    let entry = parse(rel, &signed)?;
+    let field = match role {
+        Role::Author => &entry.meta.byline.author_signature,
+        Role::Reviewer => &entry.meta.byline.reviewer_signature,
+    };
+    if pin::review_hash(&entry) != hash || field.as_deref() != Some(line.as_str()) {
+        return Err(content_error(rel, entry.lines.of("byline"), "byline",
+            "the signed byline would not read back as written (a bug in coursegen: please report it with the file)".into()));
+    }
+    if let Some(rules) = signers {
+        for (r, sig) in policy::entry_signatures(&entry, rules) {
+            if let (true, RoleSignature::Invalid(why)) = (r == role, sig) {
+                return Err(content_error(
+                    rel,
+                    entry.lines.of(role.field()),
+                    role.field(),
+                    format!(
+                        "the new {} signature would be refused: {why}",
+                        role.as_str()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(signed)
+}
+
+/// Writes `signed` back with the file's BOM and line endings, atomically.
+fn write_entry(abs: &Path, signed: String, bom: bool, crlf: bool) -> Result<(), SignError> {
     let mut out = if crlf {
         signed.replace('\n', "\r\n")
     } else {
@@ -126,11 +250,10 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     if bom {
         out.insert(0, '\u{feff}');
     }
-    write_atomically(&abs, out.as_bytes()).map_err(|e| io("write", e))?;
-    Ok(Signed {
-        file: rel,
-        hash,
-        notes,
+    write_atomically(abs, out.as_bytes()).map_err(|error| SignError::Io {
+        what: "write",
+        path: abs.to_path_buf(),
+        error,
     })
 }
 
@@ -196,6 +319,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: false,
         preview: false,
+        signatures: None,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -220,6 +344,7 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: true,
         preview: false,
+        signatures: None,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()

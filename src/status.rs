@@ -29,6 +29,9 @@ pub struct Row {
     pub missing: Vec<String>,
     /// The same, as full messages with line and field.
     pub problems: Vec<Problem>,
+    /// Each role's SSH signature (`author: valid (Ada Lovelace)`, `reviewer: missing`,
+    /// `author: invalid: why`); empty when the site has no allowed-signers file.
+    pub signatures: Vec<String>,
 }
 
 /// One finding, for `--json`.
@@ -90,7 +93,31 @@ fn row(entry: &Entry, rules: &Rules) -> Row {
                 message: f.diagnostic.message.clone(),
             })
             .collect(),
+        signatures: rules
+            .signatures
+            .as_ref()
+            .map(|r| signature_lines(entry, r))
+            .unwrap_or_default(),
     }
+}
+
+fn signature_lines(entry: &Entry, rules: &policy::signatures::SignatureRules) -> Vec<String> {
+    policy::entry_signatures(entry, rules)
+        .into_iter()
+        .map(|(role, sig)| match sig {
+            policy::RoleSignature::Missing => format!("{}: missing", role.as_str()),
+            policy::RoleSignature::Invalid(why) => format!("{}: invalid: {why}", role.as_str()),
+            policy::RoleSignature::Valid(v) => {
+                let p = &v.signer.principals;
+                let who = p.iter().find(|p| !p.contains('@')).or(p.first());
+                format!(
+                    "{}: valid ({})",
+                    role.as_str(),
+                    who.map_or("", String::as_str)
+                )
+            }
+        })
+        .collect()
 }
 
 /// The one word an editor sorts by: the most urgent thing about the entry.
@@ -103,7 +130,9 @@ fn state(status: Status, findings: &[Finding]) -> &'static str {
     } else if has(FindingKind::Placeholder) {
         "placeholder"
     } else if status == Status::Published
-        && (has(FindingKind::Unsigned) || has(FindingKind::Incomplete))
+        && (has(FindingKind::Unsigned)
+            || has(FindingKind::Incomplete)
+            || has(FindingKind::Unverified))
     {
         "refused"
     } else if status == Status::Published && has(FindingKind::Expired) {
@@ -158,6 +187,13 @@ pub fn table(report: &StatusReport) -> String {
         }
         out.push_str(&row[4]);
         out.push('\n');
+    }
+    for r in report.entries.iter().filter(|r| !r.signatures.is_empty()) {
+        out.push_str(&format!(
+            "{}: signatures: {}\n",
+            shown(r.file.display().to_string()),
+            shown(r.signatures.join("; "))
+        ));
     }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &report.entries {

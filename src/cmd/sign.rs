@@ -19,7 +19,7 @@ pub struct SignArgs {
     /// The entry file, e.g. content/glossary/warp.md.
     pub file: PathBuf,
     /// The reviewer's name (repeat for several); replaces `reviewed_by`. Must not be an author.
-    #[arg(long, value_name = "NAME", required = true)]
+    #[arg(long, value_name = "NAME")]
     pub reviewer: Vec<String>,
     /// The author's name (repeat for several); replaces `written_by`, and sets
     /// `written_on` to today when it is pending.
@@ -28,23 +28,62 @@ pub struct SignArgs {
     /// Also set `status: published`.
     #[arg(long)]
     pub publish: bool,
+    /// Your SSH key: a private key file (signed in coursegen), or a `.pub` whose private half
+    /// is in ssh-agent, or a passphrase-protected or hardware key (signed by ssh-keygen).
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// The role you sign: `reviewer` (the default: names, date, pin and signature) or
+    /// `author` (adds only your signature over the pin the reviewer wrote; needs --key).
+    #[arg(long, value_name = "ROLE", default_value = "reviewer", value_parser = ["reviewer", "author"])]
+    pub role: String,
 }
 
 /// Runs `coursegen sign`.
-pub fn run_sign(root: &Path, args: SignArgs) -> Result<(), Failure> {
-    let opts = SignOptions {
-        reviewers: args.reviewer,
-        authors: args.author,
-        publish: args.publish,
-        today: today()?,
-    };
-    let signed = sign::sign(root, &args.file, &opts).map_err(|e| {
+pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Result<(), Failure> {
+    let config = super::load_config(root, config_file)?;
+    let signers = crate::policy::signatures::rules_for(root, &config.allowed_signers, false, false)
+        .map_err(|d| Failure::Content(anyhow::anyhow!("{}", crate::content::Diagnostics(d))))?;
+    let fail = |e: sign::SignError| {
         if e.is_content() {
             Failure::Content(e.into())
         } else {
             Failure::Usage(e.into())
         }
-    })?;
+    };
+    if args.role == "author" {
+        let (Some(key), true, true, false) = (
+            &args.key,
+            args.reviewer.is_empty(),
+            args.author.is_empty(),
+            args.publish,
+        ) else {
+            return Err(Failure::Usage(anyhow::anyhow!(
+                "--role author takes only --key: it adds the author's signature over the pin the reviewer wrote, and changes nothing else"
+            )));
+        };
+        let signed =
+            sign::sign_as_author(root, &args.file, key, signers.as_deref()).map_err(fail)?;
+        println!(
+            "signed {} as its author ({})",
+            signed.file.display(),
+            signed.hash
+        );
+        return Ok(());
+    }
+    if args.reviewer.is_empty() {
+        return Err(Failure::Usage(anyhow::anyhow!(
+            "name the reviewer: --reviewer NAME (or sign as the author with --role author --key KEY)"
+        )));
+    }
+    let opts = SignOptions {
+        key: args.key,
+        signers,
+        reviewers: args.reviewer,
+        authors: args.author,
+        publish: args.publish,
+        today: today()?,
+    };
+    let signed = sign::sign(root, &args.file, &opts).map_err(fail)?;
     println!(
         "signed {} as reviewed by {} on {} ({})",
         signed.file.display(),

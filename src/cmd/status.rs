@@ -37,6 +37,13 @@ pub fn run_status(
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         strict: false,
         preview: false,
+        signatures: policy::signatures::rules_for(
+            root,
+            &config.allowed_signers,
+            config.require_signatures,
+            false,
+        )
+        .map_err(|d| Failure::Content(anyhow::anyhow!("{}", Diagnostics(d))))?,
     };
     let report = crate::status::report(&site.entries, &rules);
     let text = if args.json {

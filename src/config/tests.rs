@@ -180,7 +180,7 @@ fn unknown_keys_are_all_reported_with_their_line_and_a_suggestion() {
             "2 tittle: unknown key | did you mean `title`?",
             "3 base-url: unknown key | did you mean `base_url`?",
             "6 links.external_prefix: unknown key | did you mean `external_prefixes`?",
-            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, links",
+            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, links, review",
         ]
     );
 }
@@ -279,6 +279,8 @@ fn the_key_list_matches_what_serde_accepts() {
                 "review_max_age_days" => "30",
                 "external_prefixes" => "[\"/docs/\"]",
                 "title" | "language" => "\"en\"",
+                "require_signatures" => "true",
+                "allowed_signers" => "\"keys/allowed_signers\"",
                 _ => "\"https://example.org/\"",
             };
             text.push_str(&format!("{k} = {value}\n"));
@@ -296,4 +298,27 @@ fn the_course_words_are_one_line_of_description_and_markdown_home_text() {
         problems("title = \"x\"\ndescription = \"two\\nlines\"\n"),
         ["2 description: the description must be one line of text | "]
     );
+}
+
+#[test]
+fn review_keys_default_and_refuse_paths_out_of_the_site() {
+    let config = parse("").unwrap();
+    assert_eq!(
+        config.allowed_signers,
+        Path::new(".coursegen/allowed_signers")
+    );
+    assert!(!config.require_signatures);
+    let config =
+        parse("[review]\nallowed_signers = \"keys/signers\"\nrequire_signatures = true\n").unwrap();
+    assert_eq!(config.allowed_signers, Path::new("keys/signers"));
+    assert!(config.require_signatures);
+    for bad in ["../outside", "/etc/ssh/allowed", ""] {
+        let err = parse(&format!("[review]\nallowed_signers = \"{bad}\"\n")).unwrap_err();
+        assert_eq!(
+            err[0].field.as_deref(),
+            Some("review.allowed_signers"),
+            "{bad}"
+        );
+        assert_eq!(err[0].line, 2, "{bad}");
+    }
 }

@@ -17,6 +17,9 @@ pub enum Purpose {
     Include,
     /// Read as the site config.
     Config,
+    /// Read as the allowed-signers file: never published, so it may live in a hidden
+    /// folder (`.coursegen/`); the other rules hold.
+    Signers,
 }
 
 /// Extensions of a file a code block may include: source and data that no browser runs as
@@ -82,7 +85,7 @@ impl SiteRoot {
             Component::Normal(n) => n.to_string_lossy().starts_with('.'),
             _ => false,
         });
-        if hidden {
+        if hidden && purpose != Purpose::Signers {
             return Err(Refusal::Hidden(shown()));
         }
         let ext = (rel.extension())

@@ -132,6 +132,10 @@ pub struct RawByline {
     pub last_checked_on: Option<String>,
     /// `sha256:…` of the entry as reviewed (written by `coursegen sign`).
     pub reviewed_hash: Option<String>,
+    /// The author's SSH signature over `reviewed_hash` (one line of base64).
+    pub author_signature: Option<String>,
+    /// The reviewer's SSH signature over `reviewed_hash` (one line of base64).
+    pub reviewer_signature: Option<String>,
 }
 
 /// The front matter exactly as the file says it; see `meta::check_meta` for what we trust.
@@ -397,7 +401,7 @@ fn general_help(field: Option<&str>, message: &str) -> Option<String> {
             "related" | "appears_in" => "write a list of slugs: `related: [warp, bank-conflict]`",
             "sources" => "write a list of items, each with `title:` and `url:` (see README)",
             "byline" => {
-                "byline holds written_by, reviewed_by, written_on, last_checked_on and reviewed_hash"
+                "byline holds written_by, reviewed_by, written_on, last_checked_on, reviewed_hash, author_signature and reviewer_signature"
             }
             f if f.starts_with("diagram.") => {
                 "diagram sizes and positions are whole numbers, e.g. `width: 33`"

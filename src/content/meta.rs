@@ -66,6 +66,11 @@ pub struct Byline {
     pub last_checked_on: Option<jiff::civil::Date>,
     /// `sha256:…` of the entry as reviewed, written by `coursegen sign`.
     pub reviewed_hash: Option<String>,
+    /// The author's SSHSIG over the pin, as written (judged by `policy::signatures`); not
+    /// part of the pin it signs.
+    pub author_signature: Option<String>,
+    /// The reviewer's SSHSIG over the pin, as written; not part of the pin either.
+    pub reviewer_signature: Option<String>,
 }
 
 /// Checked front matter. Serialised (as JSON) only to pin a review to what was reviewed:
@@ -284,5 +289,7 @@ fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnos
         written_on,
         last_checked_on,
         reviewed_hash,
+        author_signature: non_empty(raw.author_signature),
+        reviewer_signature: non_empty(raw.reviewer_signature),
     }
 }

@@ -28,6 +28,9 @@ pub enum FindingKind {
     Unpinned,
     /// The review is older than the allowed age (an error under `--strict`, else a warning).
     Expired,
+    /// An author or reviewer signature is missing or does not verify (blocks publishing
+    /// when signatures are required).
+    Unverified,
 }
 
 /// One problem the rule found.
@@ -49,6 +52,9 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     missing_fields(entry, &mut out);
     placeholders(entry, &mut out);
     review(entry, rules, signed, &mut out);
+    if let Some(sig) = rules.signatures.as_ref().filter(|s| s.required) {
+        out.extend(signature_findings(entry, sig));
+    }
     out
 }
 
@@ -494,4 +500,42 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// The findings of the signature rule for `entry`.
+fn signature_findings(entry: &Entry, rules: &super::signatures::SignatureRules) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (role, sig) in super::signed::entry_signatures(entry, rules) {
+        let (message, help) = match sig {
+            super::signed::RoleSignature::Valid(_) => continue,
+            super::signed::RoleSignature::Missing => (
+                format!("no {} signature (signatures are required)", role.as_str()),
+                format!(
+                    "the {} runs `coursegen sign {} --role {} --key ~/.ssh/id_ed25519`",
+                    role.as_str(),
+                    entry.file.display(),
+                    role.as_str()
+                ),
+            ),
+            super::signed::RoleSignature::Invalid(why) => (
+                format!("{} signature refused: {why}", role.as_str()),
+                format!(
+                    "the {} reviews the entry as it is now and signs again with their own key listed in {}",
+                    role.as_str(),
+                    rules.signers.file.display()
+                ),
+            ),
+        };
+        let missing = format!("{} signature", role.as_str());
+        let mut f = finding(
+            entry,
+            FindingKind::Unverified,
+            role.field(),
+            &missing,
+            message,
+        );
+        f.diagnostic.help = Some(help);
+        out.push(f);
+    }
+    out
 }

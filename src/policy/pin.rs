@@ -21,12 +21,15 @@ pub const PREFIX_V1: &str = "sha256:";
 /// It covers what the page is made of and who signed it when, not how the YAML is
 /// spelled: the checked front matter as canonical JSON (keys sorted, empty values dropped,
 /// so `related: []` and no `related` are the same and reformatting or comments do not
-/// count as edits) without `reviewed_hash` itself, then the body with line endings
+/// count as edits) without `reviewed_hash` itself (nor the signatures over it), then the body with line endings
 /// normalised and surrounding blank lines trimmed.
 pub fn review_hash(entry: &Entry) -> String {
     let mut meta = serde_json::to_value(&entry.meta).expect("Meta serialises to JSON");
     if let Some(byline) = meta.get_mut("byline").and_then(|b| b.as_object_mut()) {
-        byline.remove("reviewed_hash");
+        // The signatures sign this hash, so they cannot be part of it.
+        for signed in ["reviewed_hash", "author_signature", "reviewer_signature"] {
+            byline.remove(signed);
+        }
     }
     let mut text = String::from("coursegen review v2\n");
     canonical::write_json(&meta, &mut text);

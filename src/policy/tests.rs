@@ -32,6 +32,7 @@ const PLAIN: Rules = Rules {
     review_max_age_days: DEFAULT_REVIEW_MAX_AGE_DAYS,
     strict: false,
     preview: false,
+    signatures: None,
 };
 const STRICT: Rules = Rules {
     strict: true,

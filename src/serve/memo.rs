@@ -140,7 +140,7 @@ impl CheckMemo {
 impl EntryChecks for CheckMemo {
     fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
         let judge = || check::Direct.verdict(entry, rules);
-        self.verdicts.get_or(entry, *rules, judge, |_| true)
+        self.verdicts.get_or(entry, rules.clone(), judge, |_| true)
     }
 
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {

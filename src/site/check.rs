@@ -110,6 +110,16 @@ pub(crate) fn check_site_with(
         review_max_age_days: opts.review_max_age_days,
         strict: opts.strict,
         preview: opts.drafts,
+        signatures: policy::signatures::rules_for(
+            root,
+            &opts.config.allowed_signers,
+            opts.config.require_signatures,
+            opts.strict,
+        )
+        .unwrap_or_else(|d| {
+            problems.extend(d);
+            None
+        }),
     };
     let verdicts: Vec<Verdict> = (site.entries.par_iter())
         .map(|e| checks.verdict(e, &rules))

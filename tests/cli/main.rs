@@ -18,5 +18,6 @@ mod regression;
 mod review;
 mod security;
 mod serve;
+mod signed;
 mod trust;
 mod util;

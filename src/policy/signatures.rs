@@ -1,0 +1,507 @@
+//! Signed reviews: the allowed-signers file (git's format: principals, options, key) and
+//! the SSHSIG signatures in a byline (`author_signature`, `reviewer_signature`), each over
+//! the message [`message`] binds — the role and the v2 pin. Verified with RustCrypto's
+//! `ssh-key`. Depends on `content`.
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use ssh_key::{PublicKey, SshSig, public::KeyData};
+
+use crate::content::Diagnostic;
+
+/// The SSHSIG namespace of every review signature (`ssh-keygen -Y sign -n coursegen-review`).
+pub const NAMESPACE: &str = "coursegen-review";
+
+/// The largest allowed-signers file read (a team's keys fit many times over).
+pub const MAX_SIGNERS_BYTES: u64 = 256 * 1024;
+
+/// The longest signature field judged (an Ed25519 SSHSIG is under 300 characters).
+pub const MAX_SIGNATURE_CHARS: usize = 4096;
+
+/// Which byline role a signature speaks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The author, `byline.author_signature`.
+    Author,
+    /// The reviewer, `byline.reviewer_signature`.
+    Reviewer,
+}
+
+impl Role {
+    /// The word in the signed message.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Author => "author",
+            Role::Reviewer => "reviewer",
+        }
+    }
+    /// The byline field holding the signature.
+    pub fn field(self) -> &'static str {
+        match self {
+            Role::Author => "byline.author_signature",
+            Role::Reviewer => "byline.reviewer_signature",
+        }
+    }
+    /// The other role.
+    pub fn other(self) -> Role {
+        match self {
+            Role::Author => Role::Reviewer,
+            Role::Reviewer => Role::Author,
+        }
+    }
+}
+
+/// The exact bytes a signature of `role` signs for the pin `hash`: binding the role means a
+/// reviewer's signature pasted into the author's field fails, and binding the hash means
+/// one copied from another entry (or made before an edit) fails.
+pub fn message(role: Role, hash: &str) -> String {
+    format!(
+        "coursegen review v2\nrole: {}\nhash: {hash}\n",
+        role.as_str()
+    )
+}
+
+/// One key line of the allowed-signers file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signer {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// Principals as written (emails, and the name the byline uses).
+    pub principals: Vec<String>,
+    /// The public key.
+    pub key: KeyData,
+    /// `valid-after`, as a Unix time (UTC).
+    pub valid_after: Option<i64>,
+    /// `valid-before`, as a Unix time (UTC).
+    pub valid_before: Option<i64>,
+    /// `namespaces="…"`, when the line restricts them.
+    pub namespaces: Option<Vec<String>>,
+}
+
+/// The parsed allowed-signers file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedSigners {
+    /// The file, relative to the site root, for diagnostics.
+    pub file: PathBuf,
+    /// Its key lines, in order.
+    pub signers: Vec<Signer>,
+}
+
+/// What the build requires of signatures, and what it checks them against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureRules {
+    /// The allowed signers.
+    pub signers: AllowedSigners,
+    /// A published entry needs both signatures.
+    pub required: bool,
+    /// The time keys' validity is judged at (Unix seconds).
+    pub now: i64,
+}
+
+/// Reads the allowed-signers file `rel` under `root`: `Ok(None)` when there is none; the
+/// path is judged by what it resolves to (inside the root, a regular file, size-limited).
+pub fn load(root: &Path, rel: &Path) -> Result<Option<AllowedSigners>, Vec<Diagnostic>> {
+    let path = root.join(rel);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let refuse = |why: String| vec![Diagnostic::new(rel, 0, why).field("review.allowed_signers")];
+    let site = crate::content::admit::SiteRoot::new(root);
+    let resolved = site
+        .admit(&path, crate::content::admit::Purpose::Signers)
+        .map_err(|why| refuse(format!("the allowed-signers file {why}")))?;
+    let meta = std::fs::metadata(&resolved).map_err(|e| refuse(e.to_string()))?;
+    if meta.len() > MAX_SIGNERS_BYTES {
+        return Err(refuse(format!(
+            "the allowed-signers file is {} KiB; at most {} KiB is read",
+            meta.len() >> 10,
+            MAX_SIGNERS_BYTES >> 10
+        )));
+    }
+    let bytes = std::fs::read(&resolved).map_err(|e| refuse(e.to_string()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| refuse("the allowed-signers file is not UTF-8 text".into()))?;
+    parse(rel, &text).map(Some)
+}
+
+/// The signature rules of a build: the file at `rel` when there is one; required when the
+/// config says so, or under `--strict` once the file exists.
+pub fn rules_for(
+    root: &Path,
+    rel: &Path,
+    require: bool,
+    strict: bool,
+) -> Result<Option<std::sync::Arc<SignatureRules>>, Vec<Diagnostic>> {
+    match load(root, rel)? {
+        Some(signers) => Ok(Some(std::sync::Arc::new(SignatureRules {
+            signers,
+            required: require || strict,
+            now: now(),
+        }))),
+        None if require => Err(vec![
+            Diagnostic::new(Path::new("coursegen.toml"), 0, format!(
+                "`require_signatures = true`, but there is no allowed-signers file at {}",
+                rel.display()
+            ))
+            .field("review.require_signatures")
+            .help("add the file (see \"Signed reviews\" in README.md), or point `[review] allowed_signers` at it"),
+        ]),
+        None => Ok(None),
+    }
+}
+
+/// Now, in Unix seconds: `SOURCE_DATE_EPOCH` when set (tests, reproducible builds), else the clock.
+pub fn now() -> i64 {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| jiff::Timestamp::now().as_second())
+}
+
+/// Parses the text of an allowed-signers file; every bad line is reported.
+pub fn parse(file: &Path, text: &str) -> Result<AllowedSigners, Vec<Diagnostic>> {
+    let mut signers = Vec::new();
+    let mut problems = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_line(i + 1, line) {
+            Ok(s) => signers.push(s),
+            Err(why) => problems.push(
+                Diagnostic::new(file, i + 1, why)
+                    .help("each line is `principals [options] key-type base64-key`, as git's gpg.ssh.allowedSignersFile"),
+            ),
+        }
+    }
+    if problems.is_empty() {
+        Ok(AllowedSigners {
+            file: file.to_path_buf(),
+            signers,
+        })
+    } else {
+        Err(problems)
+    }
+}
+
+/// Splits off one whitespace-separated token, with `"…"` quoting (as OpenSSH reads it).
+fn token(rest: &str) -> Result<(String, &str), String> {
+    let rest = rest.trim_start();
+    let mut out = String::new();
+    let mut quoted = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => return Ok((out, &rest[i..])),
+            c => out.push(c),
+        }
+    }
+    if quoted {
+        return Err("a quote is not closed".into());
+    }
+    Ok((out, ""))
+}
+
+fn is_key_type(t: &str) -> bool {
+    t.starts_with("ssh-") || t.starts_with("ecdsa-sha2-") || t.starts_with("sk-")
+}
+
+fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
+    if text.chars().any(|c| c.is_control() && c != '\t') {
+        return Err("the line holds control characters".into());
+    }
+    let (principals, rest) = token(text)?;
+    let principals: Vec<String> = principals
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .collect();
+    if let Some(p) = principals
+        .iter()
+        .find(|p| p.is_empty() || p.contains(['*', '?', '!']))
+    {
+        return Err(format!(
+            "`{}` is not a principal coursegen accepts: principals are matched literally, so no patterns and none empty",
+            p.escape_debug()
+        ));
+    }
+    let (mut next, mut rest) = token(rest)?;
+    let mut signer = Signer {
+        line,
+        principals,
+        key: KeyData::Ed25519(ssh_key::public::Ed25519PublicKey([0; 32])),
+        valid_after: None,
+        valid_before: None,
+        namespaces: None,
+    };
+    if !is_key_type(&next) {
+        options(&next, &mut signer)?;
+        (next, rest) = token(rest)?;
+    }
+    let (blob, _comment) = token(rest)?;
+    let key = PublicKey::from_openssh(&format!("{next} {blob}"))
+        .map_err(|e| format!("the key `{}` cannot be read: {e}", next.escape_debug()))?;
+    signer.key = key.key_data().clone();
+    Ok(signer)
+}
+
+/// `valid-after="…"`, `valid-before="…"`, `namespaces="…"`; `cert-authority` is refused.
+fn options(text: &str, signer: &mut Signer) -> Result<(), String> {
+    // Commas inside the quotes of `namespaces="a,b"` do not split options; quotes are gone
+    // by now, so split on commas that start a known option.
+    let mut opts: Vec<String> = Vec::new();
+    for part in text.split(',') {
+        let starts = [
+            "valid-after=",
+            "valid-before=",
+            "namespaces=",
+            "cert-authority",
+        ]
+        .iter()
+        .any(|o| part.trim().to_ascii_lowercase().starts_with(o));
+        match opts.last_mut() {
+            Some(last) if !starts => {
+                last.push(',');
+                last.push_str(part);
+            }
+            _ => opts.push(part.to_string()),
+        }
+    }
+    for opt in opts {
+        let (name, value) = opt.split_once('=').unwrap_or((&opt, ""));
+        match name.to_ascii_lowercase().as_str() {
+            "valid-after" => signer.valid_after = Some(timestamp(value)?),
+            "valid-before" => signer.valid_before = Some(timestamp(value)?),
+            "namespaces" => {
+                signer.namespaces = Some(value.split(',').map(|n| n.trim().to_string()).collect())
+            }
+            "cert-authority" => {
+                return Err(
+                    "`cert-authority` lines are not supported: list each person's own key".into(),
+                );
+            }
+            other => return Err(format!("unknown option `{}`", other.escape_debug())),
+        }
+    }
+    Ok(())
+}
+
+/// `YYYYMMDD[HHMM[SS]]` with an optional `Z`, read as UTC.
+fn timestamp(value: &str) -> Result<i64, String> {
+    let bad = || {
+        format!(
+            "`{}` is not a time: write YYYYMMDD or YYYYMMDDHHMM[SS], ending in Z (UTC)",
+            value.escape_debug()
+        )
+    };
+    let digits = value.strip_suffix(['Z', 'z']).unwrap_or(value);
+    if !digits.chars().all(|c| c.is_ascii_digit()) || ![8, 12, 14].contains(&digits.len()) {
+        return Err(bad());
+    }
+    let n = |r: std::ops::Range<usize>| digits.get(r).map_or(0, |s| s.parse::<i16>().unwrap_or(0));
+    let year = digits[0..4].parse::<i16>().map_err(|_| bad())?;
+    let dt = jiff::civil::DateTime::new(
+        year,
+        n(4..6) as i8,
+        n(6..8) as i8,
+        n(8..10) as i8,
+        n(10..12) as i8,
+        n(12..14) as i8,
+        0,
+    )
+    .map_err(|_| bad())?;
+    jiff::tz::TimeZone::UTC
+        .to_timestamp(dt)
+        .map(|t| t.as_second())
+        .map_err(|_| bad())
+}
+
+/// A signature that verified: by whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// The allowed-signers line of the key.
+    pub signer: Signer,
+    /// The key's SHA-256 fingerprint, as ssh-keygen prints it.
+    pub fingerprint: String,
+}
+
+/// Decodes the one-line base64 of a byline signature field into an SSHSIG.
+pub fn decode(field: &str) -> Result<SshSig, String> {
+    if field.len() > MAX_SIGNATURE_CHARS {
+        return Err(format!(
+            "malformed signature: {} characters, more than the {MAX_SIGNATURE_CHARS} a signature takes",
+            field.len()
+        ));
+    }
+    let compact: String = field.split_whitespace().collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(compact.as_bytes())
+        .map_err(|e| format!("malformed signature: not base64 ({e})"))?;
+    let pem = armor(&bytes);
+    SshSig::from_pem(pem.as_bytes())
+        .map_err(|e| format!("malformed signature: not an SSH signature ({e})"))
+}
+
+/// The armored form `ssh-keygen -Y verify -s` reads, for the raw SSHSIG `bytes`.
+pub fn armor(bytes: &[u8]) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut pem = String::from("-----BEGIN SSH SIGNATURE-----\n");
+    for chunk in b64.as_bytes().chunks(70) {
+        pem.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+        pem.push('\n');
+    }
+    pem.push_str("-----END SSH SIGNATURE-----\n");
+    pem
+}
+
+/// The one-line base64 written into a byline, for an armored signature.
+pub fn one_line(pem: &str) -> String {
+    pem.lines()
+        .filter(|l| !l.starts_with("-----"))
+        .map(str::trim)
+        .collect()
+}
+
+/// Checks the signature `field` for `role` over `hash`: by a known key, valid at `now`,
+/// under our namespace, over this role and hash. `old_hash` (the entry's stale pin, if
+/// any) only sharpens the message.
+pub fn verify(
+    rules: &SignatureRules,
+    field: &str,
+    role: Role,
+    hash: &str,
+) -> Result<Verified, String> {
+    let sig = decode(field)?;
+    let key = sig.public_key();
+    let fingerprint = PublicKey::new(key.clone(), "")
+        .fingerprint(ssh_key::HashAlg::Sha256)
+        .to_string();
+    let file = rules.signers.file.display();
+    let supported = match key {
+        KeyData::Ed25519(_) => true,
+        KeyData::Ecdsa(k) => k.curve() == ssh_key::EcdsaCurve::NistP256,
+        _ => false,
+    };
+    if !supported {
+        return Err(format!(
+            "malformed signature: a `{}` key, which coursegen does not verify (Ed25519 and ECDSA P-256 only)",
+            key.algorithm()
+        ));
+    }
+    if sig.namespace() != NAMESPACE {
+        return Err(format!(
+            "wrong namespace: the signature is for `{}`, not `{NAMESPACE}`",
+            sig.namespace().escape_debug()
+        ));
+    }
+    let lines: Vec<&Signer> = rules
+        .signers
+        .signers
+        .iter()
+        .filter(|s| &s.key == key)
+        .collect();
+    if lines.is_empty() {
+        return Err(format!("unknown key: {fingerprint} is not in {file}"));
+    }
+    let valid = lines.iter().find(|s| {
+        s.valid_after.is_none_or(|t| rules.now >= t) && s.valid_before.is_none_or(|t| rules.now < t)
+    });
+    let Some(signer) = valid else {
+        return Err(format!(
+            "key outside its validity: {fingerprint} is not valid now by line {} of {file} (valid-after / valid-before)",
+            lines[0].line
+        ));
+    };
+    if signer
+        .namespaces
+        .as_ref()
+        .is_some_and(|n| !n.iter().any(|n| n == NAMESPACE))
+    {
+        return Err(format!(
+            "wrong namespace: line {} of {file} does not allow {fingerprint} to sign `{NAMESPACE}`",
+            signer.line
+        ));
+    }
+    if sig.signed_data_ok(&message(role, hash)) {
+        return Ok(Verified {
+            signer: (*signer).clone(),
+            fingerprint,
+        });
+    }
+    if sig.signed_data_ok(&message(role.other(), hash)) {
+        return Err(format!(
+            "this is the {}'s signature, in the {}'s field",
+            role.other().as_str(),
+            role.as_str()
+        ));
+    }
+    Err(format!(
+        "signature over another hash: it does not sign this entry as it is now ({hash}) — copied from another entry, or made before an edit"
+    ))
+}
+
+trait SignedData {
+    fn signed_data_ok(&self, msg: &str) -> bool;
+}
+
+impl SignedData for SshSig {
+    fn signed_data_ok(&self, msg: &str) -> bool {
+        PublicKey::new(self.public_key().clone(), "")
+            .verify(NAMESPACE, msg.as_bytes(), self)
+            .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGm8lW5f0S0OuKfRWFp3WGdn/jtE2I2iVYvLFxYiOQ3z";
+
+    #[track_caller]
+    fn refused(line: &str, want: &str) {
+        let err = parse(Path::new("s"), line).expect_err(line);
+        assert!(err[0].message.contains(want), "{line}: {}", err[0].message);
+        assert_eq!(err[0].line, 1);
+    }
+
+    #[test]
+    fn allowed_signers_lines() {
+        let text = format!(
+            "# comment\n\n\"ada@example.org,Ada Lovelace\" valid-after=\"20260101Z\",namespaces=\"git,coursegen-review\" {KEY} ada@laptop\ngrace@example.org {KEY}\n"
+        );
+        let s = parse(Path::new("s"), &text).unwrap();
+        assert_eq!(s.signers.len(), 2);
+        assert_eq!(s.signers[0].line, 3);
+        assert_eq!(s.signers[0].principals, ["ada@example.org", "Ada Lovelace"]);
+        assert_eq!(s.signers[0].valid_after, Some(1_767_225_600));
+        assert_eq!(
+            s.signers[0].namespaces.as_deref(),
+            Some(&["git".to_string(), "coursegen-review".to_string()][..])
+        );
+        assert_eq!(s.signers[1].principals, ["grace@example.org"]);
+        refused(&format!("*@example.org {KEY}"), "no patterns");
+        refused(&format!("a@b valid-before=\"2026\" {KEY}"), "is not a time");
+        refused(&format!("a@b cert-authority {KEY}"), "not supported");
+        refused(&format!("a@b frobnicate {KEY}"), "unknown option");
+        refused("a@b ssh-ed25519 AAAA!!", "cannot be read");
+        refused(&format!("\"a@b {KEY}"), "quote is not closed");
+        refused(&format!("a@b\u{1b}[2J {KEY}"), "control characters");
+    }
+
+    #[test]
+    fn signatures_that_are_not_ones() {
+        assert!(decode("%%%").unwrap_err().contains("not base64"));
+        assert!(
+            decode("aGVsbG8=")
+                .unwrap_err()
+                .contains("not an SSH signature")
+        );
+        assert!(
+            decode(&"A".repeat(MAX_SIGNATURE_CHARS + 1))
+                .unwrap_err()
+                .contains("more than")
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! The signature rule: a published entry (when signatures are required) carries an author
+//! signature and a reviewer signature over its current pin, by keys of two different
+//! people in the allowed-signers file, whose principals include the byline's names.
+//! Depends on `content`.
+use crate::content::Entry;
+
+use super::names;
+use super::pin;
+use super::signatures::{self, Role, SignatureRules, Verified};
+
+/// What one role's signature is, for `coursegen status` and the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoleSignature {
+    /// No signature in the field.
+    Missing,
+    /// Verified, by this signer.
+    Valid(Box<Verified>),
+    /// Present but refused, and why.
+    Invalid(String),
+}
+
+/// Both roles' signatures of `entry`, judged against `rules` and each other.
+pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSignature); 2] {
+    let hash = pin::review_hash(entry);
+    let b = &entry.meta.byline;
+    let one = |field: &Option<String>, role: Role| match field {
+        None => RoleSignature::Missing,
+        Some(f) => match signatures::verify(rules, f, role, &hash) {
+            Ok(v) => RoleSignature::Valid(Box::new(v)),
+            Err(why) => RoleSignature::Invalid(why),
+        },
+    };
+    let mut author = one(&b.author_signature, Role::Author);
+    let mut reviewer = one(&b.reviewer_signature, Role::Reviewer);
+    // Two people first: one key (or one person's two keys) in both roles is refused
+    // whatever the byline says.
+    if let (RoleSignature::Valid(a), RoleSignature::Valid(r)) = (&author, &reviewer) {
+        let file = rules.signers.file.display();
+        if a.signer.key == r.signer.key {
+            reviewer = RoleSignature::Invalid(format!(
+                "same person twice: one key ({}) signed both roles",
+                r.fingerprint
+            ));
+        } else if let Some(p) = a
+            .signer
+            .principals
+            .iter()
+            .find(|p| r.signer.principals.contains(p))
+        {
+            reviewer = RoleSignature::Invalid(format!(
+                "same person twice: both keys belong to `{}` (lines {} and {} of {file})",
+                p.escape_debug(),
+                a.signer.line,
+                r.signer.line
+            ));
+        }
+    }
+    for (role, sig) in [(Role::Author, &mut author), (Role::Reviewer, &mut reviewer)] {
+        if let RoleSignature::Valid(v) = sig
+            && let Err(why) = named(entry, role, v, rules)
+        {
+            *sig = RoleSignature::Invalid(why);
+        }
+    }
+    [(Role::Author, author), (Role::Reviewer, reviewer)]
+}
+
+/// The byline must name the signer in the role signed: a principal of the key's line is
+/// one of the role's names.
+fn named(entry: &Entry, role: Role, v: &Verified, rules: &SignatureRules) -> Result<(), String> {
+    let b = &entry.meta.byline;
+    let list = match role {
+        Role::Author => &b.written_by,
+        Role::Reviewer => &b.reviewed_by,
+    };
+    let principals: Vec<String> = v
+        .signer
+        .principals
+        .iter()
+        .map(|p| names::canonical_name(p))
+        .collect();
+    if list
+        .iter()
+        .any(|n| principals.contains(&names::canonical_name(n)))
+    {
+        return Ok(());
+    }
+    Err(format!(
+        "the key belongs to `{}` (line {} of {}), who is not named in byline.{}",
+        v.signer.principals.join(",").escape_debug(),
+        v.signer.line,
+        rules.signers.file.display(),
+        match role {
+            Role::Author => "written_by",
+            Role::Reviewer => "reviewed_by",
+        }
+    ))
+}

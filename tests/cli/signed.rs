@@ -1,0 +1,525 @@
+//! Signed reviews (issue 27): SSH signatures by the author and the reviewer, checked against
+//! the allowed-signers file; interoperable with `ssh-keygen -Y sign` / `-Y verify` both ways.
+//! Keys are made at test time with ssh-keygen in a temp dir.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::util::*;
+
+const WARP: &str = "content/glossary/warp.md";
+const BANK: &str = "content/glossary/bank.md";
+const SIGNERS: &str = ".coursegen/allowed_signers";
+
+struct Keys {
+    dir: tempfile::TempDir,
+}
+
+impl Keys {
+    fn new() -> Self {
+        let keys = Keys {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for (name, kind) in [
+            ("ada", "ed25519"),
+            ("grace", "ecdsa"),
+            ("mallory", "ed25519"),
+            ("ada2", "ed25519"),
+        ] {
+            let mut cmd = Command::new("ssh-keygen");
+            cmd.args(["-q", "-t", kind, "-N", "", "-C", name, "-f"])
+                .arg(keys.path(name));
+            if kind == "ecdsa" {
+                cmd.args(["-b", "256"]);
+            }
+            assert!(cmd.status().expect("ssh-keygen runs").success());
+        }
+        keys
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn public(&self, name: &str) -> String {
+        let text = std::fs::read_to_string(self.path(name).with_extension("pub")).unwrap();
+        text.split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+    /// The usual file: Ada and Grace, one key each.
+    fn signers(&self) -> String {
+        format!(
+            "# the team\n\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n",
+            self.public("ada"),
+            self.public("grace")
+        )
+    }
+}
+
+/// What `ssh-keygen -Y sign -n NAMESPACE -f KEY` writes for `msg`, as one line.
+fn ssh_keygen_sign(key: &Path, namespace: &str, msg: &str) -> String {
+    let mut child = Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", namespace, "-f"])
+        .arg(key)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect()
+}
+
+fn message(role: &str, hash: &str) -> String {
+    format!("coursegen review v2\nrole: {role}\nhash: {hash}\n")
+}
+
+fn field(site: &Site, file: &str, key: &str) -> String {
+    let text = site.read(file);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{key}:")))
+        .unwrap_or_else(|| panic!("no {key} in {file}"));
+    line.split_once(':')
+        .unwrap()
+        .1
+        .trim()
+        .trim_matches('"')
+        .to_string()
+}
+
+fn line_of(site: &Site, file: &str, key: &str) -> usize {
+    site.read(file)
+        .lines()
+        .position(|l| l.trim_start().starts_with(&format!("{key}:")))
+        .unwrap_or_else(|| panic!("no {key} in {file}"))
+        + 1
+}
+
+/// Sets (or adds, at the end of the byline) `key: "value"` in the byline of `file`.
+fn set_field(site: &Site, file: &str, key: &str, value: &str) {
+    let text = site.read(file);
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(&format!("{key}:")))
+        .map(String::from)
+        .collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("  reviewed_hash:"))
+        .unwrap()
+        + 1;
+    lines.insert(at, format!("  {key}: \"{value}\""));
+    site.write(file, lines.join("\n") + "\n");
+}
+
+/// A site that requires signatures, with `file` signed by Grace (reviewer) and Ada (author).
+fn signed_site(keys: &Keys) -> Site {
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    site.write(SIGNERS, keys.signers());
+    for (file, title) in [(WARP, "Warp"), (BANK, "Bank")] {
+        site.write(file, published(title, ""));
+        sign_both(&site, keys, file);
+    }
+    site
+}
+
+fn sign_both(site: &Site, keys: &Keys, file: &str) {
+    let grace = keys.path("grace");
+    let o = site.run(&[
+        "sign",
+        file,
+        "--reviewer",
+        "Grace Hopper",
+        "--key",
+        grace.to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+    let ada = keys.path("ada");
+    let o = site.run(&[
+        "sign",
+        file,
+        "--role",
+        "author",
+        "--key",
+        ada.to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+}
+
+#[test]
+fn sign_publish_edit_refused_sign_again_published_with_keys() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    assert_code(&site.run(&["build"]), 0);
+    assert!(
+        site.read("public/glossary/warp/index.html")
+            .contains("Body of Warp.")
+    );
+
+    site.write(
+        WARP,
+        site.read(WARP).replace("Body of Warp.", "Body of Warps."),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    let line = line_of(&site, WARP, "author_signature");
+    assert!(
+        err.contains(&format!("content/glossary/warp.md:{line}: field `byline.author_signature`: author signature refused: signature over another hash")),
+        "{err}"
+    );
+    // The site from before the edit stays as it was.
+    assert!(
+        site.read("public/glossary/warp/index.html")
+            .contains("Body of Warp.")
+    );
+
+    sign_both(&site, &keys, WARP);
+    assert_code(&site.run(&["build"]), 0);
+    assert!(
+        site.read("public/glossary/warp/index.html")
+            .contains("Body of Warps.")
+    );
+    let status = String::from_utf8_lossy(&site.run(&["status"]).stdout).into_owned();
+    assert!(status.contains("author: valid (Ada Lovelace)"), "{status}");
+    assert!(
+        status.contains("reviewer: valid (Grace Hopper)"),
+        "{status}"
+    );
+}
+
+#[test]
+fn ssh_keygen_signatures_verify_in_coursegen_and_back() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    let hash = field(&site, WARP, "reviewed_hash");
+    // ssh-keygen's signature, written by hand into the author's field, verifies in coursegen.
+    let sig = ssh_keygen_sign(
+        &keys.path("ada"),
+        "coursegen-review",
+        &message("author", &hash),
+    );
+    set_field(&site, WARP, "author_signature", &sig);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+
+    // coursegen's signature (Grace's P-256 key, signed in coursegen) verifies in ssh-keygen,
+    // against the same allowed-signers file.
+    let theirs = field(&site, WARP, "reviewer_signature");
+    let dir = tempfile::tempdir().unwrap();
+    let mut armored = String::from("-----BEGIN SSH SIGNATURE-----\n");
+    for chunk in theirs.as_bytes().chunks(70) {
+        armored.push_str(std::str::from_utf8(chunk).unwrap());
+        armored.push('\n');
+    }
+    armored.push_str("-----END SSH SIGNATURE-----\n");
+    std::fs::write(dir.path().join("sig"), armored).unwrap();
+    let mut child = Command::new("ssh-keygen")
+        .args([
+            "-Y",
+            "verify",
+            "-n",
+            "coursegen-review",
+            "-I",
+            "grace@example.org",
+            "-f",
+        ])
+        .arg(site.root().join(SIGNERS))
+        .arg("-s")
+        .arg(dir.path().join("sig"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        message("reviewer", &hash).as_bytes(),
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("Good \"coursegen-review\" signature for grace@example.org")
+    );
+}
+
+type Setup = fn(&Site, &Keys);
+
+#[test]
+fn signature_refusals_name_file_line_and_field() {
+    let cases: &[(&str, Setup, &str, &str)] = &[
+        (
+            "copied from another entry",
+            |s, _| {
+                set_field(
+                    s,
+                    WARP,
+                    "author_signature",
+                    &field(s, BANK, "author_signature"),
+                )
+            },
+            "byline.author_signature",
+            "signature over another hash",
+        ),
+        (
+            "one key in both roles",
+            |s, k| {
+                let hash = field(s, WARP, "reviewed_hash");
+                set_field(
+                    s,
+                    WARP,
+                    "author_signature",
+                    &ssh_keygen_sign(
+                        &k.path("grace"),
+                        "coursegen-review",
+                        &message("author", &hash),
+                    ),
+                )
+            },
+            "byline.reviewer_signature",
+            "same person twice: one key",
+        ),
+        (
+            "two keys of one principal",
+            |s, k| {
+                s.write(SIGNERS, format!("\"ada@example.org,Ada Lovelace\" {}\n\"ada@example.org,Grace Hopper\" {}\n", k.public("ada"), k.public("grace")));
+            },
+            "byline.reviewer_signature",
+            "same person twice: both keys belong to `ada@example.org`",
+        ),
+        (
+            "key not in the file",
+            |s, k| {
+                let hash = field(s, WARP, "reviewed_hash");
+                set_field(
+                    s,
+                    WARP,
+                    "reviewer_signature",
+                    &ssh_keygen_sign(
+                        &k.path("mallory"),
+                        "coursegen-review",
+                        &message("reviewer", &hash),
+                    ),
+                )
+            },
+            "byline.reviewer_signature",
+            "unknown key: SHA256:",
+        ),
+        (
+            "key past valid-before",
+            |s, k| {
+                s.write(SIGNERS, format!("\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" valid-before=\"20260101Z\" {}\n", k.public("ada"), k.public("grace")));
+            },
+            "byline.reviewer_signature",
+            "key outside its validity",
+        ),
+        (
+            "body edited after signing",
+            |s, _| {
+                s.write(
+                    WARP,
+                    s.read(WARP).replace("Body of Warp.", "Body of Warps."),
+                );
+            },
+            "byline.author_signature",
+            "signature over another hash",
+        ),
+        (
+            "reviewer signature in the author's field",
+            |s, _| {
+                set_field(
+                    s,
+                    WARP,
+                    "author_signature",
+                    &field(s, WARP, "reviewer_signature"),
+                )
+            },
+            "byline.author_signature",
+            "this is the reviewer's signature, in the author's field",
+        ),
+        (
+            "bad base64",
+            |s, _| set_field(s, WARP, "author_signature", "U1NIU0lH*not-base64"),
+            "byline.author_signature",
+            "malformed signature: not base64",
+        ),
+        (
+            "another namespace",
+            |s, k| {
+                let hash = field(s, WARP, "reviewed_hash");
+                set_field(
+                    s,
+                    WARP,
+                    "author_signature",
+                    &ssh_keygen_sign(&k.path("ada"), "git", &message("author", &hash)),
+                )
+            },
+            "byline.author_signature",
+            "wrong namespace: the signature is for `git`",
+        ),
+    ];
+    let keys = Keys::new();
+    for (name, setup, key, want) in cases {
+        let site = signed_site(&keys);
+        setup(&site, &keys);
+        let o = site.run(&["build"]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        let line = line_of(&site, WARP, key.trim_start_matches("byline."));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("content/glossary/warp.md:{line}: field `{key}`: "))
+                && err.contains(want),
+            "{name}: wanted line {line}, field {key}, `{want}` in:\n{err}"
+        );
+        assert!(!site.exists("public"), "{name}: nothing is written");
+    }
+}
+
+#[test]
+fn sign_refuses_one_key_for_both_roles_and_an_unknown_key() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    let before = site.read(WARP);
+    let grace = keys.path("grace");
+    let o = site.run(&[
+        "sign",
+        WARP,
+        "--role",
+        "author",
+        "--key",
+        grace.to_str().unwrap(),
+    ]);
+    assert_code(&o, 1);
+    assert!(stderr(&o).contains("same person twice"), "{}", stderr(&o));
+    let mallory = keys.path("mallory");
+    let o = site.run(&[
+        "sign",
+        WARP,
+        "--reviewer",
+        "Grace Hopper",
+        "--key",
+        mallory.to_str().unwrap(),
+    ]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("field `byline.reviewer_signature`") && err.contains("unknown key"),
+        "{err}"
+    );
+    assert_eq!(site.read(WARP), before, "the file is unchanged");
+}
+
+#[test]
+fn the_allowed_signers_file_is_untrusted_input() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    // A bad line is named by its line, and the build stops with nothing written.
+    site.write(
+        SIGNERS,
+        format!(
+            "{}*@example.org {}\n",
+            keys.signers(),
+            keys.public("mallory")
+        ),
+    );
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains(".coursegen/allowed_signers:4: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("no patterns"), "{}", stderr(&o));
+    assert!(!site.exists("public"));
+    // A link out of the site is judged by what it resolves to.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("signers"), keys.signers()).unwrap();
+    std::fs::remove_file(site.root().join(SIGNERS)).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("signers"), site.root().join(SIGNERS)).unwrap();
+    let o = site.run(&["build"]);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("field `review.allowed_signers`: the allowed-signers file resolves to a file outside the site root"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Kills the ssh-agent a test started, by its pid, when the test ends.
+struct Agent {
+    pid: String,
+    sock: PathBuf,
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(&self.pid).status();
+    }
+}
+
+#[test]
+fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
+    let keys = Keys::new();
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    site.write(SIGNERS, keys.signers());
+    site.write(WARP, published("Warp", ""));
+    let sock = keys.dir.path().join("agent.sock");
+    let out = Command::new("ssh-agent")
+        .arg("-a")
+        .arg(&sock)
+        .arg("-s")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let pid = text
+        .split("SSH_AGENT_PID=")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .expect("ssh-agent prints its pid")
+        .to_string();
+    let agent = Agent { pid, sock };
+    let add = Command::new("ssh-add")
+        .env("SSH_AUTH_SOCK", &agent.sock)
+        .arg(keys.path("grace"))
+        .output()
+        .unwrap();
+    assert!(add.status.success());
+    // Only the public half is given: the agent holds the private one.
+    std::fs::remove_file(keys.path("grace")).unwrap();
+    let public = keys.path("grace").with_extension("pub");
+    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+        .env("XDG_CACHE_HOME", site.cache_home())
+        .env("SSH_AUTH_SOCK", &agent.sock)
+        .args(["sign", WARP, "--reviewer", "Grace Hopper", "--key"])
+        .arg(&public)
+        .arg("--root")
+        .arg(site.root())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let ada = keys.path("ada");
+    assert_code(
+        &site.run(&[
+            "sign",
+            WARP,
+            "--role",
+            "author",
+            "--key",
+            ada.to_str().unwrap(),
+        ]),
+        0,
+    );
+    assert_code(&site.run(&["build"]), 0);
+}
