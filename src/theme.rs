@@ -99,9 +99,26 @@ pub fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
     }
 }
 
-/// The files `coursegen init` writes, by path relative to the new course.
+/// The kernel a new course starts with: this repository's own, so the one `init` writes is
+/// the one CI compiles and the device measured, never a copy that drifts.
+const INIT_KERNEL: [(&str, &[u8]); 2] = [
+    (
+        "kernels/warp_divergence.cu",
+        include_bytes!("../kernels/warp_divergence.cu"),
+    ),
+    (
+        "kernels/warp_divergence.yaml",
+        include_bytes!("../kernels/warp_divergence.yaml"),
+    ),
+];
+
+/// The files `coursegen init` writes, by path relative to the new course: `init/` and the
+/// kernel.
 pub fn init_files() -> Vec<(&'static str, &'static [u8])> {
-    embedded(&INIT)
+    let mut files = embedded(&INIT);
+    files.extend(INIT_KERNEL);
+    files.sort();
+    files
 }
 
 /// The files of theme folder `folder` (`templates` or `static`) a site under `root` uses,
