@@ -16,7 +16,7 @@ use crate::cmd::serve::ServeArgs;
 use crate::cmd::shell::CompletionsArgs;
 use crate::cmd::sign::SignArgs;
 use crate::cmd::status::StatusArgs;
-use crate::cmd::{self, Failure, emit};
+use crate::cmd::{self, Failure, emit_err};
 use crate::sign;
 
 /// coursegen builds a GPU programming course: glossary entries and day pages in Markdown
@@ -92,7 +92,7 @@ pub fn main() -> ExitCode {
                 }
                 Failure::Content(err) | Failure::Usage(err) => format!("error: {err:#}\n"),
             };
-            emit(&mut std::io::stderr(), &text);
+            emit_err(&text);
             ExitCode::from(failure.exit_code())
         }
     }

@@ -103,6 +103,35 @@ pub(crate) fn today() -> Result<jiff::civil::Date, Failure> {
 
 /// Writes to stdout or stderr and ignores failure: a reader that went away
 /// (`coursegen build | head`) is no reason to panic or to fail a finished build.
+/// Writes `text` to stderr with its `error:`, `warning:` and `help:` labels in colour when
+/// stderr is a terminal (anstream: none under `NO_COLOR`, in a pipe or a file, forced by
+/// `CLICOLOR_FORCE`), as compilers do.
+pub(crate) fn emit_err(text: &str) {
+    use anstyle::{AnsiColor, Style};
+    let paint =
+        |style: Style, label: &str| format!("{}{label}{}", style.render(), style.render_reset());
+    let error = Style::new().bold().fg_color(Some(AnsiColor::Red.into()));
+    let warning = Style::new().bold().fg_color(Some(AnsiColor::Yellow.into()));
+    let help = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix("error:") {
+            out.push_str(&paint(error, "error:"));
+            out.push_str(rest);
+        } else if let Some(rest) = line.strip_prefix("warning:") {
+            out.push_str(&paint(warning, "warning:"));
+            out.push_str(rest);
+        } else if let Some(rest) = line.strip_prefix("  help:") {
+            out.push_str("  ");
+            out.push_str(&paint(help, "help:"));
+            out.push_str(rest);
+        } else {
+            out.push_str(line);
+        }
+    }
+    emit(&mut anstream::stderr(), &out);
+}
+
 pub(crate) fn emit(stream: &mut impl std::io::Write, text: &str) {
     let _ = stream.write_all(text.as_bytes());
     let _ = stream.flush();

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{CacheArgs, Failure, ReviewArgs, emit, load_config, today};
+use super::{CacheArgs, Failure, ReviewArgs, emit, emit_err, load_config, today};
 use crate::site::{self, BuildOptions, Report, SiteError};
 
 /// Flags of `coursegen build`.
@@ -169,7 +169,7 @@ fn print_report(
     for w in &report.warnings {
         let _ = writeln!(err, "warning: {w}");
     }
-    emit(&mut std::io::stderr(), &err);
+    emit_err(&err);
     let ms = elapsed.as_secs_f64() * 1000.0;
     let drafts = report.drafts.len();
     let what = if opts.drafts {

@@ -180,6 +180,27 @@ fn check_format_json_lists_every_problem_on_stdout() {
     assert_eq!(out["problems"], serde_json::json!([]));
 }
 
+/// `error:` and `help:` are coloured as compilers colour them on a terminal (forced here
+/// with CLICOLOR_FORCE), never under NO_COLOR, and not in a pipe.
+#[test]
+fn labels_are_coloured_on_a_terminal_and_never_under_no_color() {
+    let site = Site::new();
+    site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
+    let forced = stderr(&site.run_with(&["check"], &[("CLICOLOR_FORCE", "1")]));
+    assert!(
+        forced.starts_with("\u{1b}[1m\u{1b}[31merror:\u{1b}[0m content/glossary/a.md:3"),
+        "{forced:?}"
+    );
+    assert!(forced.contains("\u{1b}[36mhelp:"), "{forced:?}");
+    let none = stderr(&site.run_with(&["check"], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    assert!(
+        !none.contains('\u{1b}') && none.starts_with("error: content/glossary/a.md:3"),
+        "{none:?}"
+    );
+    let piped = stderr(&site.run(&["check"]));
+    assert!(!piped.contains('\u{1b}'), "{piped:?}");
+}
+
 #[test]
 fn all_problems_are_reported_together() {
     let site = Site::new();

@@ -82,6 +82,13 @@ impl Site {
         self.command(args).output().unwrap()
     }
 
+    /// [`Site::run`] with one more variable in its environment.
+    pub(crate) fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut command = self.command(args);
+        command.envs(env.iter().copied());
+        command.output().unwrap()
+    }
+
     /// [`Site::run`] as a step of GitHub Actions runs it (`GITHUB_ACTIONS=true`).
     pub(crate) fn run_in_actions(&self, args: &[&str]) -> Output {
         self.command(args)
@@ -98,6 +105,8 @@ impl Site {
             .env("XDG_CACHE_HOME", self.cache_home())
             // The tests read plain output, in CI too (GitHub sets this for every step).
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("NO_COLOR")
             .args(args)
             .arg("--root")
             .arg(self.root());
