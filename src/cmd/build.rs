@@ -39,6 +39,9 @@ pub struct BuildArgs {
     /// keeps each draft back), for a pull-request comment or a CI job summary.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
+    /// Print only problems and warnings: no summary line and no list of drafts.
+    #[arg(short, long)]
+    pub quiet: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -57,6 +60,9 @@ pub struct CheckArgs {
     /// (line 0: the file as a whole). The exit code and stderr are as with `text`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Print only problems and warnings: no summary line and no list of drafts.
+    #[arg(short, long)]
+    pub quiet: bool,
     #[command(flatten)]
     pub review: ReviewArgs,
 }
@@ -92,7 +98,17 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
         today: Some(today()?),
         cache_dir: args.cache.dir(root)?,
     };
-    let report = build(root, &opts, &format!("built {} with", out.display()), false)?;
+    let summary = if args.quiet {
+        Summary::Off
+    } else {
+        Summary::Stdout
+    };
+    let report = build(
+        root,
+        &opts,
+        &format!("built {} with", out.display()),
+        summary,
+    )?;
     if let Some(file) = &args.summary {
         std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
             Failure::Usage(anyhow::anyhow!(
@@ -119,7 +135,12 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
         cache_dir: None,
     };
     let json = args.format == Format::Json;
-    let result = build(root, &opts, "checked, nothing written:", json);
+    let summary = match (args.quiet, json) {
+        (true, _) => Summary::Off,
+        (false, true) => Summary::Stderr,
+        (false, false) => Summary::Stdout,
+    };
+    let result = build(root, &opts, "checked, nothing written:", summary);
     if json {
         let (problems, warnings) = match &result {
             Ok(report) => (&[][..], report.warnings.as_slice()),
@@ -136,13 +157,23 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
     result.map(drop)
 }
 
-/// Builds (or checks) and prints the report; `stdout_free` sends its summary to stderr too,
-/// so that stdout holds only what `check --format json` prints.
+/// Where the summary of a build (its line and its drafts) goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Summary {
+    /// On stdout, the default.
+    Stdout,
+    /// On stderr, so that stdout holds only what `check --format json` prints.
+    Stderr,
+    /// Nowhere (`--quiet`).
+    Off,
+}
+
+/// Builds (or checks) and prints the report, its summary where `summary` says.
 fn build(
     root: &Path,
     opts: &BuildOptions,
     verb: &str,
-    stdout_free: bool,
+    summary: Summary,
 ) -> Result<Report, Failure> {
     let start = Instant::now();
     let report = site::build(root, opts).map_err(|err| match err {
@@ -153,7 +184,7 @@ fn build(
         | SiteError::Render(_)
         | SiteError::Search(_) => Failure::Usage(err.into()),
     })?;
-    print_report(&report, opts, verb, start.elapsed(), stdout_free);
+    print_report(&report, opts, verb, start.elapsed(), summary);
     Ok(report)
 }
 
@@ -162,7 +193,7 @@ fn print_report(
     opts: &BuildOptions,
     verb: &str,
     elapsed: std::time::Duration,
-    stdout_free: bool,
+    summary: Summary,
 ) {
     use std::fmt::Write as _;
     let mut err = String::new();
@@ -188,9 +219,9 @@ fn print_report(
     for (file, reason) in &report.drafts {
         let _ = writeln!(out, "  draft {}: {reason}", file.display());
     }
-    if stdout_free {
-        emit(&mut std::io::stderr(), &out);
-    } else {
-        emit(&mut std::io::stdout(), &out);
+    match summary {
+        Summary::Stdout => emit(&mut std::io::stdout(), &out),
+        Summary::Stderr => emit(&mut std::io::stderr(), &out),
+        Summary::Off => {}
     }
 }

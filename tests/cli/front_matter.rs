@@ -201,6 +201,29 @@ fn labels_are_coloured_on_a_terminal_and_never_under_no_color() {
     assert!(!piped.contains('\u{1b}'), "{piped:?}");
 }
 
+/// `--quiet` leaves out the summary and the drafts, never a problem.
+#[test]
+fn quiet_prints_problems_only() {
+    let site = Site::new();
+    site.write("content/glossary/a.md", "---\ntitle: a\n---\n");
+    for command in ["build", "check"] {
+        let loud = site.run(&[command]);
+        assert_code(&loud, 0);
+        assert!(String::from_utf8_lossy(&loud.stdout).contains("draft content/glossary/a.md"));
+        let quiet = site.run(&[command, "--quiet"]);
+        assert_code(&quiet, 0);
+        assert!(
+            quiet.stdout.is_empty(),
+            "{command}: {:?}",
+            String::from_utf8_lossy(&quiet.stdout)
+        );
+    }
+    site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
+    let o = site.run(&["check", "-q"]);
+    assert_code(&o, 1);
+    assert!(stderr(&o).contains("a.md:3"), "{}", stderr(&o));
+}
+
 #[test]
 fn all_problems_are_reported_together() {
     let site = Site::new();
