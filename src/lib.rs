@@ -2,6 +2,7 @@
 //! the bank model and tables from measurement records. `main.rs` is the thin CLI wrapper.
 #![warn(unreachable_pub)]
 
+pub mod atomic;
 pub mod bank;
 pub mod canonical;
 pub mod cli;

@@ -373,15 +373,7 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
     notes
 }
 
-/// Writes through a temporary file in the same folder, so a crash never leaves half a file.
+/// Writes the edited entry whole, keeping its mode.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        tmp.as_file().set_permissions(meta.permissions())?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::atomic::write(path, bytes, crate::atomic::Mode::Kept)
 }

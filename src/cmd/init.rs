@@ -140,19 +140,9 @@ pub fn write_files(dir: &Path, files: &[(PathBuf, &[u8])], force: bool) -> Resul
         let path = dir.join(rel);
         let parent = path.parent().unwrap_or(dir);
         std::fs::create_dir_all(parent).map_err(|e| WriteError::Io(parent.into(), e))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(parent)
-            .map_err(|e| WriteError::Io(parent.into(), e))?;
-        std::io::Write::write_all(&mut tmp, bytes).map_err(|e| WriteError::Io(path.clone(), e))?;
-        // A temporary file is private (0600); what init writes is a course's source.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            (tmp.as_file())
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-                .map_err(|e| WriteError::Io(path.clone(), e))?;
-        }
-        tmp.persist(&path)
-            .map_err(|e| WriteError::Io(path.clone(), e.error))?;
+        // What init writes is a course's source: ordinary files (0644).
+        crate::atomic::write(&path, bytes, crate::atomic::Mode::Ordinary)
+            .map_err(|e| WriteError::Io(path.clone(), e))?;
     }
     Ok(())
 }

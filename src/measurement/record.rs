@@ -1,6 +1,6 @@
 //! Measurement records: the JSON files `measurements/<kernel>/<device-slug>.json` that
 //! `measure` writes and `build` reads — types, loading, atomic saving, the checksum that
-//! seals a record, staleness. Depends on `canonical` only.
+//! seals a record, staleness. Depends on `canonical` and `atomic` only.
 mod files;
 mod stale;
 
@@ -8,7 +8,6 @@ pub use files::KernelFiles;
 pub use stale::{Freshness, StaleRecord, stale_records};
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -558,17 +557,8 @@ pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsErro
         error,
     })?;
     json.push('\n');
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
-    tmp.write_all(json.as_bytes()).map_err(io)?;
-    // A temporary file is created 0600; a record is an ordinary file others read (0644).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::Permissions::from_mode(0o644);
-        tmp.as_file().set_permissions(mode).map_err(io)?;
-    }
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(&path).map_err(|e| io(e.error))?;
+    // A record is an ordinary file others read (0644).
+    crate::atomic::write(&path, json.as_bytes(), crate::atomic::Mode::Ordinary).map_err(io)?;
     Ok(path)
 }
 
