@@ -46,7 +46,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records.
     Measure(MeasureArgs),
-    /// Serve a preview of the site on 127.0.0.1, rebuilding when content changes.
+    /// Serve a preview of the site (on 127.0.0.1 unless --interface), rebuilding when content
+    /// changes; --open opens it in the browser.
     Serve(ServeArgs),
     /// Scaffold a new entry with every front-matter field: `coursegen new glossary warp-divergence`,
     /// `coursegen new days day-16`.

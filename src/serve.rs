@@ -1,10 +1,10 @@
-//! `coursegen serve`: builds the preview into a private folder, serves it on 127.0.0.1,
-//! rebuilds what a change affects as soon as the file watcher reports it, and pushes the
+//! `coursegen serve`: builds the preview into a private folder, serves it (on 127.0.0.1
+//! unless told another address), rebuilds what a change affects as soon as the file watcher reports it, and pushes the
 //! outcome to open pages (reload, or the errors over the last good page). Split by job:
 //! `http` (requests, limits, paths), `watch` (file events), `rebuild` (incremental stages),
 //! `reload` (the push channel and its script). Never serves a file outside the output.
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -31,11 +31,13 @@ pub enum ServeError {
     /// No temporary folder for the preview build.
     #[error("cannot create a folder for the preview build: {0}")]
     TempDir(std::io::Error),
-    /// The port is taken or not allowed.
-    #[error("cannot listen on 127.0.0.1:{port}: {error}; pick another with --port")]
+    /// The port is taken or not allowed, or the address is not this machine's.
+    #[error(
+        "cannot listen on {addr}: {error}; pick another port with --port, or another address with --interface"
+    )]
     Listen {
-        /// The port asked for.
-        port: u16,
+        /// The address and port asked for.
+        addr: SocketAddr,
         /// Why.
         error: std::io::Error,
     },
@@ -47,18 +49,50 @@ pub enum ServeError {
     Signal(#[from] ctrlc::Error),
 }
 
-/// Builds the preview into a private folder and serves it on 127.0.0.1:`port` until
+/// Where `serve` listens and whom it answers.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    /// The address to listen on: `127.0.0.1` by default; `0.0.0.0` or `::` for every
+    /// interface.
+    pub interface: IpAddr,
+    /// The port (0: any free one).
+    pub port: u16,
+    /// Host names answered besides addresses and `localhost` (`--allow-host`).
+    pub allow_hosts: Vec<String>,
+    /// Open the served address in the browser once listening.
+    pub open: bool,
+}
+
+impl Listen {
+    /// The address a browser on this machine opens for `bound`: the loopback address of
+    /// the same family when it listens on every interface.
+    fn local_url(bound: SocketAddr) -> String {
+        let ip = match bound.ip() {
+            IpAddr::V4(a) if a.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(a) if a.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        format!("http://{}/", SocketAddr::new(ip, bound.port()))
+    }
+}
+
+/// Builds the preview into a private folder and serves it on `listen`'s address until
 /// Ctrl-C or SIGTERM, which remove the folder before exiting. The site is served at `/`
 /// whatever the configured base path; the config (`config_file`, or the root's
 /// coursegen.toml) is read again on every rebuild. Diagrams are rasterised through the
 /// cache in `cache_dir`, if any.
 pub fn serve(
     root: &Path,
-    port: u16,
+    listen: Listen,
     drafts: bool,
     config_file: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
 ) -> Result<(), ServeError> {
+    // Listening comes first: a port taken fails at once, before any folder is made.
+    let asked = SocketAddr::new(listen.interface, listen.port);
+    let failed = |error| ServeError::Listen { addr: asked, error };
+    let listener = TcpListener::bind(asked).map_err(failed)?;
+    let bound = listener.local_addr().map_err(failed)?;
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     let dir = tempfile::Builder::new()
         .prefix("coursegen-serve-")
@@ -84,6 +118,10 @@ pub fn serve(
         config_file.map(|f| std::path::absolute(&f).unwrap_or(f)),
         &out,
     )));
+    // Watching starts before the first build, so an edit made while it runs is not missed.
+    let config_path = lock(&rebuilder).config_path();
+    let changes = watch::Changes::watch(&root, &config_path)?;
+    // The handler owns the folder from here: any error before it drops (removes) it.
     {
         // Holding the rebuilder's lock means no rebuild is writing while the folder goes.
         let (rebuilder, dir) = (rebuilder.clone(), Mutex::new(Some(dir)));
@@ -95,19 +133,36 @@ pub fn serve(
             std::process::exit(130);
         })?;
     }
-    // Watching starts before the first build, so an edit made while it runs is not missed.
-    let config_path = lock(&rebuilder).config_path();
-    let changes = watch::Changes::watch(&root, &config_path)?;
     let hub = reload::Hub::default();
     run_rebuild(&rebuilder, &hub);
-    let listen = |error| ServeError::Listen { port, error };
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(listen)?;
-    let addr = listener.local_addr().map_err(listen)?;
+    let url = Listen::local_url(bound);
     println!(
-        "serving http://{addr}/ (preview{}); Ctrl-C to stop",
+        "serving {url} (preview{}); Ctrl-C to stop",
         if drafts { " with drafts" } else { "" }
     );
+    if !bound.ip().is_loopback() {
+        let whom = if bound.ip().is_unspecified() {
+            format!("every interface, port {}", bound.port())
+        } else {
+            bound.to_string()
+        };
+        eprintln!(
+            "warning: listening on {whom}: any machine that can reach this one can read the \
+             preview{}",
+            if drafts { ", drafts included" } else { "" }
+        );
+    }
     let _ = std::io::stdout().flush();
+    if listen.open {
+        // A browser that fails to start is worth a line, not the server.
+        let url = url.clone();
+        std::thread::spawn(move || {
+            if let Err(e) = opener::open_browser(&url) {
+                eprintln!("warning: cannot open {url} in a browser: {e}");
+            }
+        });
+    }
+    let allow_hosts: Arc<[String]> = listen.allow_hosts.into();
     {
         let (rebuilder, hub) = (rebuilder.clone(), hub.clone());
         std::thread::spawn(move || {
@@ -130,9 +185,9 @@ pub fn serve(
             );
             continue;
         };
-        let (out, hub) = (out.clone(), hub.clone());
+        let (out, hub, hosts) = (out.clone(), hub.clone(), allow_hosts.clone());
         std::thread::spawn(move || {
-            let _ = respond(stream, &out, &hub, &slot);
+            let _ = respond(stream, &out, &hub, &hosts, &slot);
         });
     }
     Ok(())
@@ -171,6 +226,7 @@ fn respond(
     stream: TcpStream,
     out: &Path,
     hub: &reload::Hub,
+    allow_hosts: &[String],
     slot: &slots::Slot,
 ) -> std::io::Result<()> {
     let mut s = &stream;
@@ -189,8 +245,9 @@ fn respond(
             );
         }
     };
-    if !http::local_host(req.host.as_deref()) {
-        let body = b"coursegen serve answers only Host: 127.0.0.1 or localhost\n";
+    if !http::allowed_host(req.host.as_deref(), allow_hosts) {
+        let body = b"coursegen serve answers only a Host that is an address, localhost, or \
+                     named by --allow-host\n";
         return http::send(&mut s, "403 Forbidden", "text/plain", body, false);
     }
     let head = match req.method.as_str() {

@@ -105,15 +105,29 @@ pub(super) fn read_request(reader: &mut impl BufRead) -> Result<Request, Request
     })
 }
 
-/// True for `127.0.0.1` and `localhost`, with or without a port. Any other name means a
-/// page on another site reached us through DNS rebinding, and must not read the preview.
-pub(super) fn local_host(host: Option<&str>) -> bool {
+/// True when the `Host` header names this machine by address (`127.0.0.1`, `[::1]`,
+/// `192.168.1.20`, with or without a port), as `localhost`, or as one of the names in
+/// `allowed` (`serve --allow-host`; compared ignoring case). A page on another site that
+/// reaches us through DNS rebinding comes under a name of its own (`evil.example`), never
+/// as a bare address, so any other name is refused: it must not read the preview.
+pub(super) fn allowed_host(host: Option<&str>, allowed: &[String]) -> bool {
     let Some(host) = host else { return false };
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = host.strip_prefix('[') {
+        let Some((addr, after)) = rest.split_once(']') else {
+            return false;
+        };
+        let port_ok = after.is_empty() || after.strip_prefix(':').is_some_and(digits);
+        return port_ok && addr.parse::<std::net::Ipv6Addr>().is_ok();
+    }
     let name = match host.rsplit_once(':') {
-        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
-        _ => host,
+        Some((name, port)) if digits(port) => name,
+        Some(_) => return false,
+        None => host,
     };
-    name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost")
+    name.parse::<std::net::Ipv4Addr>().is_ok()
+        || name.eq_ignore_ascii_case("localhost")
+        || allowed.iter().any(|a| name.eq_ignore_ascii_case(a))
 }
 
 /// Maps a request target to a file inside `out`, or `None` when it would leave it (after
@@ -257,21 +271,37 @@ mod tests {
     }
 
     #[test]
-    fn answers_only_local_hosts() {
+    fn answers_only_hosts_named_by_address_localhost_or_allowed() {
+        let allowed = ["Preview.Lan".to_string()];
         for (host, ok) in [
             (Some("127.0.0.1"), true),
             (Some("127.0.0.1:1111"), true),
+            (Some("192.168.1.20:1111"), true),
+            (Some("[::1]:1111"), true),
+            (Some("[::1]"), true),
+            (Some("[fe80::1]:80"), true),
             (Some("localhost"), true),
             (Some("LocalHost:80"), true),
+            (Some("preview.lan:1111"), true),
+            (Some("PREVIEW.LAN"), true),
             (Some("evil.example"), false),
             (Some("evil.example:1111"), false),
             (Some("localhost.evil.example"), false),
+            (Some("preview.lan.evil.example"), false),
             (Some("127.0.0.1.nip.io"), false),
+            (Some("127.1"), false),
+            (Some("[::1"), false),
+            (Some("[::1]x"), false),
+            (Some("[evil.example]"), false),
+            (Some("::1"), false),
+            (Some("localhost:"), false),
+            (Some("localhost:http"), false),
             (Some(""), false),
             (None, false),
         ] {
-            assert_eq!(local_host(host), ok, "{host:?}");
+            assert_eq!(allowed_host(host, &allowed), ok, "{host:?}");
         }
+        assert!(!allowed_host(Some("preview.lan"), &[]));
     }
 
     #[test]

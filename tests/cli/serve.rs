@@ -13,27 +13,43 @@ struct Server {
     child: Child,
     addr: String,
     tmp: tempfile::TempDir,
+    /// What serve printed on stderr so far, line by line.
+    errors: std::sync::mpsc::Receiver<String>,
 }
 
 impl Server {
     fn start(site: &Site) -> Server {
+        Server::start_with(site, &[], &[])
+    }
+
+    /// Starts `serve --port 0` with more `args` and environment `vars`; waits for the line
+    /// naming its address.
+    fn start_with(site: &Site, args: &[&str], vars: &[(&str, &Path)]) -> Server {
         let tmp = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_coursegen"))
-            .args(["serve", "--port", "0", "--root"])
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .arg("--root")
             .arg(site.root())
             .env("TMPDIR", tmp.path())
             .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+            .env_remove("BROWSER")
+            .envs(vars.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let (tx, log) = std::sync::mpsc::channel();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        let lines = |from: Box<dyn Read + Send>| {
+            let (tx, log) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(from).lines().map_while(Result::ok) {
+                    let _ = tx.send(line);
+                }
+            });
+            log
+        };
+        let log = lines(Box::new(child.stdout.take().unwrap()));
+        let errors = lines(Box::new(child.stderr.take().unwrap()));
         let addr = loop {
             let line = log
                 .recv_timeout(Duration::from_secs(60))
@@ -43,7 +59,36 @@ impl Server {
             }
         };
         assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-        Server { child, addr, tmp }
+        Server {
+            child,
+            addr,
+            tmp,
+            errors,
+        }
+    }
+
+    /// Waits up to 30 s for a line of stderr containing `needle`.
+    fn stderr_line(&self, needle: &str) -> String {
+        let start = Instant::now();
+        while let Some(left) = Duration::from_secs(30).checked_sub(start.elapsed()) {
+            match self.errors.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!("serve never printed {needle:?} on stderr");
+    }
+
+    /// The port serve listens on.
+    fn port(&self) -> &str {
+        self.addr.rsplit_once(':').unwrap().1
+    }
+
+    /// Sends a GET of `path` naming `host`; returns the status line.
+    fn status_for(&self, host: &str, path: &str) -> String {
+        let answer = self.raw(format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes());
+        answer.lines().next().unwrap_or("").to_string()
     }
 
     /// Sends `raw` as it is and returns the whole answer.
@@ -186,6 +231,8 @@ fn serve_answers_only_local_hosts_and_caps_requests() {
     }
     let ok = server.raw(b"GET /glossary/lane/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
     assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    // A name is answered only when --allow-host gives it (this server was given none).
+    assert!(server.status_for("preview.lan", "/").contains("403"));
     let long = format!(
         "GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n",
         "a".repeat(20_000)
@@ -371,4 +418,123 @@ fn slow_connections_and_many_event_streams_do_not_starve_other_readers() {
         start.elapsed()
     );
     drop(idle);
+}
+
+#[test]
+fn serve_listens_on_the_loopback_address_unless_told_another() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let server = Server::start(&site);
+    // 127.0.0.2 is this machine too, but not the address serve listens on by default.
+    let other = format!("127.0.0.2:{}", server.port());
+    assert!(
+        TcpStream::connect(&other).is_err(),
+        "the default listens on more than 127.0.0.1"
+    );
+}
+
+#[test]
+fn serve_on_every_interface_warns_answers_addresses_and_allowed_names_only() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let args = ["--interface", "0.0.0.0", "--allow-host", "Preview.LAN"];
+    let server = Server::start_with(&site, &args, &[]);
+    let warning = server.stderr_line("warning: listening on every interface");
+    assert!(warning.contains("drafts included"), "{warning}");
+    // Reached through another of this machine's addresses, as a phone on the network
+    // reaches it through the machine's own.
+    let other = format!("127.0.0.2:{}", server.port());
+    let mut s = TcpStream::connect(&other).expect("serve listens on every interface");
+    s.write_all(format!("GET /glossary/lane/ HTTP/1.1\r\nHost: {other}\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 200") && answer.contains("Lane"),
+        "{answer}"
+    );
+    for (host, status) in [
+        ("192.168.1.20:1111", "200"),
+        ("[fe80::1]:1111", "200"),
+        ("preview.lan:1111", "200"),
+        ("evil.example", "403"),
+        ("preview.lan.evil.example", "403"),
+    ] {
+        let got = server.status_for(host, "/glossary/lane/");
+        assert!(got.contains(status), "{host}: {got}");
+    }
+}
+
+#[test]
+fn serve_open_starts_the_browser_on_the_served_address() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let dir = tempfile::tempdir().unwrap();
+    let opened = dir.path().join("opened");
+    let browser = dir.path().join("browser");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = Server::start_with(&site, &["--open"], &[("BROWSER", &browser)]);
+    let start = Instant::now();
+    while !opened.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no browser started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let url = std::fs::read_to_string(&opened).unwrap();
+    assert_eq!(url, format!("http://{}/", server.addr));
+    assert!(server.get("/glossary/lane/").starts_with("HTTP/1.1 200"));
+}
+
+#[test]
+fn serve_open_with_no_browser_warns_and_keeps_serving() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let missing = Path::new("/nonexistent/browser");
+    let server = Server::start_with(&site, &["--open"], &[("BROWSER", missing)]);
+    let line = server.stderr_line("cannot open");
+    assert!(
+        line.starts_with("warning: cannot open http://127.0.0.1:"),
+        "{line}"
+    );
+    assert!(server.get("/glossary/lane/").starts_with("HTTP/1.1 200"));
+}
+
+#[test]
+fn serve_refuses_a_bad_address_name_or_taken_port_with_usage_errors() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    for (args, want) in [
+        (
+            &["--interface", "localhost"][..],
+            "invalid value 'localhost' for '--interface",
+        ),
+        (&["--allow-host", "http://evil/"][..], "is not a host name"),
+        (&["--allow-host", "lan:80"][..], "is not a host name"),
+    ] {
+        let out = site.run(&[&["serve"][..], args].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+    }
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let tmpdir = tmp.path().to_str().unwrap();
+    let out = site.run_with(&["serve", "--port", &port], &[("TMPDIR", tmpdir)]);
+    assert_eq!(out.status.code(), Some(2));
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "serve left {left:?} behind");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("cannot listen on 127.0.0.1:{port}")) && err.contains("--port"),
+        "{err}"
+    );
 }
