@@ -48,6 +48,23 @@ pub struct Config {
     pub allowed_signers: PathBuf,
     /// `[review] require_signatures`: a published entry needs both SSH signatures.
     pub require_signatures: bool,
+    /// `sections`: the sections in reading order, each with the name navigation shows.
+    /// Sections not listed follow them (days, then glossary, then the others by name).
+    pub sections: Vec<SectionConfig>,
+    /// The config file as problems name it (`coursegen.toml`, or `--config`'s path).
+    pub file: PathBuf,
+}
+
+/// One section as `sections` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionConfig {
+    /// Its folder under `content/` (`days`).
+    pub name: String,
+    /// What the sidebar, breadcrumbs, search results and cards call it (default: from the
+    /// folder name, `days` → "Days").
+    pub title: Option<String>,
+    /// The config's line that lists it.
+    pub line: usize,
 }
 
 /// Where the allowed-signers file is unless `[review] allowed_signers` says otherwise.
@@ -68,6 +85,8 @@ impl Default for Config {
             external_prefixes: Vec::new(),
             allowed_signers: PathBuf::from(DEFAULT_ALLOWED_SIGNERS),
             require_signatures: false,
+            sections: Vec::new(),
+            file: PathBuf::from(FILE),
         }
     }
 }
@@ -100,6 +119,7 @@ struct RawConfig {
     edit_url: Option<Spanned<String>>,
     language: Option<Spanned<String>>,
     review_max_age_days: Option<Spanned<i64>>,
+    sections: Vec<Spanned<toml::Value>>,
     links: RawLinks,
     review: RawReview,
 }
@@ -130,6 +150,7 @@ const KEYS: &[(&str, &[&str])] = &[
             "edit_url",
             "language",
             "review_max_age_days",
+            "sections",
             "links",
             "review",
         ],
@@ -196,7 +217,23 @@ impl Config {
             vec![d]
         })?;
         let mut problems = Vec::new();
-        let mut config = Config::default();
+        let mut config = Config {
+            file: file.to_path_buf(),
+            ..Config::default()
+        };
+        for item in &raw.sections {
+            let line = line_of(text, item.span().start);
+            match section(item.get_ref()) {
+                Ok((name, _)) if config.sections.iter().any(|s| s.name == name) => problems.push(
+                    at(item.span(), "sections", format!("`{name}` is listed twice"))
+                        .help("list each section once, in reading order"),
+                ),
+                Ok((name, title)) => config.sections.push(SectionConfig { name, title, line }),
+                Err(m) => problems.push(at(item.span(), "sections", m).help(
+                    "write `sections = [\"days\", { name = \"glossary\", title = \"Terms\" }]`",
+                )),
+            }
+        }
         let mut check = |key: &str, v: &Spanned<String>, f: fn(&str) -> Result<String, String>| {
             f(v.get_ref())
                 .map_err(|m| problems.push(at(v.span(), key, m)))
@@ -420,6 +457,41 @@ fn description(s: &str) -> Result<String, String> {
     } else {
         Ok(t.into())
     }
+}
+
+/// A `sections` item: a folder name, or `{ name = "…", title = "…" }`.
+fn section(v: &toml::Value) -> Result<(String, Option<String>), String> {
+    let (name, title) = match v {
+        toml::Value::String(name) => (name, None),
+        toml::Value::Table(t) => {
+            if let Some(k) = t.keys().find(|k| !matches!(k.as_str(), "name" | "title")) {
+                return Err(format!(
+                    "unknown key `{k}` in a section (its keys are name, title)"
+                ));
+            }
+            let Some(toml::Value::String(name)) = t.get("name") else {
+                return Err("a section needs a `name`, its folder under content/".into());
+            };
+            let title = match t.get("title") {
+                None => None,
+                Some(toml::Value::String(t)) => Some(title(t)?),
+                Some(_) => return Err("a section's `title` is text".into()),
+            };
+            (name, title)
+        }
+        _ => return Err("a section is its folder's name, or a table with `name`".into()),
+    };
+    let folder = !name.is_empty()
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control);
+    if !folder {
+        return Err(format!(
+            "`{}` is not a folder name under content/ (one name, no `/`)",
+            name.escape_debug()
+        ));
+    }
+    Ok((name.clone(), title))
 }
 
 /// The home text: Markdown, any length the file allows, no control characters but line ends.

@@ -112,7 +112,8 @@ fn write(
 ) -> Result<Option<Diagnostic>, SiteError> {
     let build_cache = build_cache::BuildCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
-    let nav = nav::Nav::new(&checked.pages, templates.root());
+    let names = nav::SectionNames::new(&opts.config.sections);
+    let nav = nav::Nav::new(&checked.pages, templates.root(), names);
     let rc = render::RenderCtx {
         info: &info,
         templates,

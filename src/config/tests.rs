@@ -180,7 +180,7 @@ fn unknown_keys_are_all_reported_with_their_line_and_a_suggestion() {
             "2 tittle: unknown key | did you mean `title`?",
             "3 base-url: unknown key | did you mean `base_url`?",
             "6 links.external_prefix: unknown key | did you mean `external_prefixes`?",
-            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, links, review",
+            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, sections, links, review",
         ]
     );
 }
@@ -281,6 +281,7 @@ fn the_key_list_matches_what_serde_accepts() {
                 "title" | "language" => "\"en\"",
                 "require_signatures" => "true",
                 "allowed_signers" => "\"keys/allowed_signers\"",
+                "sections" => "[\"days\"]",
                 _ => "\"https://example.org/\"",
             };
             text.push_str(&format!("{k} = {value}\n"));
@@ -320,5 +321,52 @@ fn review_keys_default_and_refuse_paths_out_of_the_site() {
             "{bad}"
         );
         assert_eq!(err[0].line, 2, "{bad}");
+    }
+}
+
+#[test]
+fn sections_are_listed_in_order_with_optional_titles() {
+    let c =
+        parse("sections = [\n  \"glossary\",\n  { name = \"days\", title = \" Lessons \" },\n]\n")
+            .unwrap();
+    let got: Vec<_> = (c.sections.iter())
+        .map(|s| (s.name.as_str(), s.title.as_deref(), s.line))
+        .collect();
+    assert_eq!(got, [("glossary", None, 2), ("days", Some("Lessons"), 3)]);
+    assert_eq!(parse("").unwrap().sections, []);
+}
+
+#[test]
+fn bad_sections_are_all_reported_with_their_line() {
+    let got = problems(
+        "sections = [\n\"days\",\n\"days\",\n\"../etc\",\n\".hidden\",\n3,\n{ title = \"T\" },\n\
+         { name = \"a\", weight = 1 },\n{ name = \"b\", title = \"two\\nlines\" },\n\"\",\n]\n",
+    );
+    let lines: Vec<&str> = got.iter().map(|p| p.split(':').next().unwrap()).collect();
+    assert_eq!(
+        lines,
+        [
+            "3 sections",
+            "4 sections",
+            "5 sections",
+            "6 sections",
+            "7 sections",
+            "8 sections",
+            "9 sections",
+            "10 sections"
+        ],
+        "{got:#?}"
+    );
+    for (p, want) in got.iter().zip([
+        "`days` is listed twice",
+        "`../etc` is not a folder name",
+        "`.hidden` is not a folder name",
+        "a section is its folder's name",
+        "a section needs a `name`",
+        "unknown key `weight`",
+        "the title must be one line",
+        "`` is not a folder name",
+    ]) {
+        assert!(p.contains(want), "{p} lacks {want}");
     }
 }

@@ -247,13 +247,21 @@ impl Rebuilder {
                     .collect(),
                 site: true,
                 listed: true,
-                nav: Arc::new(nav::Nav::new(&checked.pages, &self.opts.config.root)),
+                nav: Arc::new(nav::Nav::new(
+                    &checked.pages,
+                    &self.opts.config.root,
+                    nav::SectionNames::new(&self.opts.config.sections),
+                )),
             };
         };
         let listed = listings_changed(last, site, checked);
         // Nothing lists show changed: the reading order is the last one.
         let nav = match listed {
-            true => Arc::new(nav::Nav::new(&checked.pages, &self.opts.config.root)),
+            true => Arc::new(nav::Nav::new(
+                &checked.pages,
+                &self.opts.config.root,
+                nav::SectionNames::new(&self.opts.config.sections),
+            )),
             false => Arc::clone(&last.nav),
         };
         let frame = listed && nav.same_frame(&last.nav);

@@ -93,6 +93,39 @@ pub(crate) fn check_site(
     check_site_with(root, site, opts, &Direct)
 }
 
+/// The config's `sections` that name no section of the site (a typo, or a folder renamed).
+fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Vec<Diagnostic> {
+    let present: BTreeSet<&str> = (site.entries.iter())
+        .map(|e| e.section.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut problems = Vec::new();
+    for s in config
+        .sections
+        .iter()
+        .filter(|s| !present.contains(s.name.as_str()))
+    {
+        let closest = (present.iter())
+            .min_by_key(|p| strsim::levenshtein(p, &s.name))
+            .filter(|p| strsim::levenshtein(p, &s.name) <= (s.name.len() / 3).clamp(1, 3));
+        let help = match (closest, present.is_empty()) {
+            (Some(p), _) => format!("did you mean `{p}`?"),
+            (None, true) => "content/ has no sections yet: a section is a folder of entries".into(),
+            (None, false) => format!(
+                "the sections under content/ are {}",
+                present.iter().copied().collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let message = format!("no section `{}` under content/", s.name);
+        problems.push(
+            Diagnostic::new(&config.file, s.line, message)
+                .field("sections")
+                .help(help),
+        );
+    }
+    problems
+}
+
 /// [`check_site`], with each entry's work done by `checks`.
 pub(crate) fn check_site_with(
     root: &Path,
@@ -101,6 +134,7 @@ pub(crate) fn check_site_with(
     checks: &impl EntryChecks,
 ) -> Result<CheckedSite, Vec<Diagnostic>> {
     let mut problems = site.problems.clone();
+    problems.extend(unlisted_sections(&opts.config, site));
     let mut report = Report {
         warnings: site.warnings.clone(),
         ..Report::default()

@@ -44,7 +44,7 @@ pub(crate) fn indexes(
     for (section, items) in by_section {
         let intro = intros.iter().find(|p| p.entry.slug == section);
         let title = intro.map_or_else(
-            || super::nav::section_title(section),
+            || nav.names().title(section),
             |p| p.entry.meta.title.clone(),
         );
         let url = format!("/{section}/");
@@ -75,6 +75,12 @@ pub(crate) fn indexes(
             bytes: templates.render("section.html", &ctx)?.into_bytes(),
         });
     }
+    // The home page lists the sections in reading order, as the sidebar does.
+    let names = nav.names();
+    sections.sort_by(|a, b| {
+        let (a, b) = (a.url.trim_matches('/'), b.url.trim_matches('/'));
+        names.rank(a).cmp(&names.rank(b))
+    });
     let home = HomeCtx {
         site: info.clone(),
         url: "/".into(),

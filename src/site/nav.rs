@@ -123,9 +123,48 @@ struct Section {
     len: usize,
 }
 
+/// The sections' order and names as the config gives them (`sections`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SectionNames {
+    /// Listed sections, in reading order, each with the title it was given, if any.
+    listed: Vec<(String, Option<String>)>,
+}
+
+impl SectionNames {
+    pub(crate) fn new(config: &[crate::config::SectionConfig]) -> Self {
+        SectionNames {
+            listed: config
+                .iter()
+                .map(|s| (s.name.clone(), s.title.clone()))
+                .collect(),
+        }
+    }
+
+    /// Where `section` comes in reading order: the listed ones as listed, then days, the
+    /// glossary, and any other by name.
+    pub(crate) fn rank<'a>(&self, section: &'a str) -> (usize, usize, &'a str) {
+        let listed = self.listed.iter().position(|(n, _)| n == section);
+        let built_in = match section {
+            DAYS => 0,
+            GLOSSARY => 1,
+            _ => 2,
+        };
+        (listed.unwrap_or(self.listed.len()), built_in, section)
+    }
+
+    /// What navigation calls `section`: its configured title, or one made from its name.
+    pub(crate) fn title(&self, section: &str) -> String {
+        (self.listed.iter())
+            .find(|(n, _)| n == section)
+            .and_then(|(_, t)| t.clone())
+            .unwrap_or_else(|| section_title(section))
+    }
+}
+
 /// The reading order of one build.
 pub(crate) struct Nav {
     sections: Vec<Section>,
+    names: SectionNames,
     /// Page URL → (section, group, item).
     at: HashMap<String, (usize, usize, usize)>,
     /// The base path (`/`, `/course/`), which every `href` starts with.
@@ -133,10 +172,11 @@ pub(crate) struct Nav {
 }
 
 impl Nav {
-    /// Orders the pages shown: days first (by the number in their slug), then the glossary
-    /// by category and term, then any other section by title. Top-level pages are left out.
-    /// `root` is the base path links are written under.
-    pub(crate) fn new(shown: &[super::page::Page], root: &str) -> Self {
+    /// Orders the pages shown: the sections `names` lists, in its order, then days, the
+    /// glossary and any other section by name; days by the number in their slug, the
+    /// glossary by category and term, any other section by title. Top-level pages are left
+    /// out. `root` is the base path links are written under.
+    pub(crate) fn new(shown: &[super::page::Page], root: &str, names: SectionNames) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
         for p in shown {
             let e = &*p.entry;
@@ -147,15 +187,10 @@ impl Nav {
                     .push((e, p.draft_reason.is_some()));
             }
         }
-        let rank = |s: &str| match s {
-            DAYS => 0,
-            GLOSSARY => 1,
-            _ => 2,
-        };
-        let mut names: Vec<&str> = by_section.keys().copied().collect();
-        names.sort_by_key(|s| (rank(s), *s));
+        let mut order: Vec<&str> = by_section.keys().copied().collect();
+        order.sort_by_key(|s| names.rank(s));
         let mut sections = Vec::new();
-        for name in names {
+        for name in order {
             let entries = by_section.remove(name).unwrap_or_default();
             let len = entries.len();
             let groups = if name == GLOSSARY {
@@ -165,7 +200,7 @@ impl Nav {
             };
             sections.push(Section {
                 name: name.to_string(),
-                title: section_title(name),
+                title: names.title(name),
                 groups,
                 len,
             });
@@ -180,9 +215,15 @@ impl Nav {
         }
         Nav {
             sections,
+            names,
             at,
             root: root.to_string(),
         }
+    }
+
+    /// The sections' order and names.
+    pub(crate) fn names(&self) -> &SectionNames {
+        &self.names
     }
 
     /// The navigation of the page at `url` (the home page and section indexes too).
@@ -389,7 +430,7 @@ fn group_url(section: &str, name: &str) -> String {
 }
 
 /// Human title of a section folder.
-pub(crate) fn section_title(section: &str) -> String {
+fn section_title(section: &str) -> String {
     match section {
         "glossary" => "Glossary".into(),
         "days" => "Days".into(),
@@ -539,7 +580,7 @@ mod tests {
             })
             .collect();
         let urls = entries.iter().map(|e| e.url.clone()).collect();
-        (Nav::new(&pages, "/course/"), urls)
+        (Nav::new(&pages, "/course/", SectionNames::default()), urls)
     }
 
     /// `same_frame` and `same_page` never call a page's navigation unchanged when it

@@ -58,7 +58,10 @@ pub(crate) struct RenderCtx<'a> {
 /// preview (marked). `None` when the build writes no search index.
 pub(crate) fn record(p: &Page, rc: RenderCtx<'_>) -> Option<search::Record> {
     let RenderCtx {
-        templates, opts, ..
+        templates,
+        opts,
+        nav,
+        ..
     } = rc;
     if !opts.search || opts.out.is_none() {
         return None;
@@ -69,7 +72,7 @@ pub(crate) fn record(p: &Page, rc: RenderCtx<'_>) -> Option<search::Record> {
     let summary = m.summary.as_deref().unwrap_or("");
     let text = search::text_of(&p.bodies.main);
     let parts = [heading, m.title.as_str(), summary, text.as_str()];
-    let section_title = super::nav::section_title(&entry.section);
+    let section_title = nav.names().title(&entry.section);
     let mut r = search::Record::new(url, heading, &section_title, &parts);
     r.draft = p.draft_reason.is_some();
     Some(r)
@@ -95,11 +98,7 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
         None => None,
         Some(d) => {
             let png = if opts.out.is_some() {
-                let kicker = format!(
-                    "{} · {}",
-                    info.title,
-                    super::nav::section_title(&entry.section)
-                );
+                let kicker = format!("{} · {}", info.title, nav.names().title(&entry.section));
                 let bytes =
                     diagrams::card_of(&d.svg, entry, &kicker, build_cache).map_err(|error| {
                         RenderError::Raster {
@@ -141,7 +140,7 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
     let lookup = &checked.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
     let published = p.draft_reason.is_none() && opts.out.is_some();
-    let section_title = super::nav::section_title(&entry.section);
+    let section_title = nav.names().title(&entry.section);
     let byline = pages::byline(entry);
     if published {
         // From the text the check stage parsed: links moved under the base path where it

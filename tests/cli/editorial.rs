@@ -197,9 +197,10 @@ fn the_repository_preview_has_every_part_of_the_seed() {
     )
     .unwrap();
     let parts = [
-        // The breadcrumb back to the glossary (Home / Glossary / Memory / page).
-        "href=\"/glossary/\">Glossary</a>",
-        "CUDA glossary",
+        // The breadcrumb back to the glossary (Home / CUDA glossary / Memory / page): the
+        // name this course's config gives the section.
+        "href=\"/glossary/\">CUDA glossary</a>",
+        "<span>CUDA glossary</span>",
         "Memory",
         "CC 7.5",
         "<h1>What is a shared memory bank on a GPU?</h1>",

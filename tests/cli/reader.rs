@@ -118,6 +118,80 @@ fn the_home_page_lists_days_in_order_and_glossary_sections() {
 }
 
 #[test]
+fn the_config_orders_and_names_the_sections_everywhere_they_are_listed() {
+    let site = course();
+    site.write("content/labs/first-lab.md", draft("First lab"));
+    let order = |page: &str, marks: &[&str]| {
+        let text = site.read(page);
+        let at: Vec<usize> = (marks.iter())
+            .map(|m| {
+                text.find(m)
+                    .unwrap_or_else(|| panic!("{m} missing from {page}"))
+            })
+            .collect();
+        assert!(at.is_sorted(), "{page}: {marks:?} at {at:?}");
+    };
+    // By default: days, the glossary, then any other section by name.
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let sidebar = [
+        "<summary>Days</summary>",
+        "<summary>Glossary</summary>",
+        "<summary>Labs</summary>",
+    ];
+    order("public/glossary/lane/index.html", &sidebar);
+    site.write(
+        "coursegen.toml",
+        "sections = [\n  { name = \"glossary\", title = \"Terms\" },\n  \"labs\",\n]\n",
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    // Listed ones first, in the config's order and under its titles; days follow.
+    let sidebar = [
+        "<summary>Terms</summary>",
+        "<summary>Labs</summary>",
+        "<summary>Days</summary>",
+    ];
+    order("public/glossary/lane/index.html", &sidebar);
+    order("public/days/day-1/index.html", &sidebar);
+    let lane = site.read("public/glossary/lane/index.html");
+    assert!(
+        lane.contains(r#"href="/glossary/">Terms</a>"#),
+        "breadcrumb"
+    );
+    let main = |page: &str| {
+        let text = site.read(page);
+        text[text.find("<main").unwrap()..].to_string()
+    };
+    order(
+        "public/index.html",
+        &[
+            r#"id="home-glossary"><a href="/glossary/">Terms</a>"#,
+            r#"id="home-labs""#,
+            r#"id="home-days""#,
+        ],
+    );
+    // A section with no introduction is headed by its configured title.
+    assert!(main("public/glossary/index.html").contains("<h1>Terms</h1>"));
+}
+
+#[test]
+fn a_listed_section_that_is_not_there_is_refused_with_its_line_and_a_suggestion() {
+    let site = course();
+    site.write(
+        "coursegen.toml",
+        "title = \"C\"\nsections = [\"days\", \"glosary\", \"labs\"]\n",
+    );
+    let out = site.run(&["check"]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    for want in [
+        "coursegen.toml:2: field `sections`: no section `glosary` under content/\n  help: did you mean `glossary`?",
+        "coursegen.toml:2: field `sections`: no section `labs` under content/\n  help: the sections under content/ are days, glossary",
+    ] {
+        assert!(err.contains(want), "{want}\nnot in\n{err}");
+    }
+}
+
+#[test]
 fn search_index_holds_published_pages_and_can_be_left_out() {
     let site = course();
     assert_code(&site.run(&["build"]), 0);
