@@ -28,6 +28,8 @@ pub struct Config {
     pub description: Option<String>,
     /// The home page's text, in Markdown (rendered as entries are, raw HTML cleaned).
     pub home: Option<String>,
+    /// The config file's line where the home text begins (its links' lines count from it).
+    pub home_line: usize,
     /// Public address, ending in `/` (`https://example.org/course/`), when known.
     pub base_url: Option<String>,
     /// The base path of every site-absolute URL the site emits: `/`, or `/course/`.
@@ -76,6 +78,7 @@ impl Default for Config {
             title: DEFAULT_TITLE.into(),
             description: None,
             home: None,
+            home_line: 0,
             base_url: None,
             root: "/".into(),
             repository: None,
@@ -247,6 +250,20 @@ impl Config {
             .as_ref()
             .and_then(|v| check("description", v, description));
         config.home = raw.home.as_ref().and_then(|v| check("home", v, home));
+        if let Some(v) = &raw.home {
+            // A multi-line string's text starts on the line after its opening quotes.
+            let rest = &text[v.span().start..];
+            let opening = ["\"\"\"", "'''"].iter().any(|q| {
+                rest.strip_prefix(q)
+                    .is_some_and(|r| r.starts_with(['\n', '\r']))
+            });
+            // The text is trimmed: blank lines at its start are not its first line.
+            let value = v.get_ref();
+            let blank = value[..value.len() - value.trim_start().len()]
+                .matches('\n')
+                .count();
+            config.home_line = line_of(text, v.span().start) + usize::from(opening) + blank;
+        }
         if let Some(b) = raw
             .base_url
             .as_ref()

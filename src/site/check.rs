@@ -126,6 +126,31 @@ fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Ve
     problems
 }
 
+/// The config's home text, checked as an entry's body is: its links must reach pages or
+/// files of this build, and its raw HTML must stay within what the cleaner takes.
+fn home_problems(config: &crate::config::Config, targets: &Targets) -> Vec<Diagnostic> {
+    let Some(home) = &config.home else {
+        return Vec::new();
+    };
+    let opts = RenderOptions { highlight: false };
+    let rendered = crate::markdown::render(home, opts, &mut Default::default());
+    let mut problems = targets.problems_at("/", &config.file, config.home_line, &rendered.links);
+    if let Some(line) = rendered.too_much_html {
+        let message = format!(
+            "the home text has more than {} HTML tags",
+            crate::markdown::MAX_HTML_TAGS
+        );
+        problems.push(
+            Diagnostic::new(&config.file, config.home_line + line - 1, message)
+                .help("write the home page's text in Markdown; raw HTML is for a few tags"),
+        );
+    }
+    for p in &mut problems {
+        p.field = Some("home".into());
+    }
+    problems
+}
+
 /// [`check_site`], with each entry's work done by `checks`.
 pub(crate) fn check_site_with(
     root: &Path,
@@ -201,6 +226,7 @@ pub(crate) fn check_site_with(
             page(entry, reason, &parts, &links)
         })
         .collect();
+    problems.extend(home_problems(&opts.config, &targets));
     let (pages, intros) = sort_pages(checked, &mut problems);
     let outputs = plan::outputs(&pages, &intros, opts);
     problems.extend(plan::collisions(root, &outputs, &copies, &pages));

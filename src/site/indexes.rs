@@ -88,7 +88,8 @@ pub(crate) fn indexes(
         pages: pages_at_top,
         nav: nav.page("/", &info.title),
         overview: nav.overview(),
-        home_html: info.home_html.clone(),
+        // Site links in the home text move under the base path, as an entry's do.
+        home_html: (info.home_html.as_deref()).map(|h| urls.content_html(h).into_owned()),
     };
     files.push(OutFile {
         path: "index.html".into(),

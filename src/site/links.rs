@@ -69,9 +69,21 @@ impl Targets {
 
     /// Problems with `entry`'s links (lines are body-relative in `links`).
     pub(crate) fn link_problems(&self, entry: &Entry, links: &[Link]) -> Vec<Diagnostic> {
+        self.problems_at(&entry.url, &entry.file, entry.body_line, links)
+    }
+
+    /// Problems with the links of Markdown shown on the page at `page_url`, whose first
+    /// line is line `first_line` of `file` (an entry's body, or the config's home text).
+    pub(crate) fn problems_at(
+        &self,
+        page_url: &str,
+        file: &std::path::Path,
+        first_line: usize,
+        links: &[Link],
+    ) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for link in links {
-            let Some(path) = internal_path(&entry.url, &link.url) else {
+            let Some(path) = internal_path(page_url, &link.url) else {
                 continue;
             };
             let with_slash = format!("{}/", path.trim_end_matches('/'));
@@ -81,24 +93,24 @@ impl Targets {
             {
                 continue;
             }
-            let line = entry.body_line + link.line - 1;
+            let line = first_line + link.line - 1;
             let d = match self
                 .drafts
                 .get(&path)
                 .or_else(|| self.drafts.get(&with_slash))
             {
-                Some(file) => Diagnostic::new(
-                    &entry.file,
+                Some(draft) => Diagnostic::new(
+                    file,
                     line,
                     format!(
                         "link to `{}` points at a draft ({}) that this build leaves out",
                         link.url,
-                        file.display()
+                        draft.display()
                     ),
                 )
                 .help("publish that entry too, or link to it once it is published"),
                 None => Diagnostic::new(
-                    &entry.file,
+                    file,
                     line,
                     format!(
                         "broken link: `{}` is not a page or file of this site",

@@ -491,3 +491,43 @@ fn pages_name_their_canonical_address_and_the_sitemap_dates_them() {
             .contains("canonical")
     );
 }
+
+#[test]
+fn the_home_text_is_link_checked_and_its_links_move_under_the_base_path() {
+    let site = course();
+    let config = |links: &str| {
+        format!(
+            "title = \"C\"\nhome = \"\"\"\n\nStart with [the warp](/glossary/warp/).\n{links}\"\"\"\n"
+        )
+    };
+    site.write(
+        "coursegen.toml",
+        config("Then [gone](/glossary/gone/) and [tile](/glossary/tile/).\n"),
+    );
+    let out = site.run(&["build"]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    for want in [
+        "coursegen.toml:5: field `home`: broken link: `/glossary/gone/` is not a page or file of this site",
+        "coursegen.toml:5: field `home`: link to `/glossary/tile/` points at a draft (content/glossary/tile.md) that this build leaves out",
+    ] {
+        assert!(err.contains(want), "{want}\nnot in\n{err}");
+    }
+    assert!(!err.contains("/glossary/warp/"), "{err}");
+    // The preview has the draft: only the missing page is still wrong.
+    let preview = stderr(&site.run(&["build", "--drafts"]));
+    assert!(
+        preview.contains("`/glossary/gone/`") && !preview.contains("`/glossary/tile/`"),
+        "{preview}"
+    );
+    site.write("coursegen.toml", config(""));
+    assert_code(
+        &site.run(&["build", "--base-url", "https://example.org/course/"]),
+        0,
+    );
+    let home = site.read("public/index.html");
+    assert!(
+        home.contains(r#"<a href="/course/glossary/warp/">the warp</a>"#),
+        "{home}"
+    );
+}
