@@ -30,7 +30,7 @@ mod search;
 mod summary;
 mod urls;
 
-pub use options::{BuildOptions, Report};
+pub use options::{BuildOptions, CacheCounts, Report, Timings};
 use output::OutputError;
 pub use render::RenderError;
 
@@ -66,16 +66,29 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
         output::check_out(root, out)?;
     }
+    let start = std::time::Instant::now();
     let site = load(root)?;
+    let loaded = std::time::Instant::now();
     let templates = Templates::load_site(root)?.with_root(&opts.config.root);
     let checked =
         check::check_site(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    let done_check = std::time::Instant::now();
     let mut warnings = Vec::new();
+    let mut cache = None;
     if let Some(out) = &opts.out {
-        warnings.extend(write(out, &checked, &templates, opts)?);
+        let written = write(out, &checked, &templates, opts)?;
+        warnings.extend(written.warning);
+        cache = written.counts;
     }
     let mut report = checked.report;
     report.warnings.extend(warnings);
+    report.entries = site.entries.len();
+    report.cache = cache;
+    report.timings = Timings {
+        load: loaded - start,
+        check: done_check - loaded,
+        write: done_check.elapsed(),
+    };
     Ok(report)
 }
 
@@ -102,14 +115,13 @@ pub(crate) fn load_changed(
 
 /// Render and write: pages are rendered in parallel and stored in the staging folder as
 /// soon as each is done, so a build never holds the whole site in memory; the folder is
-/// swapped in only when every page and copy is there. Returns a warning if the build cache
-/// could not keep what was rendered.
+/// swapped in only when every page and copy is there.
 fn write(
     out: &Path,
     checked: &check::CheckedSite,
     templates: &Templates,
     opts: &BuildOptions,
-) -> Result<Option<Diagnostic>, SiteError> {
+) -> Result<Written, SiteError> {
     let build_cache = build_cache::BuildCache::new(opts.cache_dir.clone());
     let info = pages::SiteInfo::new(&opts.config, opts.drafts);
     let names = nav::SectionNames::new(&opts.config.sections);
@@ -165,7 +177,18 @@ fn write(
     }
     staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
-    Ok(build_cache.warning())
+    Ok(Written {
+        warning: build_cache.warning(),
+        counts: build_cache.counts(),
+    })
+}
+
+/// What [`write`] reports besides the files.
+struct Written {
+    /// The build cache could not keep what was rendered.
+    warning: Option<Diagnostic>,
+    /// What the build cache held and what was made (`None`: no cache).
+    counts: Option<CacheCounts>,
 }
 
 /// The files made from the whole site rather than one page: home page and section indexes

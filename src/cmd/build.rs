@@ -40,8 +40,12 @@ pub struct BuildArgs {
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
     /// Print only problems and warnings: no summary line and no list of drafts.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Also print, on stderr, what the build used and how long each stage took: the config
+    /// file, which theme files are the site's own, what the build cache held.
+    #[arg(short, long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -61,8 +65,11 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Print only problems and warnings: no summary line and no list of drafts.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Also print, on stderr, what the check used and how long each stage took.
+    #[arg(short, long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub review: ReviewArgs,
 }
@@ -109,6 +116,9 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
         &format!("built {} with", out.display()),
         summary,
     )?;
+    if args.verbose {
+        emit_err(&verbose(root, config_file, &opts, &report));
+    }
     if let Some(file) = &args.summary {
         std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
             Failure::Usage(anyhow::anyhow!(
@@ -141,6 +151,9 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
         (false, false) => Summary::Stdout,
     };
     let result = build(root, &opts, "checked, nothing written:", summary);
+    if let (true, Ok(report)) = (args.verbose, &result) {
+        emit_err(&verbose(root, config_file, &opts, report));
+    }
     if json {
         let (problems, warnings) = match &result {
             Ok(report) => (&[][..], report.warnings.as_slice()),
@@ -224,4 +237,94 @@ fn print_report(
         Summary::Stderr => emit(&mut std::io::stderr(), &out),
         Summary::Off => {}
     }
+}
+
+/// `--verbose`: what a build used (config, theme, cache) and how long each stage took.
+fn verbose(
+    root: &Path,
+    config_file: Option<&Path>,
+    opts: &BuildOptions,
+    report: &Report,
+) -> String {
+    let ms = |d: std::time::Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+    let default = root.join(crate::config::FILE);
+    let config = match config_file {
+        Some(f) => f.display().to_string(),
+        None if default.exists() => crate::config::FILE.to_string(),
+        None => format!("none ({} absent: the defaults)", crate::config::FILE),
+    };
+    let mut out = format!("config: {config}; base path {}\n", opts.config.root);
+    out.push_str(&format!("theme: {}\n", theme_line(root)));
+    match (&report.cache, &opts.cache_dir, opts.out.is_some()) {
+        (_, _, false) => {}
+        (Some(c), Some(dir), true) => out.push_str(&format!(
+            "cache: {} (diagrams: {} reused, {} rendered; search shards: {} reused, {} indexed)\n",
+            dir.display(),
+            c.images_reused,
+            c.images_made,
+            c.shards_reused,
+            c.shards_made
+        )),
+        _ => out.push_str("cache: off (--no-cache): every diagram rendered, every shard indexed\n"),
+    }
+    let t = report.timings;
+    out.push_str(&format!(
+        "stages: load {} ({} entr{}), check {}",
+        ms(t.load),
+        report.entries,
+        if report.entries == 1 { "y" } else { "ies" },
+        ms(t.check)
+    ));
+    if opts.out.is_some() {
+        out.push_str(&format!(", render and write {}", ms(t.write)));
+    }
+    out.push('\n');
+    out
+}
+
+/// Which theme files the site has of its own, against the built-in theme.
+fn theme_line(root: &Path) -> String {
+    use crate::theme::{self, Source};
+    let (mut overriding, mut added, mut same) = (Vec::new(), Vec::new(), 0);
+    for folder in theme::FOLDERS {
+        let Ok((files, _)) = theme::files(root, folder, None) else {
+            continue;
+        };
+        let builtin: std::collections::HashMap<&str, &[u8]> =
+            theme::builtin(folder).into_iter().collect();
+        for (rel, source) in files {
+            let Source::File(path) = source else { continue };
+            let name = format!("{folder}/{rel}");
+            match builtin.get(rel.as_str()) {
+                None => added.push(name),
+                Some(b) if std::fs::read(&path).is_ok_and(|own| own == *b) => same += 1,
+                Some(_) => overriding.push(name),
+            }
+        }
+    }
+    if overriding.is_empty() && added.is_empty() && same == 0 {
+        return "built-in (the site has no templates/ or static/ files)".into();
+    }
+    let list = |names: &[String]| {
+        let mut shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        if names.len() > 5 {
+            shown.push_str(&format!(" and {} more", names.len() - 5));
+        }
+        shown
+    };
+    let mut parts = Vec::new();
+    if !overriding.is_empty() {
+        parts.push(format!(
+            "{} overriding the built-in one ({})",
+            overriding.len(),
+            list(&overriding)
+        ));
+    }
+    if !added.is_empty() {
+        parts.push(format!("{} added ({})", added.len(), list(&added)));
+    }
+    if same > 0 {
+        parts.push(format!("{same} the same as the built-in one"));
+    }
+    format!("built-in, with the site's own files: {}", parts.join("; "))
 }

@@ -12,6 +12,7 @@
 //! `measurement::record::sha256_hex` and `bank` for the font.
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use crate::bank;
@@ -71,6 +72,9 @@ pub(crate) struct BuildCache {
     /// The first write that failed: one unwritable folder makes one warning, not one per
     /// diagram.
     write_failure: Mutex<Option<std::io::Error>>,
+    /// Entries found and made, by sub-folder (`raster`, `search`), for `--verbose`.
+    found: [AtomicUsize; 2],
+    made: [AtomicUsize; 2],
 }
 
 impl BuildCache {
@@ -80,6 +84,8 @@ impl BuildCache {
         BuildCache {
             dir,
             write_failure: Mutex::new(None),
+            found: Default::default(),
+            made: Default::default(),
         }
     }
 
@@ -109,15 +115,30 @@ impl BuildCache {
             return make(input);
         };
         let path = dir.join(folder).join(format!("{}.bin", key(kind, input)));
+        let slot = usize::from(folder != "raster");
         if let Some(bytes) = read_entry(&path) {
+            self.found[slot].fetch_add(1, Ordering::Relaxed);
             return Ok(bytes);
         }
         let bytes = make(input)?;
+        self.made[slot].fetch_add(1, Ordering::Relaxed);
         if let Err(error) = write_entry(dir, &path, &bytes) {
             let mut first = self.write_failure.lock().unwrap_or_else(|e| e.into_inner());
             first.get_or_insert(error);
         }
         Ok(bytes)
+    }
+
+    /// What this build found in the cache and made, or `None` with the cache off.
+    pub(crate) fn counts(&self) -> Option<super::options::CacheCounts> {
+        self.dir.as_ref()?;
+        let n = |a: &AtomicUsize| a.load(Ordering::Relaxed);
+        Some(super::options::CacheCounts {
+            images_reused: n(&self.found[0]),
+            images_made: n(&self.made[0]),
+            shards_reused: n(&self.found[1]),
+            shards_made: n(&self.made[1]),
+        })
     }
 
     /// A warning for the build summary, naming the folder, if entries could not be stored.

@@ -42,6 +42,37 @@ pub struct Report {
     pub drafts: Vec<(PathBuf, String)>,
     /// Warnings that did not stop the build.
     pub warnings: Vec<Diagnostic>,
+    /// Entry files loaded (drafts and introductions included).
+    pub entries: usize,
+    /// How long each stage took (`build --verbose`).
+    pub timings: Timings,
+    /// What the build cache held and what was made afresh; `None` with the cache off or
+    /// when nothing was rendered (`check`).
+    pub cache: Option<CacheCounts>,
+}
+
+/// How long each stage of a build took.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Timings {
+    /// Walking content/ and parsing every entry.
+    pub load: std::time::Duration,
+    /// The check stage: the editorial rule, links, diagrams, records, bindings.
+    pub check: std::time::Duration,
+    /// Rendering every page and file, the search index, and the output swap.
+    pub write: std::time::Duration,
+}
+
+/// Build-cache entries by kind: reused from the cache, or made and stored.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CacheCounts {
+    /// Rasterised diagrams and cards found in the cache.
+    pub images_reused: usize,
+    /// Rasterised afresh.
+    pub images_made: usize,
+    /// Search-index shards found in the cache.
+    pub shards_reused: usize,
+    /// Indexed afresh.
+    pub shards_made: usize,
 }
 
 impl BuildOptions {

@@ -82,6 +82,7 @@ mod tests {
                 ),
             ],
             warnings: vec![Diagnostic::new("measurements", 0, "stale record")],
+            ..Report::default()
         };
         let md = report.markdown(true);
         assert!(

@@ -428,3 +428,69 @@ fn crlf_files_report_the_same_line_numbers() {
         );
     }
 }
+
+/// `--verbose` says what the build used: the config, the theme files that are the site's
+/// own, what the cache held, and each stage's time; never with `--quiet`.
+#[test]
+fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
+    let site = Site::new();
+    for folder in ["templates", "static"] {
+        std::fs::remove_dir_all(site.root().join(folder)).unwrap();
+    }
+    let diagram = "diagram:\n  preset: bank-map\n  highlight: { row: 0, column: 5 }\n  alt: Words shaded by bank.\n";
+    site.write(
+        "content/glossary/a.md",
+        format!("---\ntitle: a\n{diagram}---\nBody.\n"),
+    );
+    let first = stderr(&site.run(&["build", "--drafts", "--no-search", "-v"]));
+    for want in [
+        "config: none (coursegen.toml absent: the defaults); base path /\n",
+        "theme: built-in (the site has no templates/ or static/ files)\n",
+        // The diagram's PNG.
+        "(diagrams: 0 reused, 1 rendered; search shards: 0 reused, 0 indexed)\n",
+        "stages: load ",
+        " (1 entry), check ",
+        ", render and write ",
+    ] {
+        assert!(first.contains(want), "{want:?} not in {first}");
+    }
+    site.write(
+        "coursegen.toml",
+        "title = \"T\"\nbase_url = \"https://e.org/c/\"\n",
+    );
+    site.write("templates/404.html", "{% extends \"base.html\" %}");
+    site.write("static/extra.txt", "mine");
+    site.write(
+        "static/style.css",
+        std::fs::read(repo().join("static/style.css")).unwrap(),
+    );
+    let second = stderr(&site.run(&["build", "--drafts", "--no-search", "--verbose"]));
+    for want in [
+        "config: coursegen.toml; base path /c/\n",
+        "theme: built-in, with the site's own files: 1 overriding the built-in one \
+         (templates/404.html); 1 added (static/extra.txt); 1 the same as the built-in one\n",
+        // The PNG again (the title it shows changed), and the site's card, which only a
+        // site with an address has.
+        "(diagrams: 0 reused, 2 rendered;",
+    ] {
+        assert!(second.contains(want), "{want:?} not in {second}");
+    }
+    let third = stderr(&site.run(&["build", "--drafts", "--no-search", "--verbose"]));
+    assert!(
+        third.contains("(diagrams: 2 reused, 0 rendered;"),
+        "{third}"
+    );
+    let check = stderr(&site.run(&["check", "-v"]));
+    assert!(
+        check.contains("stages: load ") && !check.contains("cache:"),
+        "{check}"
+    );
+    assert!(!check.contains("render and write"), "{check}");
+    let both = site.run(&["build", "-q", "-v"]);
+    assert_code(&both, 2);
+    assert!(
+        stderr(&both).contains("cannot be used with"),
+        "{}",
+        stderr(&both)
+    );
+}
