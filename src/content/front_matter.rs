@@ -229,14 +229,16 @@ impl FieldLines {
         }) else {
             return false;
         };
-        let lines: Vec<&str> = self.yaml.lines().collect();
-        let at = line - self.first_line;
+        let mut lines = self.yaml.lines().skip(line - self.first_line);
+        let Some(own_line) = lines.next() else {
+            return false;
+        };
         let indent = |l: &str| l.len() - l.trim_start().len();
-        let own = lines[at].trim_start().trim_start_matches("- ");
+        let own = own_line.trim_start().trim_start_matches("- ");
         let value = own[key.len() + 1..].trim();
-        let key_indent = indent(lines[at]);
+        let key_indent = indent(own_line);
         let mut open_item = !value.is_empty();
-        for l in &lines[at + 1..] {
+        for l in lines {
             let t = l.trim_start();
             if t.is_empty() || t.starts_with('#') {
                 continue;

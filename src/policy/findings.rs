@@ -338,120 +338,95 @@ fn contains_words(text: &str, words: &str) -> bool {
 /// The first sentence a scaffold wrote that `body` still holds, however re-wrapped,
 /// re-cased or re-spaced: the body-relative line (0-based) it starts on, and the sentence.
 ///
-/// The body is folded as [`names::fold_text`] folds it (lines joined by a space) and fed,
-/// byte by byte as it is folded, to one Aho-Corasick DFA of every folded sentence, so no
-/// folded copy is made: the rule reads every body of every entry (`benches/build.sh`).
+/// A sentence is held when the body, folded as [`names::fold_text`] folds it, holds its
+/// folded words in a row. An ASCII line folds byte for byte (letters and digits
+/// lower-cased, any other character a gap between words), so the search runs over the body
+/// as it is, each other line replaced by its fold, for every sentence at once: its words,
+/// case ignored, apart by one or more gap bytes and from the text around them. The rule
+/// reads every body of every entry (`benches/build.sh`; BENCHMARKS.md, "Since: the
+/// editorial rule's scaffold check").
 fn scaffold_sentence(body: &str) -> Option<(usize, String)> {
-    use aho_corasick::automaton::Automaton;
-    use aho_corasick::{Anchored, dfa::DFA};
+    use regex_automata::meta::Regex;
+    use regex_automata::util::syntax;
     struct Scaffold {
-        dfa: DFA,
+        /// One pattern per spelling of each sentence.
+        search: Regex,
         /// The sentence of each pattern (a sentence may have two spellings).
         sentence: Vec<&'static str>,
     }
     static SCAFFOLD: std::sync::OnceLock<Scaffold> = std::sync::OnceLock::new();
     let s = SCAFFOLD.get_or_init(|| {
-        let mut patterns = Vec::new();
+        let mut patterns: Vec<String> = Vec::new();
         let mut sentence = Vec::new();
+        // A gap: an ASCII byte that is no letter or digit (a byte beyond ASCII belongs to
+        // a folded word).
+        const GAP: &str = "[\\x00-/:-@\\[-`{-\\x7f]";
         // Short sentences ("Explain it.") could be anyone's words.
         for s in scaffold::body_sentences() {
             let folded = names::fold_text(s);
             if folded.split(' ').count() < 4 {
                 continue;
             }
-            // A sentence with its words apart from the text around it, in both spellings
-            // of the scaffold's own words (fold_text writes `uncategorised`).
-            let us = folded
-                .split(' ')
-                .map(|w| {
-                    if w == "uncategorised" {
-                        "uncategorized"
-                    } else {
-                        w
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" ");
+            // Both spellings of the scaffold's own words (fold_text writes `uncategorised`).
+            let us = folded.replace("uncategorised", "uncategorized");
             for p in [folded.clone(), us] {
-                if !patterns.contains(&format!(" {p} ")) {
-                    patterns.push(format!(" {p} "));
+                let words: Vec<String> = p.split(' ').map(regex_syntax_escape).collect();
+                let pattern = format!("(?:^|{GAP}){}(?:{GAP}|$)", words.join(&format!("{GAP}+")));
+                if !patterns.contains(&pattern) {
+                    patterns.push(pattern);
                     sentence.push(s);
                 }
             }
         }
-        let dfa = DFA::new(patterns).expect("plain patterns build");
-        Scaffold { dfa, sentence }
+        let search = Regex::builder()
+            .syntax(
+                syntax::Config::new()
+                    .unicode(false)
+                    .utf8(false)
+                    .case_insensitive(true),
+            )
+            .build_many(&patterns)
+            .expect("the scaffold's sentences make patterns");
+        Scaffold { search, sentence }
     });
-    let dfa = &s.dfa;
-    let mut sid = dfa.start_state(Anchored::No).expect("unanchored search");
-    // Where each line's words start in the folded text, and how far the text is fed.
-    let mut starts: Vec<(usize, usize)> = Vec::new();
-    let mut fed = 0;
-    let step = |sid: &mut aho_corasick::automaton::StateID, fed: &mut usize, b: u8| {
-        *sid = dfa.next_state(Anchored::No, *sid, b);
-        *fed += 1;
-        dfa.is_match(*sid).then(|| dfa.match_pattern(*sid, 0))
+    let folded;
+    let text = if body.is_ascii() {
+        body
+    } else {
+        // Line by line, so that a line number in the folded text is the body's.
+        folded = (body.lines())
+            .map(|l| match l.is_ascii() {
+                true => std::borrow::Cow::Borrowed(l),
+                false => std::borrow::Cow::Owned(names::fold_text(l)),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        &folded
     };
-    let mut found = None;
-    'body: {
-        // The folded text as fed: a space, the lines' words one space apart, a space.
-        if let Some(p) = step(&mut sid, &mut fed, b' ') {
-            found = Some(p);
-            break 'body;
-        }
-        let mut spaced = true;
-        for (i, line) in body.lines().enumerate() {
-            let mut first = true;
-            let mut gap = true;
-            let folded;
-            let bytes: &[u8] = if line.is_ascii() {
-                line.as_bytes()
-            } else {
-                folded = names::fold_text(line);
-                folded.as_bytes()
-            };
-            for &b in bytes {
-                // A byte of an ASCII line folds here; `fold_text` has already folded the rest
-                // (lower-case words, one space apart, letters beyond ASCII as they are).
-                let f = match b {
-                    0..0x80 => names::FOLD_ASCII[usize::from(b)],
-                    _ => b,
-                };
-                if f == 0 {
-                    gap = true;
-                    continue;
-                }
-                if gap
-                    && !spaced
-                    && let Some(p) = step(&mut sid, &mut fed, b' ')
-                {
-                    found = Some(p);
-                    break 'body;
-                }
-                if first {
-                    starts.push((fed, i));
-                    first = false;
-                }
-                (gap, spaced) = (false, false);
-                if let Some(p) = step(&mut sid, &mut fed, f) {
-                    found = Some(p);
-                    break 'body;
-                }
-            }
-        }
-        if !spaced {
-            found = step(&mut sid, &mut fed, b' ');
-        }
-    }
-    let pattern = found?;
-    // The match ends at the last byte fed; its words start after its leading space.
-    let at = fed - dfa.pattern_len(pattern) + 1;
-    let line = starts
+    let found = s.search.find(text.as_bytes())?;
+    // The match may start with the gap before its first word.
+    let first = text[found.start()..]
+        .find(|c: char| c.is_ascii_alphanumeric())
+        .map_or(found.start(), |i| found.start() + i);
+    let line = text.as_bytes()[..first]
         .iter()
-        .rev()
-        .find(|(s, _)| *s <= at)
-        .map_or(0, |l| l.1);
-    Some((line, s.sentence[pattern.as_usize()].trim().to_string()))
+        .filter(|&&b| b == b'\n')
+        .count();
+    Some((
+        line,
+        s.sentence[found.pattern().as_usize()].trim().to_string(),
+    ))
+}
+
+/// `word` as a pattern that matches it literally (a folded word is letters and digits,
+/// and beyond ASCII as `fold_text` leaves it).
+fn regex_syntax_escape(word: &str) -> String {
+    word.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'0'..=b'9' => char::from(b).to_string(),
+            _ => format!("\\x{b:02x}"),
+        })
+        .collect()
 }
 
 /// The pinned review: edited since, missing, or expired.
@@ -538,4 +513,83 @@ fn signature_findings(entry: &Entry, rules: &super::signatures::SignatureRules) 
         out.push(f);
     }
     out
+}
+
+#[cfg(test)]
+mod scaffold_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the rule means, without the search: the folded body holds a folded sentence
+    /// of four words or more as whole words.
+    fn reference(body: &str) -> bool {
+        let folded = names::fold_text(body);
+        scaffold::body_sentences()
+            .map(names::fold_text)
+            .filter(|s| s.split(' ').count() >= 4)
+            .any(|s| contains_words(&folded, &s))
+    }
+
+    /// Words of the scaffold's sentences and others, gaps of every kind, and characters
+    /// that fold (invisible, wide, accented, another spelling).
+    fn pieces() -> Vec<String> {
+        let mut out: Vec<String> = scaffold::body_sentences()
+            .flat_map(|s| s.split(' '))
+            .map(str::to_string)
+            .collect();
+        for p in [
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            ", ",
+            ". ",
+            "-",
+            "\u{200b}",
+            "\u{a0}",
+            "é",
+            "Ü",
+            "ｅ",
+            "ﬁ",
+            "x",
+            "2",
+            "_",
+            "uncategorized",
+            "Uncategorised",
+            "`",
+            "**",
+        ] {
+            out.push(p.to_string());
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+        /// The one search over the body finds a sentence exactly when the folded body holds
+        /// one, however its words are cased, re-wrapped, re-spaced or disguised.
+        #[test]
+        fn the_search_agrees_with_the_folded_rule(
+            picks in proptest::collection::vec(any::<proptest::sample::Index>(), 0..60),
+            upper in proptest::collection::vec(any::<bool>(), 60),
+            sentence in any::<proptest::sample::Index>(),
+            around in any::<(proptest::sample::Index, proptest::sample::Index)>(),
+        ) {
+            let pieces = pieces();
+            let sentences: Vec<&str> = scaffold::body_sentences().collect();
+            // Half the bodies hold a whole sentence somewhere, disguised by the pieces.
+            let mut body = String::new();
+            for (i, p) in picks.iter().enumerate() {
+                let piece = p.get(&pieces);
+                body.push_str(&if upper[i] { piece.to_uppercase() } else { piece.clone() });
+                if i == picks.len() / 2 && upper[59] {
+                    // Whatever comes before and after it: a gap, or a letter that joins.
+                    body.push_str(around.0.get(&pieces).as_str());
+                    body.push_str(&sentence.get(&sentences).replace(' ', "\n"));
+                    body.push_str(around.1.get(&pieces).as_str());
+                }
+            }
+            prop_assert_eq!(scaffold_sentence(&body).is_some(), reference(&body), "{:?}", body);
+        }
+    }
 }

@@ -226,21 +226,6 @@ pub fn fold_text(text: &str) -> String {
     one_spelling(out)
 }
 
-/// An ASCII byte as [`fold_text`] folds it: a letter or digit lower-cased, anything else 0
-/// (a gap between words).
-pub const FOLD_ASCII: [u8; 128] = {
-    let mut t = [0u8; 128];
-    let mut b = 0;
-    while b < 128 {
-        let c = b as u8;
-        if c.is_ascii_alphanumeric() {
-            t[b] = c.to_ascii_lowercase();
-        }
-        b += 1;
-    }
-    t
-};
-
 /// Folded text with the scaffold's own words in one spelling (`uncategorized` is
 /// `uncategorised`), as whole words.
 fn one_spelling(folded: String) -> String {
