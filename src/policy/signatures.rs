@@ -88,7 +88,7 @@ pub struct AllowedSigners {
 }
 
 /// What the build requires of signatures, and what it checks them against.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Eq)]
 pub struct SignatureRules {
     /// The allowed signers.
     pub signers: AllowedSigners,
@@ -96,6 +96,29 @@ pub struct SignatureRules {
     pub required: bool,
     /// The time keys' validity is judged at (Unix seconds).
     pub now: i64,
+}
+
+impl SignatureRules {
+    /// How many of the file's `valid-after` / `valid-before` times `now` has reached: the
+    /// only thing about `now` that a signature's verdict depends on.
+    fn bounds_passed(&self) -> usize {
+        (self.signers.signers.iter())
+            .flat_map(|s| [s.valid_after, s.valid_before])
+            .flatten()
+            .filter(|&t| t <= self.now)
+            .count()
+    }
+}
+
+impl PartialEq for SignatureRules {
+    /// Rules judge every signature alike when they hold the same signers and requirement
+    /// and their times lie between the same validity bounds: so serve's verdict memo keeps
+    /// its verdicts from one rebuild to the next when only the clock moved.
+    fn eq(&self, other: &Self) -> bool {
+        self.signers == other.signers
+            && self.required == other.required
+            && self.bounds_passed() == other.bounds_passed()
+    }
 }
 
 /// Reads the allowed-signers file `rel` under `root`: `Ok(None)` when there is none; the
@@ -464,6 +487,44 @@ mod tests {
         let err = parse(Path::new("s"), line).expect_err(line);
         assert!(err[0].message.contains(want), "{line}: {}", err[0].message);
         assert_eq!(err[0].line, 1);
+    }
+
+    /// Rules at two times are equal exactly when no `valid-after` / `valid-before` lies
+    /// between them (serve's memo then keeps its verdicts), and unequal across one, where
+    /// a key's validity, and so a verdict, can change.
+    #[test]
+    fn rules_at_two_times_are_equal_unless_a_validity_bound_lies_between() {
+        let text =
+            format!("a@b valid-after=\"20260101Z\",valid-before=\"20270101Z\" {KEY}\nc@d {KEY}\n");
+        let signers = parse(Path::new("s"), &text).unwrap();
+        let (after, before) = (1_767_225_600, 1_798_761_600);
+        let at = |now: i64| SignatureRules {
+            signers: signers.clone(),
+            required: true,
+            now,
+        };
+        let valid = |r: &SignatureRules| {
+            let s = &r.signers.signers[0];
+            s.valid_after.is_none_or(|t| r.now >= t) && s.valid_before.is_none_or(|t| r.now < t)
+        };
+        for (a, b, same) in [
+            (after + 10, after + 86_400, true),
+            (after - 1, after - 3_600, true),
+            (before, before + 1, true),
+            (after - 1, after, false),
+            (before - 1, before, false),
+            (after - 1, before, false),
+        ] {
+            assert_eq!(at(a) == at(b), same, "{a} {b}");
+            if same {
+                assert_eq!(valid(&at(a)), valid(&at(b)), "{a} {b}");
+            }
+        }
+        let other = SignatureRules {
+            required: false,
+            ..at(after + 10)
+        };
+        assert_ne!(other, at(after + 10));
     }
 
     #[test]
