@@ -18,6 +18,18 @@ pub const MAX_SIGNERS_BYTES: u64 = 256 * 1024;
 /// The longest signature field judged (an Ed25519 SSHSIG is under 300 characters).
 pub const MAX_SIGNATURE_CHARS: usize = 4096;
 
+/// The shortest RSA modulus trusted (NIST SP 800-57's floor; OpenSSH refuses less than
+/// 1024 to sign, and anything under 2048 is within reach of a well-funded attacker).
+pub const MIN_RSA_BITS: usize = 2048;
+
+/// The size of an RSA key's modulus, in bits.
+fn rsa_bits(k: &ssh_key::public::RsaPublicKey) -> usize {
+    let bytes = k.n.as_positive_bytes().unwrap_or_default();
+    bytes.first().map_or(0, |&top| {
+        (bytes.len() - 1) * 8 + (8 - top.leading_zeros() as usize)
+    })
+}
+
 /// Which byline role a signature speaks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -403,11 +415,20 @@ pub fn verify(
     let supported = match key {
         KeyData::Ed25519(_) => true,
         KeyData::Ecdsa(k) => k.curve() == ssh_key::EcdsaCurve::NistP256,
+        KeyData::Rsa(k) => {
+            let bits = rsa_bits(k);
+            if bits < MIN_RSA_BITS {
+                return Err(format!(
+                    "weak key: a {bits}-bit RSA key; an RSA key must have at least {MIN_RSA_BITS} bits (make one with `ssh-keygen -t ed25519`)"
+                ));
+            }
+            true
+        }
         _ => false,
     };
     if !supported {
         return Err(format!(
-            "malformed signature: a `{}` key, which coursegen does not verify (Ed25519 and ECDSA P-256 only)",
+            "malformed signature: a `{}` key, which coursegen does not verify (Ed25519, ECDSA P-256 and RSA only)",
             key.algorithm()
         ));
     }

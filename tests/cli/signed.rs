@@ -523,3 +523,67 @@ fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
     );
     assert_code(&site.run(&["build"]), 0);
 }
+
+/// An RSA key of 2048 bits or more signs (through ssh-keygen) and verifies in coursegen;
+/// a shorter one is refused as weak, and nothing is written.
+#[test]
+fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
+    let keys = Keys::new();
+    for (name, bits) in [("grace-rsa", "3072"), ("weak-rsa", "1024")] {
+        let ok = Command::new("ssh-keygen")
+            .args(["-q", "-t", "rsa", "-b", bits, "-N", "", "-C", name, "-f"])
+            .arg(keys.path(name))
+            .status()
+            .expect("ssh-keygen runs");
+        assert!(ok.success(), "ssh-keygen -t rsa -b {bits}");
+    }
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    site.write(
+        SIGNERS,
+        format!(
+            "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n\"weak@example.org,Weak Key\" {}\n",
+            keys.public("ada"),
+            keys.public("grace-rsa"),
+            keys.public("weak-rsa")
+        ),
+    );
+    site.write(WARP, published("Warp", ""));
+    let sign = |who: &str, key: &str| {
+        site.run(&[
+            "sign",
+            WARP,
+            "--reviewer",
+            who,
+            "--key",
+            keys.path(key).to_str().unwrap(),
+        ])
+    };
+    let before = site.read(WARP);
+    let weak = sign("Weak Key", "weak-rsa");
+    assert_code(&weak, 1);
+    assert!(
+        stderr(&weak)
+            .contains("weak key: a 1024-bit RSA key; an RSA key must have at least 2048 bits"),
+        "{}",
+        stderr(&weak)
+    );
+    assert_eq!(site.read(WARP), before, "nothing written");
+    assert_code(&sign("Grace Hopper", "grace-rsa"), 0);
+    let ada = keys.path("ada");
+    let author = [
+        "sign",
+        WARP,
+        "--role",
+        "author",
+        "--key",
+        ada.to_str().unwrap(),
+    ];
+    assert_code(&site.run(&author), 0);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    let status = String::from_utf8_lossy(&site.run(&["status"]).stdout).into_owned();
+    assert!(
+        status.contains("reviewer: valid (Grace Hopper)"),
+        "{status}"
+    );
+}
