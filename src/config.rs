@@ -30,6 +30,9 @@ pub struct Config {
     pub home: Option<String>,
     /// The config file's line where the home text begins (its links' lines count from it).
     pub home_line: usize,
+    /// The home text's lines are not the file's (a basic string with escapes such as `\n`
+    /// or line-ending backslashes): its problems are reported at `home_line`, the key's.
+    pub home_lines_moved: bool,
     /// Public address, ending in `/` (`https://example.org/course/`), when known.
     pub base_url: Option<String>,
     /// The base path of every site-absolute URL the site emits: `/`, or `/course/`.
@@ -79,6 +82,7 @@ impl Default for Config {
             description: None,
             home: None,
             home_line: 0,
+            home_lines_moved: false,
             base_url: None,
             root: "/".into(),
             repository: None,
@@ -251,18 +255,25 @@ impl Config {
             .and_then(|v| check("description", v, description));
         config.home = raw.home.as_ref().and_then(|v| check("home", v, home));
         if let Some(v) = &raw.home {
-            // A multi-line string's text starts on the line after its opening quotes.
-            let rest = &text[v.span().start..];
-            let opening = ["\"\"\"", "'''"].iter().any(|q| {
-                rest.strip_prefix(q)
-                    .is_some_and(|r| r.starts_with(['\n', '\r']))
-            });
-            // The text is trimmed: blank lines at its start are not its first line.
-            let value = v.get_ref();
-            let blank = value[..value.len() - value.trim_start().len()]
-                .matches('\n')
-                .count();
-            config.home_line = line_of(text, v.span().start) + usize::from(opening) + blank;
+            let literal = &text[v.span()];
+            if literal.starts_with('"') && literal.contains('\\') {
+                // Escapes and line continuations change the lines: name the key's line.
+                config.home_line = line_of(text, v.span().start);
+                config.home_lines_moved = true;
+            } else {
+                // A multi-line string's text starts on the line after its opening quotes,
+                // and the text is trimmed: blank lines at its start are not its first line.
+                let opening = ["\"\"\"", "'''"].iter().any(|q| {
+                    literal
+                        .strip_prefix(q)
+                        .is_some_and(|r| r.starts_with(['\n', '\r']))
+                });
+                let value = v.get_ref();
+                let blank = value[..value.len() - value.trim_start().len()]
+                    .matches('\n')
+                    .count();
+                config.home_line = line_of(text, v.span().start) + usize::from(opening) + blank;
+            }
         }
         if let Some(b) = raw
             .base_url

@@ -140,7 +140,8 @@ pub fn serve(
         "serving {url} (preview{}); Ctrl-C to stop",
         if drafts { " with drafts" } else { "" }
     );
-    if !bound.ip().is_loopback() {
+    // `::ffff:127.0.0.1` is the loopback address too.
+    if !bound.ip().to_canonical().is_loopback() {
         let whom = if bound.ip().is_unspecified() {
             format!("every interface, port {}", bound.port())
         } else {

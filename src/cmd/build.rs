@@ -297,7 +297,13 @@ fn theme_line(root: &Path) -> String {
             let name = format!("{folder}/{rel}");
             match builtin.get(rel.as_str()) {
                 None => added.push(name),
-                Some(b) if std::fs::read(&path).is_ok_and(|own| own == *b) => same += 1,
+                // Lengths first: a large site file is not read to learn it differs.
+                Some(b)
+                    if std::fs::metadata(&path).is_ok_and(|m| m.len() == b.len() as u64)
+                        && std::fs::read(&path).is_ok_and(|own| own == *b) =>
+                {
+                    same += 1
+                }
                 Some(_) => overriding.push(name),
             }
         }

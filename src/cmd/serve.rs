@@ -33,8 +33,11 @@ pub struct ServeArgs {
     pub cache: CacheArgs,
 }
 
-/// A host name as `--allow-host` takes it: letters, digits, `-` and `.`, no port.
+/// A host name as `--allow-host` takes it: letters, digits, `-` and `.`, no port; a final
+/// `.` is dropped.
 fn host_name(s: &str) -> Result<String, String> {
+    // The name in full (`my-laptop.local.`) is the same name.
+    let s = s.strip_suffix('.').unwrap_or(s);
     let ok = !s.is_empty()
         && s.len() <= 253
         && s.split('.')

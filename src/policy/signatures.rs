@@ -22,6 +22,10 @@ pub const MAX_SIGNATURE_CHARS: usize = 4096;
 /// 1024 to sign, and anything under 2048 is within reach of a well-funded attacker).
 pub const MIN_RSA_BITS: usize = 2048;
 
+/// The longest RSA modulus verified: the `rsa` crate that `ssh-key` verifies with refuses
+/// larger public keys (a bound on the cost of one verification).
+pub const MAX_RSA_BITS: usize = 4096;
+
 /// The size of an RSA key's modulus, in bits.
 fn rsa_bits(k: &ssh_key::public::RsaPublicKey) -> usize {
     let bytes = k.n.as_positive_bytes().unwrap_or_default();
@@ -420,6 +424,11 @@ pub fn verify(
             if bits < MIN_RSA_BITS {
                 return Err(format!(
                     "weak key: a {bits}-bit RSA key; an RSA key must have at least {MIN_RSA_BITS} bits (make one with `ssh-keygen -t ed25519`)"
+                ));
+            }
+            if bits > MAX_RSA_BITS {
+                return Err(format!(
+                    "unsupported key: a {bits}-bit RSA key; coursegen verifies RSA keys of at most {MAX_RSA_BITS} bits (sign with an Ed25519 key: `ssh-keygen -t ed25519`)"
                 ));
             }
             true

@@ -125,6 +125,8 @@ pub(super) fn allowed_host(host: Option<&str>, allowed: &[String]) -> bool {
         Some(_) => return false,
         None => host,
     };
+    // `localhost.` is `localhost` written in full (a name's root is the empty label).
+    let name = name.strip_suffix('.').unwrap_or(name);
     name.parse::<std::net::Ipv4Addr>().is_ok()
         || name.eq_ignore_ascii_case("localhost")
         || allowed.iter().any(|a| name.eq_ignore_ascii_case(a))
@@ -284,6 +286,10 @@ mod tests {
             (Some("LocalHost:80"), true),
             (Some("preview.lan:1111"), true),
             (Some("PREVIEW.LAN"), true),
+            (Some("localhost.:1111"), true),
+            (Some("preview.lan."), true),
+            (Some("localhost.."), false),
+            (Some("evil.example."), false),
             (Some("evil.example"), false),
             (Some("evil.example:1111"), false),
             (Some("localhost.evil.example"), false),

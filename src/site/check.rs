@@ -147,6 +147,9 @@ fn home_problems(config: &crate::config::Config, targets: &Targets) -> Vec<Diagn
     }
     for p in &mut problems {
         p.field = Some("home".into());
+        if config.home_lines_moved {
+            p.line = config.home_line;
+        }
     }
     problems
 }

@@ -520,6 +520,16 @@ fn the_home_text_is_link_checked_and_its_links_move_under_the_base_path() {
         preview.contains("`/glossary/gone/`") && !preview.contains("`/glossary/tile/`"),
         "{preview}"
     );
+    // Escapes change the lines: the problem is named at the key's line.
+    site.write(
+        "coursegen.toml",
+        "title = \"C\"\nhome = \"One.\\n\\nSee [gone](/glossary/gone/).\"\n",
+    );
+    let escaped = stderr(&site.run(&["build"]));
+    assert!(
+        escaped.contains("coursegen.toml:2: field `home`: broken link: `/glossary/gone/`"),
+        "{escaped}"
+    );
     site.write("coursegen.toml", config(""));
     assert_code(
         &site.run(&["build", "--base-url", "https://example.org/course/"]),

@@ -524,12 +524,16 @@ fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
     assert_code(&site.run(&["build"]), 0);
 }
 
-/// An RSA key of 2048 bits or more signs (through ssh-keygen) and verifies in coursegen;
-/// a shorter one is refused as weak, and nothing is written.
+/// An RSA key of 2048 to 4096 bits signs (through ssh-keygen) and verifies in coursegen;
+/// a shorter one is refused as weak, a longer one as unsupported, and nothing is written.
 #[test]
 fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
     let keys = Keys::new();
-    for (name, bits) in [("grace-rsa", "3072"), ("weak-rsa", "1024")] {
+    for (name, bits) in [
+        ("grace-rsa", "3072"),
+        ("weak-rsa", "1024"),
+        ("big-rsa", "4160"),
+    ] {
         let ok = Command::new("ssh-keygen")
             .args(["-q", "-t", "rsa", "-b", bits, "-N", "", "-C", name, "-f"])
             .arg(keys.path(name))
@@ -542,10 +546,11 @@ fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
     site.write(
         SIGNERS,
         format!(
-            "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n\"weak@example.org,Weak Key\" {}\n",
+            "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n\"weak@example.org,Weak Key\" {}\n\"big@example.org,Big Key\" {}\n",
             keys.public("ada"),
             keys.public("grace-rsa"),
-            keys.public("weak-rsa")
+            keys.public("weak-rsa"),
+            keys.public("big-rsa")
         ),
     );
     site.write(WARP, published("Warp", ""));
@@ -567,6 +572,16 @@ fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
             .contains("weak key: a 1024-bit RSA key; an RSA key must have at least 2048 bits"),
         "{}",
         stderr(&weak)
+    );
+    assert_eq!(site.read(WARP), before, "nothing written");
+    let big = sign("Big Key", "big-rsa");
+    assert_code(&big, 1);
+    assert!(
+        stderr(&big).contains(
+            "unsupported key: a 4160-bit RSA key; coursegen verifies RSA keys of at most 4096 bits"
+        ),
+        "{}",
+        stderr(&big)
     );
     assert_eq!(site.read(WARP), before, "nothing written");
     assert_code(&sign("Grace Hopper", "grace-rsa"), 0);
