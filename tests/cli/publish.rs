@@ -451,9 +451,12 @@ fn serve_builds_for_the_domain_root_and_rereads_the_config() {
         "coursegen.toml",
         format!("title = \"First\"\nbase_url = \"{BASE}\"\n"),
     );
+    // Killed at the end (SIGKILL, which it cannot clean up after): its folder goes with this.
+    let tmp = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
         .args(["serve", "--port", "0", "--root"])
         .arg(site.root())
+        .env("TMPDIR", tmp.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
