@@ -140,6 +140,11 @@ fn sign_both(site: &Site, keys: &Keys, file: &str) {
         grace.to_str().unwrap(),
     ]);
     assert_code(&o, 0);
+    sign_as_author(site, keys, file);
+}
+
+/// Ada signs `file` as its author, with her Ed25519 key.
+fn sign_as_author(site: &Site, keys: &Keys, file: &str) {
     let ada = keys.path("ada");
     let o = site.run(&[
         "sign",
@@ -509,18 +514,7 @@ fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
         .output()
         .unwrap();
     assert_code(&o, 0);
-    let ada = keys.path("ada");
-    assert_code(
-        &site.run(&[
-            "sign",
-            WARP,
-            "--role",
-            "author",
-            "--key",
-            ada.to_str().unwrap(),
-        ]),
-        0,
-    );
+    sign_as_author(&site, &keys, WARP);
     assert_code(&site.run(&["build"]), 0);
 }
 
@@ -565,36 +559,25 @@ fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
         ])
     };
     let before = site.read(WARP);
-    let weak = sign("Weak Key", "weak-rsa");
-    assert_code(&weak, 1);
-    assert!(
-        stderr(&weak)
-            .contains("weak key: a 1024-bit RSA key; an RSA key must have at least 2048 bits"),
-        "{}",
-        stderr(&weak)
-    );
-    assert_eq!(site.read(WARP), before, "nothing written");
-    let big = sign("Big Key", "big-rsa");
-    assert_code(&big, 1);
-    assert!(
-        stderr(&big).contains(
-            "unsupported key: a 4160-bit RSA key; coursegen verifies RSA keys of at most 4096 bits"
+    for (who, key, want) in [
+        (
+            "Weak Key",
+            "weak-rsa",
+            "weak key: a 1024-bit RSA key; an RSA key must have at least 2048 bits",
         ),
-        "{}",
-        stderr(&big)
-    );
-    assert_eq!(site.read(WARP), before, "nothing written");
+        (
+            "Big Key",
+            "big-rsa",
+            "unsupported key: a 4160-bit RSA key; coursegen verifies RSA keys of at most 4096 bits",
+        ),
+    ] {
+        let o = sign(who, key);
+        assert_code(&o, 1);
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        assert_eq!(site.read(WARP), before, "nothing written");
+    }
     assert_code(&sign("Grace Hopper", "grace-rsa"), 0);
-    let ada = keys.path("ada");
-    let author = [
-        "sign",
-        WARP,
-        "--role",
-        "author",
-        "--key",
-        ada.to_str().unwrap(),
-    ];
-    assert_code(&site.run(&author), 0);
+    sign_as_author(&site, &keys, WARP);
     assert_code(&site.run(&["build", "--strict"]), 0);
     let status = String::from_utf8_lossy(&site.run(&["status"]).stdout).into_owned();
     assert!(
