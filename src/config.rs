@@ -10,7 +10,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::content::Diagnostic;
-use strsim::levenshtein as edit_distance;
 
 /// The config file's name at the site root.
 pub const FILE: &str = "coursegen.toml";
@@ -406,13 +405,7 @@ fn unknown_keys(
             } else {
                 format!("{table}.{name}")
             };
-            // Short keys are close to everything: `theme` is not a typo of `title`.
-            let near = |k: &&&str| edit_distance(name, k) <= (name.len() / 3).clamp(1, 3);
-            let closest = allowed
-                .iter()
-                .min_by_key(|k| edit_distance(name, k))
-                .filter(near);
-            let help = match closest {
+            let help = match crate::content::diagnostic::closest(name, allowed.iter().copied()) {
                 Some(k) => format!("did you mean `{k}`?"),
                 _ => format!("the keys allowed here are {}", allowed.join(", ")),
             };
@@ -459,29 +452,23 @@ const MAX_URL_BYTES: usize = 2048;
 const MAX_FILE_BYTES: u64 = 64 << 10;
 
 fn title(s: &str) -> Result<String, String> {
-    let t = s.trim();
-    if t.is_empty() || t.chars().any(char::is_control) {
-        Err("the title must be one line of text".into())
-    } else if t.chars().count() > MAX_TITLE_CHARS {
-        Err(format!(
-            "the title is longer than {MAX_TITLE_CHARS} characters"
-        ))
-    } else {
-        Ok(t.into())
-    }
+    one_line(s, "title", MAX_TITLE_CHARS)
 }
 
 /// Longest description: one sentence, in a meta tag and at the top of llms.txt.
 const MAX_DESCRIPTION_CHARS: usize = 1000;
 
 fn description(s: &str) -> Result<String, String> {
+    one_line(s, "description", MAX_DESCRIPTION_CHARS)
+}
+
+/// `s` trimmed, when it is one line of text of at most `max` characters; `what` names it.
+fn one_line(s: &str, what: &str, max: usize) -> Result<String, String> {
     let t = s.trim();
     if t.is_empty() || t.chars().any(char::is_control) {
-        Err("the description must be one line of text".into())
-    } else if t.chars().count() > MAX_DESCRIPTION_CHARS {
-        Err(format!(
-            "the description is longer than {MAX_DESCRIPTION_CHARS} characters"
-        ))
+        Err(format!("the {what} must be one line of text"))
+    } else if t.chars().count() > max {
+        Err(format!("the {what} is longer than {max} characters"))
     } else {
         Ok(t.into())
     }

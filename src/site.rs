@@ -123,7 +123,7 @@ fn write(
     opts: &BuildOptions,
 ) -> Result<Written, SiteError> {
     let build_cache = build_cache::BuildCache::new(opts.cache_dir.clone());
-    let info = pages::SiteInfo::new(&opts.config, opts.drafts);
+    let info = pages::SiteInfo::new(&opts.config, opts.drafts, checked.home_html.clone());
     let names = nav::SectionNames::new(&opts.config.sections);
     let nav = nav::Nav::new(&checked.pages, templates.root(), names);
     let rc = render::RenderCtx {

@@ -85,6 +85,16 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The candidate `name` is most likely a typo of, for "did you mean": the nearest by edit
+/// distance, if within a third of `name`'s length (one to three edits). Short names are
+/// close to everything: `theme` is not a typo of `title`.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let distance = |c: &str| strsim::levenshtein(name, c);
+    (candidates.into_iter())
+        .min_by_key(|c| distance(c))
+        .filter(|c| distance(c) <= (name.len() / 3).clamp(1, 3))
+}
+
 /// Several diagnostics, shown one after another with a count, like a compiler's output.
 /// The same problem in the same file on many lines is shown once, with the other lines
 /// listed, so that one pasted mistake cannot bury the rest (or the terminal).

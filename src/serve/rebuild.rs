@@ -299,7 +299,11 @@ impl Rebuilder {
         templates: &Templates,
         plan: &Plan<'_>,
     ) -> Result<(Rendering, usize), SiteError> {
-        let info = pages::SiteInfo::new(&self.opts.config, self.opts.drafts);
+        let info = pages::SiteInfo::new(
+            &self.opts.config,
+            self.opts.drafts,
+            checked.home_html.clone(),
+        );
         let build_cache = BuildCache::new(self.opts.cache_dir.clone());
         let rc = RenderCtx {
             nav: &plan.nav,

@@ -43,6 +43,8 @@ pub(crate) struct CheckedSite {
     pub(crate) copies: Copies,
     /// The summary (warnings, drafts, counts).
     pub(crate) report: Report,
+    /// The config's home text, rendered and cleaned (site links not yet under the base path).
+    pub(crate) home_html: Option<String>,
 }
 
 /// The check stage's work on one entry. Each result depends only on the entry (the same
@@ -105,9 +107,7 @@ fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Ve
         .iter()
         .filter(|s| !present.contains(s.name.as_str()))
     {
-        let closest = (present.iter())
-            .min_by_key(|p| strsim::levenshtein(p, &s.name))
-            .filter(|p| strsim::levenshtein(p, &s.name) <= (s.name.len() / 3).clamp(1, 3));
+        let closest = content::diagnostic::closest(&s.name, present.iter().copied());
         let help = match (closest, present.is_empty()) {
             (Some(p), _) => format!("did you mean `{p}`?"),
             (None, true) => "content/ has no sections yet: a section is a folder of entries".into(),
@@ -126,11 +126,12 @@ fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Ve
     problems
 }
 
-/// The config's home text, checked as an entry's body is: its links must reach pages or
-/// files of this build, and its raw HTML must stay within what the cleaner takes.
-fn home_problems(config: &crate::config::Config, targets: &Targets) -> Vec<Diagnostic> {
+/// The config's home text rendered (sanitised), and checked as an entry's body is: its
+/// links must reach pages or files of this build, and its raw HTML must stay within what
+/// the cleaner takes.
+fn home(config: &crate::config::Config, targets: &Targets) -> (Option<String>, Vec<Diagnostic>) {
     let Some(home) = &config.home else {
-        return Vec::new();
+        return (None, Vec::new());
     };
     let opts = RenderOptions { highlight: false };
     let rendered = crate::markdown::render(home, opts, &mut Default::default());
@@ -151,7 +152,7 @@ fn home_problems(config: &crate::config::Config, targets: &Targets) -> Vec<Diagn
             p.line = config.home_line;
         }
     }
-    problems
+    (Some(rendered.html), problems)
 }
 
 /// [`check_site`], with each entry's work done by `checks`.
@@ -229,7 +230,8 @@ pub(crate) fn check_site_with(
             page(entry, reason, &parts, &links)
         })
         .collect();
-    problems.extend(home_problems(&opts.config, &targets));
+    let (home_html, home_problems) = home(&opts.config, &targets);
+    problems.extend(home_problems);
     let (pages, intros) = sort_pages(checked, &mut problems);
     let outputs = plan::outputs(&pages, &intros, opts);
     problems.extend(plan::collisions(root, &outputs, &copies, &pages));
@@ -251,6 +253,7 @@ pub(crate) fn check_site_with(
         measurements,
         copies,
         report,
+        home_html,
     })
 }
 

@@ -31,8 +31,9 @@ pub struct SiteInfo {
 }
 
 impl SiteInfo {
-    /// The values of `config` that templates show.
-    pub fn new(config: &crate::config::Config, preview: bool) -> Self {
+    /// The values of `config` that templates show, with the home text as the check stage
+    /// rendered it.
+    pub fn new(config: &crate::config::Config, preview: bool, home_html: Option<String>) -> Self {
         SiteInfo {
             title: config.title.clone(),
             preview,
@@ -40,10 +41,7 @@ impl SiteInfo {
             repository: config.repository.clone(),
             base_url: config.base_url.clone(),
             description: config.description.clone(),
-            home_html: config.home.as_deref().map(|md| {
-                let opts = crate::markdown::RenderOptions { highlight: false };
-                crate::markdown::render(md, opts, &mut Default::default()).html
-            }),
+            home_html,
         }
     }
 }
