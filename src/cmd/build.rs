@@ -6,7 +6,8 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{CacheArgs, Failure, ReviewArgs, emit, emit_err, load_config, today};
-use crate::site::{self, BuildOptions, Report, SiteError};
+use crate::site::options::{BuildOptions, Report};
+use crate::site::{self, SiteError};
 
 /// Flags of `coursegen build`.
 #[derive(Debug, Args)]

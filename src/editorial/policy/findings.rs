@@ -1,6 +1,6 @@
 //! Everything the editorial rule finds wrong with one entry, each with its kind (which
 //! decides whether it blocks publishing), a short label for `coursegen status`, and a
-//! diagnostic naming file, line and field. Depends on `content`.
+//! diagnostic naming file, line and field.
 use crate::content::load::GLOSSARY;
 use crate::content::scaffold;
 use crate::content::{Diagnostic, Entry};
@@ -432,12 +432,7 @@ fn regex_syntax_escape(word: &str) -> String {
 /// The pinned review: edited since, missing, or expired.
 fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
     let b = &entry.meta.byline;
-    let reviewers: Vec<String> = b
-        .reviewed_by
-        .iter()
-        .filter(|n| !names::is_unsigned(n))
-        .map(|n| names::display_name(n))
-        .collect();
+    let reviewers = names::named_people(&b.reviewed_by);
     let who = match reviewers.as_slice() {
         [] => "a reviewer who is not an author".to_string(),
         [one] => one.clone(),

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::page::Lookup;
 use crate::content::Entry;
+use crate::site::check::page::Lookup;
 
 /// Site-wide values every template sees.
 #[derive(Debug, Clone, Serialize)]
@@ -115,7 +115,7 @@ pub struct EntryCtx<'a> {
     /// Rendered body.
     pub body_html: std::borrow::Cow<'a, str>,
     /// Measured section, when the entry declares `measure:` or has prose for it.
-    pub measured: Option<super::measurements::MeasuredCtx>,
+    pub measured: Option<crate::site::check::measurements::MeasuredCtx>,
     /// Diagram section.
     pub diagram: Option<DiagramCtx>,
     /// Related terms.
@@ -261,11 +261,7 @@ pub(crate) fn link(
 
 /// Prints a byline list of names: "A", "A and B", "A, B and C"; "pending" when nobody.
 fn names(list: &[String]) -> String {
-    let named: Vec<String> = list
-        .iter()
-        .filter(|n| !crate::policy::is_unsigned(n))
-        .map(|n| crate::policy::names::display_name(n))
-        .collect();
+    let named = crate::editorial::policy::names::named_people(list);
     match named.as_slice() {
         [] => "pending".into(),
         [one] => one.clone(),

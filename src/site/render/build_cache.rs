@@ -48,7 +48,7 @@ pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>
             home.join("coursegen").join("sites").join(&id[..16])
         }
     };
-    if super::output::absolute(&dir).starts_with(&canon_root) {
+    if crate::site::write::absolute(&dir).starts_with(&canon_root) {
         return Err(CacheDirError::InsideRoot(dir));
     }
     Ok(Some(dir))
@@ -130,10 +130,10 @@ impl BuildCache {
     }
 
     /// What this build found in the cache and made, or `None` with the cache off.
-    pub(crate) fn counts(&self) -> Option<super::options::CacheCounts> {
+    pub(crate) fn counts(&self) -> Option<crate::site::options::CacheCounts> {
         self.dir.as_ref()?;
         let n = |a: &AtomicUsize| a.load(Ordering::Relaxed);
-        Some(super::options::CacheCounts {
+        Some(crate::site::options::CacheCounts {
             images_reused: n(&self.found[0]),
             images_made: n(&self.made[0]),
             shards_reused: n(&self.found[1]),
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn the_versions_in_keys_are_the_ones_in_cargo_lock() {
-        let lock = include_str!("../../Cargo.lock");
+        let lock = include_str!("../../../Cargo.lock");
         for (name, version) in CRATE_VERSIONS {
             let package = lock
                 .split("[[package]]")

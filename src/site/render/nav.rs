@@ -176,7 +176,11 @@ impl Nav {
     /// glossary and any other section by name; days by the number in their slug, the
     /// glossary by category and term, any other section by title. Top-level pages are left
     /// out. `root` is the base path links are written under.
-    pub(crate) fn new(shown: &[super::page::Page], root: &str, names: SectionNames) -> Self {
+    pub(crate) fn new(
+        shown: &[crate::site::check::page::Page],
+        root: &str,
+        names: SectionNames,
+    ) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
         for p in shown {
             let e = &*p.entry;
@@ -561,13 +565,13 @@ mod tests {
                 e
             })
             .collect();
-        let pages: Vec<crate::site::page::Page> = entries
+        let pages: Vec<crate::site::check::page::Page> = entries
             .iter()
             .zip(site)
-            .map(|(entry, (.., draft))| crate::site::page::Page {
+            .map(|(entry, (.., draft))| crate::site::check::page::Page {
                 entry: std::sync::Arc::new(entry.clone()),
                 draft_reason: draft.then(|| "a draft".to_string()),
-                bodies: std::sync::Arc::new(crate::site::bodies::Bodies {
+                bodies: std::sync::Arc::new(crate::site::check::bodies::Bodies {
                     main: String::new(),
                     measured: None,
                     diagram: None,

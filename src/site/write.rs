@@ -183,11 +183,6 @@ impl Staging {
         })
     }
 
-    /// Writes one file (its folders created as needed). Safe to call from many threads.
-    pub fn write(&self, file: &OutFile) -> Result<(), OutputError> {
-        self.write_all(std::slice::from_ref(file))
-    }
-
     /// Writes files (their folders created as needed), creating a folder once for files
     /// that follow each other in it, as a page's do (`index.html`, `index.md`, its diagram).
     pub fn write_all(&self, files: &[OutFile]) -> Result<(), OutputError> {
@@ -372,7 +367,7 @@ mod tests {
             bytes: b"hi".to_vec(),
         }];
         let staging = Staging::new(&out).unwrap();
-        files.iter().try_for_each(|f| staging.write(f)).unwrap();
+        staging.write_all(&files).unwrap();
         staging.commit(&Vec::new()).unwrap();
         assert_eq!(std::fs::read(out.join("a/index.html")).unwrap(), b"hi");
         assert!(!out.join("stale").exists());
@@ -387,10 +382,10 @@ mod tests {
     fn build_once(out: &Path, text: &str) {
         let staging = Staging::new(out).unwrap();
         staging
-            .write(&OutFile {
+            .write_all(&[OutFile {
                 path: "index.html".into(),
                 bytes: text.as_bytes().to_vec(),
-            })
+            }])
             .unwrap();
         staging.commit(&Vec::new()).unwrap();
     }
