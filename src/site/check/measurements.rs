@@ -13,7 +13,7 @@ use crate::site::options::BuildOptions;
 
 /// The Measured section.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct MeasuredCtx {
+pub(crate) struct MeasuredCtx {
     /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
     #[serde(flatten)]
     pub view: crate::measurement::view::MeasuredView,

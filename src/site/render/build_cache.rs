@@ -21,7 +21,7 @@ use crate::measurement::record::{sha256_hex, sha256_hex_of};
 
 /// Why a cache folder cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum CacheDirError {
+pub(crate) enum CacheDirError {
     /// The folder is inside the site root.
     #[error(
         "the build cache {0} is inside the site root, where a contributor could commit entries \
@@ -34,7 +34,10 @@ pub enum CacheDirError {
 /// The cache folder of the site at `root`: `explicit` (`--cache-dir`) when given, else one
 /// of its own under the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`), or `None`
 /// when there is neither. A folder inside the site root is refused, by what it resolves to.
-pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>, CacheDirError> {
+pub(crate) fn cache_dir(
+    root: &Path,
+    explicit: Option<&Path>,
+) -> Result<Option<PathBuf>, CacheDirError> {
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let dir = match explicit {
         Some(dir) => dir.to_path_buf(),
