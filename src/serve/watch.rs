@@ -7,12 +7,18 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RenameMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 /// The folders whose changes rebuild the site.
 pub(super) const WATCHED: [&str; 5] = ["content", "templates", "static", "measurements", "kernels"];
 /// A batch ends after this long without a new event…
 const QUIET: Duration = Duration::from_millis(25);
+/// …or, once every file it saw written was closed or renamed into place (the save is
+/// done), after this long without one: the attribute change an editor may make right after
+/// still joins the batch, and the rebuild does not wait out [`QUIET`]
+/// (`benches/serve_latency.sh`). Watchers that report no close (FSEvents) wait [`QUIET`].
+const SETTLED: Duration = Duration::from_millis(3);
 /// …or this long after its first event, whichever comes first.
 const LONGEST: Duration = Duration::from_millis(300);
 
@@ -22,6 +28,15 @@ const LONGEST: Duration = Duration::from_millis(300);
 pub struct WatchError {
     path: PathBuf,
     error: notify::Error,
+}
+
+/// The changes of one batch.
+#[derive(Default)]
+struct Batch {
+    /// Every path touched.
+    paths: BTreeSet<PathBuf>,
+    /// Files written and not yet closed (nor renamed into place).
+    writing: BTreeSet<PathBuf>,
 }
 
 /// A running watcher; dropping it stops watching.
@@ -84,41 +99,61 @@ impl Changes {
     /// Blocks until something changed, then returns every path touched until the folders
     /// are quiet again; `None` when the watcher stopped.
     pub(super) fn next_batch(&self) -> Option<BTreeSet<PathBuf>> {
-        let mut paths = BTreeSet::new();
+        let mut batch = Batch::default();
         loop {
             let first = self.rx.recv().ok()?;
-            self.add(&mut paths, first);
-            if !paths.is_empty() {
+            self.add(&mut batch, first);
+            if !batch.paths.is_empty() {
                 break;
             }
         }
         let start = Instant::now();
         while start.elapsed() < LONGEST {
-            match self.rx.recv_timeout(QUIET) {
-                Ok(ev) => self.add(&mut paths, ev),
+            let quiet = match batch.writing.is_empty() {
+                true => SETTLED,
+                false => QUIET,
+            };
+            match self.rx.recv_timeout(quiet) {
+                Ok(ev) => self.add(&mut batch, ev),
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        Some(paths)
+        Some(batch.paths)
     }
 
-    fn add(&self, paths: &mut BTreeSet<PathBuf>, ev: notify::Result<notify::Event>) {
+    fn add(&self, batch: &mut Batch, ev: notify::Result<notify::Event>) {
         if let Ok(ev) = &ev {
-            self.watch_new_folders(&ev.paths, paths);
+            self.watch_new_folders(&ev.paths, &mut batch.paths);
         }
-        match ev {
-            // Reads do not change the site.
-            Ok(ev) if matches!(ev.kind, EventKind::Access(_)) => {}
-            Ok(ev) => paths.extend(
-                ev.paths
-                    .into_iter()
-                    .filter(|p| *p == self.config || self.wanted.iter().any(|w| p.starts_with(w))),
-            ),
+        let ev = match ev {
+            Ok(ev) => ev,
             // The watcher lost events (queue overflow): treat everything as changed.
             Err(_) => {
-                paths.insert(PathBuf::new());
+                batch.paths.insert(PathBuf::new());
+                return;
             }
+        };
+        let wanted: Vec<PathBuf> = (ev.paths.into_iter())
+            .filter(|p| *p == self.config || self.wanted.iter().any(|w| p.starts_with(w)))
+            .collect();
+        match ev.kind {
+            // Written and closed, or moved into place: that file's save is done.
+            EventKind::Access(AccessKind::Close(AccessMode::Write))
+            | EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both)) => {
+                for p in &wanted {
+                    batch.writing.remove(p);
+                }
+            }
+            // Being written: the batch waits for its close.
+            EventKind::Create(CreateKind::File) | EventKind::Modify(ModifyKind::Data(_)) => {
+                batch.writing.extend(wanted.iter().cloned());
+            }
+            _ => {}
+        }
+        // Reads do not change the site (a close after writing follows a write, counted).
+        if !matches!(ev.kind, EventKind::Access(_)) {
+            batch.paths.extend(wanted);
         }
     }
 
@@ -174,5 +209,58 @@ mod tests {
         std::fs::write(root.join("templates/404.html"), "x").unwrap();
         let (got, _) = batch(changes);
         assert!(got.unwrap().contains(&root.join("templates/404.html")));
+    }
+
+    #[test]
+    fn a_batch_settles_once_every_file_written_is_closed_or_renamed_into_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("content")).unwrap();
+        let changes = Changes::watch(root, &root.join("coursegen.toml")).unwrap();
+        let (a, b) = (root.join("content/a.md"), root.join("content/b.md"));
+        let ev = |kind: EventKind, path: &Path| Ok(notify::Event::new(kind).add_path(path.into()));
+        let mut batch = Batch::default();
+        // Written in place: open until closed.
+        changes.add(
+            &mut batch,
+            ev(
+                EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Any)),
+                &a,
+            ),
+        );
+        assert!(batch.writing.contains(&a));
+        changes.add(
+            &mut batch,
+            ev(EventKind::Access(AccessKind::Close(AccessMode::Write)), &a),
+        );
+        assert!(batch.writing.is_empty());
+        // An editor's save: a temporary file written, closed, renamed over the entry.
+        let tmp = root.join("content/.b.md.swp");
+        changes.add(&mut batch, ev(EventKind::Create(CreateKind::File), &tmp));
+        changes.add(&mut batch, ev(EventKind::Create(CreateKind::File), &b));
+        assert_eq!(batch.writing.len(), 2);
+        changes.add(
+            &mut batch,
+            ev(
+                EventKind::Access(AccessKind::Close(AccessMode::Write)),
+                &tmp,
+            ),
+        );
+        changes.add(
+            &mut batch,
+            ev(EventKind::Modify(ModifyKind::Name(RenameMode::To)), &b),
+        );
+        assert!(batch.writing.is_empty());
+        // Every written path is in the batch; a close alone adds nothing, and nothing
+        // outside the watched folders counts.
+        changes.add(
+            &mut batch,
+            ev(
+                EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Any)),
+                &root.join("public/x.html"),
+            ),
+        );
+        assert!(batch.writing.is_empty());
+        assert_eq!(batch.paths, BTreeSet::from([a, b, tmp]));
     }
 }
