@@ -60,6 +60,17 @@ impl ReviewArgs {
     }
 }
 
+/// Whose allowed-signers file a build trusts, shared by `build` and `check`.
+#[derive(Debug, Clone, Args)]
+pub struct TrustArgs {
+    /// Check signatures against the allowed-signers file and the `[review]` settings as
+    /// this git revision has them (in CI: the default branch, e.g. origin/main), not as the
+    /// working tree has them: a change cannot sign its own entries with keys it adds,
+    /// delete the file or switch the requirement off
+    #[arg(long, value_name = "REV", env = "COURSEGEN_TRUSTED_REF")]
+    pub trusted_ref: Option<String>,
+}
+
 /// Where the build cache (diagram images, search-index shards) is kept between builds.
 #[derive(Debug, Args)]
 pub struct CacheArgs {

@@ -448,7 +448,7 @@ const MAX_TITLE_CHARS: usize = 200;
 const MAX_URL_BYTES: usize = 2048;
 
 /// Largest config file: a complete one is a few hundred bytes.
-const MAX_FILE_BYTES: u64 = 64 << 10;
+pub const MAX_FILE_BYTES: u64 = 64 << 10;
 
 fn title(s: &str) -> Result<String, String> {
     one_line(s, "title", MAX_TITLE_CHARS)

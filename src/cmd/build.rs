@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{CacheArgs, Failure, ReviewArgs, emit, emit_err, load_config, today};
+use super::{CacheArgs, Failure, ReviewArgs, TrustArgs, emit, emit_err, load_config, today};
 use crate::site::options::{BuildOptions, Report};
 use crate::site::{self, SiteError};
 
@@ -21,6 +21,8 @@ pub struct BuildArgs {
     pub strict: bool,
     #[command(flatten)]
     pub review: ReviewArgs,
+    #[command(flatten)]
+    pub trust: TrustArgs,
     /// Skip build-time code highlighting (code is still escaped and shown plainly).
     #[arg(long)]
     pub no_highlight: bool,
@@ -73,6 +75,8 @@ pub struct CheckArgs {
     pub verbose: bool,
     #[command(flatten)]
     pub review: ReviewArgs,
+    #[command(flatten)]
+    pub trust: TrustArgs,
 }
 
 /// How `check` reports.
@@ -104,6 +108,7 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         config,
         today: Some(today()?),
+        trusted_ref: args.trust.trusted_ref.clone(),
         cache_dir: args.cache.dir(root)?,
     };
     let summary = if args.quiet {
@@ -143,6 +148,7 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         config,
         today: Some(today()?),
+        trusted_ref: args.trust.trusted_ref.clone(),
         cache_dir: None,
     };
     let json = args.format == Format::Json;

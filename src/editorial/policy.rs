@@ -14,6 +14,7 @@ pub mod signatures;
 mod signed;
 #[cfg(test)]
 mod tests;
+pub mod trusted;
 
 pub use findings::{Finding, FindingKind, assess};
 pub use names::{canonical_name, is_unsigned};

@@ -197,6 +197,7 @@ fn options(drafts: bool, out: Option<PathBuf>, cache: &Path) -> BuildOptions {
         config: Config::default(),
         review_max_age_days: crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: Some(jiff::civil::date(2026, 11, 30)),
+        trusted_ref: None,
         cache_dir: Some(cache.to_path_buf()),
     }
 }

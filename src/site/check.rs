@@ -35,6 +35,7 @@ pub(crate) mod links;
 pub(crate) mod measurements;
 pub(crate) mod page;
 pub(crate) mod plan;
+pub(crate) mod signers;
 
 /// What the render and write stages need from a checked site.
 pub(crate) struct CheckedSite {
@@ -180,16 +181,7 @@ pub(crate) fn check_site_with(
         review_max_age_days: opts.review_max_age_days,
         strict: opts.strict,
         preview: opts.drafts,
-        signatures: policy::signatures::rules_for(
-            root,
-            &opts.config.allowed_signers,
-            opts.config.require_signatures,
-            opts.strict,
-        )
-        .unwrap_or_else(|d| {
-            problems.extend(d);
-            None
-        }),
+        signatures: signers::signature_rules(root, opts, &mut problems, &mut report.warnings),
     };
     let verdicts: Vec<Verdict> = (site.entries.par_iter())
         .map(|e| checks.verdict(e, &rules))

@@ -128,6 +128,7 @@ fn builds_without_script(dir: &Path) -> Result<(), TestCaseError> {
             strict: false,
             highlight: true,
             search: true,
+            trusted_ref: None,
             cache_dir: None,
             out: Some(out.clone()),
             config: crate::config::Config {

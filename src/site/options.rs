@@ -26,6 +26,9 @@ pub struct BuildOptions {
     pub review_max_age_days: u32,
     /// The date the editorial rule takes as today; `None` reads the clock.
     pub today: Option<jiff::civil::Date>,
+    /// The git revision whose allowed-signers file and `[review]` settings are trusted
+    /// (`--trusted-ref`); `None` trusts the working tree's.
+    pub trusted_ref: Option<String>,
     /// Folder of the persistent build cache (see `build_cache`); `None` renders every
     /// diagram afresh.
     pub cache_dir: Option<PathBuf>,

@@ -580,3 +580,183 @@ fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
         "{status}"
     );
 }
+
+/// git in the site's folder, as a course's CI runs it.
+fn git(site: &Site, args: &[&str]) {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(site.root())
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// An entry written by Eve and reviewed by Mallory, each signing with the key the change
+/// itself lists for them.
+fn sign_as_eve_and_mallory(site: &Site, keys: &Keys, file: &str) {
+    let (mallory, eve) = (keys.path("mallory"), keys.path("ada2"));
+    let o = site.run(&[
+        "sign",
+        file,
+        "--reviewer",
+        "Mallory Evil",
+        "--key",
+        mallory.to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+    let o = site.run(&[
+        "sign",
+        file,
+        "--role",
+        "author",
+        "--key",
+        eve.to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+}
+
+#[test]
+fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    git(&site, &["init", "-q", "-b", "main"]);
+    git(&site, &["add", "-A"]);
+    git(
+        &site,
+        &["commit", "-qm", "the course, Ada and Grace listed"],
+    );
+    let with_them = format!(
+        "{}\"Mallory Evil\" {}\n\"Eve Second\" {}\n",
+        keys.signers(),
+        keys.public("mallory"),
+        keys.public("ada2")
+    );
+
+    // A change that only lists two keys passes, and says they count once it is merged.
+    git(&site, &["checkout", "-qb", "keys"]);
+    site.write(SIGNERS, &with_them);
+    git(&site, &["commit", "-qam", "list Mallory and Eve"]);
+    let o = site.run(&["check", "--strict", "--trusted-ref", "main"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("warning: .coursegen/allowed_signers: field `review.allowed_signers`: this change edits the allowed-signers file: signatures are checked against the file as main has it"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A pull request lists the same keys and signs its own entry with them.
+    git(&site, &["checkout", "-q", "main"]);
+    git(&site, &["checkout", "-qb", "pr"]);
+    let lane = "content/glossary/lane.md";
+    site.write(SIGNERS, &with_them);
+    site.write(
+        lane,
+        published("Lane", "").replace(
+            "written_by: Ada Lovelace\n  reviewed_by: Grace Hopper",
+            "written_by: Eve Second\n  reviewed_by: Mallory Evil",
+        ),
+    );
+    sign_as_eve_and_mallory(&site, &keys, lane);
+    git(&site, &["add", "-A"]);
+    git(
+        &site,
+        &["commit", "-qm", "lane, signed by the change's own keys"],
+    );
+    // Judged by its own file, the change publishes: the hole --trusted-ref closes.
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    let o = site.run(&["check", "--strict", "--trusted-ref", "main"]);
+    let line = line_of(&site, lane, "reviewer_signature");
+    assert_fails_at(
+        &o,
+        &format!("{lane}:{line}"),
+        "field `byline.reviewer_signature`: reviewer signature refused: unknown key",
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("is not in main:.coursegen/allowed_signers"),
+        "{err}"
+    );
+    assert!(
+        err.contains("this change edits .coursegen/allowed_signers, whose keys count once that change is merged on its own"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("warp.md"),
+        "entries signed by listed keys pass: {err}"
+    );
+    // Deleting the file, or switching the requirement off, does not help either.
+    std::fs::remove_file(site.root().join(SIGNERS)).unwrap();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = false\n");
+    assert_code(&site.run(&["build"]), 0);
+    let o = site.run(&["build", "--trusted-ref", "main"]);
+    let line = line_of(&site, lane, "author_signature");
+    assert_fails_at(
+        &o,
+        &format!("{lane}:{line}"),
+        "field `byline.author_signature`: author signature refused: unknown key",
+    );
+    git(&site, &["checkout", "-q", "--", "."]);
+
+    // The keys merged in a change of their own: then the entry signed with them publishes.
+    git(&site, &["checkout", "-q", "main"]);
+    git(&site, &["merge", "-q", "--no-edit", "keys"]);
+    git(&site, &["merge", "-q", "--no-edit", "pr"]);
+    let o = site.run(&["build", "--strict", "--trusted-ref", "main"]);
+    assert_code(&o, 0);
+    assert!(!stderr(&o).contains("edits the allowed-signers file"));
+    assert!(
+        site.read("public/glossary/lane/index.html")
+            .contains("Body of Lane.")
+    );
+}
+
+#[test]
+fn a_trusted_ref_that_names_no_commit_or_no_signers_is_an_error() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    git(&site, &["init", "-q", "-b", "main"]);
+    // No commit yet, an option in disguise, a name git does not know.
+    for (rev, why) in [
+        ("main", "names no commit of this repository"),
+        ("-output", "is not a git revision name"),
+        ("nope", "names no commit of this repository"),
+    ] {
+        let o = site.run(&["check", &format!("--trusted-ref={rev}")]);
+        assert_code(&o, 1);
+        assert!(stderr(&o).contains(why), "{rev}: {}", stderr(&o));
+    }
+    // A trusted branch that requires signatures but lists nobody.
+    site.write(SIGNERS, "# nobody yet\n");
+    git(&site, &["add", "-A"]);
+    git(&site, &["commit", "-qm", "empty list"]);
+    let o = site.run(&["check", "--trusted-ref", "main"]);
+    assert_fails_at(
+        &o,
+        "coursegen.toml",
+        "field `review.require_signatures`: signatures are required, but the allowed-signers file lists nobody in main",
+    );
+}
+
+#[test]
+fn a_course_that_requires_signatures_refuses_an_empty_signers_file() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    site.write(SIGNERS, "# nobody yet\n");
+    let o = site.run(&["check"]);
+    assert_fails_at(
+        &o,
+        "coursegen.toml",
+        "field `review.require_signatures`: `require_signatures = true`, but the allowed-signers file .coursegen/allowed_signers lists nobody",
+    );
+}

@@ -520,9 +520,14 @@ fn signature_findings(entry: &Entry, rules: &super::signatures::SignatureRules) 
             super::signed::RoleSignature::Invalid(why) => (
                 format!("{} signature refused: {why}", role.as_str()),
                 format!(
-                    "the {} reviews the entry as it is now and signs again with their own key listed in {}",
+                    "the {} reviews the entry as it is now and signs again with their own key listed in {}{}",
                     role.as_str(),
-                    rules.signers.file.display()
+                    rules.signers.file.display(),
+                    rules
+                        .pending
+                        .as_deref()
+                        .map(|p| format!("; {p}"))
+                        .unwrap_or_default()
                 ),
             ),
         };

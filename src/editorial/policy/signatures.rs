@@ -112,6 +112,9 @@ pub struct SignatureRules {
     pub required: bool,
     /// The time keys' validity is judged at (Unix seconds).
     pub now: i64,
+    /// Why a key the working tree lists may not count yet (`--trusted-ref`, and the change
+    /// edits the file), said beside every refused signature.
+    pub pending: Option<String>,
 }
 
 impl SignatureRules {
@@ -172,10 +175,19 @@ pub fn rules_for(
     strict: bool,
 ) -> Result<Option<std::sync::Arc<SignatureRules>>, Vec<Diagnostic>> {
     match load(root, rel)? {
+        Some(signers) if require && signers.signers.is_empty() => Err(vec![
+            Diagnostic::new(Path::new("coursegen.toml"), 0, format!(
+                "`require_signatures = true`, but the allowed-signers file {} lists nobody",
+                rel.display()
+            ))
+            .field("review.require_signatures")
+            .help("add the author's and the reviewer's public keys to it, one line each (git's allowed-signers format)"),
+        ]),
         Some(signers) => Ok(Some(std::sync::Arc::new(SignatureRules {
             signers,
             required: require || strict,
             now: now(),
+            pending: None,
         }))),
         None if require => Err(vec![
             Diagnostic::new(Path::new("coursegen.toml"), 0, format!(

@@ -1,0 +1,221 @@
+//! The allowed-signers file as a trusted revision has it (`--trusted-ref`, the default
+//! branch in CI), read with git rather than from the working tree: the change under review
+//! cannot add its own keys, delete the file or switch the requirement off. This is git's
+//! own stance — `gpg.ssh.allowedSignersFile` lives outside the repository it judges — for a
+//! file that must travel with the course.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use super::signatures::{self, MAX_SIGNERS_BYTES, SignatureRules};
+use crate::content::Diagnostic;
+
+/// A commit of the site's repository whose files are trusted.
+#[derive(Debug, Clone)]
+pub struct Revision {
+    /// The repository's work tree (the site root or a folder above it).
+    root: PathBuf,
+    /// The revision as given (`origin/main`), for messages.
+    name: String,
+    /// Its commit.
+    commit: String,
+    /// The site root's path inside the repository (`""` at the top, `course/`).
+    prefix: String,
+}
+
+/// The review settings a trusted revision's `coursegen.toml` holds.
+#[derive(Debug, Clone)]
+pub struct TrustedReview {
+    /// `[review] allowed_signers`, relative to the site root.
+    pub allowed_signers: PathBuf,
+    /// `[review] require_signatures`.
+    pub require_signatures: bool,
+}
+
+impl Revision {
+    /// The commit `rev` names in the repository that holds `root`. Refused: a name that
+    /// could be read as an option, or that names no commit (not fetched).
+    pub fn open(root: &Path, rev: &str) -> Result<Self, String> {
+        let valid = !rev.is_empty()
+            && !rev.starts_with('-')
+            && rev.len() <= 200
+            && rev
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-^~@{}".contains(&b));
+        if !valid {
+            return Err(format!(
+                "`{}` is not a git revision name (letters, digits and / . _ - ^ ~ @ only)",
+                rev.escape_debug()
+            ));
+        }
+        let commit = git(
+            root,
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("{rev}^{{commit}}"),
+            ],
+        )
+        .map_err(|e| format!("cannot ask git about `{rev}`: {e}"))?
+        .ok_or_else(|| {
+            format!(
+                "`{rev}` names no commit of this repository: fetch it first (in GitHub \
+                     Actions, `actions/checkout` with `fetch-depth: 0`)"
+            )
+        })?;
+        let prefix = git(root, &["rev-parse", "--show-prefix"])
+            .map_err(|e| format!("cannot ask git where the site is: {e}"))?
+            .unwrap_or_default();
+        Ok(Revision {
+            root: root.to_path_buf(),
+            name: rev.to_string(),
+            commit: String::from_utf8_lossy(&commit).trim().to_string(),
+            prefix: String::from_utf8_lossy(&prefix).trim().to_string(),
+        })
+    }
+
+    /// The revision as the user named it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The text of the file `rel` (relative to the site root) in this revision: `None` when
+    /// it has none; refused when it is no regular file there (a symbolic link, a folder), is
+    /// larger than `max` bytes, or is not UTF-8.
+    pub fn read(&self, rel: &Path, max: u64) -> Result<Option<String>, String> {
+        let rel = rel.to_string_lossy();
+        if rel.split('/').any(|c| c == "..") || rel.starts_with('/') {
+            return Err(format!("`{rel}` leaves the site root"));
+        }
+        let path = format!("{}{rel}", self.prefix);
+        let listing = git(
+            &self.root,
+            &["ls-tree", "-z", "--long", &self.commit, "--", &path],
+        )
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
+        // `<mode> <type> <object> <size>\t<path>\0`
+        let listing = String::from_utf8_lossy(&listing);
+        let Some(entry) = listing.split('\0').find(|e| !e.is_empty()) else {
+            return Ok(None);
+        };
+        let fields: Vec<&str> = entry
+            .split('\t')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let [mode, kind, object, size] = fields[..] else {
+            return Err(format!(
+                "git listed `{path}` in a form coursegen does not read"
+            ));
+        };
+        if kind != "blob" || !matches!(mode, "100644" | "100755") {
+            return Err(format!(
+                "`{path}` is no regular file in {} (mode {mode})",
+                self.name
+            ));
+        }
+        if size.parse::<u64>().map_or(true, |s| s > max) {
+            return Err(format!(
+                "`{path}` is larger than {} KiB in {}",
+                max >> 10,
+                self.name
+            ));
+        }
+        let bytes = git(&self.root, &["cat-file", "blob", object])
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("git could not read `{path}` in {}", self.name))?;
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("`{path}` is not UTF-8 text in {}", self.name))
+    }
+}
+
+/// Runs git in `dir`: its stdout when it succeeded, `None` when it failed.
+fn git(dir: &Path, args: &[&str]) -> std::io::Result<Option<Vec<u8>>> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()?;
+    Ok(out.status.success().then_some(out.stdout))
+}
+
+/// The signature rules of a build that trusts `revision`: signatures are checked against
+/// the allowed-signers file as `revision` has it, and are required when `revision`'s config
+/// requires them, when the working tree's does (a change may add the requirement, never
+/// remove it), or under `--strict` once `revision` has the file. Required and nobody listed
+/// is an error. The warnings say when the working tree's file differs from the trusted one:
+/// keys a change adds count once that change is merged.
+pub fn rules_for(
+    root: &Path,
+    revision: &Revision,
+    trusted: &TrustedReview,
+    require_here: bool,
+    strict: bool,
+) -> Result<(Option<Arc<SignatureRules>>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let rel = &trusted.allowed_signers;
+    let label = PathBuf::from(format!("{}:{}", revision.name(), rel.display()));
+    let refuse = |why: String| {
+        vec![
+            Diagnostic::new(&label, 0, why)
+                .field("review.allowed_signers")
+                .help("the allowed-signers file is read from the trusted revision (--trusted-ref); change it there in a reviewed change of its own"),
+        ]
+    };
+    let text = revision.read(rel, MAX_SIGNERS_BYTES).map_err(refuse)?;
+    let signers = match &text {
+        Some(text) => Some(signatures::parse(&label, text)?),
+        None => None,
+    };
+    let required = trusted.require_signatures || require_here || (strict && signers.is_some());
+    let listed = signers.as_ref().is_some_and(|s| !s.signers.is_empty());
+    if required && !listed {
+        let why = match &signers {
+            None => format!(
+                "signatures are required, but {} has no allowed-signers file at {}",
+                revision.name(),
+                rel.display()
+            ),
+            Some(_) => format!(
+                "signatures are required, but the allowed-signers file lists nobody in {}",
+                revision.name()
+            ),
+        };
+        return Err(vec![
+            Diagnostic::new(Path::new("coursegen.toml"), 0, why)
+                .field("review.require_signatures")
+                .help("add the reviewers' keys (git's allowed-signers format) in a change of their own, and merge it first"),
+        ]);
+    }
+    let mut warnings = Vec::new();
+    let here = std::fs::read(root.join(rel)).ok();
+    let pending = (here.as_deref() != text.as_deref().map(str::as_bytes)).then(|| {
+        format!(
+            "this change edits {}, whose keys count once that change is merged on its own",
+            rel.display()
+        )
+    });
+    if pending.is_some() {
+        warnings.push(
+            Diagnostic::new(rel, 0, format!(
+                "this change edits the allowed-signers file: signatures are checked against the file as {} has it",
+                revision.name()
+            ))
+            .field("review.allowed_signers")
+            .help("keys this change adds count once it is merged: add a person's key in a change of its own, reviewed by someone already listed"),
+        );
+    }
+    let rules = signers.map(|signers| {
+        Arc::new(SignatureRules {
+            signers,
+            required,
+            now: signatures::now(),
+            pending,
+        })
+    });
+    Ok((rules, warnings))
+}
