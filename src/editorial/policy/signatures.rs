@@ -544,6 +544,7 @@ mod tests {
             signers: signers.clone(),
             required: true,
             now,
+            pending: None,
         };
         let valid = |r: &SignatureRules| {
             let s = &r.signers.signers[0];

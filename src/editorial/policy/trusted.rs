@@ -144,6 +144,10 @@ fn git(dir: &Path, args: &[&str]) -> std::io::Result<Option<Vec<u8>>> {
     Ok(out.status.success().then_some(out.stdout))
 }
 
+/// The signature rules a trusted revision makes (`None`: no file, nothing required), with
+/// the warnings of reading them.
+pub type Trusted = (Option<Arc<SignatureRules>>, Vec<Diagnostic>);
+
 /// The signature rules of a build that trusts `revision`: signatures are checked against
 /// the allowed-signers file as `revision` has it, and are required when `revision`'s config
 /// requires them, when the working tree's does (a change may add the requirement, never
@@ -156,7 +160,7 @@ pub fn rules_for(
     trusted: &TrustedReview,
     require_here: bool,
     strict: bool,
-) -> Result<(Option<Arc<SignatureRules>>, Vec<Diagnostic>), Vec<Diagnostic>> {
+) -> Result<Trusted, Vec<Diagnostic>> {
     let rel = &trusted.allowed_signers;
     let label = PathBuf::from(format!("{}:{}", revision.name(), rel.display()));
     let refuse = |why: String| {
