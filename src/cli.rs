@@ -44,7 +44,8 @@ pub enum Command {
     /// Validate everything `build` validates and write nothing: the same load and check
     /// stages, every problem of the site reported at once, sorted by file and line.
     Check(CheckArgs),
-    /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records.
+    /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records,
+    /// each compared with the one before it; `--compare OLD NEW` compares two records.
     Measure(MeasureArgs),
     /// Serve a preview of the site (on 127.0.0.1 unless --interface), rebuilding when content
     /// changes; --open opens it in the browser.

@@ -2,12 +2,16 @@
 //! sweep), `record` (the JSON files a GPU run writes and `build` reads), `run` (the GPU run
 //! behind `measure --gpu`, the only code that touches CUDA), `view` (a kernel's Measured
 //! section, built from its records with no GPU), `bindings` (numbers in prose read from
-//! that view) and `needs` (what the pages need of a record, which `measure` keeps).
-//! `manifest` and `record` are leaves; `needs` uses them; `view` uses them and `bank`;
-//! `bindings` uses `view`; `run` uses `manifest`, `record` and `needs`.
+//! that view), `needs` (what the pages need of a record, which `measure` keeps), `samples`
+//! (the median and the Mann–Whitney test) and `compare` (same, faster or slower, row by row,
+//! between two records). `manifest`, `record` and `samples` are leaves; `needs` uses the
+//! first two; `compare` uses `record` and `samples`; `view` uses them and `bank`; `bindings`
+//! uses `view`; `run` uses `manifest`, `record`, `needs`, `samples` and `compare`.
 pub mod bindings;
+pub mod compare;
 pub mod manifest;
 pub mod needs;
 pub mod record;
 pub mod run;
+pub mod samples;
 pub mod view;

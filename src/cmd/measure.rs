@@ -1,24 +1,50 @@
 //! `coursegen measure --gpu`: the flags as `measurement::run`'s options, what the course's
 //! prose binds of each kernel's records (so a run keeps what the pages show), and its errors
 //! as exit codes (a kernel or manifest that fails its check, or a refused record, is
-//! content, 1; no GPU, 2).
+//! content, 1; no GPU, 2). `measure --compare OLD NEW` compares two records, no GPU needed.
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use anyhow::anyhow;
 use clap::Args;
 
 use super::Failure;
 use crate::content;
 use crate::measurement::bindings;
+use crate::measurement::compare;
+use crate::measurement::manifest::{Compare, Manifest};
 use crate::measurement::needs::Needs;
+use crate::measurement::record;
 use crate::measurement::run::{self as measure, CounterChoice, MeasureOptions};
 
 /// Flags of `coursegen measure`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+A run measures every kernel (or --kernel NAME) on the GPU, checks each launch against a CPU \
+reference, and writes measurements/<kernel>/<gpu>-<id>.json. A run that another process, a \
+clock below what a row's time needs, a throttle or a row that did not converge disturbed is \
+refused and the old record kept. Each kernel's lines say why once; the summary table gives \
+the result in a few words; a new record is compared with the one before it, row by row: \
+same, faster or slower (Mann-Whitney U test, p < 0.01, and a change of the median over the \
+manifest's compare.threshold, 2% by default).
+
+Examples:
+  coursegen measure --gpu                      every kernel on device 0
+  coursegen measure --gpu --kernel coalescing  one kernel
+  coursegen measure --compare old.json new.json")]
 pub struct MeasureArgs {
     /// Run on the GPU (required: measuring always means a real run).
     #[arg(long)]
     pub gpu: bool,
+    /// Compare two records of one kernel row by row — same, faster or slower — and exit;
+    /// no GPU needed. OLD may be any file holding a record (e.g. from `git show`).
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["OLD", "NEW"],
+        conflicts_with = "gpu"
+    )]
+    pub compare: Option<Vec<PathBuf>>,
     /// Measure only this kernel (the name of kernels/<NAME>.cu).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
@@ -31,8 +57,9 @@ pub struct MeasureArgs {
     /// `build --strict` say so. Without it a disturbed run exits 1 and keeps the old record.
     #[arg(long)]
     pub accept_noisy: bool,
-    /// Re-run a disturbed kernel up to N more times, after a pause of 20 s each.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// Re-run a disturbed kernel up to N more times, after a pause of 20 s each (one by
+    /// default: a moment's disturbance on a quiet GPU should not fail a first run).
+    #[arg(long, default_value_t = 1, value_name = "N")]
     pub retries: u32,
     /// Require hardware counters: fail when Nsight Compute (`ncu`) is not on the PATH. By
     /// default each row is counted once more under ncu whenever it is there.
@@ -53,6 +80,9 @@ pub struct MeasureArgs {
 
 /// Runs `coursegen measure`.
 pub fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure> {
+    if let Some(files) = &args.compare {
+        return run_compare(root, &files[0], &files[1]);
+    }
     let device =
         measure::DeviceChoice::parse(&args.device).map_err(|e| Failure::Usage(e.into()))?;
     let counters = match (args.counters, args.no_counters) {
@@ -102,4 +132,46 @@ fn prose_needs(root: &Path) -> BTreeMap<String, Needs> {
         });
     }
     needs
+}
+
+/// `measure --compare OLD NEW`: both records, then one line per row. The threshold is the
+/// kernel's manifest's (`kernels/<kernel>.yaml` under the root), else the default.
+fn run_compare(root: &Path, old: &Path, new: &Path) -> Result<(), Failure> {
+    let read = |path: &Path| record::read_anywhere(path).map_err(|e| Failure::Content(e.into()));
+    let (a, b) = (read(old)?, read(new)?);
+    if a.kernel != b.kernel {
+        return Err(Failure::Usage(anyhow!(
+            "`{}` records kernel `{}` and `{}` kernel `{}`: compare two records of one kernel",
+            old.display(),
+            a.kernel,
+            new.display(),
+            b.kernel
+        )));
+    }
+    let manifest = root.join("kernels").join(format!("{}.yaml", a.kernel));
+    let (threshold, from) = match Manifest::load(&manifest) {
+        Ok(m) => (m.compare.threshold, format!("`{}`", manifest.display())),
+        Err(_) => (Compare::default().threshold, "the default".to_owned()),
+    };
+    let describe = |r: &record::Record| {
+        format!(
+            "{} (id {}), measured {}",
+            r.device.name,
+            r.device.gpu_id.as_deref().unwrap_or("none"),
+            r.run.date.get(..10).unwrap_or(&r.run.date)
+        )
+    };
+    let cmp = compare::records(&a, &b, threshold);
+    print!(
+        "kernel `{}`, threshold {:.1}% from {from}\nold: {} — {}\nnew: {} — {}\n{}{}\n",
+        a.kernel,
+        threshold * 100.0,
+        old.display(),
+        describe(&a),
+        new.display(),
+        describe(&b),
+        cmp,
+        cmp.tally()
+    );
+    Ok(())
 }

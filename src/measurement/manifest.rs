@@ -67,6 +67,32 @@ pub struct Manifest {
     pub sampling: Sampling,
     /// Which rows and columns the glossary table shows.
     pub table: Table,
+    /// How `measure` compares a new record with the committed one.
+    #[serde(default)]
+    pub compare: Compare,
+}
+
+/// How a re-measurement is compared with the record before it (`measurement::compare`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compare {
+    /// The change of a row's median (0.02 = 2%) under which a row reads `same` even when
+    /// the statistical test finds a difference.
+    pub threshold: f64,
+}
+
+/// The change of a row's median that counts when the manifest sets none. Two runs on one
+/// H200 differ by at most 0.3% on any row (issue 38's logs), so a re-measurement of the
+/// same GPU reads `same` unless something changed; two H200s differ by up to 4% on a
+/// memory-bound row, which a comparison with another GPU's record then calls a change.
+pub const DEFAULT_COMPARE_THRESHOLD: f64 = 0.02;
+
+impl Default for Compare {
+    fn default() -> Compare {
+        Compare {
+            threshold: DEFAULT_COMPARE_THRESHOLD,
+        }
+    }
 }
 
 /// The swept argument: one row per value.
@@ -97,6 +123,40 @@ pub enum ModelKind {
     /// `bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs
     /// one pass per path (threads active per executed instruction: 32 / paths).
     WarpPaths,
+}
+
+/// What limits a model's rows, which decides what `measure` prints and judges of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// Shared-memory bandwidth: bytes per SM clock, so the SM clock sets the time.
+    SharedMemory,
+    /// Device-memory (HBM) bandwidth: the memory clock sets the time, the SM clock does not.
+    DeviceMemory,
+    /// Instruction issue: the SM clock sets the time and no bytes to speak of move.
+    Issue,
+}
+
+impl ModelKind {
+    /// What limits this model's rows: the kernels are written so that one resource does.
+    pub fn bound(self) -> Bound {
+        match self {
+            ModelKind::SharedBanks => Bound::SharedMemory,
+            ModelKind::GlobalSectors => Bound::DeviceMemory,
+            ModelKind::WarpPaths => Bound::Issue,
+        }
+    }
+}
+
+impl Bound {
+    /// Whether the rows move bytes, so that bytes per launch and GB/s mean something.
+    pub fn moves_bytes(self) -> bool {
+        self != Bound::Issue
+    }
+
+    /// Whether the rows' time follows the SM clock, so that a clock below rated changes it.
+    pub fn follows_sm_clock(self) -> bool {
+        self != Bound::DeviceMemory
+    }
 }
 
 /// Launch shape. The grid is sized from the device so every SM gets the same work.
@@ -295,6 +355,29 @@ impl Manifest {
                 "target_rel_stdev and time_limit_s must be positive".into(),
             ));
         }
+        if !(self.compare.threshold >= 0.0 && self.compare.threshold < 1.0) {
+            return Err((
+                "compare.threshold",
+                "a fraction of the median from 0 (every significant change counts) up to, \
+                 not including, 1; e.g. 0.02 for 2%"
+                    .into(),
+            ));
+        }
+        let bandwidth = self
+            .table
+            .columns
+            .iter()
+            .any(|c| c.id == ColumnId::Bandwidth);
+        if bandwidth && !self.model.bound().moves_bytes() {
+            return Err((
+                "table.columns",
+                format!(
+                    "a `{}` kernel is bound by instruction issue and moves no bytes to speak \
+                     of: its table has no `bandwidth` column",
+                    model_name(self.model)
+                ),
+            ));
+        }
         self.check_reference()
     }
 
@@ -414,6 +497,15 @@ impl Manifest {
     }
 }
 
+/// The model's name as the manifest spells it.
+fn model_name(model: ModelKind) -> &'static str {
+    match model {
+        ModelKind::SharedBanks => "shared_banks",
+        ModelKind::GlobalSectors => "global_sectors",
+        ModelKind::WarpPaths => "warp_paths",
+    }
+}
+
 #[cfg(test)]
 pub(crate) const FIXTURE: &str = include_str!("../../kernels/bank_conflicts.yaml");
 
@@ -479,6 +571,42 @@ mod tests {
         );
         let err = Manifest::parse(path, &odd).unwrap_err().to_string();
         assert!(err.contains("3 is not a power of two"), "{err}");
+    }
+
+    #[test]
+    fn the_compare_threshold_defaults_and_can_be_set() {
+        assert_eq!(
+            parse(FIXTURE).unwrap().compare.threshold,
+            DEFAULT_COMPARE_THRESHOLD
+        );
+        let set = parse(&format!("{FIXTURE}\ncompare:\n  threshold: 0.05\n")).unwrap();
+        assert_eq!(set.compare.threshold, 0.05);
+        let err = parse(&format!("{FIXTURE}\ncompare:\n  threshold: 5\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("compare.threshold"), "{err}");
+    }
+
+    #[test]
+    fn only_kernels_that_move_bytes_have_a_bandwidth_column() {
+        let with = |text: &str, heading: &str| {
+            text.replace(
+                "    - { id: time, heading: \"Time\" }",
+                &format!("    - {{ id: bandwidth, heading: \"{heading}\" }}\n    - {{ id: time, heading: \"Time\" }}"),
+            )
+        };
+        assert!(parse(&with(FIXTURE, "Bandwidth")).is_ok());
+        let path = Path::new("kernels/warp_divergence.yaml");
+        let text = with(include_str!("../../kernels/warp_divergence.yaml"), "GB/s");
+        let err = Manifest::parse(path, &text).unwrap_err().to_string();
+        assert!(
+            err.contains("table.columns") && err.contains("moves no bytes"),
+            "{err}"
+        );
+        assert!(!ModelKind::WarpPaths.bound().moves_bytes());
+        assert!(ModelKind::GlobalSectors.bound().moves_bytes());
+        assert!(!ModelKind::GlobalSectors.bound().follows_sm_clock());
+        assert!(ModelKind::SharedBanks.bound().follows_sm_clock());
     }
 
     #[test]

@@ -139,6 +139,15 @@ pub struct GpuState {
     /// The power limit the driver enforces (W), when the GPU reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_limit_w: Option<f64>,
+    /// The board's default power limit (W): a lower enforced limit is a cap someone set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_power_limit_w: Option<f64>,
+    /// Device-memory clock (MHz), when the GPU reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_clock_mhz: Option<u32>,
+    /// The highest device-memory clock the GPU may run at (MHz), when it reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_mem_clock_mhz: Option<u32>,
 }
 
 /// Hardware counters of one row, read by Nsight Compute on one extra launch.
@@ -450,19 +459,11 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
         error,
     });
     own?;
-    let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
-        path: path.to_owned(),
-        error,
-    })?;
-    let record: Record = serde_json::from_str(&text).map_err(|error| RecordsError::Parse {
-        path: path.to_owned(),
-        error,
-    })?;
+    let record = read_anywhere(path)?;
     let invalid = |message: String| RecordsError::Invalid {
         path: path.to_owned(),
         message,
     };
-    record.validate(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let folder = path
         .parent()
@@ -475,6 +476,22 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
             record.kernel, record.kernel
         )));
     }
+    Ok(record)
+}
+
+/// Reads and checks one record wherever it lies (`measure --compare` takes an old version
+/// from `git show`, in a temporary file); [`load`] also checks its place under
+/// `measurements/`.
+pub fn read_anywhere(path: &Path) -> Result<Record, RecordsError> {
+    let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
+        path: path.to_owned(),
+        error,
+    })?;
+    let record: Record = serde_json::from_str(&text).map_err(|error| RecordsError::Parse {
+        path: path.to_owned(),
+        error,
+    })?;
+    record.validate(path)?;
     Ok(record)
 }
 

@@ -12,6 +12,7 @@ mod nvml;
 pub mod nvrtc;
 mod per_gpu;
 mod reference;
+mod report;
 mod stats;
 mod sweep;
 
@@ -205,14 +206,27 @@ pub enum MeasureError {
         kernel: String,
         /// The GPU, e.g. `NVIDIA H200 (device 0, id 1a2b3c4d)`.
         device: String,
-        /// Why, one sentence each.
+        /// Why, one sentence each, every row it concerns grouped in it.
         reasons: Vec<String>,
+        /// The short cause of each reason (`clock`, `other process`), for the summary.
+        causes: Vec<&'static str>,
         /// What happened to the existing record.
         kept: String,
     },
-    /// Several kernels or GPUs failed; each message in turn.
-    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
-    Several(Vec<MeasureError>),
+    /// Kernels that failed or were refused, each already reported under its kernel and in
+    /// the summary table: the last line says how many, not why again.
+    #[error(
+        "{failed} of {total} kernel runs wrote no record; each says why above, and the records \
+         they would have replaced are kept"
+    )]
+    Reported {
+        /// Runs (kernel × GPU) that wrote no record.
+        failed: usize,
+        /// Runs in all.
+        total: usize,
+        /// Whether any of them is the content's fault (exit 1) rather than the machine's (2).
+        content: bool,
+    },
 }
 
 fn no_device(ordinal: usize, count: i32) -> String {
@@ -263,13 +277,42 @@ impl MeasureError {
                 | MeasureError::Manifest(_)
                 | MeasureError::Noisy { .. }
                 | MeasureError::WouldLose { .. }
-        ) || matches!(self, MeasureError::Several(all) if all.iter().any(MeasureError::is_content))
+                | MeasureError::Reported { content: true, .. }
+        )
+    }
+
+    /// What the summary table's `result` column says of it: a few words, the cause only.
+    pub(crate) fn short(&self) -> String {
+        let failed = |what: &str| format!("failed: {what}");
+        match self {
+            MeasureError::Noisy { causes, .. } => {
+                let mut causes = causes.clone();
+                causes.dedup();
+                format!("refused: {}", causes.join(", "))
+            }
+            MeasureError::WouldLose { lost, .. } => {
+                let what: Vec<&str> = [("row", "rows"), ("hardware counters", "counters")]
+                    .into_iter()
+                    .filter(|(start, _)| lost.iter().any(|l| l.starts_with(start)))
+                    .map(|(_, what)| what)
+                    .collect();
+                format!("kept: {}", what.join(", "))
+            }
+            MeasureError::Mismatch { .. } => failed("wrong result"),
+            MeasureError::Compile { .. } | MeasureError::Entry { .. } => failed("compile"),
+            MeasureError::NoOccupancy { .. } => failed("block size"),
+            MeasureError::Counters { .. } | MeasureError::NoNcu => failed("ncu"),
+            MeasureError::Nvml(_) => failed("NVML"),
+            MeasureError::Records(_) | MeasureError::Io { .. } => failed("files"),
+            MeasureError::Manifest(_) | MeasureError::NoManifest { .. } => failed("manifest"),
+            _ => failed("CUDA"),
+        }
     }
 }
 
 /// A kernel to measure: its files, as read before any GPU work.
 #[derive(Debug)]
-pub(crate) struct KernelFiles {
+pub(crate) struct KernelToMeasure {
     pub(crate) name: String,
     pub(crate) source: String,
     pub(crate) manifest_bytes: Vec<u8>,
@@ -344,7 +387,7 @@ pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
 }
 
 /// Lists `kernels/*.cu` (or just `only`) and reads each with its manifest.
-fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelFiles>, MeasureError> {
+fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelToMeasure>, MeasureError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |error| MeasureError::Io { path, error }
@@ -385,7 +428,7 @@ fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelFiles>, MeasureE
             let source = std::fs::read_to_string(&cu).map_err(io(&cu))?;
             let manifest_bytes = std::fs::read(&yaml).map_err(io(&yaml))?;
             let manifest = Manifest::load(&yaml)?;
-            Ok(KernelFiles {
+            Ok(KernelToMeasure {
                 name,
                 source,
                 manifest_bytes,

@@ -15,7 +15,9 @@
 #   alone and opens the pull request against the checkout's branch, leaving the checkout
 #   as it was;
 # - .ci/measure passes --device all and --counters through, refuses a bad DEVICE, and on a
-#   host without NVRTC sources .ci/nvrtc.sh (whose install is already there).
+#   host without NVRTC sources .ci/nvrtc.sh (whose install is already there);
+# - .ci/measure writes each record's `measure --compare` with the committed one beside it,
+#   and .ci/records-pr puts that comparison into the pull request's description.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"
@@ -54,6 +56,10 @@ cat >"$co/target/release/coursegen" <<'EOF'
 # Stub of `coursegen measure --gpu`: one record per kernel asked for, as the real one writes.
 set -euo pipefail
 echo "$PWD|$*|${LD_LIBRARY_PATH:-}" >>"$STUB_LOG"
+if [ "${1:-} ${2:-}" = "measure --compare" ]; then
+    printf 'stub compare\nold: %s\nnew: %s\n' "$(cat "$3")" "$(cat "$4")"
+    exit 0
+fi
 [ "${1:-} ${2:-}" = "measure --gpu" ] || { echo "stub coursegen: unexpected $*" >&2; exit 9; }
 shift 2
 kernel='' device='' counters=false
@@ -202,6 +208,24 @@ else
     check "on a driver-only host .ci/measure gets NVRTC from .ci/nvrtc.sh" grep -q "|$nvrtc" "$STUB_LOG"
     git -C "$co" checkout -q -- measurements && git -C "$co" clean -q -fd -- measurements
 fi
+echo "-- .ci/measure compares a record with the committed one; the pull request says so"
+k="${kernels[0]}"
+mkdir -p "$co/measurements/$k"
+echo '{"committed": true}' >"$co/measurements/$k/stub-gpu-0123abcd.json"
+git -C "$co" add measurements && git -C "$co" commit -q -m "a committed record"
+(cd "$co" && KERNEL="$k" COURSEGEN=target/release/coursegen OUT="$tmp/out3" \
+    LD_LIBRARY_PATH="$nvrtc" .ci/measure >/dev/null 2>&1)
+compared="$tmp/out3/$k/stub-gpu-0123abcd.json.compare.txt"
+check "the comparison is beside the record in OUT" test -f "$compared"
+committed_vs_new() { grep -q '^old: {"committed": true}$' "$compared" && grep -q '^new: {"kernel"' "$compared"; }
+check "it compares the committed record with the new one" committed_vs_new
+(cd "$co" && RECORDS_DIR="$tmp/out3" GITHUB_REPOSITORY=example/course GPUS='["gpu-h200"]' .ci/records-pr >/dev/null)
+pr_compares() {
+    jq -e --arg k "$k" '.[-1].body | contains("#### \($k)/stub-gpu-0123abcd.json.compare.txt") and contains("stub compare\nold: {\"committed\": true}")' \
+        "$GH_STUB_DIR/prs.json" >/dev/null
+}
+check "the pull request's description carries the comparison" pr_compares
+git -C "$co" checkout -q -- measurements && git -C "$co" clean -q -fd -- measurements
 check "the checkout is clean at the end" clean
 
 if [ "$fail" -gt 0 ]; then

@@ -9,6 +9,7 @@ mod editorial;
 mod front_matter;
 mod init;
 mod links;
+mod measure;
 mod measured;
 mod output;
 mod pipeline;

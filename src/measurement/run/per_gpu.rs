@@ -1,7 +1,9 @@
 //! One `measure` over several GPUs: a thread per GPU (so `--device all` measures the host's
 //! GPUs in parallel), and on each, every kernel in turn — NVML read before and after, the
 //! verdict on interference, retries, counters under ncu, the record saved or the old one kept
-//! (disturbed, or lacking what the pages show of it) — then one summary table for all of them.
+//! (disturbed, or lacking what the pages show of it), the new record compared with the one
+//! before it — then one summary table for all of them (`report`).
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -10,33 +12,19 @@ use indicatif::{MultiProgress, ProgressDrawTarget};
 use super::counters::{self, Job};
 use super::gpu::Gpu;
 use super::nvml::{self, Monitor, Verdict};
-use super::{CounterChoice, KernelFiles, MeasureError, MeasureOptions, sweep};
+use super::report::{self, Outcome, Sweep, Written};
+use super::{CounterChoice, KernelToMeasure, MeasureError, MeasureOptions, sweep};
+use crate::measurement::compare;
 use crate::measurement::needs::Needs;
-use crate::measurement::record::{self as records, Record, StopReason};
+use crate::measurement::record::{self as records, Record};
 
 /// How long a disturbed run waits before `--retries` tries again.
 const RETRY_PAUSE: Duration = Duration::from_secs(20);
 
-/// One line of the summary table.
-struct Outcome {
-    kernel: String,
-    device: String,
-    result: Result<Summary, MeasureError>,
-}
-
-struct Summary {
-    rows: usize,
-    converged: usize,
-    worst_rsd: f64,
-    noisy: bool,
-    counters: bool,
-    file: String,
-}
-
 /// Measures every kernel on every GPU of `ordinals`, saving a record per kernel and GPU.
 pub(super) fn measure_all(
     root: &Path,
-    kernels: &[KernelFiles],
+    kernels: &[KernelToMeasure],
     ordinals: &[usize],
     args: &MeasureOptions,
 ) -> Result<(), MeasureError> {
@@ -58,6 +46,9 @@ pub(super) fn measure_all(
     };
     // Read once: the first record saved would otherwise make the tree look dirty.
     let git = git_state(root);
+    // The records as they were before this run, so that every GPU's thread compares with
+    // those and never with one another thread has just written.
+    let before = records_before(root, kernels);
     // One set of bars for all GPUs: each thread adding bars to a MultiProgress of its own
     // would redraw over the others' lines when `--device all` runs on a terminal.
     let progress = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
@@ -66,13 +57,16 @@ pub(super) fn measure_all(
             .iter()
             .map(|&ordinal| {
                 let (monitor, ncu, git, progress) = (&monitor, ncu.as_deref(), &git, &progress);
+                let before = &before;
                 scope.spawn(move || {
                     let gpu = match Gpu::open(ordinal) {
                         Ok(gpu) => gpu,
                         Err(e) => {
+                            progress.suspend(|| eprintln!("error: device {ordinal}: {e}"));
                             return vec![Outcome {
                                 kernel: "*".into(),
                                 device: format!("device {ordinal}"),
+                                sweep: None,
                                 result: Err(e),
                             }];
                         }
@@ -85,6 +79,7 @@ pub(super) fn measure_all(
                         ncu,
                         git,
                         args,
+                        before,
                     };
                     kernels.iter().map(|k| ctx.measure(k)).collect()
                 })
@@ -95,21 +90,33 @@ pub(super) fn measure_all(
             .flat_map(|h| h.join().expect("a measuring thread panicked"))
             .collect()
     });
-    print_summary(&outcomes);
-    let mut failures: Vec<MeasureError> = outcomes
-        .into_iter()
-        .filter_map(|o| o.result.err())
-        .collect();
-    match failures.len() {
-        0 => Ok(()),
-        1 => Err(failures.remove(0)),
-        _ => Err(MeasureError::Several(failures)),
-    }
+    eprint!("{}", report::summary(&outcomes));
+    report::result(outcomes)
+}
+
+/// Every record of each kernel as it is on disk before the run, by kernel; a file that
+/// does not load is left out here (`build` reports it).
+fn records_before(root: &Path, kernels: &[KernelToMeasure]) -> BTreeMap<String, Vec<Record>> {
+    let measurements = root.join("measurements");
+    kernels
+        .iter()
+        .map(|k| {
+            let mut paths: Vec<PathBuf> = std::fs::read_dir(measurements.join(&k.name))
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            paths.sort();
+            let loaded = paths.iter().filter_map(|p| records::load(p).ok()).collect();
+            (k.name.clone(), loaded)
+        })
+        .collect()
 }
 
 /// Launches one row once (what ncu profiles for `--counters`).
 pub(super) fn launch_once(
-    kernels: &[KernelFiles],
+    kernels: &[KernelToMeasure],
     ordinal: usize,
     label: &str,
 ) -> Result<(), MeasureError> {
@@ -129,6 +136,8 @@ struct Ctx<'a> {
     ncu: Option<&'a Path>,
     git: &'a (Option<String>, Option<bool>),
     args: &'a MeasureOptions,
+    /// The records before this run, by kernel.
+    before: &'a BTreeMap<String, Vec<Record>>,
 }
 
 impl Ctx<'_> {
@@ -137,25 +146,62 @@ impl Ctx<'_> {
         self.progress.suspend(|| eprintln!("{line}"));
     }
 
-    fn measure(&self, k: &KernelFiles) -> Outcome {
+    fn measure(&self, k: &KernelToMeasure) -> Outcome {
         let gpu = self.gpu;
         let id = &records::sha256_hex(gpu.uuid.as_bytes())[..8];
         let device = format!("{} (device {}, id {id})", gpu.name, gpu.ordinal);
-        let result = self
-            .measure_kernel(k, &device)
-            .map(|(record, file)| summary(&record, file));
+        let mut sweep = None;
+        let result = self.measure_kernel(k, &device, &mut sweep);
+        // Said once, here, under the kernel: the summary table gives the cause in a few
+        // words and the last line only counts.
         if let Err(e) = &result {
             self.say(format!("error: {e}"));
         }
         Outcome {
             kernel: k.name.clone(),
             device,
+            sweep,
             result,
         }
     }
 
+    /// The record this run's record is compared with: the same GPU's, else the first of
+    /// another GPU of the same model (`.ci/measure` picks the same for the pull request).
+    fn baseline(&self, k: &KernelToMeasure, new: &Record) -> Option<&Record> {
+        let before = self.before.get(&k.name)?;
+        (before.iter())
+            .find(|r| r.file_stem() == new.file_stem())
+            .or_else(|| before.iter().find(|r| r.device.slug == new.device.slug))
+    }
+
+    /// Compares the new record with its baseline, prints the rows, and says it in a few
+    /// words for the summary table.
+    fn compare(&self, k: &KernelToMeasure, new: &Record) -> String {
+        let Some(old) = self.baseline(k, new) else {
+            self.say(format!(
+                "{}: no earlier record of {} to compare with",
+                k.name, new.device.name
+            ));
+            return "new".into();
+        };
+        let cmp = compare::records(old, new, k.manifest.compare.threshold);
+        let which = if old.file_stem() == new.file_stem() {
+            "the record it replaced".to_owned()
+        } else {
+            format!("`{}.json`, another {}", old.file_stem(), old.device.name)
+        };
+        self.say(format!(
+            "{}: compared with {which} (measured {}): {}\n{}",
+            k.name,
+            old.run.date.get(..10).unwrap_or(&old.run.date),
+            cmp.tally(),
+            cmp.to_string().trim_end()
+        ));
+        cmp.tally()
+    }
+
     /// What the pages need of this kernel's records: its table, and what prose binds.
-    fn needs(&self, k: &KernelFiles) -> Needs {
+    fn needs(&self, k: &KernelToMeasure) -> Needs {
         let mut needs = Needs::of_table(&k.manifest);
         if let Some(prose) = self.args.prose.get(&k.name) {
             needs.add(prose);
@@ -169,7 +215,7 @@ impl Ctx<'_> {
     /// lacks is missing from the page (and `build --strict` refuses that record).
     fn would_lose(
         &self,
-        k: &KernelFiles,
+        k: &KernelToMeasure,
         own: &Path,
         has_row: impl Fn(&str) -> bool,
         has_counters: impl Fn(&str) -> bool,
@@ -193,7 +239,7 @@ impl Ctx<'_> {
 
     /// Without ncu, a record of `k` whose counters the pages show is refused before any GPU
     /// time is spent on a run that could not keep them.
-    fn refuse_early(&self, k: &KernelFiles, device: &str) -> Result<(), MeasureError> {
+    fn refuse_early(&self, k: &KernelToMeasure, device: &str) -> Result<(), MeasureError> {
         if self.ncu.is_some() || self.args.force {
             return Ok(());
         }
@@ -222,9 +268,10 @@ impl Ctx<'_> {
 
     fn measure_kernel(
         &self,
-        k: &KernelFiles,
+        k: &KernelToMeasure,
         device: &str,
-    ) -> Result<(Record, String), MeasureError> {
+        sweep_seen: &mut Option<Sweep>,
+    ) -> Result<Written, MeasureError> {
         self.refuse_early(k, device)?;
         let (gpu, monitor) = (self.gpu, self.monitor);
         let read = || monitor.state(&gpu.uuid);
@@ -239,6 +286,7 @@ impl Ctx<'_> {
                 &record.rows,
                 &k.manifest.sampling,
                 gpu.rated_clock_mhz,
+                k.manifest.model.bound(),
             );
             record.run.gpu_before = Some(before);
             record.run.gpu_after = Some(after);
@@ -246,17 +294,19 @@ impl Ctx<'_> {
                 break (record, verdict);
             }
             attempt += 1;
+            // The causes only: the last attempt's reasons are said in full, once.
             self.say(format!(
-                "{}: the run on {device} was disturbed ({}); retry {attempt} of {} in {} s",
+                "{}: disturbed ({}); retry {attempt} of {} in {} s",
                 k.name,
-                verdict.noise.join("; "),
+                causes(&verdict.noise).join(", "),
                 self.args.retries,
                 RETRY_PAUSE.as_secs()
             ));
             std::thread::sleep(RETRY_PAUSE);
         };
+        *sweep_seen = Some(Sweep::of(&record));
         for note in &tolerated {
-            self.say(format!("{} on {device}: {note}", k.name));
+            self.say(format!("note: {}: {note}", k.name));
         }
         let measurements = self.root.join("measurements");
         let path = records::record_path(&measurements, &k.name, &record.file_stem());
@@ -269,10 +319,12 @@ impl Ctx<'_> {
             return Err(MeasureError::Noisy {
                 kernel: k.name.clone(),
                 device: device.to_owned(),
-                reasons: noise,
+                causes: causes(&noise),
+                reasons: noise.into_iter().map(|p| p.text).collect(),
                 kept,
             });
         }
+        let noise: Vec<String> = noise.into_iter().map(|p| p.text).collect();
         record.run.noise = noise;
         record.run.tolerated = tolerated;
         (record.run.git_commit, record.run.git_dirty) = self.git.clone();
@@ -288,16 +340,17 @@ impl Ctx<'_> {
             for row in &mut record.rows {
                 let c = counters::count_row(&job, &row.label)?;
                 self.say(format!(
-                    "{:>4}: {} = {} / {} = {:.3} ({})",
+                    "{:>6}: {} = {} / {} = {:.3} (ncu, device {})",
                     row.label,
                     c.what,
                     c.count,
                     c.requests,
                     c.per_request(),
-                    device
+                    gpu.ordinal
                 ));
                 row.counters = Some(c);
             }
+            *sweep_seen = Some(Sweep::of(&record));
             record.run.counters_tool = Some(format!("Nsight Compute {}", counters::version(ncu)));
         }
         let has_row = |l: &str| record.row(l).is_some();
@@ -319,54 +372,23 @@ impl Ctx<'_> {
         }
         let path = records::save(&measurements, &record)?;
         self.say(format!("wrote {}", path.display()));
-        Ok((record, path.display().to_string()))
+        Ok(Written {
+            file: path.display().to_string(),
+            noisy: record.noisy(),
+            versus: self.compare(k, &record),
+        })
     }
 }
 
-fn summary(r: &Record, file: String) -> Summary {
-    Summary {
-        rows: r.rows.len(),
-        converged: r
-            .rows
-            .iter()
-            .filter(|row| row.stop == StopReason::Converged)
-            .count(),
-        worst_rsd: r.rows.iter().map(|row| row.rel_stdev).fold(0.0, f64::max),
-        noisy: r.noisy(),
-        counters: r.rows.iter().all(|row| row.counters.is_some()),
-        file,
-    }
-}
-
-fn print_summary(outcomes: &[Outcome]) {
-    eprintln!();
-    eprintln!(
-        "{:<16} {:<40} {:>9} {:>9} {:>8}  result",
-        "kernel", "GPU", "converged", "worst rsd", "counters"
-    );
-    for o in outcomes {
-        match &o.result {
-            Ok(s) => eprintln!(
-                "{:<16} {:<40} {:>9} {:>8.2}% {:>8}  {}{}",
-                o.kernel,
-                o.device,
-                format!("{}/{}", s.converged, s.rows),
-                s.worst_rsd * 100.0,
-                if s.counters { "yes" } else { "no" },
-                if s.noisy { "NOISY, wrote " } else { "wrote " },
-                s.file
-            ),
-            Err(e) => eprintln!(
-                "{:<16} {:<40} {:>9} {:>9} {:>8}  FAILED: {}",
-                o.kernel,
-                o.device,
-                "-",
-                "-",
-                "-",
-                e.to_string().lines().next().unwrap_or("")
-            ),
+/// The short causes of a verdict's problems, each once, in order.
+fn causes(noise: &[nvml::Problem]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for p in noise {
+        if !out.contains(&p.cause) {
+            out.push(p.cause);
         }
     }
+    out
 }
 
 /// The project's git commit and whether its tree was dirty, when `root` is a git checkout.

@@ -3,6 +3,7 @@
 //! sample cap, whichever comes first — and say which. Pure; no GPU.
 use crate::measurement::manifest::Sampling;
 use crate::measurement::record::StopReason;
+use crate::measurement::samples;
 
 /// Summary of a row's samples.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -16,28 +17,19 @@ pub(crate) struct Summary {
 
 /// Median, extremes and relative standard deviation; `None` for no samples.
 pub(crate) fn summarize(samples: &[f64]) -> Option<Summary> {
-    if samples.is_empty() {
-        return None;
-    }
-    let mut sorted = samples.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
-    let mean = sorted.iter().sum::<f64>() / n as f64;
+    let median = samples::median(samples)?;
+    let n = samples.len();
+    let mean = samples.iter().sum::<f64>() / n as f64;
     let rel_stdev = if n < 2 || mean == 0.0 {
         0.0
     } else {
-        let var = sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         var.sqrt() / mean
     };
     Some(Summary {
         median,
-        min: sorted[0],
-        max: sorted[n - 1],
+        min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+        max: samples.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         rel_stdev,
     })
 }

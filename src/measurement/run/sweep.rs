@@ -8,9 +8,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use super::gpu::{self, Gpu, Launcher};
 use super::reference::{self, Expected};
 use super::stats::{self, Summary};
-use super::{KernelFiles, MeasureError, nvrtc};
+use super::{KernelToMeasure, MeasureError, nvrtc};
 use crate::measurement::record::{
-    self as records, Build, Device, GpuState, Record, Row, Run, Software,
+    self as records, Build, Device, GpuState, Record, Row, Run, Software, StopReason,
 };
 
 /// Banks × bank width: the shared-memory bytes one SM serves per clock (32 × 4 B).
@@ -30,7 +30,7 @@ pub(crate) type ReadState<'a> = &'a (dyn Fn() -> Result<GpuState, MeasureError> 
 /// Measures every row of one kernel and returns its record; saves nothing.
 pub(crate) fn measure_kernel(
     gpu: &Gpu,
-    k: &KernelFiles,
+    k: &KernelToMeasure,
     read_state: ReadState<'_>,
     bars: &MultiProgress,
 ) -> Result<Record, MeasureError> {
@@ -44,8 +44,11 @@ pub(crate) fn measure_kernel(
         say(format!("{file}: NVRTC says:\n{}", compiled.log));
     }
     let (mut launcher, shape, input) = prepare(gpu, k, &compiled)?;
+    // Bytes and GB/s only for a kernel that moves bytes: a divergence kernel's few bytes
+    // of seeds would read as a throughput it never had.
+    let moves_bytes = m.model.bound().moves_bytes();
     say(format!(
-        "{}: {} on {} (device {}, sm_{}{}), {} blocks × {} threads, {} logical blocks, {:.2} GB per launch",
+        "{}: {} on {} (device {}, sm_{}{}), {} blocks × {} threads, {} logical blocks{}",
         k.name,
         compiled.kind(),
         gpu.name,
@@ -55,7 +58,11 @@ pub(crate) fn measure_kernel(
         shape.grid,
         shape.block,
         shape.logical,
-        shape.bytes as f64 / 1e9
+        if moves_bytes {
+            format!(", {:.2} GB per launch", shape.bytes as f64 / 1e9)
+        } else {
+            String::new()
+        }
     ));
     let progress = Progress::new(
         bars,
@@ -63,6 +70,7 @@ pub(crate) fn measure_kernel(
         gpu.ordinal,
         m.axis.labels.len(),
         m.sampling.max_samples,
+        moves_bytes,
     );
     let mut rows = Vec::new();
     for (label, &value) in m.axis.labels.iter().zip(&m.axis.values) {
@@ -94,7 +102,7 @@ pub(crate) fn measure_kernel(
 /// fresh random input. Shared by the sweep and by `--launch-once`.
 pub(crate) fn prepare<'g>(
     gpu: &'g Gpu,
-    k: &KernelFiles,
+    k: &KernelToMeasure,
     compiled: &nvrtc::Compiled,
 ) -> Result<(Launcher<'g>, Shape, Vec<u32>), MeasureError> {
     let m = &k.manifest;
@@ -128,7 +136,7 @@ pub(crate) fn prepare<'g>(
 }
 
 /// Launches row `label` once and waits: what ncu counts under `--counters`.
-pub(crate) fn launch_once(gpu: &Gpu, k: &KernelFiles, label: &str) -> Result<(), MeasureError> {
+pub(crate) fn launch_once(gpu: &Gpu, k: &KernelToMeasure, label: &str) -> Result<(), MeasureError> {
     let m = &k.manifest;
     let value = m.value_of(label).ok_or_else(|| MeasureError::Counters {
         label: label.to_owned(),
@@ -147,7 +155,7 @@ pub(crate) fn launch_once(gpu: &Gpu, k: &KernelFiles, label: &str) -> Result<(),
 
 fn measure_row(
     l: &mut Launcher<'_>,
-    k: &KernelFiles,
+    k: &KernelToMeasure,
     (label, value): (&str, u32),
     input: &[u32],
     shape: &Shape,
@@ -207,7 +215,7 @@ fn measure_row(
 
 fn check_against_reference(
     l: &mut Launcher<'_>,
-    k: &KernelFiles,
+    k: &KernelToMeasure,
     label: &str,
     value: u32,
     expected: &Expected,
@@ -226,7 +234,7 @@ fn check_against_reference(
 
 fn assemble(
     gpu: &Gpu,
-    k: &KernelFiles,
+    k: &KernelToMeasure,
     compiled: &nvrtc::Compiled,
     rows: Vec<Row>,
     shape: &Shape,
@@ -288,6 +296,8 @@ struct Progress {
     multi: MultiProgress,
     kernel: ProgressBar,
     row: ProgressBar,
+    /// Whether a row's line gives its throughput.
+    moves_bytes: bool,
 }
 
 impl Progress {
@@ -297,6 +307,7 @@ impl Progress {
         device: usize,
         rows: usize,
         max_samples: u32,
+        moves_bytes: bool,
     ) -> Progress {
         let multi = multi.clone();
         let style = |t: &str| ProgressStyle::with_template(t).expect("a valid progress template");
@@ -305,7 +316,12 @@ impl Progress {
         kernel.set_prefix(format!("{name} @{device}"));
         let row = multi.add(ProgressBar::new(u64::from(max_samples)));
         row.set_style(style("{prefix:>16} [{bar:30}] {pos} samples {msg}"));
-        Progress { multi, kernel, row }
+        Progress {
+            multi,
+            kernel,
+            row,
+            moves_bytes,
+        }
     }
 
     fn start_row(&self, label: &str) {
@@ -328,13 +344,21 @@ impl Progress {
     fn row_done(&self, r: &Row) {
         self.kernel.inc(1);
         let line = format!(
-            "{:>4}: median {:.4} ms, {} samples, rsd {:.3}%, {:?}, {:.1} GB/s, SM {:.0} MHz, {} threads checked",
+            "{:>6}: median {:.4} ms, {} samples, rsd {:.3}%, {}{}, SM {:.0} MHz, {} threads checked",
             r.label,
             r.median_ms,
             r.samples_ms.len(),
             r.rel_stdev * 100.0,
-            r.stop,
-            r.bandwidth_gb_s,
+            match r.stop {
+                StopReason::Converged => "converged",
+                StopReason::TimeLimit => "time limit",
+                StopReason::MaxSamples => "max samples",
+            },
+            if self.moves_bytes {
+                format!(", {:.1} GB/s", r.bandwidth_gb_s)
+            } else {
+                String::new()
+            },
             r.sm_clock_mhz,
             r.threads_checked
         );

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::measurement::record::{Loaded, StopReason};
+use crate::measurement::samples;
 
 /// Records grouped by device model (slug), in slug order; each group in file order.
 pub(super) fn by_model(records: &[Loaded]) -> Vec<Vec<&Loaded>> {
@@ -24,15 +25,14 @@ pub(super) fn merge(group: &[&Loaded]) -> (Loaded, BTreeMap<String, f64>) {
             .iter()
             .filter_map(|l| l.record.row(&row.label))
             .collect();
-        let mut medians: Vec<f64> = same.iter().map(|r| r.median_ms).collect();
-        medians.sort_by(f64::total_cmp);
-        let n = medians.len();
-        let median = if n % 2 == 1 {
-            medians[n / 2]
-        } else {
-            (medians[n / 2 - 1] + medians[n / 2]) / 2.0
-        };
-        spread.insert(row.label.clone(), (medians[n - 1] - medians[0]) / median);
+        let medians: Vec<f64> = same.iter().map(|r| r.median_ms).collect();
+        // `same` holds at least this row of the first record.
+        let median = samples::median(&medians).unwrap_or(row.median_ms);
+        let (lo, hi) = (medians.iter().copied())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+                (lo.min(m), hi.max(m))
+            });
+        spread.insert(row.label.clone(), (hi - lo) / median);
         row.bandwidth_gb_s *= row.median_ms / median;
         row.median_ms = median;
         row.rel_stdev = same.iter().map(|r| r.rel_stdev).fold(0.0, f64::max);
