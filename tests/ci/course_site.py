@@ -226,6 +226,7 @@ class GitHub:
         record = self.runs[run_id] = {"artifacts": {}, "log": ""}
         ctx = Ctx(github=Ctx(
             event_name=event_name, event=event, sha=sha, ref_name=ref_name, token="",
+            ref=f"refs/pull/{ref_name}" if event_name == "pull_request" else f"refs/heads/{ref_name}",
             repository=f"{ORG}/{NAME}", server_url=str(self.server), action_repository="coursegen/coursegen",
             run_id=run_id,
         ), needs=Ctx())
@@ -256,6 +257,7 @@ class GitHub:
         ctx["runner"] = Ctx(temp=str(temp))
         ctx["_workspace"] = workspace
         ctx["_failed"] = False
+        ctx["_path"] = []  # what steps added to $GITHUB_PATH, ahead of PATH for later steps
         for step in job["steps"]:
             self.step(step, ctx, run_id, REPO)
         return not ctx["_failed"]
@@ -286,8 +288,12 @@ class GitHub:
                    GITHUB_PATH=str(Path(ctx["runner"]["temp"]) / "path"),
                    COURSEGEN_INSTALL_DIR=str(Path(ctx["runner"]["temp"]) / "tool"))
         env.update({k: str(interpolate(v, ctx)) for k, v in step.get("env", {}).items()})
+        env["PATH"] = ":".join([*ctx["_path"], env["PATH"]])
         done = subprocess.run(["bash", "-c", step["run"]], cwd=ctx["_workspace"], env=env, capture_output=True, text=True)
         self.runs[run_id]["log"] += done.stdout + done.stderr
+        added = Path(env["GITHUB_PATH"])
+        if added.exists():
+            ctx["_path"][:] = reversed(added.read_text().split())
         outputs = Ctx(line.split("=", 1) for line in out_file.read_text().splitlines() if "=" in line)
         return done.returncode == 0, outputs
 
@@ -315,14 +321,14 @@ class GitHub:
             return not actx["_failed"], outputs
         if action == "actions/upload-artifact":
             dst = self.tmp / "artifacts" / str(run_id) / with_["name"]
-            copy_site(Path(with_["path"]), dst, hidden=str(with_.get("include-hidden-files", "false")) == "true")
+            copy_site(ctx["_workspace"] / with_["path"], dst, hidden=str(with_.get("include-hidden-files", "false")) == "true")
             arts[with_["name"]] = dst
             return True, Ctx()
         if action == "actions/download-artifact":
             src = self.runs.get(int(with_["run-id"]), {}).get("artifacts", {}).get(with_["name"])
             if src is None:
                 return False, Ctx()
-            copy_site(src, Path(with_["path"]), hidden=True)
+            copy_site(src, ctx["_workspace"] / with_["path"], hidden=True)
             return True, Ctx()
         if action == "actions/upload-pages-artifact":
             dst = self.tmp / "artifacts" / str(run_id) / "github-pages"
@@ -429,98 +435,7 @@ def main():
     coursegen = str(Path(args.coursegen).resolve())
     tmp = Path(tempfile.mkdtemp(prefix="coursegen-course-site-"))
     try:
-        gh = GitHub(tmp, coursegen)
-        cg = lambda *a: run([coursegen, *a], gh.course, gh.env)  # noqa: E731
-
-        print("-- 1. init and the first push")
-        run([coursegen, "init", str(gh.course)], tmp, gh.env)
-        for f in [".github/workflows/site.yml", ".github/workflows/site-deploy.yml", ".coursegen/allowed_signers", ".github/CODEOWNERS"]:
-            check((gh.course / f).is_file(), f"init wrote no {f}")
-        git("init", "-q", "-b", "main", ".", cwd=gh.course)
-        gh.load_workflows()
-        check(set(gh.workflows) == {"Course site", "Course site deploy"}, f"init's workflows: {sorted(gh.workflows)}")
-        gh.push_main("coursegen init")
-        check(gh.branch_tip() != "", "the first push put nothing on coursegen-pages")
-        check((gh.served / "index.html").is_file(), "the first push deployed nothing to Pages")
-        home = (gh.served / "index.html").read_text() if (gh.served / "index.html").is_file() else ""
-        check(f'href="{PREFIX}style.css"' in home or f"{PREFIX}style.css" in home, f"the home page does not load its style from {PREFIX}")
-        check((gh.served / "preview/glossary/warp/index.html").is_file(), "main's preview has no draft entry under preview/")
-        check(not (gh.served / "glossary/warp/index.html").exists(), "the draft is on the public site")
-        if not args.no_browser:
-            browse(gh, PREFIX, [("preview/", "warp", "glossary/warp/", True)], "first push")
-        root_before = root_files(gh.served)
-
-        print("-- 2. pull request 1 adds an entry")
-        git("switch", "-q", "-c", "add-occupancy", cwd=gh.course)
-        (gh.course / ENTRY).write_text(OCCUPANCY)
-        sha1 = gh.commit("Add occupancy")
-        conclusion, log = gh.pr_event(1, "add-occupancy", sha1, action="opened")
-        check(conclusion == "success", f"pull request 1 (a new draft) failed its check:\n{log}")
-        check((gh.served / "pr-preview/pr-1/glossary/occupancy/index.html").is_file(), "no preview at pr-preview/pr-1/")
-        check(root_files(gh.served) == root_before, "pull request 1 changed the public root")
-        cs = gh.comments(1)
-        check(len(cs) == 1 and f"{BASE}/pr-preview/pr-1/" in cs[0]["body"], f"pull request 1's comment lacks its address: {cs}")
-        if not args.no_browser:
-            browse(gh, PREFIX, [("pr-preview/pr-1/", "narwhal", "glossary/occupancy/", True),
-                                ("", "narwhal", "glossary/occupancy/", False)], "pull request 1")
-
-        print("-- 3. the author and the reviewer list their keys and sign pull request 1")
-        ada, grace = keygen(tmp, "ada"), keygen(tmp, "grace")
-        with open(gh.course / ".coursegen/allowed_signers", "a") as f:
-            for who, name, key in [("ada@example.org", "Ada Lovelace", ada), ("grace@example.org", "Grace Hopper", grace)]:
-                f.write(f'"{who},{name}" {Path(str(key) + ".pub").read_text().strip()}\n')
-        cg("sign", ENTRY, "--reviewer", "Grace Hopper", "--publish", "--key", str(grace))
-        cg("sign", ENTRY, "--role", "author", "--key", str(ada))
-        sha1 = gh.commit("Review and sign occupancy")
-        conclusion, log = gh.pr_event(1, "add-occupancy", sha1)
-        check(conclusion == "success", f"pull request 1, signed, failed its check:\n{log}")
-        check("::error" not in log, f"the signed pull request has error annotations:\n{log}")
-
-        print("-- 4. pull request 2, from a fork, removes the author's signature")
-        git("switch", "-q", "-c", "fork-main", cwd=gh.course)
-        text = (gh.course / ENTRY).read_text()
-        line = next(i for i, ln in enumerate(text.splitlines(), 1) if "author_signature:" in ln)
-        (gh.course / ENTRY).write_text("".join(ln for ln in text.splitlines(True) if "author_signature:" not in ln))
-        sha2 = gh.commit("Tidy the byline")
-        conclusion, log = gh.pr_event(2, "main", sha2, action="opened", head_repo=FORK)
-        check(conclusion == "failure", f"pull request 2 (a signature removed) passed its check:\n{log}")
-        notes = re.findall(r"^::error file=([^,]*),line=(\d+),title=coursegen::(.*)$", log, re.M)
-        check(any(f == ENTRY and 0 < int(n) <= line + 1 for f, n, _ in notes),
-              f"no annotation on {ENTRY} at its byline (the signature was line {line}): {notes}\n{log}")
-        print(f"   annotations: {[(f, n, m[:80]) for f, n, m in notes]}")
-        cs = gh.comments(2)
-        check(len(cs) == 1 and "failed" in cs[0]["body"] and f"{BASE}/pr-preview/pr-2/" in cs[0]["body"],
-              f"pull request 2's comment does not say the publish build failed: {cs}")
-        check(root_files(gh.served) == root_before, "pull request 2 changed the public root")
-
-        print("-- 5. pull request 1 is merged: the signed entry is published")
-        git("switch", "-q", "main", cwd=gh.course)
-        git("merge", "-q", "--ff-only", "add-occupancy", cwd=gh.course)
-        gh.push_main(None)
-        check((gh.served / "glossary/occupancy/index.html").is_file(), "the signed entry is not on the public site")
-        check(not (gh.served / "glossary/warp/index.html").exists(), "the draft is on the public site")
-        root_merged = root_files(gh.served)
-        if not args.no_browser:
-            browse(gh, PREFIX, [("", "narwhal", "glossary/occupancy/", True)], "merged")
-
-        print("-- 6. both pull requests close: their previews go")
-        conclusion, log = gh.pr_event(1, "add-occupancy", sha1, action="closed")
-        check(not (gh.served / "pr-preview/pr-1").exists(), "pull request 1's preview is still served")
-        check((gh.served / "pr-preview/pr-2").exists(), "closing pull request 1 removed pull request 2's preview")
-        cs = gh.comments(1)
-        check(len(cs) == 1 and "removed" in cs[0]["body"], f"pull request 1's comment was not updated: {cs}")
-        gh.pr_event(2, "main", sha2, action="closed", head_repo=FORK)
-        check(not (gh.served / "pr-preview").exists(), "pr-preview/ is still served after both closed")
-        check(root_files(gh.served) == root_merged, "closing the pull requests changed the public root")
-
-        print("-- 7. a custom domain")
-        gh.base_url = CUSTOM
-        gh.push_main("Use the custom domain")
-        home = (gh.served / "index.html").read_text()
-        check('href="/style.css"' in home or "/style.css" in home, "the custom-domain build does not load /style.css")
-        check(f"{CUSTOM}/" in home and BASE not in home, "the custom-domain build does not name its address")
-        if not args.no_browser:
-            browse(gh, "/", [("", "narwhal", "glossary/occupancy/", True)], "custom domain")
+        play(GitHub(tmp, coursegen), tmp, coursegen, args.no_browser)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:
@@ -528,6 +443,102 @@ def main():
     if failures:
         sys.exit(1)
     print("course site: init, first push, previews, the two-person rule, merge, close and a custom domain all pass")
+
+
+def play(gh: GitHub, tmp: Path, coursegen: str, no_browser: bool):
+    """The weeks of the module docstring, in order."""
+    cg = lambda *a: run([coursegen, *a], gh.course, gh.env)  # noqa: E731
+
+    print("-- 1. init and the first push")
+    run([coursegen, "init", str(gh.course)], tmp, gh.env)
+    for f in [".github/workflows/site.yml", ".github/workflows/site-deploy.yml", ".coursegen/allowed_signers", ".github/CODEOWNERS"]:
+        check((gh.course / f).is_file(), f"init wrote no {f}")
+    git("init", "-q", "-b", "main", ".", cwd=gh.course)
+    gh.load_workflows()
+    if not check(set(gh.workflows) == {"Course site", "Course site deploy"}, f"init's workflows: {sorted(gh.workflows)}"):
+        return
+    gh.push_main("coursegen init")
+    check(gh.branch_tip() != "", "the first push put nothing on coursegen-pages")
+    check((gh.served / "index.html").is_file(), "the first push deployed nothing to Pages")
+    home = (gh.served / "index.html").read_text() if (gh.served / "index.html").is_file() else ""
+    check(re.search(rf"""href=["']{PREFIX}style\.css""", home) is not None, f"the home page does not load its style from {PREFIX}")
+    check((gh.served / "preview/glossary/warp/index.html").is_file(), "main's preview has no draft entry under preview/")
+    check(not (gh.served / "glossary/warp/index.html").exists(), "the draft is on the public site")
+    if not no_browser:
+        browse(gh, PREFIX, [("preview/", "warp", "glossary/warp/", True)], "first push")
+    root_before = root_files(gh.served)
+
+    print("-- 2. pull request 1 adds an entry")
+    git("switch", "-q", "-c", "add-occupancy", cwd=gh.course)
+    (gh.course / ENTRY).write_text(OCCUPANCY)
+    sha1 = gh.commit("Add occupancy")
+    conclusion, log = gh.pr_event(1, "add-occupancy", sha1, action="opened")
+    check(conclusion == "success", f"pull request 1 (a new draft) failed its check:\n{log}")
+    check((gh.served / "pr-preview/pr-1/glossary/occupancy/index.html").is_file(), "no preview at pr-preview/pr-1/")
+    check(root_files(gh.served) == root_before, "pull request 1 changed the public root")
+    cs = gh.comments(1)
+    check(len(cs) == 1 and f"{BASE}/pr-preview/pr-1/" in cs[0]["body"], f"pull request 1's comment lacks its address: {cs}")
+    if not no_browser:
+        browse(gh, PREFIX, [("pr-preview/pr-1/", "narwhal", "glossary/occupancy/", True),
+                            ("", "narwhal", "glossary/occupancy/", False)], "pull request 1")
+
+    print("-- 3. the author and the reviewer list their keys and sign pull request 1")
+    ada, grace = keygen(tmp, "ada"), keygen(tmp, "grace")
+    with open(gh.course / ".coursegen/allowed_signers", "a") as f:
+        for who, name, key in [("ada@example.org", "Ada Lovelace", ada), ("grace@example.org", "Grace Hopper", grace)]:
+            f.write(f'"{who},{name}" {Path(str(key) + ".pub").read_text().strip()}\n')
+    cg("sign", ENTRY, "--reviewer", "Grace Hopper", "--publish", "--key", str(grace))
+    cg("sign", ENTRY, "--role", "author", "--key", str(ada))
+    sha1 = gh.commit("Review and sign occupancy")
+    conclusion, log = gh.pr_event(1, "add-occupancy", sha1)
+    check(conclusion == "success", f"pull request 1, signed, failed its check:\n{log}")
+    check("::error" not in log, f"the signed pull request has error annotations:\n{log}")
+
+    print("-- 4. pull request 2, from a fork, removes the author's signature")
+    git("switch", "-q", "-c", "fork-main", cwd=gh.course)
+    text = (gh.course / ENTRY).read_text()
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "author_signature:" in ln)
+    (gh.course / ENTRY).write_text("".join(ln for ln in text.splitlines(True) if "author_signature:" not in ln))
+    sha2 = gh.commit("Tidy the byline")
+    conclusion, log = gh.pr_event(2, "main", sha2, action="opened", head_repo=FORK)
+    check(conclusion == "failure", f"pull request 2 (a signature removed) passed its check:\n{log}")
+    notes = re.findall(r"^::error file=([^,]*),line=(\d+),title=coursegen::(.*)$", log, re.M)
+    check(any(f == ENTRY and 0 < int(n) <= line + 1 for f, n, _ in notes),
+          f"no annotation on {ENTRY} at its byline (the signature was line {line}): {notes}\n{log}")
+    print(f"   annotations: {[(f, n, m[:80]) for f, n, m in notes]}")
+    cs = gh.comments(2)
+    check(len(cs) == 1 and "failed" in cs[0]["body"] and f"{BASE}/pr-preview/pr-2/" in cs[0]["body"],
+          f"pull request 2's comment does not say the publish build failed: {cs}")
+    check(root_files(gh.served) == root_before, "pull request 2 changed the public root")
+
+    print("-- 5. pull request 1 is merged: the signed entry is published")
+    git("switch", "-q", "main", cwd=gh.course)
+    git("merge", "-q", "--ff-only", "add-occupancy", cwd=gh.course)
+    gh.push_main(None)
+    check((gh.served / "glossary/occupancy/index.html").is_file(), "the signed entry is not on the public site")
+    check(not (gh.served / "glossary/warp/index.html").exists(), "the draft is on the public site")
+    root_merged = root_files(gh.served)
+    if not no_browser:
+        browse(gh, PREFIX, [("", "narwhal", "glossary/occupancy/", True)], "merged")
+
+    print("-- 6. both pull requests close: their previews go")
+    conclusion, log = gh.pr_event(1, "add-occupancy", sha1, action="closed")
+    check(not (gh.served / "pr-preview/pr-1").exists(), "pull request 1's preview is still served")
+    check((gh.served / "pr-preview/pr-2").exists(), "closing pull request 1 removed pull request 2's preview")
+    cs = gh.comments(1)
+    check(len(cs) == 1 and "removed" in cs[0]["body"], f"pull request 1's comment was not updated: {cs}")
+    gh.pr_event(2, "main", sha2, action="closed", head_repo=FORK)
+    check(not (gh.served / "pr-preview").exists(), "pr-preview/ is still served after both closed")
+    check(root_files(gh.served) == root_merged, "closing the pull requests changed the public root")
+
+    print("-- 7. a custom domain")
+    gh.base_url = CUSTOM
+    gh.push_main("Use the custom domain")
+    home = (gh.served / "index.html").read_text()
+    check(re.search(r"""href=["']/style\.css""", home) is not None, "the custom-domain build does not load /style.css")
+    check(f"{CUSTOM}/" in home and BASE not in home, "the custom-domain build does not name its address")
+    if not no_browser:
+        browse(gh, "/", [("", "narwhal", "glossary/occupancy/", True)], "custom domain")
 
 
 if __name__ == "__main__":
