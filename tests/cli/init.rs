@@ -137,7 +137,10 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
             .all(|l| l.trim().is_empty() || l.starts_with('#')),
         "{signers}"
     );
-    assert!(signers.contains("\"ada@example.org,Ada Lovelace\"  ssh-ed25519"), "{signers}");
+    assert!(
+        signers.contains("\"ada@example.org,Ada Lovelace\"  ssh-ed25519"),
+        "{signers}"
+    );
     let owners = std::fs::read_to_string(course.join(".github/CODEOWNERS")).unwrap();
     for path in ["/.coursegen/allowed_signers", "/measurements/"] {
         assert!(
@@ -147,17 +150,34 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
             "no CODEOWNERS line for {path}:\n{owners}"
         );
     }
-    for f in [".github/workflows/site.yml", ".github/workflows/site-deploy.yml"] {
+    for f in [
+        ".github/workflows/site.yml",
+        ".github/workflows/site-deploy.yml",
+    ] {
         assert!(course.join(f).is_file(), "{f} missing");
     }
     let out = site.root().join("out");
     let strict = ["build", "--strict", "--out", out.to_str().unwrap()];
     assert_code(&in_course(&site, &course, &strict), 0);
+    // An entry whose review is pinned by typed names alone (signed without a key, with no
+    // keys file): it publishes without the file, and is refused once the file is there.
+    std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
     std::fs::write(
         course.join("content/glossary/lane.md"),
         published("Lane", ""),
     )
     .unwrap();
+    let sign = [
+        "sign",
+        "content/glossary/lane.md",
+        "--reviewer",
+        "Grace Hopper",
+        "--author",
+        "Ada Lovelace",
+    ];
+    assert_code(&in_course(&site, &course, &sign), 0);
+    assert_code(&in_course(&site, &course, &strict), 0);
+    std::fs::write(course.join(".coursegen/allowed_signers"), &signers).unwrap();
     let o = in_course(&site, &course, &strict);
     assert_code(&o, 1);
     assert!(
@@ -165,8 +185,6 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
         "{}",
         stderr(&o)
     );
-    std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
-    assert_code(&in_course(&site, &course, &strict), 0);
 }
 
 #[test]
