@@ -18,8 +18,9 @@ The weeks:
 
 1. `coursegen init`, first push: the public site at /REPO/, every page loading in headless
    Chromium with no failed request, search working; the drafts under preview/.
-2. Pull request 1 adds an entry: its preview at pr-preview/pr-1/ (search finds the new
-   entry there, not at the root), a comment with its address, the public root unchanged.
+2. Pull request 1 adds an entry: its branch's push builds nothing; its preview is at
+   pr-preview/pr-1/ (search finds the new entry there, not at the root), a comment gives
+   its address, the public root is unchanged.
 3. The author and reviewer list their keys and sign the entry in pull request 1.
 4. Pull request 2, from a fork, removes the author's signature: the check fails, with an
    annotation naming the entry's file and line; its comment says the publish build failed.
@@ -214,9 +215,6 @@ class GitHub:
 
     def branch_tip(self, branch="coursegen-pages"):
         return git("rev-parse", "--verify", "-q", f"refs/heads/{branch}", cwd=self.remote)
-
-    def branch_tree(self, path="", branch="coursegen-pages"):
-        return git("rev-parse", f"refs/heads/{branch}:{path}", cwd=self.remote)
 
     # -- the runner stand-in
     def trigger(self, workflow_name, event_name, event, sha, ref_name):
@@ -472,6 +470,9 @@ def play(gh: GitHub, tmp: Path, coursegen: str, no_browser: bool):
     git("switch", "-q", "-c", "add-occupancy", cwd=gh.course)
     (gh.course / ENTRY).write_text(OCCUPANCY)
     sha1 = gh.commit("Add occupancy")
+    # The branch's own push builds nothing: its pull request does.
+    _, conclusion, _ = gh.site_run("push", sha1, "add-occupancy")
+    check(conclusion == "skipped", f"a push to a feature branch built the site ({conclusion})")
     conclusion, log = gh.pr_event(1, "add-occupancy", sha1, action="opened")
     check(conclusion == "success", f"pull request 1 (a new draft) failed its check:\n{log}")
     check((gh.served / "pr-preview/pr-1/glossary/occupancy/index.html").is_file(), "no preview at pr-preview/pr-1/")
