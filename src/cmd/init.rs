@@ -1,8 +1,10 @@
 //! `coursegen init [DIR]`: writes a new course that builds at once (`theme::init_files`:
 //! coursegen.toml, a draft glossary entry and its section's intro, a kernel and its
-//! manifest, a GitHub workflow, .gitignore, a README for authors), and the safe writer
-//! `eject` shares. Nothing is written outside DIR, through a symbolic link, or over a file
-//! unless `--force`; every refusal is found before the first file is written.
+//! manifest, the GitHub workflows that build it and deploy it with its pull-request
+//! previews, an allowed-signers file with no keys yet, CODEOWNERS, .gitignore, a README for
+//! authors and reviewers), and the safe writer `eject` shares. Nothing is written outside
+//! DIR, through a symbolic link, or over a file unless `--force`; every refusal is found
+//! before the first file is written.
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::anyhow;
@@ -61,8 +63,8 @@ pub fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
         .collect();
     write_files(&dir, &files, args.force).map_err(|e| usage(format!("{e}")))?;
     let text = format!(
-        "created a course in {} ({} files): `coursegen serve --root {0}` to preview it, \
-         README.md there for what comes next\n",
+        "created a course in {} ({} files): `coursegen serve --root {0}` to preview it; \
+         README.md there says how to publish it on GitHub Pages and how to sign entries\n",
         dir.display(),
         files.len()
     );

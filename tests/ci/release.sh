@@ -83,6 +83,9 @@ cp -r "$t/dist" "$t/unlisted"
 grep -v "$linux" "$t/dist/SHA256SUMS" >"$t/unlisted/SHA256SUMS"
 refused "an unlisted archive" "$t/unlisted" "lists no checksum"
 if COURSEGEN_VERSION='1.0;rm' .ci/install-coursegen >/dev/null 2>&1; then fail "accepted a malformed version"; fi
+if COURSEGEN_SITE=biuld install_from "$t/dist" "$t/typo" 2>"$t/err" >/dev/null; then fail "accepted site: biuld"; fi
+grep -q "neither build nor deploy" "$t/err" || fail "site: biuld refused without saying why: $(cat "$t/err")"
+[ ! -e "$t/typo" ] || fail "site: biuld installed something"
 
 echo "-- action-run"
 out="$(PATH="$t/installed:$PATH" COURSEGEN_ARGS="--version" .ci/action-run)"
@@ -93,10 +96,14 @@ python3 - <<'PY'
 import re, sys, yaml
 a = yaml.safe_load(open("action.yml"))
 assert a["runs"]["using"] == "composite", a["runs"]
-assert set(a["inputs"]) == {"version", "args"}, a["inputs"]
-runs = [s["run"] for s in a["runs"]["steps"]]
-assert runs == ['"$GITHUB_ACTION_PATH/.ci/action-install"', '"$GITHUB_ACTION_PATH/.ci/action-run"'], runs
+assert set(a["inputs"]) == {"version", "args", "site", "base-url", "pages-branch"}, a["inputs"]
+runs = [s["run"] for s in a["runs"]["steps"] if "run" in s]
+assert runs == ['"$GITHUB_ACTION_PATH/.ci/action-install"', '"$GITHUB_ACTION_PATH/.ci/action-run"',
+                '"$GITHUB_ACTION_PATH/.ci/site-build" "$RUNNER_TEMP/coursegen-site"',
+                '"$GITHUB_ACTION_PATH/.ci/preview-deploy" "$RUNNER_TEMP/coursegen-site"'], runs
 assert all("${{" not in r for r in runs), "an input expanded into a script"
-print("action.yml: composite, two .ci/ scripts, inputs through the environment")
+uses = sorted(s["uses"] for s in a["runs"]["steps"] if "uses" in s)
+assert uses == ["actions/download-artifact@v8", "actions/upload-artifact@v7"], uses
+print("action.yml: composite, four .ci/ scripts, inputs through the environment")
 PY
 echo "release: ok"

@@ -11,7 +11,15 @@
 - only measure.yml runs on self-hosted runners, and it starts by hand only
   (workflow_dispatch: never on a pull request or a push); no workflow uses
   pull_request_target;
-- ci.yml runs .ci/run on every push and pull request.
+- ci.yml runs .ci/run on every push and pull request, and checks the tool on macOS and
+  Windows (.ci/check-platform) on every pull request;
+- every job runs on a runner image GitHub lists today; the release builds every target to the
+  end (fail-fast off) and publishes only when all built; no release or deploy is cancelled
+  while it runs;
+- the workflows `coursegen init` writes (init/.github/workflows/) run nothing but actions —
+  coursegen's in its `site:` modes, nothing copied into the course — build with a read-only
+  token, deploy from workflow_run alone, take the address from actions/configure-pages, and
+  never cancel a run of the default branch.
 
     python3 tests/ci/workflows.py
 
@@ -32,7 +40,18 @@ CURRENT = {
     "actions/cache": 5,
     "actions/upload-artifact": 7,
     "actions/download-artifact": 8,
+    "actions/configure-pages": 6,
+    "actions/upload-pages-artifact": 5,
+    "actions/deploy-pages": 5,
 }
+# The hosted runner images actions/runner-images lists (2026-08), deprecated ones left out
+# (macOS 14); macOS 13 and Windows 2019 are retired.
+IMAGES = {
+    "ubuntu-latest", "ubuntu-24.04", "ubuntu-22.04", "ubuntu-24.04-arm", "ubuntu-22.04-arm", "ubuntu-slim",
+    "macos-latest", "macos-26", "macos-15", "macos-15-intel", "macos-26-intel",
+    "windows-latest", "windows-2025", "windows-2022", "windows-11-arm",
+}
+INIT = REPO / "init/.github/workflows"
 RUN = re.compile(r"^\.ci/[A-Za-z0-9._-]+( [^\n;&|`$()<>]*)?$")
 
 failures = []
@@ -46,6 +65,76 @@ def check(ok, message):
 def triggers(wf):
     on = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` as true
     return {on: None} if isinstance(on, str) else {t: None for t in on} if isinstance(on, list) else on
+
+
+def images(job):
+    """The runner images a job asks for: its runs-on, or each matrix value it names."""
+    runs_on = job.get("runs-on", "")
+    m = re.fullmatch(r"\$\{\{\s*matrix\.(\w+)\s*\}\}", runs_on) if isinstance(runs_on, str) else None
+    if not m:
+        return [runs_on] if isinstance(runs_on, str) else []
+    matrix = job.get("strategy", {}).get("matrix", {})
+    return [row[m.group(1)] for row in matrix.get("include", [])] + list(matrix.get(m.group(1), []))
+
+
+def never_cancelled(name, wf, job_id=None):
+    """A deploy or release: its concurrency never cancels a running one."""
+    group = (wf["jobs"][job_id] if job_id else wf).get("concurrency")
+    check(isinstance(group, dict) and group.get("cancel-in-progress") is False,
+          f"{name}{' job ' + job_id if job_id else ''}: a running deploy or release must not be cancelled ({group})")
+
+
+def check_init():
+    """The workflows `coursegen init` writes into a new course."""
+    flows = {p.name: yaml.safe_load(p.read_text()) for p in sorted(INIT.glob("*.yml"))}
+    check(set(flows) == {"site.yml", "site-deploy.yml"}, f"init's workflows: {sorted(flows)}")
+    if set(flows) != {"site.yml", "site-deploy.yml"}:
+        return
+    modes = {}
+    for name, wf in flows.items():
+        check("secrets." not in (INIT / name).read_text(), f"init {name} uses a secret")
+        for job_id, job in wf["jobs"].items():
+            for image in images(job):
+                check(image in IMAGES, f"init {name} job {job_id} runs on {image}")
+            for step in job["steps"]:
+                check("run" not in step, f"init {name} job {job_id}: a `run:` step ({step.get('run')!r}); a course runs nothing of its own")
+                uses = step.get("uses", "")
+                action, _, ref = uses.partition("@")
+                if action == "coursegen/coursegen":
+                    modes[name] = step.get("with", {}).get("site")
+                    check(ref == "v1", f"init {name}: {uses} is not the action's v1")
+                else:
+                    m = re.fullmatch(r"v(\d+)", ref)
+                    check(action in CURRENT and m is not None and int(m.group(1)) >= CURRENT[action],
+                          f"init {name}: {uses} is not a current action this test knows")
+                if action == "actions/configure-pages":
+                    check(step.get("id") == "pages", f"init {name}: configure-pages needs id `pages` (its base_url is used)")
+            for step in job["steps"]:
+                if step.get("uses", "").startswith("coursegen/coursegen@"):
+                    check(step["with"].get("base-url") == "${{ steps.pages.outputs.base_url }}",
+                          f"init {name}: the action does not get configure-pages' base_url")
+    check(modes == {"site.yml": "build", "site-deploy.yml": "deploy"}, f"init's workflows use the action as {modes}")
+    site, deploy = flows["site.yml"], flows["site-deploy.yml"]
+    check(site.get("permissions") == {"contents": "read", "pages": "read"}, f"init site.yml: its token must be read-only: {site.get('permissions')}")
+    check(all("permissions" not in j for j in site["jobs"].values()), "init site.yml: a job asks for more permissions")
+    on = triggers(site)
+    check(set(on) == {"pull_request", "push", "workflow_dispatch"}, f"init site.yml triggers: {sorted(on)}")
+    check("closed" in on["pull_request"]["types"], "init site.yml: a closed pull request must run (to remove its preview)")
+    check(site["concurrency"].get("cancel-in-progress") == "${{ github.event_name == 'pull_request' }}",
+          "init site.yml: only a pull request's run may be cancelled, never the default branch's")
+    don = triggers(deploy)
+    check(set(don) == {"workflow_run"} and don["workflow_run"]["workflows"] == [site["name"]],
+          "init site-deploy.yml must run on workflow_run of the site workflow alone")
+    check(deploy.get("permissions") == {}, "init site-deploy.yml: the default token must have no permissions")
+    never_cancelled("init site-deploy.yml", deploy, "record")
+    never_cancelled("init site-deploy.yml", deploy, "pages")
+    for job_id, job in deploy["jobs"].items():
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/checkout@"):
+                w = step.get("with", {})
+                check(w.get("ref") == "coursegen-pages" and w.get("persist-credentials") is False,
+                      f"init site-deploy.yml {job_id}: checks out {w}: only the Pages branch, without keeping the token")
+    return len(flows)
 
 
 def main():
@@ -62,6 +151,9 @@ def main():
             runs_on = job.get("runs-on", "")
             if "self-hosted" in (runs_on if isinstance(runs_on, list) else [runs_on]):
                 check(name == "measure.yml", f"{where} runs on a self-hosted runner; only measure.yml may")
+            else:
+                for image in images(job):
+                    check(image in IMAGES, f"{where} runs on {image}, which is not a runner image GitHub lists today")
             steps = job.get("steps", [])
             builds_rust = any(s.get("run", "").startswith((".ci/toolchain", ".ci/run")) for s in steps)
             for step in steps:
@@ -117,12 +209,23 @@ def main():
     check({"push", "pull_request"} <= set(triggers(ci)), "ci.yml must run on every push and pull request")
     ci_runs = [s.get("run", "") for j in ci["jobs"].values() for s in j["steps"]]
     check(".ci/run" in ci_runs, "ci.yml does not run .ci/run")
+    platforms = {image for j in ci["jobs"].values() if any(s.get("run") == ".ci/check-platform" for s in j["steps"])
+                 for image in images(j)}
+    check(any(i.startswith("macos") for i in platforms) and any(i.startswith("windows") for i in platforms),
+          f"ci.yml does not check the tool on macOS and Windows: {sorted(platforms)}")
+
+    release = flows["release.yml"]
+    check(release["jobs"]["build"]["strategy"].get("fail-fast") is False, "release.yml: fail-fast must be off")
+    check("build" in release["jobs"]["publish"]["needs"], "release.yml: publish must need every build")
+    never_cancelled("release.yml", release)
+    never_cancelled("preview-deploy.yml", deploy, "deploy")
+    n_init = check_init()
 
     for f in failures:
         print("FAIL", f)
     if failures:
         sys.exit(1)
-    print(f"workflows: {len(flows)} files keep their rules ({len(cache_keys)} cache keys, one per job)")
+    print(f"workflows: {len(flows)} files and init's {n_init} keep their rules ({len(cache_keys)} cache keys, one per job)")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,9 @@ fn init_makes_a_course_that_checks_and_builds_with_the_built_in_theme() {
         "kernels/warp_divergence.cu",
         "kernels/warp_divergence.yaml",
         ".github/workflows/site.yml",
+        ".github/workflows/site-deploy.yml",
+        ".github/CODEOWNERS",
+        ".coursegen/allowed_signers",
         ".gitignore",
         "README.md",
     ] {
@@ -104,6 +107,83 @@ fn init_makes_a_course_that_checks_and_builds_with_the_built_in_theme() {
     assert!(
         llms.starts_with("# My GPU course\n\n> A course on GPU programming.\n"),
         "{llms}"
+    );
+}
+
+/// Runs coursegen on the course at `course` (a folder `init` wrote under `site`).
+fn in_course(site: &Site, course: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .env("XDG_CACHE_HOME", site.cache_home())
+        .args(args)
+        .arg("--root")
+        .arg(course)
+        .output()
+        .unwrap()
+}
+
+/// A new course starts with the two-person rule in force: init writes the allowed-signers
+/// file (no key yet, its format explained) and the CODEOWNERS lines that put it and the
+/// measurement records under a maintainer's review. With the file there, the publish build
+/// refuses an entry whose byline merely types two names; without it, that entry publishes.
+#[test]
+fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
+    let site = bare();
+    let course = site.root().join("course");
+    assert_code(&site.run(&["init", course.to_str().unwrap()]), 0);
+    let signers = std::fs::read_to_string(course.join(".coursegen/allowed_signers")).unwrap();
+    assert!(
+        signers
+            .lines()
+            .all(|l| l.trim().is_empty() || l.starts_with('#')),
+        "{signers}"
+    );
+    assert!(
+        signers.contains("\"ada@example.org,Ada Lovelace\"  ssh-ed25519"),
+        "{signers}"
+    );
+    let owners = std::fs::read_to_string(course.join(".github/CODEOWNERS")).unwrap();
+    for path in ["/.coursegen/allowed_signers", "/measurements/"] {
+        assert!(
+            owners
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(path)),
+            "no CODEOWNERS line for {path}:\n{owners}"
+        );
+    }
+    for f in [
+        ".github/workflows/site.yml",
+        ".github/workflows/site-deploy.yml",
+    ] {
+        assert!(course.join(f).is_file(), "{f} missing");
+    }
+    let out = site.root().join("out");
+    let strict = ["build", "--strict", "--out", out.to_str().unwrap()];
+    assert_code(&in_course(&site, &course, &strict), 0);
+    // An entry whose review is pinned by typed names alone (signed without a key, with no
+    // keys file): it publishes without the file, and is refused once the file is there.
+    std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
+    std::fs::write(
+        course.join("content/glossary/lane.md"),
+        published("Lane", ""),
+    )
+    .unwrap();
+    let sign = [
+        "sign",
+        "content/glossary/lane.md",
+        "--reviewer",
+        "Grace Hopper",
+        "--author",
+        "Ada Lovelace",
+    ];
+    assert_code(&in_course(&site, &course, &sign), 0);
+    assert_code(&in_course(&site, &course, &strict), 0);
+    std::fs::write(course.join(".coursegen/allowed_signers"), &signers).unwrap();
+    let o = in_course(&site, &course, &strict);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("content/glossary/lane.md") && stderr(&o).contains("signature"),
+        "{}",
+        stderr(&o)
     );
 }
 
