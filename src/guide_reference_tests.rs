@@ -717,9 +717,7 @@ fn markdown(text: &str) -> String {
 fn cell(text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     // A `|` that is already escaped stays as it is.
-    text.replace("\\|", "\u{1}")
-        .replace('|', "\\|")
-        .replace('\u{1}', "\\|")
+    text.replace("\\|", "\u{1}").replace(['|', '\u{1}'], "\\|")
 }
 
 const GENERATED: &str = "<!-- Generated from the code by `cargo test --lib guide_reference` \
