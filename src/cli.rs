@@ -2,10 +2,10 @@
 //! completions | man`, parsed with
 //! clap and handed to its command under `cmd/`; a failure is printed and becomes the exit
 //! code of the contract.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::cmd::build::{BuildArgs, CheckArgs};
 use crate::cmd::eject::EjectArgs;
@@ -25,50 +25,165 @@ use crate::editorial::sign;
 #[derive(Debug, Parser)]
 #[command(name = "coursegen", version = env!("COURSEGEN_LONG_VERSION"), about, long_about = None)]
 pub struct Cli {
-    /// Site root: the folder holding content/, templates/, static/, kernels/ and measurements/.
-    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
-    /// Site config (default: <root>/coursegen.toml when it exists): title, base_url,
-    /// repository, language, review expiry, links.external_prefixes. Flags override it.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    /// `--root` before the subcommand (`coursegen --root DIR build`), as it was once
+    /// global; hidden, since each command that reads a site shows its own.
+    #[arg(long = "root", value_name = "DIR", hide = true)]
+    pub root_before: Option<PathBuf>,
+    /// `--config` before the subcommand; hidden, as `--root`.
+    #[arg(long = "config", value_name = "FILE", hide = true)]
+    pub config_before: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// The subcommands of the contract (README, "Commands").
+/// `--root`, on the commands that read or write a site.
+#[derive(Debug, Args)]
+pub struct RootArg {
+    /// Site root: the folder holding content/, templates/, static/, kernels/ and
+    /// measurements/ [default: .]
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+/// `--config`, on the commands that read the site config.
+#[derive(Debug, Args)]
+pub struct ConfigArg {
+    /// Site config (default: <root>/coursegen.toml when it exists): title, base_url,
+    /// repository, language, review expiry, links.external_prefixes. Flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// `init`'s `--root`: accepted as before and hidden, since DIR names the new course's folder.
+#[derive(Debug, Args)]
+pub struct HiddenRootArg {
+    /// The folder `init` writes into when DIR is not given.
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub root: Option<PathBuf>,
+}
+
+/// The subcommands of the contract (the guide's "Commands").
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
-    Build(BuildArgs),
+    Build {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: BuildArgs,
+    },
     /// Validate everything `build` validates and write nothing: the same load and check
     /// stages, every problem of the site reported at once, sorted by file and line.
-    Check(CheckArgs),
+    Check {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: CheckArgs,
+    },
     /// Compile kernels/*.cu with NVRTC, run their sweeps on a GPU and write measurement records,
     /// each compared with the one before it; `--compare OLD NEW` compares two records.
-    Measure(MeasureArgs),
+    Measure {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        args: MeasureArgs,
+    },
     /// Serve a preview of the site (on 127.0.0.1 unless --interface), rebuilding when content
     /// changes; --open opens it in the browser.
-    Serve(ServeArgs),
+    Serve {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: ServeArgs,
+    },
     /// Scaffold a new entry with every front-matter field: `coursegen new glossary warp-divergence`,
     /// `coursegen new days day-16`.
-    New(NewArgs),
+    New {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        args: NewArgs,
+    },
     /// Start a new course in DIR (default: the current folder), which must be empty:
     /// coursegen.toml, an example entry and kernel, a GitHub workflow, a README for authors.
-    Init(InitArgs),
+    Init {
+        #[command(flatten)]
+        root: HiddenRootArg,
+        #[command(flatten)]
+        args: InitArgs,
+    },
     /// Write the built-in theme into templates/ and static/ to customise it (a site's own
     /// file overrides the built-in one of the same path).
-    Eject(EjectArgs),
+    Eject {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        args: EjectArgs,
+    },
     /// Sign an entry as its reviewer: writes `reviewed_by`, `last_checked_on` and the
     /// `reviewed_hash` that pins the review to the text as it is now.
-    Sign(SignArgs),
+    Sign {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: SignArgs,
+    },
     /// List every entry with its editorial state, author, reviewer and what it still needs.
-    Status(StatusArgs),
+    Status {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: StatusArgs,
+    },
     /// Print the completion script for a shell: `coursegen completions bash >
     /// ~/.local/share/bash-completion/completions/coursegen` (zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
     /// Print the man page: `coursegen man > ~/.local/share/man/man1/coursegen.1`.
     Man,
+}
+
+impl Cli {
+    /// The site root: `--root` after the subcommand, else before it, else the current folder.
+    pub fn site_root(&self) -> &Path {
+        let after = match &self.command {
+            Command::Build { root, .. }
+            | Command::Check { root, .. }
+            | Command::Measure { root, .. }
+            | Command::Serve { root, .. }
+            | Command::New { root, .. }
+            | Command::Eject { root, .. }
+            | Command::Sign { root, .. }
+            | Command::Status { root, .. } => root.root.as_deref(),
+            Command::Init { root, .. } => root.root.as_deref(),
+            Command::Completions(_) | Command::Man => None,
+        };
+        after
+            .or(self.root_before.as_deref())
+            .unwrap_or(Path::new("."))
+    }
+
+    /// The config file named by `--config`, after the subcommand or before it.
+    pub fn config_file(&self) -> Option<&Path> {
+        let after = match &self.command {
+            Command::Build { config, .. }
+            | Command::Check { config, .. }
+            | Command::Serve { config, .. }
+            | Command::Sign { config, .. }
+            | Command::Status { config, .. } => config.config.as_deref(),
+            _ => None,
+        };
+        after.or(self.config_before.as_deref())
+    }
 }
 
 /// Entry point used by `main`: parse, run, report, exit.
@@ -102,19 +217,84 @@ pub fn main() -> ExitCode {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
-    let root = &cli.root;
-    let config_file = cli.config.as_deref();
+    let root = &cli.site_root().to_path_buf();
+    let config_file = cli.config_file().map(Path::to_path_buf);
+    let config_file = config_file.as_deref();
     match cli.command {
-        Command::Build(args) => cmd::build::run_build(root, config_file, args),
-        Command::Check(args) => cmd::build::run_check(root, config_file, args),
-        Command::Measure(args) => cmd::measure::run_measure(root, args),
-        Command::Serve(args) => cmd::serve::run_serve(root, cli.config.clone(), args),
-        Command::New(args) => cmd::new::run_new(root, args),
-        Command::Init(args) => cmd::init::run_init(root, args),
-        Command::Eject(args) => cmd::eject::run_eject(root, args),
-        Command::Sign(args) => cmd::sign::run_sign(root, args, config_file),
-        Command::Status(args) => cmd::status::run_status(root, args, config_file),
+        Command::Build { args, .. } => cmd::build::run_build(root, config_file, args),
+        Command::Check { args, .. } => cmd::build::run_check(root, config_file, args),
+        Command::Measure { args, .. } => cmd::measure::run_measure(root, args),
+        Command::Serve { args, .. } => {
+            cmd::serve::run_serve(root, config_file.map(Path::to_path_buf), args)
+        }
+        Command::New { args, .. } => cmd::new::run_new(root, args),
+        Command::Init { args, .. } => cmd::init::run_init(root, args),
+        Command::Eject { args, .. } => cmd::eject::run_eject(root, args),
+        Command::Sign { args, .. } => cmd::sign::run_sign(root, args, config_file),
+        Command::Status { args, .. } => cmd::status::run_status(root, args, config_file),
         Command::Completions(args) => cmd::shell::run_completions(Cli::command(), args),
         Command::Man => cmd::shell::run_man(Cli::command()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The long flags `coursegen help SUB` and the man page show for a subcommand.
+    fn shown_flags(sub: &str) -> Vec<String> {
+        let mut cli = Cli::command();
+        cli.build();
+        let sub = cli.find_subcommand(sub).unwrap();
+        sub.get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long().map(str::to_owned))
+            .collect()
+    }
+
+    #[test]
+    fn root_and_config_show_only_on_the_commands_that_read_them() {
+        for (sub, root, config) in [
+            ("build", true, true),
+            ("check", true, true),
+            ("serve", true, true),
+            ("sign", true, true),
+            ("status", true, true),
+            ("measure", true, false),
+            ("new", true, false),
+            ("eject", true, false),
+            ("init", false, false),
+            ("man", false, false),
+            ("completions", false, false),
+        ] {
+            let flags = shown_flags(sub);
+            assert_eq!(
+                flags.iter().any(|f| f == "root"),
+                root,
+                "{sub}: --root {flags:?}"
+            );
+            assert_eq!(
+                flags.iter().any(|f| f == "config"),
+                config,
+                "{sub}: --config {flags:?}"
+            );
+        }
+    }
+
+    /// The flag works after the subcommand and, as it always has, before it.
+    #[test]
+    fn root_is_read_before_or_after_the_subcommand() {
+        let after = Cli::try_parse_from(["coursegen", "build", "--root", "a"]).unwrap();
+        let before = Cli::try_parse_from(["coursegen", "--root", "b", "build"]).unwrap();
+        let none = Cli::try_parse_from(["coursegen", "status"]).unwrap();
+        assert_eq!(after.site_root(), std::path::Path::new("a"));
+        assert_eq!(before.site_root(), std::path::Path::new("b"));
+        assert_eq!(none.site_root(), std::path::Path::new("."));
+        // `init DIR` names its folder; a `--root` after it is still accepted (hidden).
+        assert!(Cli::try_parse_from(["coursegen", "init", "x", "--root", "r"]).is_ok());
+        assert!(Cli::try_parse_from(["coursegen", "man", "--root", "r"]).is_err());
+        assert!(
+            Cli::try_parse_from(["coursegen", "completions", "bash", "--config", "c"]).is_err()
+        );
     }
 }

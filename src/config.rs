@@ -115,7 +115,7 @@ pub enum ConfigError {
 /// What the file says. Every value keeps its span so that problems name their line.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-struct RawConfig {
+pub(crate) struct RawConfig {
     title: Option<Spanned<String>>,
     description: Option<Spanned<String>>,
     home: Option<Spanned<String>>,
@@ -131,14 +131,14 @@ struct RawConfig {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-struct RawReview {
+pub(crate) struct RawReview {
     allowed_signers: Option<Spanned<String>>,
     require_signatures: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-struct RawLinks {
+pub(crate) struct RawLinks {
     external_prefixes: Vec<Spanned<String>>,
 }
 

@@ -18,3 +18,7 @@ pub mod serve;
 pub mod site;
 pub mod templates;
 pub mod theme;
+
+/// The guide's reference pages, generated from the code (`guide/src/reference/`).
+#[cfg(test)]
+mod guide_reference_tests;

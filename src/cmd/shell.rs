@@ -23,14 +23,32 @@ pub fn run_completions(mut command: clap::Command, args: CompletionsArgs) -> Res
 }
 
 /// Writes the man page, `coursegen(1)` with a section per subcommand, to stdout, e.g.
-/// `coursegen man > ~/.local/share/man/man1/coursegen.1`.
+/// `coursegen man > ~/.local/share/man/man1/coursegen.1`. One page holds every command, so
+/// it lists them by name (clap_mangen's own list would name `coursegen-build(1)` and the
+/// like, pages that do not exist) and its SEE ALSO names the guide.
 pub fn run_man(command: clap::Command) -> Result<(), Failure> {
+    print(&man_page(command)?)
+}
+
+/// The man page as roff.
+fn man_page(command: clap::Command) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
     let man = clap_mangen::Man::new(command.clone());
     let io = |e: std::io::Error| Failure::Usage(anyhow::anyhow!("cannot write the man page: {e}"));
-    man.render(&mut out).map_err(io)?;
+    man.render_title(&mut out).map_err(io)?;
+    man.render_name_section(&mut out).map_err(io)?;
+    man.render_synopsis_section(&mut out).map_err(io)?;
+    man.render_description_section(&mut out).map_err(io)?;
+    man.render_options_section(&mut out).map_err(io)?;
+    let shown = || command.get_subcommands().filter(|s| !s.is_hide_set());
+    out.extend_from_slice(b".SH SUBCOMMANDS\n");
+    for sub in shown() {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let line = format!(".TP\n\\fB{}\\fR\n{}\n", sub.get_name(), roff_text(&about));
+        out.extend_from_slice(line.as_bytes());
+    }
     // One section per subcommand, with its own options, after the page's own sections.
-    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+    for sub in shown() {
         let name = sub.get_name();
         out.extend_from_slice(format!(".SH \"COURSEGEN {}\"\n", name.to_uppercase()).as_bytes());
         let page = clap_mangen::Man::new(sub.clone().bin_name(format!("coursegen {name}")));
@@ -38,7 +56,21 @@ pub fn run_man(command: clap::Command) -> Result<(), Failure> {
         page.render_synopsis_section(&mut out).map_err(io)?;
         page.render_options_section(&mut out).map_err(io)?;
     }
-    print(&out)
+    out.extend_from_slice(
+        b".SH \"SEE ALSO\"\nThe coursegen guide, published beside the course under /guide/ \
+          and in the guide/ folder of https://github.com/coursegen/coursegen\n",
+    );
+    man.render_version_section(&mut out).map_err(io)?;
+    Ok(out)
+}
+
+/// `text` as roff body text: backslashes doubled, no line taken for a request.
+fn roff_text(text: &str) -> String {
+    let text = text.replace('\\', "\\e").replace('\n', " ");
+    match text.chars().next() {
+        Some('.' | '\'') => format!("\\&{text}"),
+        _ => text,
+    }
 }
 
 /// Writes `bytes` to stdout; a reader that stops early (`| head`) is no error.
@@ -50,5 +82,33 @@ fn print(bytes: &[u8]) -> Result<(), Failure> {
             anyhow::anyhow!("cannot write to stdout: {e}"),
         )),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every page the man page refers to (`name(N)`) exists: only coursegen(1) itself.
+    #[test]
+    fn the_man_page_names_only_pages_that_exist() {
+        let command = <crate::cli::Cli as clap::CommandFactory>::command();
+        let page = super::man_page(command).unwrap();
+        let text = String::from_utf8(page).unwrap().replace("\\-", "-");
+        let refs: Vec<&str> = (text.match_indices("(1)"))
+            .map(|(i, _)| {
+                let start = text[..i]
+                    .rfind(|c: char| c.is_whitespace())
+                    .map_or(0, |s| s + 1);
+                &text[start..i]
+            })
+            .filter(|name| *name != "coursegen" && !name.is_empty())
+            .collect();
+        assert!(refs.is_empty(), "pages that do not exist: {refs:?}");
+        assert!(text.contains(".SH \"SEE ALSO\""));
+        for sub in ["build", "sign", "measure", "init"] {
+            assert!(
+                text.contains(&format!("\\fB{sub}\\fR")),
+                "{sub} missing from SUBCOMMANDS"
+            );
+        }
     }
 }

@@ -1,0 +1,1170 @@
+//! The guide's reference pages (`guide/src/reference/*.md`), generated from the code so that
+//! they cannot drift from it: every command and flag from the clap definition (its doc
+//! comments), every `coursegen.toml` key and every front-matter and manifest field from the
+//! serde structs that parse them, which front-matter fields publishing needs by asking the
+//! editorial rule itself, and the diagram options by asking the diagram check.
+//!
+//! A key, field or flag without a description fails `every_key_field_and_flag_is_described`.
+//! A page that is not what the code generates fails `reference_pages_are_up_to_date`, which
+//! then writes the page as it should be (rust-analyzer's sourcegen tests do the same): run
+//! `cargo test --lib guide_reference` and commit the pages it rewrote.
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::CommandFactory;
+use serde::de::{self, DeserializeOwned, Visitor};
+
+use crate::bank::diagram::{MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, TILE_WIDTHS};
+use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
+use crate::config::{RawConfig, RawLinks, RawReview};
+use crate::content::front_matter::{RawByline, RawCell, RawDiagram, RawFrontMatter, RawSource};
+use crate::editorial::policy::{self, Rules, Verdict};
+use crate::measurement::manifest::{
+    Axis, ColumnId, Launch, Manifest, ModelKind, Reference, Sampling, Table,
+};
+
+/// `coursegen.toml`: key, type, default, meaning.
+const CONFIG_KEYS: &[(&str, &str, &str, &str)] = &[
+    (
+        "title",
+        "text",
+        "`Untitled course`",
+        "the site's name, on every page: the header and every `<title>`",
+    ),
+    (
+        "description",
+        "text, one line",
+        "none",
+        "one line about the course: the home page's meta description and the summary line of `llms.txt`; the home page's lede when there is no `home`",
+    ),
+    (
+        "home",
+        "Markdown",
+        "none",
+        "the home page's text, in Markdown, rendered and cleaned as an entry's body is (raw HTML such as `<kbd>` kept, scripts removed); its links are checked as an entry's are (an error names the config's line and field `home`) and move under the base path",
+    ),
+    (
+        "base_url",
+        "http(s) address",
+        "none",
+        "http(s) address the site is served from; may carry a path ([Sub-path hosting](../publishing/sub-path.md)), which becomes the base path. Needed for `sitemap.xml`, `robots.txt`'s sitemap line and absolute `og:image` URLs; `--base-url` (or `COURSEGEN_BASE_URL`) replaces it",
+    ),
+    (
+        "repository",
+        "http(s) address",
+        "none",
+        "the course's source repository: the footer links to it, and each page then links to its source file (\"Edit this page\")",
+    ),
+    (
+        "edit_url",
+        "http(s) address",
+        "`<repository>/edit/main/` (`/-/edit/main/` on GitLab)",
+        "what a page's source path (`content/glossary/warp.md`) is appended to for \"Edit this page\"; set it for another branch or host",
+    ),
+    (
+        "language",
+        "BCP 47 tag",
+        "`en`",
+        "BCP 47 tag (`en`, `pt-BR`) for `<html lang>`",
+    ),
+    (
+        "review_max_age_days",
+        "whole days",
+        "the editorial default (365)",
+        "whole days a review stays valid after `last_checked_on`; `--review-max-age` replaces it for `build`, `check` and `status`",
+    ),
+    (
+        "sections",
+        "list of names or `{ name, title }`",
+        "days, glossary, then the others by name",
+        "the sections in reading order, each a folder under `content/`, as a name (`\"days\"`) or `{ name, title }`; `title` is what the sidebar, breadcrumbs, entry pages, search results and social cards call it, and heads its index when it has no introduction (default: the folder's name, capitalised). Sections not listed follow the listed ones, in the default order. A name with no folder of entries under `content/` is an error with a suggestion",
+    ),
+    (
+        "links.external_prefixes",
+        "list of site-absolute paths",
+        "none",
+        "site-absolute paths that live on the same domain but outside this site (`/docs/`); links under them are neither link-checked nor moved under the base path. Matched by whole segments: `/docs/` covers `/docs` and `/docs/api/`, not `/docsets/`",
+    ),
+    (
+        "review.allowed_signers",
+        "path",
+        "`.coursegen/allowed_signers`",
+        "the allowed-signers file, relative to the site root (no `..`): who may sign reviews ([Signed reviews](../reviewing/signed-reviews.md))",
+    ),
+    (
+        "review.require_signatures",
+        "`true` or `false`",
+        "`false`",
+        "a published entry needs a valid author and reviewer signature ([Signed reviews](../reviewing/signed-reviews.md)); `build --strict` requires them anyway once the allowed-signers file exists",
+    ),
+];
+
+/// The front matter: field (dotted; `[]` for each item of a list), type, meaning.
+const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
+    ("title", "text", "the question, as the page heading"),
+    (
+        "slug",
+        "text",
+        "URL segment, when it should differ from the file name",
+    ),
+    ("term", "text", "the term, as the glossary index lists it"),
+    (
+        "category",
+        "text",
+        "groups the glossary index (e.g. `Memory`)",
+    ),
+    (
+        "cc",
+        "`\"X.Y\"`",
+        "compute capability the entry is written against",
+    ),
+    ("summary", "text", "the one-line definition under the title"),
+    (
+        "related",
+        "list of glossary slugs",
+        "\"Related terms\"; each must exist",
+    ),
+    (
+        "appears_in",
+        "list of day slugs",
+        "\"Where you meet this\"; each must exist in `content/days/`",
+    ),
+    (
+        "sources",
+        "list of `{title, url}`",
+        "\"Sources\"; URLs must be http(s)",
+    ),
+    ("sources[].title", "text", "the link text of one source"),
+    ("sources[].url", "http(s) address", "where the source lives"),
+    (
+        "diagram",
+        "`{preset, highlight: {row, column}, width, stride, paths, alt}`",
+        "the Diagram section, drawn from the bank, coalescing or divergence model: [Diagram options](diagrams.md)",
+    ),
+    (
+        "diagram.preset",
+        "preset name",
+        "which drawing: `bank-map`, `lane-banks`, `lane-sectors` or `lane-paths`",
+    ),
+    (
+        "diagram.highlight",
+        "`{row, column}`",
+        "`bank-map`: the word whose row and column are outlined",
+    ),
+    (
+        "diagram.highlight.row",
+        "whole number",
+        "the tile row, from 0",
+    ),
+    (
+        "diagram.highlight.column",
+        "whole number",
+        "the word within the row, from 0",
+    ),
+    (
+        "diagram.width",
+        "32 or 33",
+        "`bank-map`: words per tile row (33 draws the padded tile)",
+    ),
+    (
+        "diagram.stride",
+        "whole number",
+        "`lane-banks`, `lane-sectors`: lane L reads word `stride · L`",
+    ),
+    (
+        "diagram.paths",
+        "1, 2, 4, 8, 16 or 32",
+        "`lane-paths`: how many paths the warp's lanes take",
+    ),
+    (
+        "diagram.alt",
+        "text",
+        "the diagram's alt text: its caption and the SVG's `<desc>`",
+    ),
+    (
+        "measure",
+        "kernel name (letters, digits, `-`, `_`)",
+        "`kernels/<name>.cu` whose record fills the Measured table",
+    ),
+    (
+        "status",
+        "`draft` (default) \\| `in-review` \\| `published`",
+        "editorial state",
+    ),
+    (
+        "byline",
+        "mapping",
+        "who wrote and reviewed the entry, and when",
+    ),
+    (
+        "byline.written_by",
+        "name or list of names",
+        "authors, or `pending`",
+    ),
+    (
+        "byline.reviewed_by",
+        "name or list of names",
+        "reviewers, or `pending`",
+    ),
+    (
+        "byline.written_on",
+        "`YYYY-MM-DD` or `pending`",
+        "the date it was written",
+    ),
+    (
+        "byline.last_checked_on",
+        "`YYYY-MM-DD` or `pending`",
+        "the date of the last review",
+    ),
+    (
+        "byline.reviewed_hash",
+        "`v2:sha256:` and 64 hex digits",
+        "written by `coursegen sign`; do not edit by hand",
+    ),
+    (
+        "byline.author_signature",
+        "one line of base64 (SSHSIG)",
+        "the author's SSH signature over `reviewed_hash` (`coursegen sign --role author --key …`); needed when `[review] require_signatures`, and under `build --strict` once the allowed-signers file exists",
+    ),
+    (
+        "byline.reviewer_signature",
+        "one line of base64 (SSHSIG)",
+        "the reviewer's SSH signature over `reviewed_hash` (`coursegen sign --key …`); needed as the author's is",
+    ),
+];
+
+/// A kernel's manifest (`kernels/<name>.yaml`): field, type, meaning.
+const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
+    (
+        "kernel",
+        "text",
+        "the `extern \"C\"` entry point in the `.cu` file",
+    ),
+    (
+        "summary",
+        "text",
+        "end of the generated sentence under the table: what the experiment did (\"day 15 read a …\")",
+    ),
+    (
+        "compile_options",
+        "list of text",
+        "NVRTC options besides the target architecture, which `measure` picks per device",
+    ),
+    (
+        "model",
+        "model name",
+        "which model predicts the rows: shared-memory banks, global sectors or divergent paths",
+    ),
+    (
+        "axis",
+        "mapping",
+        "the one swept runtime argument: one row per value",
+    ),
+    ("axis.name", "text", "argument name, e.g. `stride`"),
+    ("axis.unit", "text", "unit of the values, e.g. `words`"),
+    (
+        "axis.values",
+        "list of whole numbers",
+        "the values, in row order",
+    ),
+    (
+        "axis.labels",
+        "list of text",
+        "one label per value (e.g. `32L`), used by the table and by prose bindings",
+    ),
+    (
+        "launch",
+        "mapping",
+        "launch shape; the grid is sized from the device so every SM gets the same work",
+    ),
+    ("launch.block_threads", "whole number", "threads per block"),
+    (
+        "launch.waves",
+        "whole number",
+        "logical blocks per launch = `waves` × (SMs × blocks resident per SM)",
+    ),
+    (
+        "launch.persistent",
+        "`true` or `false`",
+        "`true`: the grid is one resident wave and each block loops over `waves` logical blocks; `false`: one block per logical block",
+    ),
+    (
+        "input_words",
+        "whole number",
+        "words of the input buffer (the tile's words, the buffer read, or the lanes' seeds)",
+    ),
+    (
+        "bytes_per_thread",
+        "whole number",
+        "bytes each logical thread reads per launch (bytes per launch is this times the logical threads)",
+    ),
+    (
+        "reference",
+        "mapping with `kind`",
+        "how the CPU reference computes each thread's expected result, checked before any time counts",
+    ),
+    (
+        "reference.kind",
+        "reference kind",
+        "which reference: the kinds and their fields are below",
+    ),
+    (
+        "sampling",
+        "mapping",
+        "when to stop sampling a row (after nvbench): warm up, then sample until converged or out of time",
+    ),
+    (
+        "sampling.warmup_launches",
+        "whole number",
+        "untimed launches before sampling a row",
+    ),
+    (
+        "sampling.min_samples",
+        "whole number",
+        "samples always taken",
+    ),
+    (
+        "sampling.max_samples",
+        "whole number",
+        "samples never exceeded",
+    ),
+    (
+        "sampling.target_rel_stdev",
+        "number",
+        "stop once the relative standard deviation is at or below this (0.005 = 0.5 %)",
+    ),
+    (
+        "sampling.time_limit_s",
+        "number",
+        "stop a row after this many seconds of sampling even if not converged",
+    ),
+    (
+        "table",
+        "mapping",
+        "which rows and columns the glossary table shows",
+    ),
+    (
+        "table.rows",
+        "list of labels",
+        "row labels shown, in order (a subset of `axis.labels`)",
+    ),
+    (
+        "table.columns",
+        "list of `{id, heading}`",
+        "columns shown, in order",
+    ),
+    (
+        "table.columns[].id",
+        "column name",
+        "what the column shows (the names are below)",
+    ),
+    ("table.columns[].heading", "text", "its heading"),
+];
+
+/// `model:` values.
+const MODELS: &[(&str, &str)] = &[
+    (
+        "shared_banks",
+        "`bank::model`: the axis is a shared-memory word stride; a row costs its conflict degree (shared-memory wavefronts per load instruction)",
+    ),
+    (
+        "global_sectors",
+        "`bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte sectors one warp-wide load touches",
+    ),
+    (
+        "warp_paths",
+        "`bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs one pass per path (threads active per executed instruction: 32 / paths)",
+    ),
+];
+
+/// `reference.kind:` values, and what each field of theirs means.
+const REFERENCE_KINDS: &[(&str, &str)] = &[
+    (
+        "lane_window_sum",
+        "thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of `input[L·value + (b & block_offset_mask) + pass + k]` over `pass < reads / window` and `k < window`",
+    ),
+    (
+        "strided_sum",
+        "logical thread g (warp w = g / 32, lane L = g mod 32) returns the wrapping u32 sum of `input[((w·reads + i)·32 + L)·value mod input_words]` over `i < reads`",
+    ),
+    (
+        "divergent_paths",
+        "logical thread g (lane L = g mod 32) is on path p = (g / (32 / value)) mod 32; it starts `chains` words and on its path runs `iterations` rounds of a multiply-xorshift on each; it returns their wrapping sum",
+    ),
+];
+
+/// Fields of the reference kinds.
+const REFERENCE_FIELDS: &[(&str, &str)] = &[
+    ("reads", "reads per logical thread"),
+    ("window", "reads per unrolled pass"),
+    (
+        "block_offset_mask",
+        "mask applied to the logical block index to offset every lane's start",
+    ),
+    ("iterations", "iterations of the path's work"),
+    (
+        "chains",
+        "independent chains per thread (so the work is bound by issue, not latency)",
+    ),
+];
+
+/// `table.columns[].id` values.
+const COLUMNS: &[(&str, &str)] = &[
+    ("access", "the row label, e.g. `32L`"),
+    ("banks", "banks the 32 lanes cover, from the bank model"),
+    ("time", "median time per launch"),
+    ("ratio", "median time over the best row's"),
+    (
+        "model",
+        "the model's predicted cost (conflict degree, sectors or passes)",
+    ),
+    (
+        "bandwidth",
+        "achieved bandwidth (shared memory, or useful global bytes)",
+    ),
+    (
+        "spread",
+        "spread of the row's samples (relative standard deviation)",
+    ),
+    (
+        "counter",
+        "the hardware counter's value per request (Nsight Compute)",
+    ),
+    (
+        "sectors",
+        "sectors one request touches, from the coalescing model",
+    ),
+    (
+        "efficiency",
+        "useful bytes over fetched bytes, from the coalescing model",
+    ),
+    (
+        "active",
+        "lanes switched on in each pass, from the divergence model",
+    ),
+];
+
+/// Diagram presets: what each draws.
+const PRESETS: &[(&str, &str)] = &[
+    (
+        "bank-map",
+        "a 32×32 `float` tile, each word shaded by its bank and labelled with the bank number; `width: 33` draws the padded tile, where the picked column spreads over all 32 banks",
+    ),
+    (
+        "lane-banks",
+        "the 32 lanes of a warp reading at word `stride`, each bank shaded by how many distinct words it must serve",
+    ),
+    (
+        "lane-sectors",
+        "the 32 lanes of a warp reading 4-byte words from global memory at word `stride`, each lane connected to its 32-byte sector, the 128-byte lines the warp spans cut into sectors, fetched ones shaded, and the bytes fetched against those used",
+    ),
+    (
+        "lane-paths",
+        "the 32 lanes of a warp split into `paths` groups of neighbours, each on a path of its own, and one row per pass the warp makes, with the share of lane slots that do work",
+    ),
+];
+
+/// The serde field names of a struct, as its `Deserialize` derive hands them to a
+/// deserializer: the code's own list of the keys a file may hold.
+fn fields_of<T: DeserializeOwned>() -> Vec<&'static str> {
+    struct Probe<'a>(&'a mut Vec<&'static str>);
+    impl<'de> de::Deserializer<'de> for Probe<'_> {
+        type Error = de::value::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.extend_from_slice(fields);
+            Err(de::Error::custom("fields recorded"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let mut fields = Vec::new();
+    let _ = T::deserialize(Probe(&mut fields));
+    assert!(
+        !fields.is_empty(),
+        "{} is not a struct",
+        std::any::type_name::<T>()
+    );
+    fields
+}
+
+/// The names serde lists after "expected" when `yaml` does not parse as `T`: the variants of
+/// an enum, or the fields of a tagged variant.
+fn expected_by<T: DeserializeOwned + std::fmt::Debug>(yaml: &str) -> Vec<String> {
+    let error = serde_norway::from_str::<T>(yaml).unwrap_err().to_string();
+    let after = &error[error.find("expected").unwrap_or_else(|| panic!("{error}"))..];
+    after
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every dotted path the code's structs give, `prefix`ed.
+fn dotted(prefix: &str, fields: &[&str]) -> Vec<String> {
+    fields.iter().map(|f| format!("{prefix}{f}")).collect()
+}
+
+fn config_keys() -> Vec<String> {
+    let mut keys = Vec::new();
+    for key in fields_of::<RawConfig>() {
+        match key {
+            "links" => keys.extend(dotted("links.", &fields_of::<RawLinks>())),
+            "review" => keys.extend(dotted("review.", &fields_of::<RawReview>())),
+            _ => keys.push(key.to_owned()),
+        }
+    }
+    keys
+}
+
+fn front_matter_fields() -> Vec<String> {
+    let mut out = Vec::new();
+    for field in fields_of::<RawFrontMatter>() {
+        out.push(field.to_owned());
+        match field {
+            "sources" => out.extend(dotted("sources[].", &fields_of::<RawSource>())),
+            "byline" => out.extend(dotted("byline.", &fields_of::<RawByline>())),
+            "diagram" => {
+                for sub in fields_of::<RawDiagram>() {
+                    out.push(format!("diagram.{sub}"));
+                    if sub == "highlight" {
+                        out.extend(dotted("diagram.highlight.", &fields_of::<RawCell>()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn manifest_fields() -> Vec<String> {
+    let mut out = Vec::new();
+    for field in fields_of::<Manifest>() {
+        out.push(field.to_owned());
+        let sub = match field {
+            "axis" => fields_of::<Axis>(),
+            "launch" => fields_of::<Launch>(),
+            "sampling" => fields_of::<Sampling>(),
+            "table" => fields_of::<Table>(),
+            "reference" => vec!["kind"],
+            _ => continue,
+        };
+        for s in sub {
+            out.push(format!("{field}.{s}"));
+            if field == "table" && s == "columns" {
+                out.extend(dotted(
+                    "table.columns[].",
+                    &fields_of::<crate::measurement::manifest::Column>(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn reference_kinds() -> Vec<(String, Vec<String>)> {
+    let kinds = expected_by::<Reference>("kind: no-such-kind\n");
+    (kinds.into_iter())
+        .map(|kind| {
+            let fields = expected_by::<Reference>(&format!("kind: {kind}\nno_such_field: 1\n"));
+            (kind, fields)
+        })
+        .collect()
+}
+
+/// What the code has that `described` does not describe, and what `described` describes
+/// that the code does not have, as lines of a failure.
+fn compare(what: &str, code: &[String], described: &[&str], out: &mut Vec<String>) {
+    let code: BTreeSet<&str> = code.iter().map(String::as_str).collect();
+    let described: BTreeSet<&str> = described.iter().copied().collect();
+    for missing in code.difference(&described) {
+        out.push(format!(
+            "{what} `{missing}` has no description (src/guide_reference_tests.rs)"
+        ));
+    }
+    for gone in described.difference(&code) {
+        out.push(format!(
+            "{what} `{gone}` is described but the code has no such thing"
+        ));
+    }
+}
+
+/// Every undescribed key, field, flag, command or value, one line each.
+fn undescribed() -> Vec<String> {
+    let mut out = Vec::new();
+    let names = |t: &[(&'static str, &str)]| t.iter().map(|r| r.0).collect::<Vec<_>>();
+    let firsts3 = |t: &[(&'static str, &str, &str)]| t.iter().map(|r| r.0).collect::<Vec<_>>();
+    let config: Vec<&str> = CONFIG_KEYS.iter().map(|r| r.0).collect();
+    compare("config key", &config_keys(), &config, &mut out);
+    compare(
+        "front-matter field",
+        &front_matter_fields(),
+        &firsts3(FRONT_MATTER_FIELDS),
+        &mut out,
+    );
+    compare(
+        "manifest field",
+        &manifest_fields(),
+        &firsts3(MANIFEST_FIELDS),
+        &mut out,
+    );
+    compare(
+        "model",
+        &expected_by::<ModelKind>("no-such-model"),
+        &names(MODELS),
+        &mut out,
+    );
+    compare(
+        "column",
+        &expected_by::<ColumnId>("no-such-column"),
+        &names(COLUMNS),
+        &mut out,
+    );
+    let kinds = reference_kinds();
+    let kind_names: Vec<String> = kinds.iter().map(|k| k.0.clone()).collect();
+    compare(
+        "reference kind",
+        &kind_names,
+        &names(REFERENCE_KINDS),
+        &mut out,
+    );
+    let fields: Vec<String> = (kinds.iter().flat_map(|k| k.1.iter().cloned()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    compare(
+        "reference field",
+        &fields,
+        &names(REFERENCE_FIELDS),
+        &mut out,
+    );
+    let presets: Vec<String> = Preset::ALL.iter().map(|p| p.name().to_owned()).collect();
+    compare("diagram preset", &presets, &names(PRESETS), &mut out);
+    let mut cli = crate::cli::Cli::command();
+    cli.build();
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        if sub.get_about().is_none() {
+            out.push(format!(
+                "command `{}` has no description (its doc comment)",
+                sub.get_name()
+            ));
+        }
+        for arg in visible_args(sub) {
+            if arg.get_help().is_none() {
+                out.push(format!(
+                    "flag `{}` of `coursegen {}` has no description (its doc comment)",
+                    flag_names(arg),
+                    sub.get_name()
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn visible_args(cmd: &clap::Command) -> impl Iterator<Item = &clap::Arg> {
+    cmd.get_arguments()
+        .filter(|a| !a.is_hide_set() && !matches!(a.get_id().as_str(), "help" | "version"))
+}
+
+fn flag_names(arg: &clap::Arg) -> String {
+    let mut names = Vec::new();
+    if let Some(s) = arg.get_short() {
+        names.push(format!("-{s}"));
+    }
+    if let Some(l) = arg.get_long() {
+        names.push(format!("--{l}"));
+    }
+    if names.is_empty() {
+        let value = (arg.get_value_names())
+            .and_then(|v| v.first())
+            .map_or_else(|| arg.get_id().as_str().to_uppercase(), |v| v.to_string());
+        names.push(value);
+    }
+    names.join(", ")
+}
+
+/// `text` (help from the code: plain text with `code` spans) as Markdown: `<` outside the
+/// code spans escaped, so that `<root>` is not taken for an HTML tag.
+fn markdown(text: &str) -> String {
+    (text.split('`').enumerate())
+        .map(|(i, part)| {
+            if i % 2 == 0 {
+                part.replace('<', "&lt;")
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+/// `text` fit for one cell of a Markdown table.
+fn cell(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A `|` that is already escaped stays as it is.
+    text.replace("\\|", "\u{1}").replace(['|', '\u{1}'], "\\|")
+}
+
+const GENERATED: &str = "<!-- Generated from the code by `cargo test --lib guide_reference` \
+                         (src/guide_reference_tests.rs): do not edit. -->";
+
+fn commands_page() -> String {
+    let mut cli = crate::cli::Cli::command();
+    cli.build();
+    let mut page = format!("# Commands and flags\n\n{GENERATED}\n\n");
+    page.push_str(
+        "Every command of `coursegen`, with every flag, from the definition that parses the \
+         command line (the same one `coursegen help`, `coursegen man` and the shell \
+         completions print). What the commands are for, and the behaviour they share (exit \
+         codes, `--quiet` and `--verbose`, where output goes), is in [Commands](../commands.md).\n",
+    );
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = sub.get_name();
+        let _ = write!(page, "\n## `coursegen {name}`\n\n");
+        let about = sub
+            .get_long_about()
+            .or(sub.get_about())
+            .map(|a| a.to_string());
+        if let Some(about) = about {
+            let _ = writeln!(page, "{}\n", markdown(about.trim()));
+        }
+        let usage = sub
+            .clone()
+            .bin_name(format!("coursegen {name}"))
+            .render_usage();
+        let usage = usage.to_string();
+        let usage = usage.trim_start_matches("Usage: ");
+        let _ = writeln!(page, "```text\n{usage}\n```");
+        let args: Vec<&clap::Arg> = visible_args(sub).collect();
+        if args.is_empty() {
+            continue;
+        }
+        page.push_str("\n| flag | value | default | meaning |\n| --- | --- | --- | --- |\n");
+        for arg in args {
+            let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
+            let value = if takes_value {
+                let names = arg
+                    .get_value_names()
+                    .map(|v| v.iter().map(|n| n.to_string()));
+                let name = names
+                    .and_then(|mut n| n.next())
+                    .unwrap_or_else(|| arg.get_id().as_str().to_uppercase());
+                let possible: Vec<String> = (arg.get_possible_values().iter())
+                    .filter(|p| !p.is_hide_set())
+                    .map(|p| format!("`{}`", p.get_name()))
+                    .collect();
+                if possible.is_empty() {
+                    format!("`{name}`")
+                } else {
+                    possible.join(", ")
+                }
+            } else {
+                String::new()
+            };
+            let mut default: Vec<String> = (arg.get_default_values().iter())
+                .filter(|_| takes_value)
+                .map(|d| format!("`{}`", d.to_string_lossy()))
+                .collect();
+            if let Some(env) = arg.get_env() {
+                default.push(format!("env `{}`", env.to_string_lossy()));
+            }
+            let help = arg
+                .get_long_help()
+                .or(arg.get_help())
+                .map(|h| h.to_string());
+            let _ = writeln!(
+                page,
+                "| `{}` | {} | {} | {} |",
+                flag_names(arg),
+                value,
+                default.join(", "),
+                markdown(&cell(&help.unwrap_or_default()))
+            );
+        }
+    }
+    page
+}
+
+fn config_page() -> String {
+    let mut page = format!("# `coursegen.toml` keys\n\n{GENERATED}\n\n");
+    page.push_str(
+        "Every key the site config may hold, from the structs that parse it. The file is \
+         optional and so is every key; an unknown key is an error with a suggestion. How the \
+         config is read and what flags override it: [Site config](../config.md).\n\n\
+         | key | type | default | meaning |\n| --- | --- | --- | --- |\n",
+    );
+    for key in config_keys() {
+        let (_, ty, default, meaning) = CONFIG_KEYS.iter().find(|r| r.0 == key).unwrap();
+        let _ = writeln!(
+            page,
+            "| `{key}` | {} | {} | {} |",
+            cell(ty),
+            cell(default),
+            cell(meaning)
+        );
+    }
+    page
+}
+
+/// A glossary entry and a day page that a plain build publishes, every field filled in.
+const GLOSSARY_ENTRY: &str = "---
+title: What is a warp?
+slug: warp
+term: Warp
+category: Execution
+cc: \"9.0\"
+summary: Thirty-two threads that the GPU schedules together.
+related: [lane]
+appears_in: [day-1]
+sources:
+  - title: CUDA C++ Programming Guide
+    url: https://docs.nvidia.com/cuda/
+diagram:
+  preset: bank-map
+  highlight: { row: 1, column: 2 }
+  width: 33
+  alt: A padded tile, each word shaded by its bank.
+measure: bank_conflicts
+status: published
+byline:
+  written_by: Ada Lovelace
+  reviewed_by: Grace Hopper
+  written_on: 2026-11-01
+  last_checked_on: 2026-11-20
+---
+Thirty-two threads run each instruction together.
+";
+
+/// Whether `yaml_path` (dotted, `[]` for every item) is in `value`; removes it when `remove`.
+fn take(value: &mut serde_norway::Value, path: &[&str], remove: bool) -> bool {
+    let Some((first, rest)) = path.split_first() else {
+        return false;
+    };
+    if let Some(key) = first.strip_suffix("[]") {
+        let Some(serde_norway::Value::Sequence(items)) = value.get_mut(key) else {
+            return false;
+        };
+        let mut found = false;
+        for item in items {
+            found |= take(item, rest, remove);
+        }
+        return found;
+    }
+    let Some(map) = value.as_mapping_mut() else {
+        return false;
+    };
+    if rest.is_empty() {
+        return if remove {
+            map.remove(*first).is_some()
+        } else {
+            map.contains_key(*first)
+        };
+    }
+    map.get_mut(*first).is_some_and(|v| take(v, rest, remove))
+}
+
+/// The entry text without `field`, or `None` when it does not have the field.
+fn without(entry: &str, field: &str) -> Option<String> {
+    let (yaml, body) = entry
+        .trim_start_matches("---\n")
+        .split_once("---\n")
+        .unwrap();
+    let mut value: serde_norway::Value = serde_norway::from_str(yaml).unwrap();
+    let path: Vec<&str> = field.split('.').collect();
+    take(&mut value, &path, true).then(|| {
+        let yaml = serde_norway::to_string(&value).unwrap();
+        format!("---\n{yaml}---\n{body}")
+    })
+}
+
+fn rules(strict: bool) -> Rules {
+    Rules {
+        today: jiff::civil::date(2026, 11, 30),
+        review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        strict,
+        preview: false,
+        signatures: None,
+    }
+}
+
+/// What the editorial rule makes of `text` as `file`: `None` when it does not load at all,
+/// else whether it is published.
+fn publishes(file: &str, text: &str, strict: bool) -> Option<bool> {
+    let entry = crate::content::load::parse_entry(Path::new(file), text).ok()?;
+    let entry = Arc::new(entry);
+    Some(matches!(
+        policy::verdict_of(&entry, &rules(strict)),
+        Verdict::Publish(_)
+    ))
+}
+
+/// The same entry as a day page: the fields only a glossary entry has left in, which a day
+/// page may carry too.
+fn day_page() -> String {
+    GLOSSARY_ENTRY.replace("slug: warp\n", "slug: day-1\n")
+}
+
+/// Whether publishing needs `field`, asked of the rule: the field is taken out of a
+/// glossary entry and a day page that publish, and the verdict compared.
+fn needed(field: &str) -> String {
+    const GLOSSARY: &str = "content/glossary/warp.md";
+    const DAY: &str = "content/days/day-1.md";
+    assert_eq!(
+        publishes(GLOSSARY, GLOSSARY_ENTRY, false),
+        Some(true),
+        "the example must publish"
+    );
+    assert_eq!(
+        publishes(DAY, &day_page(), false),
+        Some(true),
+        "the example must publish"
+    );
+    if field == "byline.reviewed_hash" {
+        // Under --strict the review must be pinned: the example pinned, then not.
+        let entry = crate::content::load::parse_entry(Path::new(GLOSSARY), GLOSSARY_ENTRY).unwrap();
+        let hash = policy::pin::review_hash(&entry);
+        let pinned = GLOSSARY_ENTRY.replace(
+            "  last_checked_on: 2026-11-20\n",
+            &format!("  last_checked_on: 2026-11-20\n  reviewed_hash: {hash}\n"),
+        );
+        assert_eq!(
+            publishes(GLOSSARY, &pinned, true),
+            Some(true),
+            "the pinned example must publish"
+        );
+        let unpinned = without(&pinned, field).unwrap();
+        return match publishes(GLOSSARY, &unpinned, true) {
+            Some(false) => "under `--strict`".into(),
+            _ => "no".into(),
+        };
+    }
+    let Some(glossary) = without(GLOSSARY_ENTRY, field) else {
+        return "no".into();
+    };
+    let day = without(&day_page(), field).unwrap();
+    let (g, d) = (
+        publishes(GLOSSARY, &glossary, false),
+        publishes(DAY, &day, false),
+    );
+    let parent = field
+        .rsplit_once('.')
+        .map(|(p, _)| p.trim_end_matches("[]"));
+    match (g, d, parent) {
+        (None, None, None) => "always: the file does not load without it".into(),
+        (None, None, Some(parent)) => format!("always, in a `{parent}`"),
+        (Some(false), Some(false), _) => "every published entry".into(),
+        (Some(false), Some(true), _) => "published glossary entries".into(),
+        _ => "no".into(),
+    }
+}
+
+fn front_matter_page() -> String {
+    let mut page = format!("# Front-matter fields\n\n{GENERATED}\n\n");
+    page.push_str(
+        "Every field an entry's front matter may hold, from the structs that parse it. \
+         \"Publishing needs it\" is asked of the editorial rule itself: the field is taken out \
+         of a glossary entry and a day page that publish, and the verdict compared. A \
+         published entry also needs `status: published`, a named author and a different \
+         named reviewer, and no placeholder text left ([The editorial \
+         rule](../reviewing/editorial-rule.md)). An unknown field is an error with a \
+         suggestion. How entries are written: [Entries and pages](../writing/entries.md).\n\n\
+         | field | type | publishing needs it | meaning |\n| --- | --- | --- | --- |\n",
+    );
+    for field in front_matter_fields() {
+        let (_, ty, meaning) = FRONT_MATTER_FIELDS.iter().find(|r| r.0 == field).unwrap();
+        let _ = writeln!(
+            page,
+            "| `{field}` | {} | {} | {} |",
+            cell(ty),
+            needed(&field),
+            cell(meaning)
+        );
+    }
+    page
+}
+
+/// A manifest of this repository's, every field filled in.
+fn example_manifest() -> serde_norway::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/bank_conflicts.yaml");
+    serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn manifest_page() -> String {
+    let mut page = format!("# Kernel manifest fields\n\n{GENERATED}\n\n");
+    page.push_str(
+        "A kernel `kernels/<name>.cu` has its sweep in `kernels/<name>.yaml`, as data: what \
+         `coursegen measure --gpu` runs and what the Measured table shows. Every field, from \
+         the structs that parse it; \"required\" is asked of the parser, by taking the field out \
+         of `kernels/bank_conflicts.yaml`. Editing a manifest makes the kernel's records stale, \
+         as editing the kernel does. How a kernel is measured: [On a \
+         workstation](../measuring/workstation.md).\n\n\
+         | field | type | required | meaning |\n| --- | --- | --- | --- |\n",
+    );
+    let example = example_manifest();
+    for field in manifest_fields() {
+        let (_, ty, meaning) = MANIFEST_FIELDS.iter().find(|r| r.0 == field).unwrap();
+        let path: Vec<&str> = field.split('.').collect();
+        let mut value = example.clone();
+        let required = if take(&mut value, &path, true) {
+            if serde_norway::from_value::<Manifest>(value).is_ok() {
+                "no"
+            } else {
+                "yes"
+            }
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            page,
+            "| `{field}` | {} | {required} | {} |",
+            cell(ty),
+            cell(meaning)
+        );
+    }
+    page.push_str("\n## `model`\n\n| value | the rows are checked against |\n| --- | --- |\n");
+    for model in expected_by::<ModelKind>("no-such-model") {
+        let (_, meaning) = MODELS.iter().find(|r| r.0 == model).unwrap();
+        let _ = writeln!(page, "| `{model}` | {} |", cell(meaning));
+    }
+    page.push_str("\n## `reference.kind`\n\n| kind | fields | what each thread returns |\n| --- | --- | --- |\n");
+    for (kind, fields) in reference_kinds() {
+        let (_, meaning) = REFERENCE_KINDS.iter().find(|r| r.0 == kind).unwrap();
+        let fields: Vec<String> = (fields.iter())
+            .map(|f| {
+                let (_, m) = REFERENCE_FIELDS.iter().find(|r| r.0 == f).unwrap();
+                format!("`{f}`: {m}")
+            })
+            .collect();
+        let _ = writeln!(
+            page,
+            "| `{kind}` | {} | {} |",
+            cell(&fields.join("; ")),
+            cell(meaning)
+        );
+    }
+    page.push_str("\n## `table.columns[].id`\n\n| column | shows |\n| --- | --- |\n");
+    for column in expected_by::<ColumnId>("no-such-column") {
+        let (_, meaning) = COLUMNS.iter().find(|r| r.0 == column).unwrap();
+        let _ = writeln!(page, "| `{column}` | {} |", cell(meaning));
+    }
+    page
+}
+
+/// The options of `diagram:` that `preset` takes, asked of the diagram check: each option
+/// is set alone, to a value it accepts, and the check says whether it applies.
+fn takes(preset: Preset, option: &str) -> bool {
+    let mut spec = DiagramSpec::new(preset);
+    match option {
+        "highlight" => spec.highlight = Some(Cell { row: 0, column: 0 }),
+        "width" => spec.width = Some(TILE_WIDTHS[0]),
+        "stride" => spec.stride = Some(1),
+        "paths" => spec.paths = Some(PATH_COUNTS[1]),
+        _ => unreachable!("{option}"),
+    }
+    match render_svg(&spec, "t", "d") {
+        Ok(_) => true,
+        Err(DiagramError::OptionNotApplicable { .. }) => false,
+        Err(e) => panic!("{preset} {option}: {e}"),
+    }
+}
+
+fn diagrams_page() -> String {
+    let mut page = format!("# Diagram options\n\n{GENERATED}\n\n");
+    page.push_str(
+        "`diagram:` in an entry's front matter draws a picture from the bank, coalescing or \
+         divergence model. Every preset, and which options each takes, asked of the diagram \
+         check itself. `alt` is required in every diagram. How diagrams look and what they \
+         are for: [Diagrams](../writing/diagrams.md).\n\n## Presets\n\n\
+         | preset | draws |\n| --- | --- |\n",
+    );
+    for preset in Preset::ALL {
+        let (_, meaning) = PRESETS.iter().find(|r| r.0 == preset.name()).unwrap();
+        let _ = writeln!(page, "| `{}` | {} |", preset.name(), cell(meaning));
+    }
+    let options = ["highlight", "width", "stride", "paths"];
+    page.push_str("\n## Which preset takes which option\n\n| preset |");
+    for o in options {
+        let _ = write!(page, " `{o}` |");
+    }
+    page.push_str("\n| --- |");
+    page.push_str(&" --- |".repeat(options.len()));
+    page.push('\n');
+    for preset in Preset::ALL {
+        let _ = write!(page, "| `{}` |", preset.name());
+        for o in options {
+            page.push_str(if takes(preset, o) { " yes |" } else { " — |" });
+        }
+        page.push('\n');
+    }
+    let widths: Vec<String> = TILE_WIDTHS.iter().map(u32::to_string).collect();
+    let paths: Vec<String> = PATH_COUNTS.iter().map(u32::to_string).collect();
+    let _ = write!(
+        page,
+        "\n## Values\n\n| option | accepts | default |\n| --- | --- | --- |\n\
+         | `highlight` | `{{ row, column }}`, a word of the tile | none |\n\
+         | `width` | {} | 32 |\n\
+         | `stride` | 0 to {MAX_STRIDE} for `lane-banks`, 0 to {MAX_SECTOR_STRIDE} for `lane-sectors` | 1 |\n\
+         | `paths` | {} | 2 |\n",
+        widths.join(" or "),
+        paths.join(", ")
+    );
+    page
+}
+
+fn pages() -> Vec<(&'static str, String)> {
+    vec![
+        ("commands.md", commands_page()),
+        ("config.md", config_page()),
+        ("front-matter.md", front_matter_page()),
+        ("manifest.md", manifest_page()),
+        ("diagrams.md", diagrams_page()),
+    ]
+}
+
+fn reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("guide/src/reference")
+}
+
+#[test]
+fn every_key_field_and_flag_is_described() {
+    let missing = undescribed();
+    assert!(
+        missing.is_empty(),
+        "the guide's reference lacks:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn reference_pages_are_up_to_date() {
+    let dir = reference_dir();
+    let mut stale = Vec::new();
+    for (name, text) in pages() {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            stale.push(format!("guide/src/reference/{name}"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the reference was not what the code generates; rewritten, commit them: {}",
+        stale.join(", ")
+    );
+}
