@@ -341,6 +341,16 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
         "stop a row after this many seconds of sampling even if not converged",
     ),
     (
+        "compare",
+        "mapping",
+        "how a re-measurement is compared with the record before it (`measure` and `measure --compare`)",
+    ),
+    (
+        "compare.threshold",
+        "number",
+        "the change of a row's median (0.02 = 2 %, the default) under which a row reads `same` even when the Mann–Whitney test finds a difference",
+    ),
+    (
         "table",
         "mapping",
         "which rows and columns the glossary table shows",
@@ -560,6 +570,7 @@ fn manifest_fields() -> Vec<String> {
             "launch" => fields_of::<Launch>(),
             "sampling" => fields_of::<Sampling>(),
             "table" => fields_of::<Table>(),
+            "compare" => fields_of::<crate::measurement::manifest::Compare>(),
             "reference" => vec!["kind"],
             _ => continue,
         };
