@@ -123,8 +123,8 @@ fn in_course(site: &Site, course: &Path, args: &[&str]) -> std::process::Output 
 
 /// A new course starts with the two-person rule in force: init writes the allowed-signers
 /// file (no key yet, its format explained) and the CODEOWNERS lines that put it and the
-/// measurement records under a maintainer's review. With the file there, the publish build
-/// refuses an entry whose byline merely types two names; without it, that entry publishes.
+/// measurement records under a maintainer's review. The course requires signatures: the
+/// publish build refuses an entry whose byline merely types two names, file or no file.
 #[test]
 fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
     let site = bare();
@@ -159,9 +159,9 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
     let out = site.root().join("out");
     let strict = ["build", "--strict", "--out", out.to_str().unwrap()];
     assert_code(&in_course(&site, &course, &strict), 0);
-    // An entry whose review is pinned by typed names alone (signed without a key, with no
-    // keys file): it publishes without the file, and is refused once the file is there.
-    std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
+    // An entry whose review is pinned by typed names alone (signed without a key): an init'd
+    // course requires signatures, so it is refused, naming the entry; deleting the keys file
+    // does not let it through (no silent downgrade).
     std::fs::write(
         course.join("content/glossary/lane.md"),
         published("Lane", ""),
@@ -176,12 +176,19 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
         "Ada Lovelace",
     ];
     assert_code(&in_course(&site, &course, &sign), 0);
-    assert_code(&in_course(&site, &course, &strict), 0);
-    std::fs::write(course.join(".coursegen/allowed_signers"), &signers).unwrap();
     let o = in_course(&site, &course, &strict);
     assert_code(&o, 1);
     assert!(
-        stderr(&o).contains("content/glossary/lane.md") && stderr(&o).contains("signature"),
+        stderr(&o).contains("content/glossary/lane.md")
+            && stderr(&o).contains("no author signature"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
+    let o = in_course(&site, &course, &strict);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("`require_signatures = true`, but there is no allowed-signers file"),
         "{}",
         stderr(&o)
     );

@@ -736,27 +736,39 @@ fn a_trusted_ref_that_names_no_commit_or_no_signers_is_an_error() {
         assert_code(&o, 1);
         assert!(stderr(&o).contains(why), "{rev}: {}", stderr(&o));
     }
-    // A trusted branch that requires signatures but lists nobody.
-    site.write(SIGNERS, "# nobody yet\n");
+    // A trusted branch without the file, though its config requires signatures.
+    std::fs::remove_file(site.root().join(SIGNERS)).unwrap();
     git(&site, &["add", "-A"]);
-    git(&site, &["commit", "-qm", "empty list"]);
+    git(&site, &["commit", "-qm", "no list"]);
     let o = site.run(&["check", "--trusted-ref", "main"]);
     assert_fails_at(
         &o,
         "coursegen.toml",
-        "field `review.require_signatures`: signatures are required, but the allowed-signers file lists nobody in main",
+        "field `review.require_signatures`: signatures are required, but main has no allowed-signers file at .coursegen/allowed_signers",
     );
 }
 
 #[test]
-fn a_course_that_requires_signatures_refuses_an_empty_signers_file() {
+fn a_course_that_lists_nobody_yet_publishes_nothing_signed_and_says_why() {
     let keys = Keys::new();
     let site = signed_site(&keys);
     site.write(SIGNERS, "# nobody yet\n");
+    site.write("content/glossary/lane.md", draft("Lane"));
     let o = site.run(&["check"]);
+    let line = line_of(&site, WARP, "reviewer_signature");
     assert_fails_at(
         &o,
-        "coursegen.toml",
-        "field `review.require_signatures`: `require_signatures = true`, but the allowed-signers file .coursegen/allowed_signers lists nobody",
+        &format!("{WARP}:{line}"),
+        "field `byline.reviewer_signature`: reviewer signature refused: unknown key",
     );
+    let err = stderr(&o);
+    assert!(
+        err.contains(".coursegen/allowed_signers lists nobody yet: add the author's and the reviewer's public keys, one line each"),
+        "{err}"
+    );
+    assert!(!err.contains("lane.md"), "drafts need no signature: {err}");
+    // With nothing published, a course without keys builds (a new course's first push).
+    std::fs::remove_file(site.root().join(WARP)).unwrap();
+    std::fs::remove_file(site.root().join(BANK)).unwrap();
+    assert_code(&site.run(&["build", "--strict"]), 0);
 }

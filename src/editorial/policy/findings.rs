@@ -511,10 +511,15 @@ fn signature_findings(entry: &Entry, rules: &super::signatures::SignatureRules) 
             super::signed::RoleSignature::Missing => (
                 format!("no {} signature (signatures are required)", role.as_str()),
                 format!(
-                    "the {} runs `coursegen sign {} --role {} --key ~/.ssh/id_ed25519`",
+                    "the {} runs `coursegen sign {} --role {} --key ~/.ssh/id_ed25519`{}",
                     role.as_str(),
                     entry.file.display(),
-                    role.as_str()
+                    role.as_str(),
+                    rules
+                        .pending
+                        .as_deref()
+                        .map(|p| format!("; {p}"))
+                        .unwrap_or_default()
                 ),
             ),
             super::signed::RoleSignature::Invalid(why) => (

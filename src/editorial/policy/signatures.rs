@@ -112,8 +112,9 @@ pub struct SignatureRules {
     pub required: bool,
     /// The time keys' validity is judged at (Unix seconds).
     pub now: i64,
-    /// Why a key the working tree lists may not count yet (`--trusted-ref`, and the change
-    /// edits the file), said beside every refused signature.
+    /// Why signatures may not verify, said beside every refused or missing one: the file
+    /// lists nobody yet, or a key the working tree lists does not count yet (`--trusted-ref`,
+    /// and the change edits the file).
     pub pending: Option<String>,
 }
 
@@ -175,19 +176,11 @@ pub fn rules_for(
     strict: bool,
 ) -> Result<Option<std::sync::Arc<SignatureRules>>, Vec<Diagnostic>> {
     match load(root, rel)? {
-        Some(signers) if require && signers.signers.is_empty() => Err(vec![
-            Diagnostic::new(Path::new("coursegen.toml"), 0, format!(
-                "`require_signatures = true`, but the allowed-signers file {} lists nobody",
-                rel.display()
-            ))
-            .field("review.require_signatures")
-            .help("add the author's and the reviewer's public keys to it, one line each (git's allowed-signers format)"),
-        ]),
         Some(signers) => Ok(Some(std::sync::Arc::new(SignatureRules {
+            pending: nobody_listed(&signers),
             signers,
             required: require || strict,
             now: now(),
-            pending: None,
         }))),
         None if require => Err(vec![
             Diagnostic::new(Path::new("coursegen.toml"), 0, format!(
@@ -199,6 +192,17 @@ pub fn rules_for(
         ]),
         None => Ok(None),
     }
+}
+
+/// What a refused or missing signature's help adds when the file lists nobody: a course
+/// that requires signatures and has listed no keys yet publishes nothing.
+pub(crate) fn nobody_listed(signers: &AllowedSigners) -> Option<String> {
+    signers.signers.is_empty().then(|| {
+        format!(
+            "{} lists nobody yet: add the author's and the reviewer's public keys, one line each",
+            signers.file.display()
+        )
+    })
 }
 
 /// Now, in Unix seconds: `SOURCE_DATE_EPOCH` when set (tests, reproducible builds), else the clock.

@@ -151,8 +151,8 @@ pub type Trusted = (Option<Arc<SignatureRules>>, Vec<Diagnostic>);
 /// The signature rules of a build that trusts `revision`: signatures are checked against
 /// the allowed-signers file as `revision` has it, and are required when `revision`'s config
 /// requires them, when the working tree's does (a change may add the requirement, never
-/// remove it), or under `--strict` once `revision` has the file. Required and nobody listed
-/// is an error. The warnings say when the working tree's file differs from the trusted one:
+/// remove it), or under `--strict` once `revision` has the file. Required with no file in
+/// `revision` is an error; an empty one publishes nothing signed. The warnings say when the working tree's file differs from the trusted one:
 /// keys a change adds count once that change is merged.
 pub fn rules_for(
     root: &Path,
@@ -176,34 +176,26 @@ pub fn rules_for(
         None => None,
     };
     let required = trusted.require_signatures || require_here || (strict && signers.is_some());
-    let listed = signers.as_ref().is_some_and(|s| !s.signers.is_empty());
-    if required && !listed {
-        let why = match &signers {
-            None => format!(
+    if required && signers.is_none() {
+        return Err(vec![
+            Diagnostic::new(Path::new("coursegen.toml"), 0, format!(
                 "signatures are required, but {} has no allowed-signers file at {}",
                 revision.name(),
                 rel.display()
-            ),
-            Some(_) => format!(
-                "signatures are required, but the allowed-signers file lists nobody in {}",
-                revision.name()
-            ),
-        };
-        return Err(vec![
-            Diagnostic::new(Path::new("coursegen.toml"), 0, why)
-                .field("review.require_signatures")
-                .help("add the reviewers' keys (git's allowed-signers format) in a change of their own, and merge it first"),
+            ))
+            .field("review.require_signatures")
+            .help("add the reviewers' keys (git's allowed-signers format) in a change of their own, and merge it first"),
         ]);
     }
     let mut warnings = Vec::new();
     let here = std::fs::read(root.join(rel)).ok();
-    let pending = (here.as_deref() != text.as_deref().map(str::as_bytes)).then(|| {
+    let edited = (here.as_deref() != text.as_deref().map(str::as_bytes)).then(|| {
         format!(
             "this change edits {}, whose keys count once that change is merged on its own",
             rel.display()
         )
     });
-    if pending.is_some() {
+    if edited.is_some() {
         warnings.push(
             Diagnostic::new(rel, 0, format!(
                 "this change edits the allowed-signers file: signatures are checked against the file as {} has it",
@@ -214,6 +206,10 @@ pub fn rules_for(
         );
     }
     let rules = signers.map(|signers| {
+        let pending = match (signatures::nobody_listed(&signers), edited) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
         Arc::new(SignatureRules {
             signers,
             required,
