@@ -55,8 +55,9 @@
 #
 # Knobs (environment):
 #   SIZES="1000 10000"  RUNS=5  SEED=1
-#   STORE=/dev/shm/coursegen-anchors   work folder (tmpfs); only folders this script,
-#                                      gen_corpus or convert.py wrote there are deleted
+#   STORE=/dev/shm/coursegen-anchors   work folder (tmpfs): n<N>/ (corpus, zola, hugo: their
+#                                      writers refuse a folder they did not write; out,
+#                                      cg-cache: deleted and rewritten) and zola-empty/
 #   OUT=/tmp/coursegen-anchors-results runs.tsv, build logs
 #   RESULTS=benches/results/<UTC date>-anchors.md   where the tables are written
 #   COURSEGEN=path  time that binary instead of building this checkout's (cargo --release)
@@ -185,6 +186,9 @@ run_tool() {
         dir=$base/zola
         local config=config.toml
         [ "$tool" = zola_plain ] && config="config-plain.toml"
+        # Zola 0.22.0 with style = "class" writes its theme's CSS into the site's static/
+        # (giallo.css), which every later build would then copy: start each run without it.
+        rm -f "$dir/static/giallo.css"
         cmd=("${ZOLA[@]}" --root "$dir" --config "$config" build --output-dir "$dest")
         ;;
     hugo_plain | hugo_full)
@@ -323,7 +327,27 @@ stats() {
 ran() { [ -n "$(stats "$1" "$2" 4)" ]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.1f×" : "—"), (b > 0 ? a / b : 0) }'; }
 
+# ratios N TOOL: "wall× / CPU× / RSS×" of TOOL's medians over its coursegen baseline's.
+ratios() {
+    local b
+    b=$(baseline "$2")
+    if ! ran "$1" "$2" || ! ran "$1" "$b"; then
+        echo "—"
+        return
+    fi
+    echo "$(ratio "$(stats "$1" "$2" 4 | cut -d' ' -f1)" "$(stats "$1" "$b" 4 | cut -d' ' -f1)") /" \
+        "$(ratio "$(stats "$1" "$2" cpu | cut -d' ' -f1)" "$(stats "$1" "$b" cpu | cut -d' ' -f1)") /" \
+        "$(ratio "$(stats "$1" "$2" 5 | cut -d' ' -f1)" "$(stats "$1" "$b" 5 | cut -d' ' -f1)")"
+}
 {
+    echo "Ratios of medians, anchor ÷ coursegen in the same mode: wall / CPU / peak RSS (above 1: coursegen is faster or smaller)."
+    echo
+    echo "| entries | Zola, plain | Hugo, plain | Zola, highlighting + search | Hugo, highlighting |"
+    echo "| ---: | ---: | ---: | ---: | ---: |"
+    for n in $SIZES; do
+        echo "| $n | $(ratios "$n" zola_plain) | $(ratios "$n" hugo_plain) | $(ratios "$n" zola_full) | $(ratios "$n" hugo_full) |"
+    done
+    echo
     echo "Clean builds in tmpfs, interleaved; medians of $RUNS runs after one warm-up round, [min–max]."
     echo "CPU = user + sys. Ratios: the anchor's median over coursegen's in the same mode"
     echo "(plain rows against coursegen plain, highlighted rows against coursegen highlighting + search;"
