@@ -11,7 +11,8 @@
 - only measure.yml runs on self-hosted runners, and it starts by hand only
   (workflow_dispatch: never on a pull request or a push); no workflow uses
   pull_request_target;
-- ci.yml runs .ci/run on every push and pull request.
+- ci.yml runs .ci/run on every push and pull request;
+- every job that can write (a `write` permission) has a timeout-minutes.
 
     python3 tests/ci/workflows.py
 
@@ -59,6 +60,11 @@ def main():
         check("pull_request_target" not in on, f"{name}: pull_request_target runs with a write token on fork code")
         for job_id, job in wf["jobs"].items():
             where = f"{name} job {job_id}"
+            permissions = job.get("permissions", wf.get("permissions", {}))
+            writes = (["all"] if permissions == "write-all" else
+                      [k for k, v in permissions.items() if v == "write"] if isinstance(permissions, dict) else [])
+            check(not writes or "timeout-minutes" in job,
+                  f"{where} can write ({', '.join(writes)}) and has no timeout-minutes")
             runs_on = job.get("runs-on", "")
             if "self-hosted" in (runs_on if isinstance(runs_on, list) else [runs_on]):
                 check(name == "measure.yml", f"{where} runs on a self-hosted runner; only measure.yml may")
