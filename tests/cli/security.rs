@@ -775,3 +775,47 @@ fn kernels_manifests_and_records_are_files_of_their_own() {
         assert!(!site.exists("public"));
     }
 }
+
+/// One 1 MiB entry of each shape that was superlinear before the cleaner or the YAML parser
+/// (112,000 attributes in one tag took 8 s in a release build; 9,990 `<html>` tags of eleven
+/// attributes 26 s; `[[[…` 30,000 deep 4–6 s): each is refused at once, naming its file,
+/// line and field. `benches/hostile.sh` times twenty of each with the release binary.
+#[test]
+fn a_mebibyte_of_attributes_or_of_nested_yaml_is_refused_at_its_line() {
+    let names: Vec<String> = (0..112_000).map(|i| format!("a{i:x}")).collect();
+    let one_tag = format!("{}\n<div {}>x</div>\n", draft("A"), names.join(" "));
+    let html_tags: String = (0..9_990)
+        .map(|t| {
+            let names: Vec<String> = (0..11).map(|i| format!("a{t:x}b{i}")).collect();
+            format!("<html {}>", names.join(" "))
+        })
+        .collect();
+    let html_tags = format!("{}\n{html_tags}\n", draft("A"));
+    let deep = format!(
+        "---\ntitle: Deep\nstatus: draft\nsummary: {}{}\n---\nBody.\n",
+        "[".repeat(30_000),
+        "]".repeat(30_000)
+    );
+    let html = "more than 10000 tags of raw HTML in one part of the body, or a tag with more than 256 attributes";
+    let cases = [
+        (one_tag, format!("content/glossary/a.md:7: {html}")),
+        (html_tags, format!("content/glossary/a.md:7: {html}")),
+        (
+            deep,
+            "content/glossary/a.md:4: field `summary`: front matter opens more than 256 lists"
+                .to_string(),
+        ),
+    ];
+    for (text, error) in cases {
+        assert!(text.len() <= 1 << 20, "{}", text.len());
+        let site = Site::new();
+        site.write("content/glossary/a.md", text);
+        let start = std::time::Instant::now();
+        let o = site.run(&["build", "--drafts", "--no-search"]);
+        let took = start.elapsed();
+        assert_code(&o, 1);
+        assert!(stderr(&o).contains(&error), "{}", stderr(&o));
+        // A debug build; the release binary takes a few milliseconds.
+        assert!(took < std::time::Duration::from_secs(10), "{error}: {took:?}");
+    }
+}
