@@ -819,3 +819,49 @@ fn a_mebibyte_of_attributes_or_of_nested_yaml_is_refused_at_its_line() {
         assert!(took < std::time::Duration::from_secs(10), "{error}: {took:?}");
     }
 }
+
+/// A committed file's name is content: one holding a newline and a workflow command, a
+/// carriage return, escape and bell characters and a bidirectional override prints as
+/// escaped text from every command that names it — no line GitHub Actions would obey, no
+/// character a terminal acts on — in the build summary too.
+#[cfg(unix)]
+#[test]
+fn a_file_name_cannot_forge_a_workflow_command_or_drive_the_terminal() {
+    let site = Site::new();
+    let name = "x\n::error file=README.md,line=1::FORGED\r::add-mask::m\u{1b}[2J\u{7}\u{202e}##[error]y.md";
+    // `slug:` names the page, so the file name reaches only the messages.
+    let entry = "---\ntitle: X\nslug: x\nstatus: draft\n---\nDraft body.\n";
+    site.write(&format!("content/glossary/{name}"), entry);
+    site.write("content/glossary/b.md", draft("B"));
+    let summary = site.root().join("summary.md");
+    let runs: [&[&str]; 6] = [
+        &["build", "--summary", summary.to_str().unwrap()],
+        &["build", "--drafts"],
+        &["check"],
+        &["check", "--format", "json"],
+        &["status"],
+        &["status", "--json"],
+    ];
+    let mut outputs = Vec::new();
+    for args in runs {
+        for actions in [false, true] {
+            let o = match actions {
+                true => site.run_in_actions(args),
+                false => site.run(args),
+            };
+            let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+            assert!(all.contains("FORGED"), "{args:?} does not name the file: {all}");
+            outputs.push((format!("{args:?}"), all));
+        }
+    }
+    outputs.push(("summary".into(), std::fs::read_to_string(&summary).unwrap()));
+    for (what, text) in outputs {
+        for line in text.lines() {
+            assert!(!line.trim_start().starts_with("::"), "{what}: {line:?}");
+            assert!(!line.contains("##["), "{what}: {line:?}");
+        }
+        for c in ['\r', '\u{1b}', '\u{7}', '\u{202e}'] {
+            assert!(!text.contains(c), "{what} holds {c:?}: {text:?}");
+        }
+    }
+}
