@@ -28,19 +28,20 @@ fn main() {
 /// The checkout's short commit; `None` outside git. (Whether the tree is dirty is left out:
 /// nothing here would rebuild when a file is edited, so it could not stay true.)
 fn git_commit() -> Option<String> {
-    // A new commit moves HEAD or the branch it names; rebuild then.
-    let head = std::fs::read_to_string(".git/HEAD").ok()?;
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    if let Some(branch) = head.strip_prefix("ref: ") {
-        println!("cargo:rerun-if-changed=.git/{}", branch.trim());
-    }
     let run = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
+        let o = Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(o.stdout).ok()?;
+        o.status.success().then(|| text.trim().to_string())
     };
-    let sha = String::from_utf8(run(&["rev-parse", "--short=12", "HEAD"])?.stdout).ok()?;
-    Some(sha.trim().to_string())
+    // A new commit moves HEAD or the branch it names; rebuild then. Asked of git, not read
+    // from `.git/HEAD`: in a worktree `.git` is a file, and HEAD lives elsewhere.
+    let head = run(&["rev-parse", "--git-path", "HEAD"])?;
+    println!("cargo:rerun-if-changed={head}");
+    if let Ok(text) = std::fs::read_to_string(&head)
+        && let Some(branch) = text.strip_prefix("ref: ")
+        && let Some(path) = run(&["rev-parse", "--git-path", branch.trim()])
+    {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    run(&["rev-parse", "--short=12", "HEAD"])
 }

@@ -1,7 +1,6 @@
 //! Writing a file whole: a temporary file in the same folder, flushed to disk, then renamed
 //! over the old one, so a reader or a crash sees the old file or the new one, never half of
-//! either. Records, `sign`'s edits and `init`'s files are written so. Depends on nothing of
-//! ours.
+//! either. Records, `sign`'s edits and `init`'s files are written so.
 use std::io::Write;
 use std::path::Path;
 

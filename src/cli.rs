@@ -17,7 +17,7 @@ use crate::cmd::shell::CompletionsArgs;
 use crate::cmd::sign::SignArgs;
 use crate::cmd::status::StatusArgs;
 use crate::cmd::{self, Failure, emit_err};
-use crate::sign;
+use crate::editorial::sign;
 
 /// coursegen builds a GPU programming course: glossary entries and day pages in Markdown
 /// with YAML front matter become a static site whose diagrams come from a model of the

@@ -9,7 +9,7 @@ use clap::Args;
 
 use crate::config::{Config, ConfigError};
 use crate::content::Diagnostics;
-use crate::policy;
+use crate::editorial::policy;
 
 pub mod build;
 pub mod eject;
@@ -47,7 +47,7 @@ impl Failure {
 pub struct ReviewArgs {
     /// Days after `last_checked_on` at which a review expires: a warning, and an error
     /// under --strict [default: 365]
-    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::policy::MAX_REVIEW_MAX_AGE_DAYS)))]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS)))]
     pub review_max_age: Option<u32>,
 }
 
@@ -83,7 +83,7 @@ impl CacheArgs {
         if self.no_cache {
             return Ok(None);
         }
-        crate::site::build_cache::cache_dir(root, self.cache_dir.as_deref())
+        crate::site::render::build_cache::cache_dir(root, self.cache_dir.as_deref())
             .map_err(|e| Failure::Usage(e.into()))
     }
 }

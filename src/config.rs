@@ -2,7 +2,6 @@
 //! sub-path), repository for edit links, language, review expiry, and site-absolute paths
 //! that live outside the site. Parsed with the toml crate into `RawConfig` (what the file
 //! says; unknown keys refused), then checked into `Config` (what the build trusts).
-//! Depends only on `content::Diagnostic`, a leaf.
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -314,7 +313,7 @@ impl Config {
         config.require_signatures = raw.review.require_signatures.unwrap_or(false);
         if let Some(days) = &raw.review_max_age_days {
             match u32::try_from(*days.get_ref()) {
-                Ok(d) if (1..=crate::policy::MAX_REVIEW_MAX_AGE_DAYS).contains(&d) => {
+                Ok(d) if (1..=crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS).contains(&d) => {
                     config.review_max_age_days = Some(d)
                 }
                 _ => problems.push(
@@ -324,7 +323,7 @@ impl Config {
                         format!(
                             "{} is not a number of days from 1 to {}",
                             days.get_ref(),
-                            crate::policy::MAX_REVIEW_MAX_AGE_DAYS
+                            crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS
                         ),
                     )
                     .help("write a whole number of days, e.g. `review_max_age_days = 365`; a review must expire"),

@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::site::BuildOptions;
+use crate::site::options::BuildOptions;
 
 mod http;
 mod memo;
@@ -105,8 +105,8 @@ pub fn serve(
         highlight: true,
         out: Some(out.clone()),
         config: crate::config::Config::default(),
-        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
-        today: crate::policy::today().ok(),
+        review_max_age_days: crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        today: crate::editorial::policy::today().ok(),
         cache_dir,
         // Indexing for search is the dearest part of a build (BENCHMARKS.md, Search): too
         // slow to redo on every save.

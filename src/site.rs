@@ -8,31 +8,17 @@ use rayon::prelude::*;
 use crate::content::{self, Diagnostic, Diagnostics};
 use crate::templates::Templates;
 
-mod assets;
-pub(crate) mod bodies;
-pub mod build_cache;
 pub(crate) mod check;
-pub(crate) mod diagrams;
 #[cfg(test)]
 mod fuzz_tests;
-mod generated;
-mod indexes;
-pub(crate) mod links;
-mod measurements;
-pub(crate) mod nav;
-mod options;
-pub mod output;
-pub(crate) mod page;
-pub mod pages;
-mod plan;
+pub(crate) mod options;
 pub(crate) mod render;
-mod search;
-mod summary;
-mod urls;
+pub(crate) mod summary;
+pub(crate) mod write;
 
-pub use options::{BuildOptions, CacheCounts, Report, Timings};
-use output::OutputError;
-pub use render::RenderError;
+use self::options::{BuildOptions, CacheCounts, Report, Timings};
+use self::render::{RenderError, Renderer};
+use self::write::OutputError;
 
 /// Why a build failed.
 #[derive(Debug, thiserror::Error)]
@@ -57,14 +43,14 @@ pub enum SiteError {
     Render(#[from] RenderError),
     /// The search index could not be built.
     #[error(transparent)]
-    Search(#[from] search::SearchError),
+    Search(#[from] render::search::SearchError),
 }
 
 /// Builds the site under `root` (or only checks it when `opts.out` is `None`): load, check,
 /// and — only when check found nothing — render and write.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
-        output::check_out(root, out)?;
+        write::check_out(root, out)?;
     }
     let start = std::time::Instant::now();
     let site = load(root)?;
@@ -122,21 +108,11 @@ fn write(
     templates: &Templates,
     opts: &BuildOptions,
 ) -> Result<Written, SiteError> {
-    let build_cache = build_cache::BuildCache::new(opts.cache_dir.clone());
-    let info = pages::SiteInfo::new(&opts.config, opts.drafts, checked.home_html.clone());
-    let names = nav::SectionNames::new(&opts.config.sections);
-    let nav = nav::Nav::new(&checked.pages, templates.root(), names);
-    let rc = render::RenderCtx {
-        info: &info,
-        templates,
-        checked,
-        opts,
-        nav: &nav,
-        build_cache: &build_cache,
-    };
-    let staging = output::Staging::new(out)?;
-    let records: Vec<search::Record> = (checked.pages.par_iter())
-        .filter_map(|p| render::record(p, rc))
+    let nav = Renderer::nav_of(checked, opts);
+    let renderer = Renderer::new(checked, templates, opts, &nav);
+    let staging = write::Staging::new(out)?;
+    let records = (checked.pages.par_iter())
+        .filter_map(|p| renderer.record(p))
         .collect();
     // The pages, the files made from the whole site (indexes, feed, llms.txt) and the
     // search index at once: the site files are one thread's work, and an edit re-indexes
@@ -144,43 +120,20 @@ fn write(
     let (pages, (files, index)) = rayon::join(
         || {
             checked.pages.par_iter().try_for_each(|p| {
-                staging.write_all(&render::page(p, rc)?)?;
+                staging.write_all(&renderer.page(p)?)?;
                 Ok::<_, SiteError>(())
             })
         },
-        || {
-            rayon::join(
-                || site_files(checked, &info, templates, &nav, opts),
-                || match opts.search {
-                    true => search::index(records, &build_cache),
-                    false => Ok(Vec::new()),
-                },
-            )
-        },
+        || rayon::join(|| renderer.site_files(), || renderer.search_index(records)),
     );
     pages?;
     let mut files = files?;
     files.extend(index?);
-    // Pages without a diagram name the site's card as their og:image, which only an
-    // absolute address can (see render::page).
-    if opts.config.base_url.is_some() {
-        let bytes = diagrams::site_card(&info.title, &build_cache).map_err(|error| {
-            render::RenderError::Raster {
-                file: diagrams::SITE_CARD_PNG.into(),
-                error,
-            }
-        })?;
-        files.push(output::OutFile {
-            path: diagrams::SITE_CARD_PNG.into(),
-            bytes,
-        });
-    }
+    files.extend(renderer.site_card()?);
     staging.write_all(&files)?;
     staging.commit(&checked.copies)?;
-    Ok(Written {
-        warning: build_cache.warning(),
-        counts: build_cache.counts(),
-    })
+    let (warning, counts) = renderer.cache_report();
+    Ok(Written { warning, counts })
 }
 
 /// What [`write`] reports besides the files.
@@ -189,34 +142,4 @@ struct Written {
     warning: Option<Diagnostic>,
     /// What the build cache held and what was made (`None`: no cache).
     counts: Option<CacheCounts>,
-}
-
-/// The files made from the whole site rather than one page: home page and section indexes
-/// (with `search-index.json`), the sitemap (publish build with an address), `404.html` and
-/// the search page, `feed.xml` and `llms.txt`. `serve` writes them through here too.
-pub(crate) fn site_files(
-    checked: &check::CheckedSite,
-    info: &pages::SiteInfo,
-    templates: &Templates,
-    nav: &nav::Nav,
-    opts: &BuildOptions,
-) -> Result<Vec<output::OutFile>, SiteError> {
-    let urls = urls::Urls::new(&opts.config);
-    let mut files = indexes::indexes(&checked.pages, &checked.intros, info, templates, nav, urls)?;
-    if let (Some(base), true) = (&opts.config.base_url, opts.writes_sitemap()) {
-        files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
-    }
-    files.extend(generated::plain_pages(info, templates, nav)?);
-    let published: Vec<&content::Entry> = checked
-        .pages
-        .iter()
-        .filter(|p| p.draft_reason.is_none())
-        .map(|p| &*p.entry)
-        .collect();
-    let (base, root) = (opts.config.base_url.as_deref(), templates.root());
-    let today = opts.today.unwrap_or_else(crate::policy::clock_today);
-    files.push(generated::feed(&published, info, (base, root), today));
-    files.push(generated::robots_txt(opts, root));
-    files.push(generated::llms_txt(&published, info, nav, base, root));
-    Ok(files)
 }

@@ -1,5 +1,7 @@
-//! ARCHITECTURE.md's rules about the code itself, read from `src/`: no import cycle between
-//! modules, no `super::super::`, no `mod.rs`, and no stage that takes serve's memo.
+//! The rules about the code itself, read from `src/`: which top-level module may import
+//! which ([`MAY_IMPORT`], the table the `//!` headers used to state in prose), no import
+//! cycle between modules (each merged with its submodules), no arrow back up inside
+//! `src/site/`, no `super::super::`, no `mod.rs`, and no stage that takes serve's memo.
 //!
 //! The module graph: one node per file (`src/site/check.rs` is `site::check`), an edge for
 //! every path into another module that a `use` or the code names (`crate::…`, `super::…`,
@@ -254,15 +256,19 @@ fn children_named(module: &str, code: &str, known: &BTreeMap<String, String>) ->
 
 /// The module graph: module → the modules its code depends on.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let known = modules();
+    graph_of(&modules())
+}
+
+/// The module graph of `known` (module → code).
+fn graph_of(known: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, code) in &known {
+    for (module, code) in known {
         let deps = edges.entry(module.clone()).or_default();
         if !module.is_empty() {
-            deps.extend(children_named(module, code, &known));
+            deps.extend(children_named(module, code, known));
         }
         for path in paths(code) {
-            if let Some(t) = target(module, &path, &known)
+            if let Some(t) = target(module, &path, known)
                 && t != *module
                 // The crate root only declares the modules.
                 && !t.is_empty()
@@ -336,51 +342,245 @@ fn encloses(a: &str, b: &str) -> bool {
     a.is_empty() || a == b || b.starts_with(&format!("{a}::"))
 }
 
-/// The graph without edges between a module and its own ancestors: a module and its
-/// submodules are one unit, whose parent is its interface (a submodule uses the parent's
-/// types, the parent calls its submodules). Cycles between units are what is refused.
-fn between_units(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
-    (graph.iter())
-        .map(|(m, deps)| {
-            let deps = (deps.iter())
-                .filter(|t| !encloses(t, m) && !encloses(m, t))
-                .cloned()
+/// The child of `parent` that is or holds `module` (`site::check` for `site` and
+/// `site::check::plan`); `None` when `module` is `parent` or lies outside it.
+fn child_of<'m>(parent: &str, module: &'m str) -> Option<&'m str> {
+    let rest = match parent {
+        "" => module,
+        p => module.strip_prefix(p)?.strip_prefix("::")?,
+    };
+    let first = rest.split("::").next().filter(|f| !f.is_empty())?;
+    Some(&module[..module.len() - rest.len() + first.len()])
+}
+
+/// Every parent's children, each merged with all its submodules, as graphs: an edge
+/// `site::check → site::render` for any import from inside one into the other. A cycle
+/// through a submodule (`site::check → policy → policy::findings → site::check`) is a
+/// cycle between `site` and `policy` in the root's graph.
+fn merged_levels(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut levels: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let parents: BTreeSet<String> = (graph.keys())
+        .flat_map(|m| {
+            let parts: Vec<&str> = m.split("::").collect();
+            (0..parts.len()).map(move |n| parts[..n].join("::"))
+        })
+        .collect();
+    for parent in &parents {
+        let level = levels.entry(parent.clone()).or_default();
+        for (from, deps) in graph {
+            let Some(a) = child_of(parent, from) else {
+                continue;
+            };
+            level.entry(a.to_string()).or_default();
+            for to in deps {
+                if let Some(b) = child_of(parent, to).filter(|b| *b != a) {
+                    level.get_mut(a).unwrap().insert(b.to_string());
+                }
+            }
+        }
+    }
+    levels
+}
+
+/// The cycles of every level of [`merged_levels`], each as its edges.
+fn merged_cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for level in merged_levels(graph).values() {
+        for cycle in cycles(level) {
+            let edges: Vec<String> = (cycle.iter())
+                .flat_map(|m| {
+                    (level[m].iter())
+                        .filter(|t| cycle.contains(t))
+                        .map(move |t| format!("{m} → {t}"))
+                })
                 .collect();
-            (m.clone(), deps)
+            out.push(edges.join(", "));
+        }
+    }
+    out
+}
+
+/// Which top-level module may import which: the crate's layers. `cmd` and `cli` sit on
+/// top; `site` runs the stages; the leaves import nothing of ours. A new import across
+/// these lines is a design change: change the table in the same commit, and say why.
+const MAY_IMPORT: &[(&str, &[&str])] = &[
+    // Leaves.
+    ("atomic", &[]),
+    ("bank", &[]),
+    ("canonical", &[]),
+    ("content", &[]),
+    ("sanitize", &[]),
+    // Parsing and presentation on top of the leaves.
+    ("theme", &["content"]),
+    ("templates", &["theme"]),
+    ("highlight", &["content"]),
+    ("markdown", &["content", "highlight", "sanitize"]),
+    // The editorial rule, the course's config (which reads the rule's limits) and the
+    // measuring side.
+    ("editorial", &["atomic", "canonical", "content"]),
+    ("config", &["content", "editorial"]),
+    (
+        "measurement",
+        &["atomic", "bank", "canonical", "content", "markdown"],
+    ),
+    // The stages, and serve on top of them.
+    (
+        "site",
+        &[
+            "bank",
+            "config",
+            "content",
+            "editorial",
+            "highlight",
+            "markdown",
+            "measurement",
+            "sanitize",
+            "templates",
+            "theme",
+        ],
+    ),
+    (
+        "serve",
+        &[
+            "config",
+            "content",
+            "editorial",
+            "site",
+            "templates",
+            "theme",
+        ],
+    ),
+    // The commands.
+    (
+        "cmd",
+        &[
+            "atomic",
+            "config",
+            "content",
+            "editorial",
+            "measurement",
+            "serve",
+            "site",
+            "theme",
+        ],
+    ),
+    ("cli", &["cmd", "editorial"]),
+];
+
+/// The imports between top-level modules that [`MAY_IMPORT`] does not allow, and the
+/// top-level modules it does not list.
+fn forbidden(graph: &BTreeMap<String, BTreeSet<String>>, table: &[(&str, &[&str])]) -> Vec<String> {
+    let allowed: BTreeMap<&str, &[&str]> = table.iter().copied().collect();
+    let mut out = Vec::new();
+    for (module, deps) in &merged_levels(graph)[""] {
+        let Some(may) = allowed.get(module.as_str()) else {
+            out.push(format!("{module}: not in MAY_IMPORT"));
+            continue;
+        };
+        for dep in deps.iter().filter(|d| !may.contains(&d.as_str())) {
+            let via: Vec<&String> = (graph.iter())
+                .filter(|(m, ds)| {
+                    child_of("", m) == Some(module) && ds.iter().any(|d| encloses(dep, d))
+                })
+                .map(|(m, _)| m)
+                .collect();
+            out.push(format!("{module} → {dep} (from {via:?})"));
+        }
+    }
+    out
+}
+
+/// The imports inside `under` that run back up: a module that imports an item of one of
+/// its own ancestors' files (a stage that imports from `site.rs`).
+fn back_up(graph: &BTreeMap<String, BTreeSet<String>>, under: &str) -> Vec<String> {
+    (graph.iter())
+        .filter(|(m, _)| encloses(under, m))
+        .flat_map(|(m, deps)| {
+            (deps.iter())
+                .filter(move |d| *d != m && encloses(d, m))
+                .map(move |d| format!("{m} → {d}"))
         })
         .collect()
 }
 
 #[test]
-fn the_stages_import_nothing_from_the_module_that_runs_them() {
+fn no_arrow_inside_site_runs_back_up() {
     // site.rs runs load → check → render → write; what they share is in site::options.
-    let graph = graph();
-    let up: Vec<String> = (graph.iter())
-        .filter(|(m, deps)| m.starts_with("site::") && deps.contains("site"))
-        .map(|(m, _)| m.clone())
-        .collect();
-    assert!(up.is_empty(), "stages that import from site.rs: {up:?}");
+    let up = back_up(&graph(), "site");
+    assert!(
+        up.is_empty(),
+        "imports that run back up inside site/: {up:#?}"
+    );
 }
 
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
-    let graph = between_units(&graph());
-    let found = cycles(&graph);
-    let explain: Vec<String> = found
-        .iter()
-        .map(|c| {
-            let edges: Vec<String> = c
-                .iter()
-                .flat_map(|m| {
-                    (graph[m].iter())
-                        .filter(|t| c.contains(t))
-                        .map(move |t| format!("{m} → {t}"))
-                })
-                .collect();
-            edges.join(", ")
-        })
+    let found = merged_cycles(&graph());
+    assert!(found.is_empty(), "import cycles: {found:#?}");
+}
+
+#[test]
+fn each_top_level_module_imports_only_what_the_table_allows() {
+    let found = forbidden(&graph(), MAY_IMPORT);
+    assert!(
+        found.is_empty(),
+        "imports MAY_IMPORT does not allow: {found:#?}"
+    );
+}
+
+/// A made-up crate's graph, from module → code.
+fn made_up(modules: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
+    let known = (modules.iter())
+        .map(|(m, code)| (m.to_string(), code.to_string()))
         .collect();
-    assert!(found.is_empty(), "import cycles: {explain:#?}");
+    graph_of(&known)
+}
+
+#[test]
+fn a_cycle_through_a_submodule_is_found() {
+    // site::check → policy → policy::findings → site::check: policy.rs itself names
+    // nothing of site, so only the merged view sees the loop.
+    let graph = made_up(&[
+        ("", "pub mod policy;\npub mod site;\n"),
+        ("site", "mod check;\n"),
+        ("site::check", "use crate::policy::Rules;\n"),
+        ("policy", "mod findings;\npub struct Rules;\n"),
+        ("policy::findings", "use crate::site::check::Parts;\n"),
+    ]);
+    let found = merged_cycles(&graph);
+    assert_eq!(found, vec!["policy → site, site → policy".to_string()]);
+    // Without the import back, no cycle.
+    let graph = made_up(&[
+        ("", "pub mod policy;\npub mod site;\n"),
+        ("site", "mod check;\n"),
+        ("site::check", "use crate::policy::Rules;\n"),
+        ("policy", "mod findings;\npub struct Rules;\n"),
+        ("policy::findings", "fn f() {}\n"),
+    ]);
+    assert!(merged_cycles(&graph).is_empty());
+}
+
+#[test]
+fn a_forbidden_import_and_an_arrow_back_up_are_found() {
+    let graph = made_up(&[
+        ("", "pub mod bank;\npub mod site;\n"),
+        ("bank", "mod model;\n"),
+        ("bank::model", "use crate::site::options::BuildOptions;\n"),
+        ("site", "mod options;\nmod render;\npub enum SiteError {}\n"),
+        ("site::options", "pub struct BuildOptions;\n"),
+        ("site::render", "use super::SiteError;\n"),
+    ]);
+    let table: &[(&str, &[&str])] = &[("bank", &[]), ("site", &["bank"])];
+    assert_eq!(
+        forbidden(&graph, table),
+        vec!["bank → site (from [\"bank::model\"])".to_string()]
+    );
+    assert_eq!(
+        back_up(&graph, "site"),
+        vec!["site::render → site".to_string()]
+    );
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! The `bank-map` preset: a 32-row shared tile, every word shaded by and labelled with its
-//! bank, one row and one column optionally picked out. Uses `bank::model` for every bank
-//! number and verdict it draws.
+//! bank, one row and one column optionally picked out.
 
 use super::model::{self, Geometry};
 use super::svg::{Anchor, Frame, INK, MUTED_INK, STATIC_END, STATIC_START, Svg, bank_fill};

@@ -1,6 +1,6 @@
 //! The global-memory coalescing model, pure like the bank model beside it: a warp's 32
 //! addresses become requests for 32-byte sectors of 128-byte cache lines, and the cost of a
-//! warp-wide load is the number of distinct sectors it touches. Depends on nothing.
+//! warp-wide load is the number of distinct sectors it touches.
 use std::collections::BTreeSet;
 
 use super::model::WARP_SIZE;

@@ -1,8 +1,8 @@
 //! The warp-divergence model, pure like the bank and coalescing models beside it: each of a
 //! warp's 32 lanes is on a path, and the warp runs every distinct path in a pass of its own
 //! with only that path's lanes switched on. Lanes on one path run together; paths are
-//! serialised. So a branch that splits a warp into P paths of equal work costs P passes, and
-//! the lanes active per executed instruction fall from 32 to 32 / P. Depends on nothing.
+//! serialised. So a branch that splits a warp into P paths of equal work costs P passes,
+//! and the lanes active per executed instruction fall from 32 to 32 / P.
 
 use super::model::WARP_SIZE;
 

@@ -1,8 +1,8 @@
 //! The digits of the diagrams' numeric labels as glyph outlines, drawn once in `<defs>` and
 //! placed with `<use>`: a bank map has over a thousand labels, and laying each out as
-//! `<text>` made both the SVG and its rasterisation slow (`benches/diagrams.sh`). The outlines and advance come
-//! from usvg's own layout of the embedded font, so a `<use>` label covers the pixels the
-//! `<text>` it replaces would. Uses `bank::font` and nothing else of ours.
+//! `<text>` made both the SVG and its rasterisation slow (`benches/diagrams.sh`). The
+//! outlines and advance come from usvg's own layout of the embedded font, so a `<use>`
+//! label covers the pixels the `<text>` it replaces would.
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;

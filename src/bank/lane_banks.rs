@@ -1,6 +1,6 @@
-//! The `lane-banks` preset: the 32 lanes of a warp reading word `stride · L`, a line from each
-//! lane to the bank it hits, and every bank shaded by how many distinct words it must serve.
-//! Uses `bank::model` for every bank number, count and verdict it draws.
+//! The `lane-banks` preset: the 32 lanes of a warp reading word `stride · L`, a line from
+//! each lane to the bank it hits, and every bank shaded by how many distinct words it must
+//! serve.
 
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN, box_left};
 use super::model::{self, Geometry, WarpAccess};

@@ -1,7 +1,6 @@
 //! The `lane-paths` preset: the 32 lanes of a warp split into `paths` groups of neighbours,
 //! each group on a path of its own, and under them one row per pass the warp makes, the
-//! lanes switched on in that pass shaded. Uses `bank::divergence` for every pass, lane and
-//! count it draws.
+//! lanes switched on in that pass shaded.
 
 use super::divergence::{self, Divergence, LANES};
 use super::lanes::{self, BOX, LANE_TOP, LEFT, PITCH, RIGHT_MARGIN, box_left};

@@ -1,7 +1,6 @@
 //! The `lane-sectors` preset: the 32 lanes of a warp reading 4-byte word `stride · L` from
 //! global memory, a line from each lane to the 32-byte sector that holds its word, and the
-//! 128-byte lines the warp spans, each cut into its four sectors, fetched ones shaded. Uses
-//! `bank::coalescing` for every sector, line and byte count it draws.
+//! 128-byte lines the warp spans, each cut into its four sectors, fetched ones shaded.
 
 use super::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN};

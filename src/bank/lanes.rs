@@ -1,6 +1,6 @@
 //! What the two warp diagrams (`lane-banks`, `lane-sectors`) share: the lane row's layout,
 //! the heading with the name of each row, the numbered lane boxes, and the connectors from
-//! each lane down to what it reads. Uses `bank::svg`.
+//! each lane down to what it reads.
 
 use std::fmt::Display;
 

@@ -1,7 +1,7 @@
 //! Indexed-colour PNG for rasterised diagrams. They are flat fills with anti-aliased edges,
 //! so a palette of the 256 most frequent colours keeps every fill exact and maps the rarer
 //! edge shades to their nearest entry; the PNG is a quarter of the RGBA bytes before
-//! compression. Deterministic, and without a GPL quantiser. Uses the `png` crate.
+//! compression. Deterministic, and without a GPL quantiser.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

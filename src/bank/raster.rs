@@ -2,8 +2,7 @@
 //! Text is drawn with a font embedded in the binary, never with the machine's fonts, so the
 //! PNG is the same everywhere. What every card shares (a bank map's panel, a card's chrome)
 //! is rendered once per process and the rest drawn over it, for speed alone:
-//! `benches/diagrams.sh` is the benchmark that justifies it. Uses resvg (usvg, tiny-skia),
-//! `bank::font` and `bank::palette`.
+//! `benches/diagrams.sh` is the benchmark that justifies it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -1,6 +1,5 @@
 //! SVG writing shared by the bank diagrams: the document frame with its accessible
-//! `<title>`/`<desc>`, XML escaping, text, numeric labels, and the palettes. Uses
-//! `bank::glyphs` for the labels.
+//! `<title>`/`<desc>`, XML escaping, text, numeric labels, and the palettes.
 
 use std::fmt::{self, Write as _};
 

@@ -7,7 +7,8 @@ use clap::Args;
 
 use super::{CacheArgs, Failure, ReviewArgs, emit, emit_err, load_config, printable_json, today};
 use crate::content::diagnostic::{printable, printable_lines};
-use crate::site::{self, BuildOptions, Report, SiteError};
+use crate::site::options::{BuildOptions, Report};
+use crate::site::{self, SiteError};
 
 /// Flags of `coursegen build`.
 #[derive(Debug, Args)]

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{Failure, emit, today};
 use crate::content::diagnostic::printable;
-use crate::sign::{self, SignOptions};
+use crate::editorial::sign::{self, SignOptions};
 
 /// Arguments of `coursegen sign`.
 #[derive(Debug, Args)]
@@ -42,8 +42,13 @@ pub struct SignArgs {
 /// Runs `coursegen sign`.
 pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Result<(), Failure> {
     let config = super::load_config(root, config_file)?;
-    let signers = crate::policy::signatures::rules_for(root, &config.allowed_signers, false, false)
-        .map_err(|d| Failure::Content(anyhow::anyhow!("{}", crate::content::Diagnostics(d))))?;
+    let signers = crate::editorial::policy::signatures::rules_for(
+        root,
+        &config.allowed_signers,
+        false,
+        false,
+    )
+    .map_err(|d| Failure::Content(anyhow::anyhow!("{}", crate::content::Diagnostics(d))))?;
     let fail = |e: sign::SignError| {
         if e.is_content() {
             Failure::Content(e.into())

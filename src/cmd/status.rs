@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{Failure, ReviewArgs, load_config, today};
 use crate::content::{self, Diagnostics};
-use crate::policy;
+use crate::editorial::policy;
 use crate::site::SiteError;
 
 /// Arguments of `coursegen status`.
@@ -45,12 +45,12 @@ pub fn run_status(
         )
         .map_err(|d| Failure::Content(anyhow::anyhow!("{}", Diagnostics(d))))?,
     };
-    let report = crate::status::report(&site.entries, &rules);
+    let report = crate::editorial::status::report(&site.entries, &rules);
     let text = if args.json {
         let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.into()))?;
         super::printable_json(&json) + "\n"
     } else {
-        crate::status::table(&report)
+        crate::editorial::status::table(&report)
     };
     // `coursegen status | head` closes the pipe early: that is not an error.
     match super::try_emit(&mut std::io::stdout().lock(), &text) {

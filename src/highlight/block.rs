@@ -1,7 +1,6 @@
 //! One code block as HTML: highlighted (or escaped) code in `<pre><code>`, split into
-//! numbered and marked lines on request, and for an included file a `<figure>` whose caption
-//! names the file and lines and links to its copy in the site. Uses `fence`, `include`, the
-//! lexers and the emitter.
+//! numbered and marked lines on request, and for an included file a `<figure>` whose
+//! caption names the file and lines and links to its copy in the site.
 use super::emit::escape_into;
 use super::fence::FenceInfo;
 use super::include::{Included, SOURCE_DIR};

@@ -1,6 +1,6 @@
 //! The lexer for C, C++ and CUDA: comments, string/char/raw-string literals, numbers,
 //! preprocessor directives, keywords, types, CUDA qualifiers and built-ins, function calls
-//! and `<<<…>>>` launches. Uses only the shared emitter.
+//! and `<<<…>>>` launches.
 use super::cuda_api::{RUNTIME_API, RUNTIME_TYPES};
 use super::emit::{
     Class, Emitter, Token, ident_end, is_ident, line_end, number_end, quoted_end, scan,

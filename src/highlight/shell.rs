@@ -1,8 +1,8 @@
-//! The lexer for POSIX shell and bash, with the state a shell keeps: quoting (single, double,
-//! ANSI-C `$'…'`, backslash escapes outside quotes), heredocs (bodies plain, `<<-` and quoted
-//! delimiters), nested `$( … )`, `$(( … ))`, `${ … }` and backticks, `case` patterns,
-//! redirections with fd numbers, `x+=( … )` arrays and `{ … }` groups. `lex_command` lexes one
-//! command of a terminal session for `console`. Uses only the shared emitter.
+//! The lexer for POSIX shell and bash, with the state a shell keeps: quoting (single,
+//! double, ANSI-C `$'…'`, backslash escapes outside quotes), heredocs (bodies plain, `<<-`
+//! and quoted delimiters), nested `$( … )`, `$(( … ))`, `${ … }` and backticks, `case`
+//! patterns, redirections with fd numbers, `x+=( … )` arrays and `{ … }` groups.
+//! `lex_command` lexes one command of a terminal session for `console`.
 use super::emit::{Class, Emitter, ident_end};
 
 mod redirect;

@@ -1,7 +1,6 @@
 //! The preview's HTTP/1.1 side: reads one request within hard limits (request line,
 //! headers, idle time), answers only local `Host`s, maps paths into the output folder
 //! (never outside it) and writes the response; `HEAD` gets GET's headers without the body.
-//! Uses only the standard library, `percent-encoding` and the sibling `reload` module.
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Component, Path, PathBuf};

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::content::{Diagnostic, Entry};
-use crate::policy::{Rules, Verdict};
+use crate::editorial::policy::{Rules, Verdict};
+use crate::site::check::links::Targets;
 use crate::site::check::{self, EntryChecks, PageCx, Parts};
-use crate::site::links::Targets;
 
 /// Results of a function of one entry, each kept with the entry it was computed for (so
 /// its address is not reused while kept) and the key of the other arguments.

@@ -34,14 +34,15 @@ use super::memo::CheckMemo;
 use crate::config::Config;
 use crate::content::load::{Changed, DAYS, GLOSSARY, LoadCache};
 use crate::content::{self, Entry};
-use crate::site::bodies::Bodies;
-use crate::site::build_cache::BuildCache;
-use crate::site::check::CheckedSite;
-use crate::site::diagrams::Drawn;
-use crate::site::output::OutFile;
-use crate::site::page::Page;
-use crate::site::render::{self, RenderCtx};
-use crate::site::{BuildOptions, SiteError, check, nav, pages};
+use crate::site::SiteError;
+use crate::site::check::bodies::Bodies;
+use crate::site::check::diagrams::Drawn;
+use crate::site::check::page::Page;
+use crate::site::check::{self, CheckedSite};
+use crate::site::options::BuildOptions;
+use crate::site::render::Renderer;
+use crate::site::render::nav::Nav;
+use crate::site::write::OutFile;
 use crate::templates::Templates;
 
 /// What changed since the last good build.
@@ -94,7 +95,7 @@ struct Last {
     /// Every entry loaded, in path order.
     entries: Vec<Arc<Entry>>,
     /// The reading order.
-    nav: Arc<nav::Nav>,
+    nav: Arc<Nav>,
     /// Entry pages, by URL.
     pages: HashMap<String, Rendered>,
     /// Section intros, by URL: HTML and draft reason (the section indexes show them).
@@ -189,7 +190,7 @@ impl Rebuilder {
             .at_domain_root();
         self.opts.review_max_age_days = config
             .review_max_age_days
-            .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
+            .unwrap_or(crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
         self.opts.config = config;
         let changed = if self.pending.reload {
             // The memo holds checks made with the old config, records and kernels.
@@ -247,21 +248,13 @@ impl Rebuilder {
                     .collect(),
                 site: true,
                 listed: true,
-                nav: Arc::new(nav::Nav::new(
-                    &checked.pages,
-                    &self.opts.config.root,
-                    nav::SectionNames::new(&self.opts.config.sections),
-                )),
+                nav: Arc::new(Renderer::nav_of(checked, &self.opts)),
             };
         };
         let listed = listings_changed(last, site, checked);
         // Nothing lists show changed: the reading order is the last one.
         let nav = match listed {
-            true => Arc::new(nav::Nav::new(
-                &checked.pages,
-                &self.opts.config.root,
-                nav::SectionNames::new(&self.opts.config.sections),
-            )),
+            true => Arc::new(Renderer::nav_of(checked, &self.opts)),
             false => Arc::clone(&last.nav),
         };
         let frame = listed && nav.same_frame(&last.nav);
@@ -299,33 +292,18 @@ impl Rebuilder {
         templates: &Templates,
         plan: &Plan<'_>,
     ) -> Result<(Rendering, usize), SiteError> {
-        let info = pages::SiteInfo::new(
-            &self.opts.config,
-            self.opts.drafts,
-            checked.home_html.clone(),
-        );
-        let build_cache = BuildCache::new(self.opts.cache_dir.clone());
-        let rc = RenderCtx {
-            nav: &plan.nav,
-            build_cache: &build_cache,
-            info: &info,
-            templates,
-            checked,
-            opts: &self.opts,
-        };
+        let renderer = Renderer::new(checked, templates, &self.opts, &plan.nav);
         let pages = (plan.dirty.par_iter())
-            .map(|(p, _)| render::page(p, rc))
+            .map(|(p, _)| renderer.page(p))
             .collect::<Result<Vec<_>, _>>()?;
         let site = match plan.site {
-            true => Some(crate::site::site_files(
-                checked, &info, templates, &plan.nav, &self.opts,
-            )?),
+            true => Some(renderer.site_files()?),
             false => None,
         };
         // Pages as the report counts them: entries, section indexes and the home page.
         let indexes = checked.report.pages.saturating_sub(checked.pages.len());
         let rendered = plan.dirty.len() + if site.is_some() { indexes } else { 0 };
-        if let Some(w) = build_cache.warning() {
+        if let (Some(w), _) = renderer.cache_report() {
             eprintln!("{w}");
         }
         Ok((Rendering { pages, site }, rendered))
@@ -547,7 +525,7 @@ struct Plan<'c> {
     /// Whether something lists show may have changed (pages added or gone among them).
     listed: bool,
     /// The reading order.
-    nav: Arc<nav::Nav>,
+    nav: Arc<Nav>,
 }
 
 /// What one rebuild rendered: each dirty page's files (in the plan's order), and the

@@ -1,7 +1,7 @@
 //! The push channel that reloads open pages: a Server-Sent Events stream that announces
-//! each finished rebuild, the state it ended in (build number and errors, as JSON), and
-//! the external script pages load to follow it — external, so a strict
-//! Content-Security-Policy (`script-src 'self'`) allows it. Uses only `serde_json`.
+//! each finished rebuild, the state it ended in (build number and errors, as JSON), and the
+//! external script pages load to follow it — external, so a strict Content-Security-Policy
+//! (`script-src 'self'`) allows it.
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};

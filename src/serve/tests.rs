@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use super::rebuild::{Done, Rebuilder};
 use crate::config::Config;
-use crate::site::{BuildOptions, SiteError, build, output};
+use crate::site::options::BuildOptions;
+use crate::site::write as output;
+use crate::site::{SiteError, build};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -153,7 +155,7 @@ impl Fixture {
                 let mut opts = options(self.drafts, Some(out.clone()), self.cache.path());
                 opts.review_max_age_days = config
                     .review_max_age_days
-                    .unwrap_or(crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
+                    .unwrap_or(crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);
                 opts.config = config;
                 build(self.root(), &opts).map_err(|e| match e {
                     SiteError::Content(d) => d.0.iter().map(ToString::to_string).collect(),
@@ -193,7 +195,7 @@ fn options(drafts: bool, out: Option<PathBuf>, cache: &Path) -> BuildOptions {
         search: false,
         out,
         config: Config::default(),
-        review_max_age_days: crate::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
+        review_max_age_days: crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: Some(jiff::civil::date(2026, 11, 30)),
         cache_dir: Some(cache.to_path_buf()),
     }
@@ -394,7 +396,7 @@ fn the_publish_preview_equals_a_full_build_after_every_edit() {
 /// window shifted, shows the new order — without rendering every page.
 #[test]
 fn a_retitle_reaches_every_sidebar_that_shows_it() {
-    let n = crate::site::nav::FULL_TREE + 20;
+    let n = crate::site::render::nav::FULL_TREE + 20;
     let mut f = Fixture::new(true, |root| {
         std::fs::remove_dir_all(root.join("content")).unwrap();
         for i in 0..n {

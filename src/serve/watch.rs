@@ -1,7 +1,7 @@
 //! Watches the site's source folders with the platform's file watcher (`notify`: inotify,
 //! FSEvents, ReadDirectoryChangesW) and hands over changes in debounced batches, so an
 //! editor's save — often several events (write to a temporary file, rename, chmod) —
-//! triggers one rebuild. Uses `notify` only.
+//! triggers one rebuild.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};

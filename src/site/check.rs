@@ -15,19 +15,26 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::bodies::{self, Bodies};
-use super::diagrams;
-use super::links::Targets;
-use super::measurements::Measurements;
-use super::output::Copies;
-use super::page::{Lookup, Page};
-use super::{BuildOptions, Report, assets, plan};
+use self::bodies::Bodies;
+use self::links::Targets;
+use self::measurements::Measurements;
+use self::page::{Lookup, Page};
 use crate::bank;
 use crate::content::{self, Diagnostic, Entry, EntryKind};
+use crate::editorial::policy::{self, Rules, Verdict};
 use crate::highlight::include::{IncludeCheck, SOURCE_DIR, Sources};
 use crate::markdown::{Link, RenderOptions};
 use crate::measurement::bindings::Expanded;
-use crate::policy::{self, Rules, Verdict};
+use crate::site::options::{BuildOptions, Report};
+use crate::site::write::Copies;
+
+pub(crate) mod assets;
+pub(crate) mod bodies;
+pub(crate) mod diagrams;
+pub(crate) mod links;
+pub(crate) mod measurements;
+pub(crate) mod page;
+pub(crate) mod plan;
 
 /// What the render and write stages need from a checked site.
 pub(crate) struct CheckedSite {
@@ -51,7 +58,7 @@ pub(crate) struct CheckedSite {
 /// allocation) and the arguments, so an implementation may hand out an earlier result for
 /// the same entry and equal arguments.
 pub(crate) trait EntryChecks: Sync {
-    /// The editorial verdict ([`policy::judge`]).
+    /// The editorial verdict ([`policy::verdict_of`]).
     fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict;
     /// Everything but its links ([`entry_parts`]).
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts>;
@@ -69,7 +76,7 @@ pub(crate) struct Direct;
 
 impl EntryChecks for Direct {
     fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
-        policy::judge(entry, rules)
+        policy::verdict_of(entry, rules)
     }
 
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {

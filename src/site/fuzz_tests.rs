@@ -8,7 +8,8 @@ use std::path::Path;
 use proptest::prelude::*;
 
 use crate::content::front_matter::{self, FieldLines};
-use crate::site::{BuildOptions, SiteError, build};
+use crate::site::options::BuildOptions;
+use crate::site::{SiteError, build};
 
 /// Cases per property in `cargo test`, unless `PROPTEST_CASES` says otherwise; a whole
 /// build costs some 50 ms in a debug build.

@@ -3,18 +3,27 @@
 //! and the write stage stores each as soon as it is done.
 use std::path::Path;
 
-use super::BuildOptions;
-use super::build_cache::BuildCache;
-use super::check::CheckedSite;
-use super::diagrams::{self, DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
-use super::output::OutFile;
-use super::page::Page;
-use super::pages::{self, DiagramCtx, EntryCtx, SiteInfo};
-use super::plan::page_path;
-use super::urls::Urls;
-use super::{generated, search};
-use crate::content::{self, Entry};
+use self::build_cache::BuildCache;
+use self::nav::{Nav, SectionNames};
+use self::pages::{DiagramCtx, EntryCtx, SiteInfo};
+use self::urls::Urls;
+use crate::content::{self, Diagnostic, Entry};
+use crate::site::check::CheckedSite;
+use crate::site::check::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
+use crate::site::check::page::Page;
+use crate::site::check::plan::page_path;
+use crate::site::options::{BuildOptions, CacheCounts};
+use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
+
+pub(crate) mod build_cache;
+mod cards;
+pub(crate) mod generated;
+mod indexes;
+pub(crate) mod nav;
+pub(crate) mod pages;
+pub(crate) mod search;
+pub(crate) mod urls;
 
 /// Why a checked page could not be rendered (templates or the rasteriser, not content).
 #[derive(Debug, thiserror::Error)]
@@ -35,60 +44,159 @@ pub enum RenderError {
         /// The rasteriser's error.
         error: crate::bank::RasterError,
     },
+    /// A template failed on a page made from the whole site (an index, the feed, 404).
+    #[error(transparent)]
+    SiteTemplate(#[from] TemplateError),
 }
 
-/// What every page render shares.
-#[derive(Clone, Copy)]
-pub(crate) struct RenderCtx<'a> {
+/// The render stage's one entry, for `build` and `serve` alike: made from the checked
+/// site, the templates, the options and the reading order, it renders a page, a page's
+/// search record and the files made from the whole site.
+pub(crate) struct Renderer<'a> {
     /// Site-wide values.
-    pub(crate) info: &'a SiteInfo,
+    info: SiteInfo,
     /// The compiled templates.
-    pub(crate) templates: &'a Templates,
+    templates: &'a Templates,
     /// The checked site.
-    pub(crate) checked: &'a CheckedSite,
+    checked: &'a CheckedSite,
     /// Build options.
-    pub(crate) opts: &'a BuildOptions,
+    opts: &'a BuildOptions,
     /// The reading order (sidebar, breadcrumbs, previous/next).
-    pub(crate) nav: &'a super::nav::Nav,
-    /// Where diagram images rendered by earlier builds are kept.
-    pub(crate) build_cache: &'a BuildCache,
+    nav: &'a Nav,
+    /// Where diagram images and search shards rendered by earlier builds are kept.
+    build_cache: BuildCache,
 }
 
-/// The search record of a page the build writes: published pages, and drafts in the
-/// preview (marked). `None` when the build writes no search index.
-pub(crate) fn record(p: &Page, rc: RenderCtx<'_>) -> Option<search::Record> {
-    let RenderCtx {
-        templates,
-        opts,
-        nav,
-        ..
-    } = rc;
-    if !opts.search || opts.out.is_none() {
-        return None;
+impl<'a> Renderer<'a> {
+    /// A renderer for one build (or one rebuild of `serve`).
+    pub(crate) fn new(
+        checked: &'a CheckedSite,
+        templates: &'a Templates,
+        opts: &'a BuildOptions,
+        nav: &'a Nav,
+    ) -> Self {
+        Renderer {
+            info: SiteInfo::new(&opts.config, opts.drafts, checked.home_html.clone()),
+            templates,
+            checked,
+            opts,
+            nav,
+            build_cache: BuildCache::new(opts.cache_dir.clone()),
+        }
     }
-    let (entry, m) = (&*p.entry, &p.entry.meta);
-    let heading = m.term.as_deref().unwrap_or(&m.title);
-    let url = super::urls::href(templates.root(), &entry.url);
-    let summary = m.summary.as_deref().unwrap_or("");
-    let text = search::text_of(&p.bodies.main);
-    let parts = [heading, m.title.as_str(), summary, text.as_str()];
-    let section_title = nav.names().title(&entry.section);
-    let mut r = search::Record::new(url, heading, &section_title, &parts);
-    r.draft = p.draft_reason.is_some();
-    Some(r)
+
+    /// The reading order of a checked site, which a renderer is made with (`serve` keeps
+    /// the last one to see what a change moved).
+    pub(crate) fn nav_of(checked: &CheckedSite, opts: &BuildOptions) -> Nav {
+        Nav::new(
+            &checked.pages,
+            &opts.config.root,
+            SectionNames::new(&opts.config.sections),
+        )
+    }
+
+    /// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram, and the
+    /// Markdown copy (published pages).
+    pub(crate) fn page(&self, p: &Page) -> Result<Vec<OutFile>, RenderError> {
+        page(p, self)
+    }
+
+    /// The search record of a page: published pages, and drafts in the preview (marked).
+    /// `None` when the build writes no search index.
+    pub(crate) fn record(&self, p: &Page) -> Option<search::Record> {
+        if !self.opts.search {
+            return None;
+        }
+        let (entry, m) = (&*p.entry, &p.entry.meta);
+        let heading = m.term.as_deref().unwrap_or(&m.title);
+        let url = urls::href(self.templates.root(), &entry.url);
+        let summary = m.summary.as_deref().unwrap_or("");
+        let text = search::text_of(&p.bodies.main);
+        let parts = [heading, m.title.as_str(), summary, text.as_str()];
+        let section_title = self.nav.names().title(&entry.section);
+        let mut r = search::Record::new(url, heading, &section_title, &parts);
+        r.draft = p.draft_reason.is_some();
+        Some(r)
+    }
+
+    /// The search index of the records, through the build cache (nothing without search).
+    pub(crate) fn search_index(
+        &self,
+        records: Vec<search::Record>,
+    ) -> Result<Vec<OutFile>, search::SearchError> {
+        match self.opts.search {
+            true => search::index(records, &self.build_cache),
+            false => Ok(Vec::new()),
+        }
+    }
+
+    /// The files made from the whole site rather than one page: home page and section
+    /// indexes (with `search-index.json`), the sitemap (publish build with an address),
+    /// `404.html` and the search page, `feed.xml`, `robots.txt` and `llms.txt`, and the
+    /// site's card (with an address: pages without a diagram name it as their og:image).
+    pub(crate) fn site_files(&self) -> Result<Vec<OutFile>, RenderError> {
+        let (checked, info, templates, nav, opts) = (
+            self.checked,
+            &self.info,
+            self.templates,
+            self.nav,
+            self.opts,
+        );
+        let urls = Urls::new(&opts.config);
+        let mut files =
+            indexes::indexes(&checked.pages, &checked.intros, info, templates, nav, urls)?;
+        if let (Some(base), true) = (&opts.config.base_url, opts.writes_sitemap()) {
+            files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
+        }
+        files.extend(generated::plain_pages(info, templates, nav)?);
+        let published: Vec<&Entry> = (checked.pages.iter())
+            .filter(|p| p.draft_reason.is_none())
+            .map(|p| &*p.entry)
+            .collect();
+        let (base, root) = (opts.config.base_url.as_deref(), templates.root());
+        let today = opts
+            .today
+            .unwrap_or_else(crate::editorial::policy::clock_today);
+        files.push(generated::feed(&published, info, (base, root), today));
+        files.push(generated::robots_txt(opts, root));
+        files.push(generated::llms_txt(&published, info, nav, base, root));
+        Ok(files)
+    }
+
+    /// The site's card (`card.png`), written only with an address: pages without a diagram
+    /// name it as their og:image, which only an absolute address can.
+    pub(crate) fn site_card(&self) -> Result<Option<OutFile>, RenderError> {
+        if self.opts.config.base_url.is_none() {
+            return Ok(None);
+        }
+        let bytes = cards::site_card(&self.info.title, &self.build_cache).map_err(|error| {
+            RenderError::Raster {
+                file: SITE_CARD_PNG.into(),
+                error,
+            }
+        })?;
+        Ok(Some(OutFile {
+            path: SITE_CARD_PNG.into(),
+            bytes,
+        }))
+    }
+
+    /// What the build cache could not keep, and what it held and made.
+    pub(crate) fn cache_report(&self) -> (Option<Diagnostic>, Option<CacheCounts>) {
+        (self.build_cache.warning(), self.build_cache.counts())
+    }
 }
 
-/// Renders one entry page: its HTML, and the PNG and full-size SVG of its diagram and the
-/// Markdown copy (published pages) when writing files.
-pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderError> {
-    let RenderCtx {
+/// [`Renderer::page`].
+fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
+    let Renderer {
         info,
         templates,
         checked,
         opts,
         nav,
         build_cache,
-    } = rc;
+    } = r;
     let entry = &*p.entry;
     let urls = Urls::new(&opts.config);
     let content =
@@ -97,30 +205,22 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
     let diagram = match &p.diagram {
         None => None,
         Some(d) => {
-            let png = if opts.out.is_some() {
-                let kicker = format!("{} · {}", info.title, nav.names().title(&entry.section));
-                let bytes =
-                    diagrams::card_of(&d.svg, entry, &kicker, build_cache).map_err(|error| {
-                        RenderError::Raster {
-                            file: entry.file.clone(),
-                            error,
-                        }
-                    })?;
-                files.push(OutFile {
-                    path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_PNG),
-                    bytes,
-                });
-                Some(DIAGRAM_PNG.to_string())
-            } else {
-                None
-            };
+            let kicker = format!("{} · {}", info.title, nav.names().title(&entry.section));
+            let bytes = cards::card_of(&d.svg, entry, &kicker, build_cache).map_err(|error| {
+                RenderError::Raster {
+                    file: entry.file.clone(),
+                    error,
+                }
+            })?;
+            let folder = Path::new(entry.url.trim_matches('/'));
+            files.push(OutFile {
+                path: folder.join(DIAGRAM_PNG),
+                bytes,
+            });
             // The same drawing on its own, which a tap on the inline one opens full size.
-            let full = opts.out.is_some().then(|| {
-                files.push(OutFile {
-                    path: Path::new(entry.url.trim_matches('/')).join(DIAGRAM_SVG),
-                    bytes: d.svg.clone().into_bytes(),
-                });
-                DIAGRAM_SVG.to_string()
+            files.push(OutFile {
+                path: folder.join(DIAGRAM_SVG),
+                bytes: d.svg.clone().into_bytes(),
             });
             let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
             Some(DiagramCtx {
@@ -128,8 +228,8 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
                 alt: alt.unwrap_or_default(),
                 preset: d.preset.to_string(),
                 prose_html: content(&p.bodies.diagram).unwrap_or_default(),
-                png,
-                full,
+                png: Some(DIAGRAM_PNG.to_string()),
+                full: Some(DIAGRAM_SVG.to_string()),
             })
         }
     };
@@ -139,7 +239,7 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
     let m = &entry.meta;
     let lookup = &checked.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
-    let published = p.draft_reason.is_none() && opts.out.is_some();
+    let published = p.draft_reason.is_none();
     let section_title = nav.names().title(&entry.section);
     let byline = pages::byline(entry);
     if published {
@@ -182,9 +282,8 @@ pub(crate) fn page(p: &Page, rc: RenderCtx<'_>) -> Result<Vec<OutFile>, RenderEr
                 let path = format!("{}{png}", entry.url);
                 Some(urls.absolute(&path).unwrap_or_else(|| urls.page(&path)))
             }
-            // The site's card, which a build with an address writes (`site::build`).
-            None if opts.out.is_some() => urls.absolute(&format!("/{SITE_CARD_PNG}")),
-            None => None,
+            // The site's card, which a build with an address writes (`Renderer::site_card`).
+            None => urls.absolute(&format!("/{SITE_CARD_PNG}")),
         },
         edit_url: opts.config.edit_link(&entry.file),
         measured,

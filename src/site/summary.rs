@@ -1,7 +1,7 @@
 //! The build summary as Markdown, for a pull-request comment or a CI job summary
 //! (`build --summary FILE`): pages, published entries, and what keeps each draft back.
 //! Names and reasons come from contributors' files, so every one is escaped.
-use super::Report;
+use crate::site::options::Report;
 
 impl Report {
     /// The summary of this build; `preview` says whether drafts were rendered.

@@ -264,12 +264,7 @@ fn invalid_utf8_names_the_line() {
         b"---\ntitle: x\n---\nok\nbad \xff here\n".as_slice(),
     );
     let o = site.run(&["build", "--drafts"]);
-    assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("x.md:5: the file is not valid UTF-8"),
-        "{}",
-        stderr(&o)
-    );
+    assert_fails_at(&o, "x.md:5", "the file is not valid UTF-8");
 }
 
 #[test]

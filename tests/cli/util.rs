@@ -137,6 +137,19 @@ pub(crate) fn assert_code(o: &Output, code: i32) {
     );
 }
 
+/// The run refused the content (exit 1), and one line of its stderr names `place` (`file:line`)
+/// and says `message` there: the shape of every content error a user reads.
+#[track_caller]
+pub(crate) fn assert_fails_at(o: &Output, place: &str, message: &str) {
+    assert_code(o, 1);
+    let err = stderr(o);
+    let want = format!("{place}: {message}");
+    assert!(
+        err.lines().any(|line| line.contains(&want)),
+        "wanted a line with `{want}` in stderr:\n{err}"
+    );
+}
+
 /// A record's JSON, edited by a test, as `measure` would have written it: sealed with its
 /// checksum, so the test is about what the record says (a hand edit left unsealed is
 /// refused by `build --strict`, and `trust.rs` tests that).

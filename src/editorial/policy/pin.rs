@@ -1,9 +1,8 @@
-//! The review pin: `reviewed_hash` is a SHA-256 of the entry as reviewed — its checked front
-//! matter, the whole byline included (who reviewed it, and when), and its body — so an edit
-//! after the review shows, and so does a reviewer's name swapped or a date moved. The
-//! scheme is versioned: `v2:sha256:<hex>` is this one; `sha256:<hex>` (v1, which left
+//! The review pin: `reviewed_hash` is a SHA-256 of the entry as reviewed — its checked
+//! front matter, the whole byline included (who reviewed it, and when), and its body — so
+//! an edit after the review shows, and so does a reviewer's name swapped or a date moved.
+//! The scheme is versioned: `v2:sha256:<hex>` is this one; `sha256:<hex>` (v1, which left
 //! `reviewed_by` and `last_checked_on` out) is recognised and no longer pins a review.
-//! Depends on `content` and `canonical`.
 use sha2::{Digest, Sha256};
 
 use crate::canonical;

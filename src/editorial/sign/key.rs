@@ -1,12 +1,12 @@
 //! Making a review signature: with `ssh-key` for a plain (unencrypted) Ed25519 or ECDSA
-//! P-256 key file, and through `ssh-keygen -Y sign` for everything else — a public key whose
-//! private half is in ssh-agent, a passphrase-protected key (ssh-keygen asks for it), a
-//! hardware (`sk-`) key — which only OpenSSH can reach. Depends on `policy`.
+//! P-256 key file, and through `ssh-keygen -Y sign` for everything else — a public key
+//! whose private half is in ssh-agent, a passphrase-protected key (ssh-keygen asks for it),
+//! a hardware (`sk-`) key — which only OpenSSH can reach.
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::policy::signatures::{self, NAMESPACE};
+use crate::editorial::policy::signatures::{self, NAMESPACE};
 
 /// The largest key file read (an OpenSSH private key is a few KiB).
 const MAX_KEY_BYTES: u64 = 64 * 1024;

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::build_cache::BuildCache;
-use super::output::OutFile;
 use crate::measurement::record::sha256_hex;
+use crate::site::write::OutFile;
 
 /// Folder of the index, under the site root; the search script loads `pagefind.js` from it.
 pub(crate) const BUNDLE: &str = "pagefind";
@@ -590,7 +590,7 @@ mod tests {
 
     #[test]
     fn the_pagefind_version_in_keys_is_the_one_in_cargo_lock() {
-        let lock = include_str!("../../Cargo.lock");
+        let lock = include_str!("../../../Cargo.lock");
         let package = lock
             .split("[[package]]")
             .find(|p| p.contains("\nname = \"pagefind\"\n"))

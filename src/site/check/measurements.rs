@@ -4,16 +4,16 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::BuildOptions;
 use super::bodies::Bodies;
 use crate::content::{Diagnostic, Entry};
 use crate::measurement::bindings::{self, BindingError, Expanded};
 use crate::measurement::record as records;
 use crate::measurement::view::{self as measured, MeasuredView};
+use crate::site::options::BuildOptions;
 
 /// The Measured section.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct MeasuredCtx {
+pub(crate) struct MeasuredCtx {
     /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
     #[serde(flatten)]
     pub view: crate::measurement::view::MeasuredView,

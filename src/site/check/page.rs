@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::bodies::Bodies;
 use super::diagrams::Drawn;
 use crate::content::Entry;
-use crate::policy::Verdict;
+use crate::editorial::policy::Verdict;
 
 /// A page that passed every check: its entry, body fragments and drawn diagram.
 pub(crate) struct Page {

@@ -4,9 +4,9 @@
 //! and SVGs are checked by `sanitize::check_svg`), copied by the write stage.
 use std::path::{Path, PathBuf};
 
-use super::output::Copies;
 use crate::content::Diagnostic;
 use crate::content::admit::{Purpose, Refusal, SiteRoot};
+use crate::site::write::Copies;
 
 /// `static/` goes to the output root; content assets mirror their place under content/.
 /// Every file is admitted by what it resolves to (`content::admit`): a file that resolves

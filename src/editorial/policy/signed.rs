@@ -1,7 +1,6 @@
 //! The signature rule: a published entry (when signatures are required) carries an author
-//! signature and a reviewer signature over its current pin, by keys of two different
-//! people in the allowed-signers file, whose principals include the byline's names.
-//! Depends on `content`.
+//! signature and a reviewer signature over its current pin, by keys of two different people
+//! in the allowed-signers file, whose principals include the byline's names.
 use crate::content::Entry;
 
 use super::names;

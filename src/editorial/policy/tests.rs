@@ -84,7 +84,7 @@ enum Want<'a> {
 #[track_caller]
 fn case(text: &str, rules: &Rules, want: Want<'_>) {
     let e = entry(text);
-    let verdict = judge(&Arc::new(e), rules);
+    let verdict = verdict_of(&Arc::new(e), rules);
     match (&verdict, &want) {
         (Verdict::Publish(_), Want::Publish) => assert!(verdict.warnings().is_empty()),
         (Verdict::Publish(_), Want::Warn(field, line, msg)) => {
@@ -409,7 +409,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
     );
     // Front matter counts too, status included; the help names the command.
     let e = entry(&pinned.replace("status: published", "status: published\nrelated: [t]"));
-    let Verdict::Refused(d) = judge(&Arc::new(e), &PLAIN) else {
+    let Verdict::Refused(d) = verdict_of(&Arc::new(e), &PLAIN) else {
         panic!("refusal expected")
     };
     assert_eq!(
@@ -566,7 +566,7 @@ fn a_published_entry_needs_every_field() {
         ("written_on: 2026-11-01", "written_on: pending"),
         ("  last_checked_on: 2026-11-02\n", ""),
     ]);
-    let Verdict::Refused(d) = judge(&Arc::new(entry(&t)), &PLAIN) else {
+    let Verdict::Refused(d) = verdict_of(&Arc::new(entry(&t)), &PLAIN) else {
         panic!("refusal expected")
     };
     let got: Vec<_> = d
@@ -578,7 +578,7 @@ fn a_published_entry_needs_every_field() {
         [("byline.written_on", 13), ("byline.last_checked_on", 10)]
     );
     let t = text(&[("summary: s\n", ""), ("cc: \"7.5\"\n", "")]);
-    let Verdict::Refused(d) = judge(&Arc::new(entry(&t)), &PLAIN) else {
+    let Verdict::Refused(d) = verdict_of(&Arc::new(entry(&t)), &PLAIN) else {
         panic!("refusal expected")
     };
     let got: Vec<_> = d.iter().map(|d| d.field.as_deref().unwrap()).collect();
@@ -601,13 +601,13 @@ fn drafts_carry_their_reason() {
         Want::Draft("status is draft; no named author has signed"),
     );
     let e = entry(d);
-    let Verdict::Draft(v) = judge(&Arc::new(e), &PLAIN) else {
+    let Verdict::Draft(v) = verdict_of(&Arc::new(e), &PLAIN) else {
         panic!("draft")
     };
     assert_eq!(v.reason, "status is draft; no named author has signed");
     let t = text(&[("status: published", "status: in-review")]);
     let e = entry(&t);
-    let Verdict::Draft(v) = judge(&Arc::new(e), &PLAIN) else {
+    let Verdict::Draft(v) = verdict_of(&Arc::new(e), &PLAIN) else {
         panic!("draft")
     };
     assert_eq!(v.reason, "status is in-review");
@@ -795,12 +795,12 @@ fn disguised_names_and_scaffold_text_do_not_publish() {
         "written_by:\n    - Ada Lovelace   # the first\n\n    - Alan Turing",
     )]);
     assert!(matches!(
-        judge(&Arc::new(entry(&listed)), &STRICT),
+        verdict_of(&Arc::new(entry(&listed)), &STRICT),
         Verdict::Publish(_)
     ));
     for (what, edits) in cases {
         let e = Arc::new(entry(&signed(edits)));
-        let verdict = judge(&e, &STRICT);
+        let verdict = verdict_of(&e, &STRICT);
         assert!(
             !matches!(verdict, Verdict::Publish(_)),
             "{what}: published: {:?}",

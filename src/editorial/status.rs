@@ -1,13 +1,12 @@
 //! `coursegen status`: what an editor looks at before a release — every entry with its
 //! editorial state, author, reviewer and what it still needs, as a table or JSON.
-//! Depends on `content` and `policy`.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::content::{Entry, Status};
-use crate::policy::{self, Finding, FindingKind, Rules, names};
+use crate::editorial::policy::{self, Finding, FindingKind, Rules, names};
 
 /// One entry's line in the report.
 #[derive(Debug, Clone, Serialize)]
@@ -69,20 +68,14 @@ pub fn report(entries: &[std::sync::Arc<Entry>], rules: &Rules) -> StatusReport 
 
 fn row(entry: &Entry, rules: &Rules) -> Row {
     let findings = policy::assess(entry, rules);
-    let shown = |list: &[String]| -> Vec<String> {
-        list.iter()
-            .filter(|n| !names::is_unsigned(n))
-            .map(|n| names::display_name(n))
-            .collect()
-    };
     let b = &entry.meta.byline;
     Row {
         file: entry.file.clone(),
         url: entry.url.clone(),
         status: entry.meta.status,
         state: state(entry.meta.status, &findings),
-        authors: shown(&b.written_by),
-        reviewers: shown(&b.reviewed_by),
+        authors: names::named_people(&b.written_by),
+        reviewers: names::named_people(&b.reviewed_by),
         missing: findings.iter().map(|f| f.missing.clone()).collect(),
         problems: findings
             .iter()

@@ -19,7 +19,7 @@ const WINDOW: usize = 12;
 
 /// A page as navigation shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NavLink {
+pub(crate) struct NavLink {
     /// Link text: the term for glossary entries, the title otherwise.
     pub text: String,
     /// Page URL, a site path (`/glossary/warp/`).
@@ -34,7 +34,7 @@ pub struct NavLink {
 
 /// One crumb of the breadcrumb trail; the last is the page itself.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Crumb {
+pub(crate) struct Crumb {
     /// Text.
     pub text: String,
     /// URL (a site path), `None` for the page itself.
@@ -45,7 +45,7 @@ pub struct Crumb {
 
 /// A category of a section in the sidebar.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NavGroup {
+pub(crate) struct NavGroup {
     /// Category name, or `None` for a section read in order (days).
     pub name: Option<String>,
     /// Where the section index lists this group.
@@ -64,7 +64,7 @@ pub struct NavGroup {
 
 /// A section in the sidebar.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NavSection {
+pub(crate) struct NavSection {
     /// Heading ("Days", "Glossary").
     pub title: String,
     /// Section index URL.
@@ -79,7 +79,7 @@ pub struct NavSection {
 
 /// What one page shows of the navigation.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
-pub struct PageNav {
+pub(crate) struct PageNav {
     /// The sidebar tree.
     pub sections: Vec<NavSection>,
     /// Breadcrumb trail from the home page.
@@ -176,7 +176,11 @@ impl Nav {
     /// glossary and any other section by name; days by the number in their slug, the
     /// glossary by category and term, any other section by title. Top-level pages are left
     /// out. `root` is the base path links are written under.
-    pub(crate) fn new(shown: &[super::page::Page], root: &str, names: SectionNames) -> Self {
+    pub(crate) fn new(
+        shown: &[crate::site::check::page::Page],
+        root: &str,
+        names: SectionNames,
+    ) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
         for p in shown {
             let e = &*p.entry;
@@ -561,13 +565,13 @@ mod tests {
                 e
             })
             .collect();
-        let pages: Vec<crate::site::page::Page> = entries
+        let pages: Vec<crate::site::check::page::Page> = entries
             .iter()
             .zip(site)
-            .map(|(entry, (.., draft))| crate::site::page::Page {
+            .map(|(entry, (.., draft))| crate::site::check::page::Page {
                 entry: std::sync::Arc::new(entry.clone()),
                 draft_reason: draft.then(|| "a draft".to_string()),
-                bodies: std::sync::Arc::new(crate::site::bodies::Bodies {
+                bodies: std::sync::Arc::new(crate::site::check::bodies::Bodies {
                     main: String::new(),
                     measured: None,
                     diagram: None,

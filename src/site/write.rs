@@ -59,7 +59,7 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
 }
 
 /// Refuses an output folder that is the root, a source folder, or a parent of one.
-pub fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
+pub(crate) fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
     let out_abs = absolute(out);
     let root_abs = absolute(root);
     let refuse = |what: String| {
@@ -126,7 +126,7 @@ fn replaceable(
 }
 
 /// Written into every output folder, so that a later build knows it may replace it.
-pub const MARKER: &str = ".coursegen-output";
+pub(crate) const MARKER: &str = ".coursegen-output";
 
 /// What the marker holds.
 const MARKER_TEXT: &str =
@@ -141,7 +141,7 @@ fn is_marker(path: &Path) -> bool {
 }
 
 /// A file of the output, relative to the output folder.
-pub struct OutFile {
+pub(crate) struct OutFile {
     /// Relative path (`glossary/warp/index.html`).
     pub path: PathBuf,
     /// Contents.
@@ -150,11 +150,11 @@ pub struct OutFile {
 
 /// Where the static files come from (relative path in the output, source: a file, or one
 /// of the built-in theme).
-pub type Copies = Vec<(PathBuf, crate::theme::Source)>;
+pub(crate) type Copies = Vec<(PathBuf, crate::theme::Source)>;
 
 /// A fresh folder beside `out` that receives the build; `commit` swaps it in, and dropping
 /// it without committing removes it, leaving `out` untouched.
-pub struct Staging {
+pub(crate) struct Staging {
     dir: tempfile::TempDir,
     out: PathBuf,
     /// Held until the swap: builds into one parent wait for each other, so the leftovers
@@ -165,7 +165,7 @@ pub struct Staging {
 impl Staging {
     /// Creates the staging folder next to `out` (same file system, so the swap is a rename),
     /// after removing the `.<out>.new-*` and `.<out>.old-*` folders a killed build left.
-    pub fn new(out: &Path) -> Result<Self, OutputError> {
+    pub(crate) fn new(out: &Path) -> Result<Self, OutputError> {
         let out = absolute(out);
         let parent = out.parent().unwrap_or(Path::new("/")).to_path_buf();
         std::fs::create_dir_all(&parent).map_err(io(&parent))?;
@@ -183,14 +183,9 @@ impl Staging {
         })
     }
 
-    /// Writes one file (its folders created as needed). Safe to call from many threads.
-    pub fn write(&self, file: &OutFile) -> Result<(), OutputError> {
-        self.write_all(std::slice::from_ref(file))
-    }
-
     /// Writes files (their folders created as needed), creating a folder once for files
     /// that follow each other in it, as a page's do (`index.html`, `index.md`, its diagram).
-    pub fn write_all(&self, files: &[OutFile]) -> Result<(), OutputError> {
+    pub(crate) fn write_all(&self, files: &[OutFile]) -> Result<(), OutputError> {
         let mut made: Option<&Path> = None;
         for file in files {
             let p = self.dir.path().join(&file.path);
@@ -207,7 +202,7 @@ impl Staging {
     }
 
     /// Copies the static files in, then moves the finished folder into place.
-    pub fn commit(self, copies: &Copies) -> Result<(), OutputError> {
+    pub(crate) fn commit(self, copies: &Copies) -> Result<(), OutputError> {
         let marker = self.dir.path().join(MARKER);
         std::fs::write(&marker, MARKER_TEXT).map_err(io(&marker))?;
         copies.par_iter().try_for_each(|(rel, src)| {
@@ -372,7 +367,7 @@ mod tests {
             bytes: b"hi".to_vec(),
         }];
         let staging = Staging::new(&out).unwrap();
-        files.iter().try_for_each(|f| staging.write(f)).unwrap();
+        staging.write_all(&files).unwrap();
         staging.commit(&Vec::new()).unwrap();
         assert_eq!(std::fs::read(out.join("a/index.html")).unwrap(), b"hi");
         assert!(!out.join("stale").exists());
@@ -387,10 +382,10 @@ mod tests {
     fn build_once(out: &Path, text: &str) {
         let staging = Staging::new(out).unwrap();
         staging
-            .write(&OutFile {
+            .write_all(&[OutFile {
                 path: "index.html".into(),
                 bytes: text.as_bytes().to_vec(),
-            })
+            }])
             .unwrap();
         staging.commit(&Vec::new()).unwrap();
     }

@@ -5,11 +5,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use super::BuildOptions;
 use super::diagrams::DIAGRAM_PNG;
-use super::output::Copies;
 use super::page::Page;
 use crate::content::{Diagnostic, Entry};
+use crate::site::options::BuildOptions;
+use crate::site::write::Copies;
 
 /// `/glossary/warp/` → `glossary/warp/index.html`.
 pub(crate) fn page_path(url: &str) -> PathBuf {
@@ -57,7 +57,7 @@ const GENERATED: &[&str] = &[
     "llms.txt",
     "robots.txt",
     super::diagrams::SITE_CARD_PNG,
-    super::output::MARKER,
+    crate::site::write::MARKER,
 ];
 
 /// Pages the build writes itself, by URL, whatever its content: an entry there would be lost.

@@ -1,7 +1,7 @@
 //! Signed reviews: the allowed-signers file (git's format: principals, options, key) and
 //! the SSHSIG signatures in a byline (`author_signature`, `reviewer_signature`), each over
 //! the message [`message`] binds — the role and the v2 pin. Verified with RustCrypto's
-//! `ssh-key`. Depends on `content`.
+//! `ssh-key`.
 use std::path::{Path, PathBuf};
 
 use base64::Engine;

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::page::Lookup;
 use crate::content::Entry;
+use crate::site::check::page::Lookup;
 
 /// Site-wide values every template sees.
 #[derive(Debug, Clone, Serialize)]
-pub struct SiteInfo {
+pub(crate) struct SiteInfo {
     /// Shown in the header and `<title>`.
     pub title: String,
     /// True in the course preview (`--drafts`).
@@ -33,7 +33,11 @@ pub struct SiteInfo {
 impl SiteInfo {
     /// The values of `config` that templates show, with the home text as the check stage
     /// rendered it.
-    pub fn new(config: &crate::config::Config, preview: bool, home_html: Option<String>) -> Self {
+    pub(crate) fn new(
+        config: &crate::config::Config,
+        preview: bool,
+        home_html: Option<String>,
+    ) -> Self {
         SiteInfo {
             title: config.title.clone(),
             preview,
@@ -48,7 +52,7 @@ impl SiteInfo {
 
 /// A link to another page, as related terms and days show it.
 #[derive(Debug, Clone, Serialize)]
-pub struct LinkCtx {
+pub(crate) struct LinkCtx {
     /// Link text.
     pub text: String,
     /// Target URL, or `None` when the target is not part of this build (a draft in publish mode).
@@ -61,7 +65,7 @@ pub struct LinkCtx {
 
 /// The byline as the page prints it.
 #[derive(Debug, Clone, Serialize)]
-pub struct BylineCtx {
+pub(crate) struct BylineCtx {
     /// "Ada Lovelace and Grace Hopper", or "pending".
     pub written_by: String,
     /// Reviewer name(s), or "pending".
@@ -74,7 +78,7 @@ pub struct BylineCtx {
 
 /// The Diagram section.
 #[derive(Debug, Clone, Serialize)]
-pub struct DiagramCtx {
+pub(crate) struct DiagramCtx {
     /// Inline SVG, drawn by `bank::diagram`.
     pub svg_html: String,
     /// Alt text, shown as the caption.
@@ -91,7 +95,7 @@ pub struct DiagramCtx {
 
 /// Everything the entry template shows.
 #[derive(Debug, Clone, Serialize)]
-pub struct EntryCtx<'a> {
+pub(crate) struct EntryCtx<'a> {
     /// Site values.
     pub site: &'a SiteInfo,
     /// Page URL.
@@ -115,7 +119,7 @@ pub struct EntryCtx<'a> {
     /// Rendered body.
     pub body_html: std::borrow::Cow<'a, str>,
     /// Measured section, when the entry declares `measure:` or has prose for it.
-    pub measured: Option<super::measurements::MeasuredCtx>,
+    pub measured: Option<crate::site::check::measurements::MeasuredCtx>,
     /// Diagram section.
     pub diagram: Option<DiagramCtx>,
     /// Related terms.
@@ -140,7 +144,7 @@ pub struct EntryCtx<'a> {
 
 /// One line of a section index.
 #[derive(Debug, Clone, Serialize)]
-pub struct IndexItem {
+pub(crate) struct IndexItem {
     /// Term (or title when there is no term).
     pub term: String,
     /// The question.
@@ -158,7 +162,7 @@ pub struct IndexItem {
 
 /// A category and its entries.
 #[derive(Debug, Clone, Serialize)]
-pub struct Group {
+pub(crate) struct Group {
     /// Category name ("Uncategorised" when missing; empty for a section read in order).
     pub name: String,
     /// Its heading's id on the section index.
@@ -169,7 +173,7 @@ pub struct Group {
 
 /// A section index page.
 #[derive(Debug, Clone, Serialize)]
-pub struct SectionCtx {
+pub(crate) struct SectionCtx {
     /// Site values.
     pub site: SiteInfo,
     /// Section name.
@@ -190,7 +194,7 @@ pub struct SectionCtx {
 
 /// The site's home page.
 #[derive(Debug, Clone, Serialize)]
-pub struct HomeCtx {
+pub(crate) struct HomeCtx {
     /// Site values.
     pub site: SiteInfo,
     /// Page URL (`/`).
@@ -209,7 +213,7 @@ pub struct HomeCtx {
 
 /// A page that belongs to no entry: 404.html and the search page.
 #[derive(Debug, Clone, Serialize)]
-pub struct PlainCtx {
+pub(crate) struct PlainCtx {
     /// Site values.
     pub site: SiteInfo,
     /// Page URL.
@@ -220,7 +224,7 @@ pub struct PlainCtx {
 
 /// A section as the home page lists it.
 #[derive(Debug, Clone, Serialize)]
-pub struct SectionLink {
+pub(crate) struct SectionLink {
     /// Heading.
     pub title: String,
     /// Index URL.
@@ -261,11 +265,7 @@ pub(crate) fn link(
 
 /// Prints a byline list of names: "A", "A and B", "A, B and C"; "pending" when nobody.
 fn names(list: &[String]) -> String {
-    let named: Vec<String> = list
-        .iter()
-        .filter(|n| !crate::policy::is_unsigned(n))
-        .map(|n| crate::policy::names::display_name(n))
-        .collect();
+    let named = crate::editorial::policy::names::named_people(list);
     match named.as_slice() {
         [] => "pending".into(),
         [one] => one.clone(),
@@ -274,7 +274,7 @@ fn names(list: &[String]) -> String {
 }
 
 /// Builds the byline context.
-pub fn byline(entry: &Entry) -> BylineCtx {
+pub(crate) fn byline(entry: &Entry) -> BylineCtx {
     let b = &entry.meta.byline;
     let date = |d: Option<jiff::civil::Date>| d.map_or_else(|| "pending".into(), |d| d.to_string());
     BylineCtx {
@@ -287,7 +287,7 @@ pub fn byline(entry: &Entry) -> BylineCtx {
 
 /// Groups index items by category (alphabetical, "Uncategorised" last), items by term; a
 /// section read in order (days) is one unnamed group ordered by the numbers in its URLs.
-pub fn groups(items: Vec<(Option<String>, IndexItem)>, in_order: bool) -> Vec<Group> {
+pub(crate) fn groups(items: Vec<(Option<String>, IndexItem)>, in_order: bool) -> Vec<Group> {
     if in_order {
         let mut items: Vec<IndexItem> = items.into_iter().map(|(_, i)| i).collect();
         items.sort_by_cached_key(|i| (super::nav::natural_key(&i.url), i.url.clone()));

@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::measurements::MeasuredCtx;
 use super::nav::Nav;
-use super::output::OutFile;
 use super::pages::{PlainCtx, SiteInfo};
 use crate::content::Entry;
+use crate::site::check::measurements::MeasuredCtx;
+use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
 
 /// Entries the feed lists: the most recent, as feed readers fetch it on every poll.
@@ -130,7 +130,7 @@ pub(crate) fn feed(
             .byline
             .written_by
             .iter()
-            .filter(|n| !crate::policy::is_unsigned(n))
+            .filter(|n| !crate::editorial::policy::is_unsigned(n))
         {
             let _ = writeln!(
                 out,
@@ -153,7 +153,7 @@ pub(crate) fn feed(
 /// `robots.txt`: the preview (every page `noindex`) asks crawlers to stay out; the
 /// published site lets them in and names its sitemap when it writes one. Crawlers read it
 /// only at the root of a host, so under a sub-path it is advice the host may copy.
-pub(crate) fn robots_txt(opts: &super::BuildOptions, root: &str) -> OutFile {
+pub(crate) fn robots_txt(opts: &crate::site::options::BuildOptions, root: &str) -> OutFile {
     let mut out = String::from("User-agent: *\n");
     if opts.drafts {
         out.push_str("Disallow: /\n");

@@ -1,13 +1,13 @@
 //! `coursegen sign`: a reviewer signs an entry — the byline gets their name, today's date
 //! and the `reviewed_hash` of the entry as reviewed — by editing only those lines of the
-//! file, and only after the result was checked. Depends on `content` and `policy`.
+//! file, and only after the result was checked.
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
 
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
-use crate::policy::signatures::{Role, SignatureRules};
-use crate::policy::{self, FindingKind, RoleSignature, Rules, pin};
+use crate::editorial::policy::signatures::{Role, SignatureRules};
+use crate::editorial::policy::{self, FindingKind, RoleSignature, Rules, pin};
 
 pub mod edit;
 pub mod key;

@@ -1,10 +1,10 @@
 //! The render stage's pages besides the entries: home page, section indexes (headed by
 //! their introductions), search index and sitemap. Pure, like `render`.
-use super::output::OutFile;
-use super::page::Page;
 use super::pages::{self, HomeCtx, IndexItem, SectionCtx, SiteInfo};
-use super::plan::{page_path, sections};
 use super::urls::Urls;
+use crate::site::check::page::Page;
+use crate::site::check::plan::{page_path, sections};
+use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
 
 /// The home page, one index per section, and the search index.

@@ -21,7 +21,7 @@ use crate::measurement::record::{sha256_hex, sha256_hex_of};
 
 /// Why a cache folder cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum CacheDirError {
+pub(crate) enum CacheDirError {
     /// The folder is inside the site root.
     #[error(
         "the build cache {0} is inside the site root, where a contributor could commit entries \
@@ -34,7 +34,10 @@ pub enum CacheDirError {
 /// The cache folder of the site at `root`: `explicit` (`--cache-dir`) when given, else one
 /// of its own under the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`), or `None`
 /// when there is neither. A folder inside the site root is refused, by what it resolves to.
-pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>, CacheDirError> {
+pub(crate) fn cache_dir(
+    root: &Path,
+    explicit: Option<&Path>,
+) -> Result<Option<PathBuf>, CacheDirError> {
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let dir = match explicit {
         Some(dir) => dir.to_path_buf(),
@@ -48,7 +51,7 @@ pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>
             home.join("coursegen").join("sites").join(&id[..16])
         }
     };
-    if super::output::absolute(&dir).starts_with(&canon_root) {
+    if crate::site::write::absolute(&dir).starts_with(&canon_root) {
         return Err(CacheDirError::InsideRoot(dir));
     }
     Ok(Some(dir))
@@ -130,10 +133,10 @@ impl BuildCache {
     }
 
     /// What this build found in the cache and made, or `None` with the cache off.
-    pub(crate) fn counts(&self) -> Option<super::options::CacheCounts> {
+    pub(crate) fn counts(&self) -> Option<crate::site::options::CacheCounts> {
         self.dir.as_ref()?;
         let n = |a: &AtomicUsize| a.load(Ordering::Relaxed);
-        Some(super::options::CacheCounts {
+        Some(crate::site::options::CacheCounts {
             images_reused: n(&self.found[0]),
             images_made: n(&self.made[0]),
             shards_reused: n(&self.found[1]),
@@ -321,7 +324,7 @@ mod tests {
 
     #[test]
     fn the_versions_in_keys_are_the_ones_in_cargo_lock() {
-        let lock = include_str!("../../Cargo.lock");
+        let lock = include_str!("../../../Cargo.lock");
         for (name, version) in CRATE_VERSIONS {
             let package = lock
                 .split("[[package]]")

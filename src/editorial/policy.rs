@@ -1,7 +1,7 @@
 //! The editorial rule: an entry is published only when its status says so, a named author
 //! and a different named reviewer signed it, no scaffold text is left, and — when the
 //! review is pinned — it is unchanged since. The only place a `Publishable` (or a
-//! previewable `Draft`) can be made. Depends on `content`.
+//! previewable `Draft`) can be made.
 use std::sync::Arc;
 
 use crate::content::{Diagnostic, Entry, Status};
@@ -67,7 +67,7 @@ pub fn clock_today() -> Date {
         .date()
 }
 
-/// An entry that passed the editorial rule; only `judge` makes one.
+/// An entry that passed the editorial rule; only `verdict_of` makes one.
 #[derive(Debug, Clone)]
 pub struct Publishable {
     entry: Arc<Entry>,
@@ -119,7 +119,7 @@ impl Verdict {
 }
 
 /// Applies the editorial rule to one entry.
-pub fn judge(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
+pub fn verdict_of(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
     let findings = assess(entry, rules);
     let diagnostics = |keep: &dyn Fn(FindingKind) -> bool| -> Vec<Diagnostic> {
         findings
