@@ -188,6 +188,9 @@ mod tests {
         let json = super::printable_json(&value.to_string());
         assert!(!json.contains("##[") && !json.chars().any(crate::content::diagnostic::hidden));
         assert_eq!(super::printable_lines(&json), json);
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), value);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&json).unwrap(),
+            value
+        );
     }
 }

@@ -543,7 +543,9 @@ fn base_url(s: &str) -> Result<String, String> {
         .map_err(|m| m.replace("github.com/your-org/course", "your-org.github.io/course/"))?;
     let url = format!("{}/", url.trim_end_matches('/'));
     let path_start = url.find("://").map_or(0, |i| i + 3);
-    let path = url[path_start..].find('/').map_or("/", |i| &url[path_start + i..]);
+    let path = url[path_start..]
+        .find('/')
+        .map_or("/", |i| &url[path_start + i..]);
     if path.contains("//") {
         return Err(format!(
             "`{s}` has an empty segment (`//`) in its path, which would make the site's links \

@@ -143,7 +143,8 @@ fn head_opened_at(html: &str) -> Option<usize> {
     loop {
         let rest = &bytes[i..];
         let starts = |prefix: &str| {
-            rest.len() >= prefix.len() && rest[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+            rest.len() >= prefix.len()
+                && rest[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
         };
         if rest.first().is_some_and(|b| is_space(*b)) {
             i += 1;
@@ -464,8 +465,14 @@ mod tests {
     fn the_policy_goes_where_the_parser_opens_the_head() {
         let placed = [
             ("<!-- <head> -->\n<!doctype html><html><head>", "<head>"),
-            ("<!doctype html><html data-x=\"<head>\" lang=en><!--><head>", "<head>"),
-            ("\u{feff}<!DOCTYPE html>\n<!-- a --!><!---><html>\n<HEAD id='>'>", "<HEAD id='>'>"),
+            (
+                "<!doctype html><html data-x=\"<head>\" lang=en><!--><head>",
+                "<head>",
+            ),
+            (
+                "\u{feff}<!DOCTYPE html>\n<!-- a --!><!---><html>\n<HEAD id='>'>",
+                "<HEAD id='>'>",
+            ),
             ("<head title=\"a > b\" x=1>", "<head title=\"a > b\" x=1>"),
         ];
         for (page, head) in placed {

@@ -169,7 +169,10 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
             "problems": problems,
             "warnings": warnings,
         });
-        emit(&mut std::io::stdout(), &printable_json(&format!("{json}\n")));
+        emit(
+            &mut std::io::stdout(),
+            &printable_json(&format!("{json}\n")),
+        );
     }
     result.map(drop)
 }

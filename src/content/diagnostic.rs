@@ -287,6 +287,9 @@ mod tests {
              ::add-mask::x\\r\\u{7}\\u{1b}[31m \\u{2066}a\\u{2069} ok #\\#[error]no\n\tnext\n"
         );
         let plain = "error: content/a.md:2: m\n  help: h\n1 problem found\n";
-        assert!(matches!(printable_lines(plain), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            printable_lines(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

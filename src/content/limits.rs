@@ -86,14 +86,15 @@ pub fn check_yaml(yaml: &str) -> Result<(), YamlLimit> {
 /// The top-level key whose value holds byte `at`: the last line at or before it that starts
 /// with a key (`title:`), not with a space, a list's `-` or a comment.
 fn top_level_field(yaml: &str, at: usize) -> Option<String> {
-    yaml[..at]
-        .rsplit('\n')
-        .find_map(|line| {
-            let key = line.split_once(':')?.0;
-            let starts_key = key.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-            (starts_key && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-".contains(c)))
-                .then(|| key.to_string())
-        })
+    yaml[..at].rsplit('\n').find_map(|line| {
+        let key = line.split_once(':')?.0;
+        let starts_key = key.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        (starts_key
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c)))
+        .then(|| key.to_string())
+    })
 }
 
 /// Walks any YAML value, charging one unit per node and one per byte of text.
@@ -215,17 +216,33 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_refused_at_its_line_and_field_before_parsing() {
-        let deep = format!("title: Deep\nx: {}{}\n", "[".repeat(30_000), "]".repeat(30_000));
+        let deep = format!(
+            "title: Deep\nx: {}{}\n",
+            "[".repeat(30_000),
+            "]".repeat(30_000)
+        );
         let start = std::time::Instant::now();
         let refused = check_yaml(&deep).expect_err("30,000 deep");
         assert!(start.elapsed().as_secs_f64() < 0.1, "{:?}", start.elapsed());
         assert_eq!((refused.line, refused.field.as_deref()), (2, Some("x")));
-        assert!(refused.message.contains("more than 256 lists"), "{refused:?}");
+        assert!(
+            refused.message.contains("more than 256 lists"),
+            "{refused:?}"
+        );
         let mappings = format!("title: T\nsources:\n  - x: {}\n", "{a: ".repeat(300));
         let refused = check_yaml(&mappings).expect_err("300 deep");
-        assert_eq!((refused.line, refused.field.as_deref()), (3, Some("sources")));
+        assert_eq!(
+            (refused.line, refused.field.as_deref()),
+            (3, Some("sources"))
+        );
         // A front matter's ordinary brackets are far from the limit.
-        case("title: a[i]\nrelated: [warp, bank-conflict]\ndiagram: {preset: x}\n", None);
-        case(&format!("x: {}{}\n", "[".repeat(256), "]".repeat(256)), None);
+        case(
+            "title: a[i]\nrelated: [warp, bank-conflict]\ndiagram: {preset: x}\n",
+            None,
+        );
+        case(
+            &format!("x: {}{}\n", "[".repeat(256), "]".repeat(256)),
+            None,
+        );
     }
 }

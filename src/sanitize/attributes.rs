@@ -82,7 +82,10 @@ pub fn too_many_attributes(fragment: &str) -> Option<usize> {
                 }
                 let slot = &mut next[to as usize][merges];
                 if slot.is_none_or(|s| s.attributes < attributes) {
-                    *slot = Some(Open { attributes, start: way.start });
+                    *slot = Some(Open {
+                        attributes,
+                        start: way.start,
+                    });
                 }
             }
         }
@@ -96,7 +99,10 @@ pub fn too_many_attributes(fragment: &str) -> Option<usize> {
             let merges = usize::from(merges_attributes(&bytes[i..]));
             let slot = &mut next[State::TagName as usize][merges];
             if slot.is_none() {
-                *slot = Some(Open { attributes: 0, start });
+                *slot = Some(Open {
+                    attributes: 0,
+                    start,
+                });
             }
         }
         open = next;
@@ -218,13 +224,25 @@ mod tests {
         // attributes.
         let quoted_gt = format!("<a {}>", vec!["x=\">\""; limit + 1].join(" "));
         case(&quoted_gt, Some(0));
-        case(&format!("<a title=\"{}\">", "word ".repeat(10 * limit)), None);
+        case(
+            &format!("<a title=\"{}\">", "word ".repeat(10 * limit)),
+            None,
+        );
         case(&format!("<p>{}</p>", "word ".repeat(10 * limit)), None);
         // An end tag's attributes cost the tokenizer as much as a start tag's.
-        case(&format!("</div {}>", vec!["x1 x2"; limit].join(" ")), Some(0));
+        case(
+            &format!("</div {}>", vec!["x1 x2"; limit].join(" ")),
+            Some(0),
+        );
         // A tag written in a comment or a <textarea> may be a tag after all: counted.
         case(&format!("<!-- {} -->", tag(limit + 1)), Some(5));
-        case(&format!("<textarea><!-- </textarea {}>", vec!["y"; limit + 1].join(" ")), Some(15));
+        case(
+            &format!(
+                "<textarea><!-- </textarea {}>",
+                vec!["y"; limit + 1].join(" ")
+            ),
+            Some(15),
+        );
     }
 
     #[test]

@@ -819,7 +819,10 @@ fn a_mebibyte_of_attributes_or_of_nested_yaml_is_refused_at_its_line() {
         assert_code(&o, 1);
         assert!(stderr(&o).contains(&error), "{}", stderr(&o));
         // A debug build; the release binary takes a few milliseconds.
-        assert!(took < std::time::Duration::from_secs(10), "{error}: {took:?}");
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{error}: {took:?}"
+        );
     }
 }
 
@@ -853,7 +856,10 @@ fn a_file_name_cannot_forge_a_workflow_command_or_drive_the_terminal() {
                 false => site.run(args),
             };
             let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
-            assert!(all.contains("FORGED"), "{args:?} does not name the file: {all}");
+            assert!(
+                all.contains("FORGED"),
+                "{args:?} does not name the file: {all}"
+            );
             outputs.push((format!("{args:?}"), all));
         }
     }
