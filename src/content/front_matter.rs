@@ -310,7 +310,7 @@ pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
     // One parse, whatever the file holds: a failed parse is never run again to explain
     // itself (a hostile file would cost twice).
     match serde_norway::from_str::<TopLevel>(split.yaml) {
-        Ok(TopLevel::Fields(raw)) => Ok(raw),
+        Ok(TopLevel::Fields(raw)) => Ok(*raw),
         Ok(TopLevel::Empty) => Ok(RawFrontMatter::default()),
         Ok(TopLevel::Other(kind)) => Err(YamlProblem {
             line: split.yaml_line,
@@ -327,7 +327,7 @@ pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
 /// What the front matter's top level is: its fields, nothing (only comments, or `~`), or
 /// something that is not a mapping, named for the message.
 enum TopLevel {
-    Fields(RawFrontMatter),
+    Fields(Box<RawFrontMatter>),
     Empty,
     Other(&'static str),
 }
@@ -347,7 +347,7 @@ impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<TopLevel, A::Error> {
         let fields = serde::de::value::MapAccessDeserializer::new(map);
-        RawFrontMatter::deserialize(fields).map(TopLevel::Fields)
+        RawFrontMatter::deserialize(fields).map(|raw| TopLevel::Fields(Box::new(raw)))
     }
     fn visit_unit<E>(self) -> Result<TopLevel, E> {
         Ok(TopLevel::Empty)
