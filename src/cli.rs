@@ -193,15 +193,6 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             let text = match &failure {
-                // In GitHub Actions each problem is also an annotation on the diff.
-                Failure::Problems(problems)
-                    if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") =>
-                {
-                    format!(
-                        "{problems}; nothing was written\n{}",
-                        problems.github_annotations()
-                    )
-                }
                 Failure::Problems(problems) => format!("{problems}; nothing was written\n"),
                 // Problems found by `sign` print one `error:` line each, compiler style.
                 Failure::Content(err) if err.downcast_ref::<sign::SignError>().is_some() => {
@@ -210,6 +201,12 @@ pub fn main() -> ExitCode {
                 Failure::Content(err) | Failure::Usage(err) => format!("error: {err:#}\n"),
             };
             emit_err(&text);
+            // In GitHub Actions each problem is also an annotation on the diff.
+            if let Failure::Problems(problems) = &failure
+                && std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+            {
+                cmd::emit_workflow_commands(&problems.github_annotations());
+            }
             ExitCode::from(failure.exit_code())
         }
     }

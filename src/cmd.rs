@@ -112,11 +112,9 @@ pub(crate) fn today() -> Result<jiff::civil::Date, Failure> {
     policy::today().map_err(|e| Failure::Usage(e.into()))
 }
 
-/// Writes to stdout or stderr and ignores failure: a reader that went away
-/// (`coursegen build | head`) is no reason to panic or to fail a finished build.
 /// Writes `text` to stderr with its `error:`, `warning:` and `help:` labels in colour when
 /// stderr is a terminal (anstream: none under `NO_COLOR`, in a pipe or a file, forced by
-/// `CLICOLOR_FORCE`), as compilers do.
+/// `CLICOLOR_FORCE`), as compilers do. Made printable first, as [`emit`] does.
 pub(crate) fn emit_err(text: &str) {
     use anstyle::{AnsiColor, Style};
     let paint =
@@ -124,6 +122,7 @@ pub(crate) fn emit_err(text: &str) {
     let error = Style::new().bold().fg_color(Some(AnsiColor::Red.into()));
     let warning = Style::new().bold().fg_color(Some(AnsiColor::Yellow.into()));
     let help = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
+    let text = printable_lines(text);
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
         if let Some(rest) = line.strip_prefix("error:") {
@@ -140,10 +139,69 @@ pub(crate) fn emit_err(text: &str) {
             out.push_str(line);
         }
     }
-    emit(&mut anstream::stderr(), &out);
+    write_ignoring_failure(&mut anstream::stderr(), &out);
 }
 
+/// Writes to stdout or stderr and ignores failure: a reader that went away
+/// (`coursegen build | head`) is no reason to panic or to fail a finished build. Every
+/// output of a command goes through here, [`emit_err`] or [`try_emit`], made printable on
+/// the way (`content::diagnostic::printable_lines`): whatever a message quotes — a file
+/// name, a value, a reason — cannot drive the terminal or be a GitHub workflow command.
 pub(crate) fn emit(stream: &mut impl std::io::Write, text: &str) {
+    let _ = try_emit(stream, text);
+}
+
+/// [`emit`], for a command whose output is the point (`status`): the caller decides what a
+/// failed write means.
+pub(crate) fn try_emit(stream: &mut impl std::io::Write, text: &str) -> std::io::Result<()> {
+    stream.write_all(printable_lines(text).as_bytes())?;
+    stream.flush()
+}
+
+/// A JSON document with what [`emit`] would escape written as JSON escapes instead
+/// (`\u202e`; `#` as `\u0023`, which breaks up a `##[` command), so that it passes through
+/// unchanged, stays valid and means the same. `#` occurs in JSON only inside strings.
+pub(crate) fn printable_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '#' => out.push_str("\\u0023"),
+            c if crate::content::diagnostic::hidden(c) => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes GitHub workflow commands (`Diagnostics::github_annotations`, whose data is
+/// escaped there): the one output that may start a line with `::`.
+pub(crate) fn emit_workflow_commands(commands: &str) {
+    write_ignoring_failure(&mut std::io::stderr(), commands);
+}
+
+fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::content::diagnostic::printable_lines(text)
+}
+
+fn write_ignoring_failure(stream: &mut impl std::io::Write, text: &str) {
     let _ = stream.write_all(text.as_bytes());
     let _ = stream.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_stays_valid_and_inert() {
+        let value = serde_json::json!({"file": "a\u{202e}\u{9b}b##[error]x.md\n::error::y"});
+        let json = super::printable_json(&value.to_string());
+        assert!(!json.contains("##[") && !json.chars().any(crate::content::diagnostic::hidden));
+        assert_eq!(super::printable_lines(&json), json);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&json).unwrap(),
+            value
+        );
+    }
 }

@@ -535,11 +535,24 @@ fn web_url(s: &str) -> Result<String, String> {
     Ok(url.to_string())
 }
 
-/// A web address, ending in `/`: the site's root.
+/// A web address, ending in `/`: the site's root. Its path becomes the start of every
+/// site-absolute URL the site writes, so it may not hold an empty segment: `//evil.org/`
+/// at the start of a URL's path names another host.
 fn base_url(s: &str) -> Result<String, String> {
     let url = web_url(s)
         .map_err(|m| m.replace("github.com/your-org/course", "your-org.github.io/course/"))?;
-    Ok(format!("{}/", url.trim_end_matches('/')))
+    let url = format!("{}/", url.trim_end_matches('/'));
+    let path_start = url.find("://").map_or(0, |i| i + 3);
+    let path = url[path_start..]
+        .find('/')
+        .map_or("/", |i| &url[path_start + i..]);
+    if path.contains("//") {
+        return Err(format!(
+            "`{s}` has an empty segment (`//`) in its path, which would make the site's links \
+             name another host; write it like https://your-org.github.io/course/"
+        ));
+    }
+    Ok(url)
 }
 
 /// GitHub, Gitea and Forgejo edit at `<repo>/edit/main/`, GitLab at `<repo>/-/edit/main/`.

@@ -49,7 +49,7 @@ const CONFIG_KEYS: &[(&str, &str, &str, &str)] = &[
         "base_url",
         "http(s) address",
         "none",
-        "http(s) address the site is served from; may carry a path ([Sub-path hosting](../publishing/sub-path.md)), which becomes the base path. Needed for `sitemap.xml`, `robots.txt`'s sitemap line and absolute `og:image` URLs; `--base-url` (or `COURSEGEN_BASE_URL`) replaces it",
+        "http(s) address the site is served from; may carry a path ([Sub-path hosting](../publishing/sub-path.md)), which becomes the base path, but no empty segment (`//`), which would make the site's links name another host. Needed for `sitemap.xml`, `robots.txt`'s sitemap line and absolute `og:image` URLs; `--base-url` (or `COURSEGEN_BASE_URL`) replaces it",
     ),
     (
         "repository",

@@ -87,8 +87,9 @@ pub struct Rendered {
     /// its opening fence line, ordered by offset: a Markdown copy of the page writes the
     /// code there (the source holds an empty block). Empty when rendered without sources.
     pub included: Vec<(usize, String)>,
-    /// The line where the raw HTML passed [`MAX_HTML_TAGS`], if it did: the HTML is then
-    /// not cleaned (nor shown), and the check stage refuses the page.
+    /// The line where the raw HTML passed [`MAX_HTML_TAGS`], or where a tag of it holds more
+    /// than `sanitize::MAX_ATTRIBUTES` attributes, if it did: the HTML is then not cleaned
+    /// (nor shown), and the check stage refuses the page.
     pub too_much_html: Option<usize>,
 }
 
@@ -163,12 +164,25 @@ pub fn render_with(
     aligned_cells(&mut events);
     unbroken_flags(&mut events);
     let (events, includes, included) = code_blocks(events, opts, sources, &fence_lines);
-    let mut html = String::with_capacity(markdown.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut html, events.into_iter());
     let html = match (needs_cleaner, too_much_html) {
         (_, Some(_)) => String::new(),
-        (true, None) => crate::sanitize::html(&html),
-        (false, None) => html,
+        (true, None) => {
+            let (html, raw) = html_marking_raw(markdown, events);
+            match crate::sanitize::too_many_attributes(&html) {
+                Some(at) => {
+                    let at = markdown_offset(&raw, at).min(markdown.len());
+                    let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
+                    too_much_html = Some(1 + nl.partition_point(|&i| i < at));
+                    String::new()
+                }
+                None => crate::sanitize::html(&html),
+            }
+        }
+        (false, None) => {
+            let mut html = String::with_capacity(markdown.len() * 3 / 2);
+            pulldown_cmark::html::push_html(&mut html, events.into_iter());
+            html
+        }
     };
     site_paths.sort();
     site_paths.dedup();
@@ -179,6 +193,53 @@ pub fn render_with(
         includes,
         included,
         too_much_html,
+    }
+}
+
+/// `events` as HTML, with where each piece of the Markdown's own raw HTML landed in it:
+/// (offset in the HTML, offset in `markdown`), in order. Raw HTML is copied as written, so
+/// a place in the HTML maps back to its line in the Markdown.
+fn html_marking_raw(markdown: &str, events: Vec<Event<'_>>) -> (String, Vec<(usize, usize)>) {
+    struct Marking<'c> {
+        html: String,
+        raw: Vec<(usize, usize)>,
+        next: &'c std::cell::Cell<Option<usize>>,
+    }
+    impl std::fmt::Write for Marking<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            if let Some(at) = self.next.take() {
+                self.raw.push((self.html.len(), at));
+            }
+            self.html.push_str(s);
+            Ok(())
+        }
+    }
+    let next = std::cell::Cell::new(None);
+    let mut out = Marking {
+        html: String::with_capacity(markdown.len() * 3 / 2),
+        raw: Vec::new(),
+        next: &next,
+    };
+    let source = markdown.as_bytes().as_ptr_range();
+    let events = events.into_iter().inspect(|e| {
+        if let Event::Html(h) | Event::InlineHtml(h) = e
+            && source.contains(&h.as_ptr())
+        {
+            next.set(Some(h.as_ptr() as usize - markdown.as_ptr() as usize));
+        }
+    });
+    // Writing to a String cannot fail.
+    let _ = pulldown_cmark::html::write_html_fmt(&mut out, events);
+    (out.html, out.raw)
+}
+
+/// The offset in the Markdown of the HTML's byte `at`, by the raw HTML written there (or
+/// just before it): see [`html_marking_raw`].
+fn markdown_offset(raw: &[(usize, usize)], at: usize) -> usize {
+    let i = raw.partition_point(|&(html, _)| html <= at);
+    match i.checked_sub(1).map(|i| raw[i]) {
+        Some((html, markdown)) => markdown + (at - html),
+        None => 0,
     }
 }
 

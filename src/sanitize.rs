@@ -13,9 +13,11 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+mod attributes;
 mod audit;
 mod svg;
 
+pub use attributes::{MAX_ATTRIBUTES, too_many_attributes};
 pub use audit::{active_content, without_site_chrome};
 pub use svg::{SvgProblem, check_svg};
 
@@ -62,7 +64,8 @@ fn cleaner() -> &'static ammonia::Builder<'static> {
 }
 
 /// Cleans one HTML fragment rendered from content: what `markdown::render` returns when
-/// the Markdown holds raw HTML or a URL outside the allow-list.
+/// the Markdown holds raw HTML or a URL outside the allow-list. The caller first holds it to
+/// [`too_many_attributes`]: the cleaner's time grows with the square of a tag's attributes.
 pub fn html(fragment: &str) -> String {
     cleaner()
         .clean(&classes_for_alignment(fragment))

@@ -38,10 +38,12 @@ pub enum TemplateError {
     /// A site template that cannot be used (a link out of the site root, a hidden file…).
     #[error("{0}")]
     Theme(String),
-    /// A page template renders no `<head>`, where the Content-Security-Policy goes.
+    /// A page template renders no `<head>` where a browser opens the head element: the
+    /// Content-Security-Policy goes first in it.
     #[error(
-        "templates/{0} renders a page with no <head>: every page needs one, coursegen adds its \
-         Content-Security-Policy there"
+        "templates/{0} renders a page with no <head> where a browser opens the head element: \
+         only white space, comments, a doctype and <html> may come before it, and coursegen \
+         adds its Content-Security-Policy first in it"
     )]
     NoHead(String),
     /// An inline script whose code holds template syntax.
@@ -117,27 +119,115 @@ fn csp_meta(policy: &str) -> String {
     format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">")
 }
 
-/// Puts `policy` first in `<head>`, before anything it governs.
+/// Puts `policy` first in `<head>`, before anything it governs. The place is where a
+/// browser's parser opens the head element: the page is read as the HTML tokenizer reads
+/// it (comments and quoted attribute values included), and only what the parser lets stand
+/// before the head — white space, comments, a doctype and the `<html>` tag — may come
+/// first. Anything else (text, another tag) would make the parser open a head of its own
+/// earlier, or none where the policy counts, so such a page is refused.
 fn add_csp(template: &str, html: String, policy: &str) -> Result<String, TemplateError> {
-    let lower = html
-        .get(..html.len().min(4096))
-        .unwrap_or(&html)
-        .to_ascii_lowercase();
-    let at = lower
-        .match_indices("<head")
-        .find(|(i, _)| {
-            matches!(
-                lower.as_bytes().get(i + 5),
-                Some(b'>' | b' ' | b'\t' | b'\n')
-            )
-        })
-        .and_then(|(i, _)| lower[i..].find('>').map(|j| i + j + 1))
-        .ok_or_else(|| TemplateError::NoHead(template.into()))?;
+    let at = head_opened_at(&html).ok_or_else(|| TemplateError::NoHead(template.into()))?;
     let mut out = String::with_capacity(html.len() + policy.len() + 64);
     out.push_str(&html[..at]);
     out.push_str(&csp_meta(policy));
     out.push_str(&html[at..]);
     Ok(out)
+}
+
+/// The offset just after the `<head …>` tag that opens the page's head element, if the
+/// page opens it before anything else does.
+fn head_opened_at(html: &str) -> Option<usize> {
+    let bytes = html.as_bytes();
+    let mut i = usize::from(html.starts_with('\u{feff}')) * 3;
+    let mut seen_html = false;
+    loop {
+        let rest = &bytes[i..];
+        let starts = |prefix: &str| {
+            rest.len() >= prefix.len()
+                && rest[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+        };
+        if rest.first().is_some_and(|b| is_space(*b)) {
+            i += 1;
+        } else if starts("<!-->") {
+            i += 5;
+        } else if starts("<!--->") {
+            i += 6;
+        } else if starts("<!--") {
+            i += 4 + comment_end(&rest[4..])?;
+        } else if starts("<!doctype") {
+            i += 1 + rest.iter().position(|&b| b == b'>')?;
+        } else if let Some(name_end) = tag_named(rest, "html").filter(|_| !seen_html) {
+            seen_html = true;
+            i += name_end + tag_end(&rest[name_end..])?;
+        } else if let Some(name_end) = tag_named(rest, "head") {
+            return Some(i + name_end + tag_end(&rest[name_end..])?);
+        } else {
+            return None;
+        }
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+/// Where the start tag `<name` at the start of `rest` ends its name, if it is that tag.
+fn tag_named(rest: &[u8], name: &str) -> Option<usize> {
+    let end = 1 + name.len();
+    let named = rest.len() > end
+        && rest[0] == b'<'
+        && rest[1..end].eq_ignore_ascii_case(name.as_bytes())
+        && (is_space(rest[end]) || matches!(rest[end], b'/' | b'>'));
+    named.then_some(end)
+}
+
+/// The length of a comment's text and its end (`-->` or `--!>`), after its `<!--`.
+fn comment_end(text: &[u8]) -> Option<usize> {
+    (0..text.len()).find_map(|i| {
+        let rest = &text[i..];
+        [&b"-->"[..], b"--!>"]
+            .into_iter()
+            .find(|end| rest.starts_with(end))
+            .map(|end| i + end.len())
+    })
+}
+
+/// The length of a start tag's attributes and its `>`, after its name, read as the HTML
+/// tokenizer reads them (WHATWG, the attribute states): a `>` inside a quoted value does
+/// not end the tag.
+fn tag_end(attributes: &[u8]) -> Option<usize> {
+    #[derive(Clone, Copy)]
+    enum S {
+        BeforeName,
+        Name,
+        AfterName,
+        BeforeValue,
+        Quoted(u8),
+        Unquoted,
+        AfterQuoted,
+        SelfClosing,
+    }
+    let mut state = S::BeforeName;
+    for (i, &b) in attributes.iter().enumerate() {
+        state = match (state, b) {
+            (S::Quoted(q), b) if b == q => S::AfterQuoted,
+            (S::Quoted(q), _) => S::Quoted(q),
+            (S::BeforeValue, b) if is_space(b) => S::BeforeValue,
+            (S::BeforeValue, b'"' | b'\'') => S::Quoted(b),
+            (S::BeforeValue | S::Unquoted, b'>') => return Some(i + 1),
+            (S::BeforeValue, _) => S::Unquoted,
+            (S::Unquoted, b) if is_space(b) => S::BeforeName,
+            (S::Unquoted, _) => S::Unquoted,
+            (_, b'>') => return Some(i + 1),
+            (S::Name | S::AfterName, b'=') => S::BeforeValue,
+            (S::Name | S::AfterName, b) if is_space(b) => S::AfterName,
+            (_, b'/') => S::SelfClosing,
+            (_, b) if is_space(b) => S::BeforeName,
+            // A name goes on; elsewhere a new attribute starts (`=` may begin its name).
+            _ => S::Name,
+        };
+    }
+    None
 }
 
 /// For `coursegen serve`: appends `script` (`<script>…</script>`) to a page and lets exactly
@@ -366,6 +456,46 @@ mod tests {
         let t = templates(&[("index.html", "<header>no head element</header>")]);
         let err = t.render("index.html", &serde_json::json!({})).unwrap_err();
         assert!(err.to_string().contains("no <head>"), "{err}");
+    }
+
+    /// Where the policy goes is where the browser's parser opens the head element: after
+    /// comments, a doctype and `<html>` read as the parser reads them; a page that lets the
+    /// parser open its head anywhere else is refused.
+    #[test]
+    fn the_policy_goes_where_the_parser_opens_the_head() {
+        let placed = [
+            ("<!-- <head> -->\n<!doctype html><html><head>", "<head>"),
+            (
+                "<!doctype html><html data-x=\"<head>\" lang=en><!--><head>",
+                "<head>",
+            ),
+            (
+                "\u{feff}<!DOCTYPE html>\n<!-- a --!><!---><html>\n<HEAD id='>'>",
+                "<HEAD id='>'>",
+            ),
+            ("<head title=\"a > b\" x=1>", "<head title=\"a > b\" x=1>"),
+        ];
+        for (page, head) in placed {
+            let t = templates(&[("index.html", &format!("{page}<title>t</title>"))]);
+            let html = t.render("index.html", &serde_json::json!({})).unwrap();
+            let want = format!("{head}{}<title>", csp_meta(t.csp()));
+            assert!(html.contains(&want), "{page:?}: {html}");
+            assert_eq!(html.matches("Content-Security-Policy").count(), 1);
+        }
+        let refused = [
+            "<html><!-- <head> --><body><head>",
+            "<!doctype html><title>t</title><head>",
+            "x<head>",
+            "<html><html><head>",
+            "<!-- <head> --",
+            "<head x=\"unclosed>",
+            "<header><head>",
+        ];
+        for page in refused {
+            let t = templates(&[("index.html", page)]);
+            let err = t.render("index.html", &serde_json::json!({})).unwrap_err();
+            assert!(err.to_string().contains("no <head>"), "{page:?}: {err}");
+        }
     }
 
     #[test]

@@ -5,7 +5,10 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{CacheArgs, Failure, ReviewArgs, TrustArgs, emit, emit_err, load_config, today};
+use super::{
+    CacheArgs, Failure, ReviewArgs, TrustArgs, emit, emit_err, load_config, printable_json, today,
+};
+use crate::content::diagnostic::{printable, printable_lines};
 use crate::site::options::{BuildOptions, Report};
 use crate::site::{self, SiteError};
 
@@ -126,7 +129,9 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
         emit_err(&verbose(root, config_file, &opts, &report));
     }
     if let Some(file) = &args.summary {
-        std::fs::write(file, report.markdown(opts.drafts)).map_err(|e| {
+        // Posted as a pull-request comment and a job summary: no character in it may act.
+        let markdown = report.markdown(opts.drafts);
+        std::fs::write(file, &*printable_lines(&markdown)).map_err(|e| {
             Failure::Usage(anyhow::anyhow!(
                 "cannot write the summary {}: {e}",
                 file.display()
@@ -172,7 +177,10 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
             "problems": problems,
             "warnings": warnings,
         });
-        emit(&mut std::io::stdout(), &format!("{json}\n"));
+        emit(
+            &mut std::io::stdout(),
+            &printable_json(&format!("{json}\n")),
+        );
     }
     result.map(drop)
 }
@@ -237,7 +245,12 @@ fn print_report(
         if drafts == 1 { "" } else { "s" },
     );
     for (file, reason) in &report.drafts {
-        let _ = writeln!(out, "  draft {}: {reason}", file.display());
+        let _ = writeln!(
+            out,
+            "  draft {}: {}",
+            printable(&file.to_string_lossy()),
+            printable(reason)
+        );
     }
     match summary {
         Summary::Stdout => emit(&mut std::io::stdout(), &out),

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{Failure, today};
+use super::{Failure, emit, today};
+use crate::content::diagnostic::printable;
 use crate::editorial::sign::{self, SignOptions};
 
 /// Arguments of `coursegen sign`.
@@ -68,10 +69,13 @@ pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Resu
         };
         let signed =
             sign::sign_as_author(root, &args.file, key, signers.as_deref()).map_err(fail)?;
-        println!(
-            "signed {} as its author ({})",
-            signed.file.display(),
-            signed.hash
+        emit(
+            &mut std::io::stdout(),
+            &format!(
+                "signed {} as its author ({})\n",
+                printable(&signed.file.to_string_lossy()),
+                signed.hash
+            ),
         );
         return Ok(());
     }
@@ -89,15 +93,19 @@ pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Resu
         today: today()?,
     };
     let signed = sign::sign(root, &args.file, &opts).map_err(fail)?;
-    println!(
-        "signed {} as reviewed by {} on {} ({})",
-        signed.file.display(),
-        opts.reviewers.join(" and "),
+    let mut text = format!(
+        "signed {} as reviewed by {} on {} ({})\n",
+        printable(&signed.file.to_string_lossy()),
+        printable(&opts.reviewers.join(" and ")),
         opts.today,
         signed.hash
     );
     for note in &signed.notes {
-        println!("note: still keeps it from being published: {note}");
+        // A diagnostic prints its quoted content printable.
+        text.push_str(&format!(
+            "note: still keeps it from being published: {note}\n"
+        ));
     }
+    emit(&mut std::io::stdout(), &text);
     Ok(())
 }

@@ -48,12 +48,12 @@ pub fn run_status(
     let report = crate::editorial::status::report(&site.entries, &rules);
     let text = if args.json {
         let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::Usage(e.into()))?;
-        json + "\n"
+        super::printable_json(&json) + "\n"
     } else {
         crate::editorial::status::table(&report)
     };
     // `coursegen status | head` closes the pipe early: that is not an error.
-    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+    match super::try_emit(&mut std::io::stdout().lock(), &text) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             return Err(Failure::Usage(e.into()));
         }
@@ -62,7 +62,7 @@ pub fn run_status(
     if site.problems.is_empty() {
         return Ok(());
     }
-    eprintln!("{}", Diagnostics(site.problems.clone()));
+    super::emit_err(&format!("{}\n", Diagnostics(site.problems.clone())));
     Err(Failure::Content(anyhow::anyhow!(
         "the files above could not be read as entries, so the table leaves them out"
     )))

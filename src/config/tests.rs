@@ -106,6 +106,26 @@ fn the_root_is_the_path_of_the_base_url() {
     }
 }
 
+/// A path with an empty segment would start site-absolute URLs with `//host/`: a link
+/// to another site. Refused in the file and in the flag.
+#[test]
+fn a_base_url_whose_path_names_another_host_is_refused() {
+    for url in [
+        "https://example.org//evil.example/",
+        "https://example.org//evil.example",
+        "https://example.org/course//evil.example/",
+    ] {
+        let found = problems(&format!("base_url = \"{url}\""));
+        assert_eq!(found.len(), 1, "{url}: {found:?}");
+        assert!(
+            found[0].starts_with("1 base_url: ") && found[0].contains("empty segment"),
+            "{url}: {found:?}"
+        );
+        let mut c = Config::default();
+        assert!(c.override_base_url(url).is_err(), "--base-url {url}");
+    }
+}
+
 #[test]
 fn the_flag_overrides_the_file_and_serve_builds_at_the_domain_root() {
     let mut c = parse("base_url = \"https://example.org/course/\"").unwrap();

@@ -31,6 +31,11 @@ pub const INCLUDE_EXTENSIONS: &[&str] = &[
     "zsh",
 ];
 
+/// Largest file copied into the site (an asset under `content/`, a file under `static/`):
+/// 20 MiB, a long screen recording. A build copies every one and a deploy uploads it; a
+/// file past this belongs in a release or object storage, linked from the page.
+pub const MAX_COPIED_BYTES: u64 = 20 * 1024 * 1024;
+
 /// Why a file is not admitted; `Display` is the reason, after the path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -51,6 +56,14 @@ pub enum Refusal {
         "resolves to `{0}`, an entry's source: its text would be published without its own signatures"
     )]
     Entry(String),
+    /// Larger than [`MAX_COPIED_BYTES`] (the size in bytes).
+    #[error(
+        "is {} MiB; files copied into the site are limited to {} MiB: publish a file this large \
+         elsewhere (a release, object storage) and link to it",
+        .0.div_ceil(1024 * 1024),
+        MAX_COPIED_BYTES / (1024 * 1024)
+    )]
+    TooLarge(u64),
     /// A type the purpose does not allow.
     #[error("is a `.{0}` file, which is published only as a page or script could be")]
     Type(String),
@@ -76,6 +89,9 @@ impl SiteRoot {
         let meta = std::fs::metadata(&resolved).map_err(|_| Refusal::Missing)?;
         if !meta.is_file() {
             return Err(Refusal::NotRegular);
+        }
+        if matches!(purpose, Purpose::Asset | Purpose::Static) && meta.len() > MAX_COPIED_BYTES {
+            return Err(Refusal::TooLarge(meta.len()));
         }
         let rel = resolved
             .strip_prefix(&self.canon)
@@ -162,6 +178,28 @@ mod tests {
         for (rel, purpose, want) in refused {
             assert_eq!(judge(rel, purpose), Err(want), "{rel}");
         }
+        // A file past the size limit is not copied, as an asset or from static/; one
+        // byte less is. (Sparse files: no disk is used.)
+        let sized = |rel: &str, len: u64| {
+            let f = std::fs::File::create(root.join(rel)).unwrap();
+            f.set_len(len).unwrap();
+        };
+        sized("kernels/big.mp4", MAX_COPIED_BYTES + 1);
+        sized("static/big.woff2", MAX_COPIED_BYTES + 1);
+        sized("kernels/fits.mp4", MAX_COPIED_BYTES);
+        assert_eq!(
+            judge("kernels/big.mp4", Asset),
+            Err(Refusal::TooLarge(MAX_COPIED_BYTES + 1))
+        );
+        assert_eq!(
+            judge("static/big.woff2", Static),
+            Err(Refusal::TooLarge(MAX_COPIED_BYTES + 1))
+        );
+        assert!(judge("kernels/fits.mp4", Asset).is_ok());
+        assert!(
+            (Refusal::TooLarge(MAX_COPIED_BYTES + 1).to_string())
+                .starts_with("is 21 MiB; files copied into the site are limited to 20 MiB")
+        );
         // The same HTML is fine as a theme file: static/ is the site's own.
         std::fs::write(root.join("static/page.html"), "<p>").unwrap();
         assert!(judge("static/page.html", Static).is_ok());

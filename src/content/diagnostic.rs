@@ -65,18 +65,48 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// `text` with every control character (newlines and escape sequences among them) and
-/// every bidirectional override written as a Rust escape (`\n`, `\u{1b}`): what content
-/// may put in a line of a terminal, a log or a CI annotation.
+/// Whether `c` is one a terminal, a log or a CI runner acts on rather than shows: a control
+/// character (newline, carriage return, escape, bell, C1 controls) or a bidirectional
+/// override or isolate, which reorders the text around it.
+pub fn hidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every [`hidden`] character (newlines among them) written as a Rust escape
+/// (`\n`, `\u{1b}`): what content may put in a line of a terminal, a log or a CI
+/// annotation.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let hidden =
-        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if !text.chars().any(hidden) {
+    escaped(text, hidden)
+}
+
+/// A whole output of coursegen's, lines and all, as it may reach a terminal or a CI log:
+/// [`printable`] but for line breaks and tabs, and no line can be a GitHub workflow command
+/// (`::error …` at a line's start, or `##[…` anywhere, which the runner also obeys), which
+/// only [`Diagnostics::github_annotations`] writes. Every command writes its output through
+/// this (`cmd::emit`), so a name quoted without [`printable`] still prints inert.
+pub fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    let kept = escaped(text, |c| hidden(c) && c != '\n' && c != '\t');
+    let command = |line: &str| line.trim_start().starts_with("::") || line.contains("##[");
+    if !kept.lines().any(command) {
+        return kept;
+    }
+    let mut out = String::with_capacity(kept.len() + 16);
+    for line in kept.split_inclusive('\n') {
+        if line.trim_start().starts_with("::") {
+            out.push('\\');
+        }
+        out.push_str(&line.replace("##[", "#\\#["));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn escaped(text: &str, hide: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&hide) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if hidden(c) {
+        if hide(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -245,5 +275,21 @@ mod tests {
         );
         assert_eq!(text.lines().count(), 2, "{text}");
         assert!(text.lines().all(|l| !l.starts_with("::")), "{text}");
+    }
+
+    #[test]
+    fn whole_outputs_keep_their_lines_and_carry_no_command() {
+        let forged = "draft content/x\n::error file=README.md,line=1::FORGED.md: status is draft\n  \
+                      ::add-mask::x\r\u{7}\u{1b}[31m \u{2066}a\u{2069} ok ##[error]no\n\tnext\n";
+        assert_eq!(
+            printable_lines(forged),
+            "draft content/x\n\\::error file=README.md,line=1::FORGED.md: status is draft\n\\  \
+             ::add-mask::x\\r\\u{7}\\u{1b}[31m \\u{2066}a\\u{2069} ok #\\#[error]no\n\tnext\n"
+        );
+        let plain = "error: content/a.md:2: m\n  help: h\n1 problem found\n";
+        assert!(matches!(
+            printable_lines(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -298,44 +298,81 @@ pub struct YamlProblem {
 
 /// Parses the YAML of a split file into `RawFrontMatter`.
 pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
-    super::limits::check_yaml(split.yaml).map_err(|message| YamlProblem {
-        line: split.yaml_line,
-        field: None,
-        message,
+    super::limits::check_yaml(split.yaml).map_err(|limit| YamlProblem {
+        line: split.yaml_line + limit.line - 1,
+        field: limit.field,
+        message: limit.message,
         help: Some("front matter holds a few short fields; see README, Security".into()),
     })?;
     if split.yaml.trim().is_empty() {
         return Ok(RawFrontMatter::default());
     }
-    // One parse in the common case; the generic value is only looked at to explain a failure.
-    let err = match serde_norway::from_str::<RawFrontMatter>(split.yaml) {
-        Ok(raw) => return Ok(raw),
-        Err(err) => err,
-    };
-    match serde_norway::from_str::<serde_norway::Value>(split.yaml) {
-        Ok(serde_norway::Value::Null) => Ok(RawFrontMatter::default()),
-        Ok(serde_norway::Value::Mapping(_)) => Err(problem(split, &err)),
-        // A syntax error explains more than the type error the typed parse met first.
-        Err(syntax) => Err(problem(split, &syntax)),
-        Ok(other) => Err(YamlProblem {
+    // One parse, whatever the file holds: a failed parse is never run again to explain
+    // itself (a hostile file would cost twice).
+    match serde_norway::from_str::<TopLevel>(split.yaml) {
+        Ok(TopLevel::Fields(raw)) => Ok(*raw),
+        Ok(TopLevel::Empty) => Ok(RawFrontMatter::default()),
+        Ok(TopLevel::Other(kind)) => Err(YamlProblem {
             line: split.yaml_line,
             field: None,
             message: format!(
-                "front matter must be a mapping of `field: value` lines, found {}",
-                kind_of(&other)
+                "front matter must be a mapping of `field: value` lines, found {kind}"
             ),
             help: Some("write it as `title: What is a warp?` on its own line".into()),
         }),
+        Err(err) => Err(problem(split, &err)),
     }
 }
 
-fn kind_of(value: &serde_norway::Value) -> &'static str {
-    match value {
-        serde_norway::Value::Sequence(_) => "a list",
-        serde_norway::Value::String(_) => "a single string",
-        serde_norway::Value::Number(_) => "a number",
-        serde_norway::Value::Bool(_) => "a boolean",
-        _ => "something else",
+/// What the front matter's top level is: its fields, nothing (only comments, or `~`), or
+/// something that is not a mapping, named for the message.
+enum TopLevel {
+    Fields(Box<RawFrontMatter>),
+    Empty,
+    Other(&'static str),
+}
+
+impl<'de> Deserialize<'de> for TopLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TopLevelVisitor)
+    }
+}
+
+struct TopLevelVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
+    type Value = TopLevel;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a mapping of front-matter fields")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<TopLevel, A::Error> {
+        let fields = serde::de::value::MapAccessDeserializer::new(map);
+        RawFrontMatter::deserialize(fields).map(|raw| TopLevel::Fields(Box::new(raw)))
+    }
+    fn visit_unit<E>(self) -> Result<TopLevel, E> {
+        Ok(TopLevel::Empty)
+    }
+    fn visit_none<E>(self) -> Result<TopLevel, E> {
+        Ok(TopLevel::Empty)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(TopLevel::Other("a list"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a single string"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a number"))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a boolean"))
     }
 }
 
@@ -398,6 +435,11 @@ fn full_message_lines(message: &str) -> impl Iterator<Item = usize> + '_ {
 fn general_help(field: Option<&str>, message: &str) -> Option<String> {
     let help = if message.contains("duplicate") {
         "each field may appear only once: remove one of them"
+    } else if message.contains("invalid type: sequence, expected a string")
+        || message.contains("invalid type: map, expected a string")
+    {
+        "in YAML a value that starts with `[` is a list and one with `{` a mapping: put text \
+         in quotes"
     } else if message.contains("invalid type") || message.contains("invalid value") {
         match field.unwrap_or("") {
             "related" | "appears_in" => "write a list of slugs: `related: [warp, bank-conflict]`",
@@ -490,7 +532,10 @@ mod tests {
             Some("byline.writen_by"),
             "unknown field",
         );
-        yaml_case("title: [a\n", 2, None, "did not find expected");
+        // One parse: the type error the parse meets first is the one reported, with a help
+        // that explains the bracket.
+        yaml_case("title: [a\n", 2, Some("title"), "invalid type: sequence");
+        yaml_case("title: a\nsummary: \"b\n", 3, None, "end of stream");
         yaml_case("- a\n- b\n", 2, None, "mapping");
     }
 

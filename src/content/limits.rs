@@ -1,6 +1,7 @@
 //! Limits against resource bombs in content: the size of an entry file, the size of its
-//! front matter, and YAML aliases that expand a few kilobytes into gigabytes. Checked
-//! before the front matter is parsed into fields, so a hostile file costs milliseconds.
+//! front matter, how deeply its YAML may nest, and YAML aliases that expand a few kilobytes
+//! into gigabytes. Checked before the front matter is parsed into fields, so a hostile file
+//! costs milliseconds.
 use std::cell::Cell;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -12,33 +13,88 @@ pub const MAX_ENTRY_BYTES: u64 = 1024 * 1024;
 /// Largest front matter: 64 KiB, some fifty times a complete one.
 pub const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
 
+/// Most `[` and `{` one front matter may hold. The YAML scanner's time grows with the
+/// square of how deeply flow lists and mappings nest (`[[[…` 30,000 deep, 59 KiB, took
+/// 4 s), and a count of the characters bounds the depth without parsing: nothing can nest
+/// deeper than the brackets it opens. An entry's front matter needs a handful.
+pub const MAX_FLOW_OPENINGS: usize = 256;
+
 const BUDGET_EXCEEDED: &str = "coursegen: expansion budget exceeded";
 
-/// Checks that `yaml` is small and that its aliases (`*name`) do not expand it: walking the
-/// parsed document may visit at most about twice the text it was parsed from. Without
-/// aliases a document never comes near that; a harmless alias or two stays within it.
-/// Aborts the walk as soon as the budget is spent, so a bomb costs little to refuse.
-pub fn check_yaml(yaml: &str) -> Result<(), String> {
+/// A front matter refused before it is parsed: where (the line within the YAML, 1-based,
+/// and the top-level field it is in, when there is one) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlLimit {
+    /// Line within the YAML block, 1-based.
+    pub line: usize,
+    /// The top-level field the problem is in.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl YamlLimit {
+    fn whole(message: String) -> Self {
+        YamlLimit {
+            line: 1,
+            field: None,
+            message,
+        }
+    }
+}
+
+/// Checks that `yaml` is small, cannot nest deeply, and that its aliases (`*name`) do not
+/// expand it: walking the parsed document may visit at most about twice the text it was
+/// parsed from. Without aliases a document never comes near that; a harmless alias or two
+/// stays within it. Aborts the walk as soon as the budget is spent, so a bomb costs little
+/// to refuse.
+pub fn check_yaml(yaml: &str) -> Result<(), YamlLimit> {
     if yaml.len() > MAX_FRONT_MATTER_BYTES {
-        return Err(format!(
+        return Err(YamlLimit::whole(format!(
             "front matter is {} KiB; the limit is {} KiB",
             yaml.len() / 1024,
             MAX_FRONT_MATTER_BYTES / 1024
-        ));
+        )));
+    }
+    if let Some((at, _)) = (yaml.match_indices(['[', '{'])).nth(MAX_FLOW_OPENINGS) {
+        let line = 1 + yaml[..at].matches('\n').count();
+        return Err(YamlLimit {
+            line,
+            field: top_level_field(yaml, at),
+            message: format!(
+                "front matter opens more than {MAX_FLOW_OPENINGS} lists or mappings with `[` or \
+                 `{{` (counting those in text): YAML nested this deep costs the parser time out \
+                 of proportion to its size"
+            ),
+        });
     }
     if !yaml.contains('*') {
         return Ok(()); // no alias, nothing to expand
     }
     let left = Cell::new(2 * yaml.len() + 64);
     match Budget(&left).deserialize(serde_norway::Deserializer::from_str(yaml)) {
-        Err(e) if e.to_string().contains(BUDGET_EXCEEDED) => Err(
+        Err(e) if e.to_string().contains(BUDGET_EXCEEDED) => Err(YamlLimit::whole(
             "YAML aliases (`*name`) expand the front matter far beyond its own size: write the \
              values out instead of repeating an anchor"
                 .into(),
-        ),
+        )),
         // Any other problem is the field parser's to report, with a better message.
         _ => Ok(()),
     }
+}
+
+/// The top-level key whose value holds byte `at`: the last line at or before it that starts
+/// with a key (`title:`), not with a space, a list's `-` or a comment.
+fn top_level_field(yaml: &str, at: usize) -> Option<String> {
+    yaml[..at].rsplit('\n').find_map(|line| {
+        let key = line.split_once(':')?.0;
+        let starts_key = key.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        (starts_key
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c)))
+        .then(|| key.to_string())
+    })
 }
 
 /// Walks any YAML value, charging one unit per node and one per byte of text.
@@ -116,7 +172,7 @@ mod tests {
     fn case(yaml: &str, fails_with: Option<&str>) {
         match (check_yaml(yaml), fails_with) {
             (Ok(()), None) => {}
-            (Err(e), Some(needle)) if e.contains(needle) => {}
+            (Err(e), Some(needle)) if e.message.contains(needle) => {}
             (got, want) => panic!("{:.80?}: got {got:?}, want {want:?}", yaml),
         }
     }
@@ -156,5 +212,37 @@ mod tests {
         let start = std::time::Instant::now();
         assert!(check_yaml(&laughs).is_err());
         assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_at_its_line_and_field_before_parsing() {
+        let deep = format!(
+            "title: Deep\nx: {}{}\n",
+            "[".repeat(30_000),
+            "]".repeat(30_000)
+        );
+        let start = std::time::Instant::now();
+        let refused = check_yaml(&deep).expect_err("30,000 deep");
+        assert!(start.elapsed().as_secs_f64() < 0.1, "{:?}", start.elapsed());
+        assert_eq!((refused.line, refused.field.as_deref()), (2, Some("x")));
+        assert!(
+            refused.message.contains("more than 256 lists"),
+            "{refused:?}"
+        );
+        let mappings = format!("title: T\nsources:\n  - x: {}\n", "{a: ".repeat(300));
+        let refused = check_yaml(&mappings).expect_err("300 deep");
+        assert_eq!(
+            (refused.line, refused.field.as_deref()),
+            (3, Some("sources"))
+        );
+        // A front matter's ordinary brackets are far from the limit.
+        case(
+            "title: a[i]\nrelated: [warp, bank-conflict]\ndiagram: {preset: x}\n",
+            None,
+        );
+        case(
+            &format!("x: {}{}\n", "[".repeat(256), "]".repeat(256)),
+            None,
+        );
     }
 }

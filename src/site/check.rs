@@ -146,8 +146,9 @@ fn home(config: &crate::config::Config, targets: &Targets) -> (Option<String>, V
     let mut problems = targets.problems_at("/", &config.file, config.home_line, &rendered.links);
     if let Some(line) = rendered.too_much_html {
         let message = format!(
-            "the home text has more than {} HTML tags",
-            crate::markdown::MAX_HTML_TAGS
+            "the home text has more than {} HTML tags, or a tag with more than {} attributes",
+            crate::markdown::MAX_HTML_TAGS,
+            crate::sanitize::MAX_ATTRIBUTES
         );
         problems.push(
             Diagnostic::new(&config.file, config.home_line + line - 1, message)
@@ -388,9 +389,10 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
                 &entry.file,
                 entry.body_line + line - 1,
                 format!(
-                    "more than {} tags of raw HTML in one part of the body: the HTML cleaner \
-                     cannot check that much in bounded time",
-                    crate::markdown::MAX_HTML_TAGS
+                    "more than {} tags of raw HTML in one part of the body, or a tag with more \
+                     than {} attributes: the HTML cleaner cannot check that much in bounded time",
+                    crate::markdown::MAX_HTML_TAGS,
+                    crate::sanitize::MAX_ATTRIBUTES
                 ),
             )
             .help("write the content in Markdown, or split it over pages"),

@@ -20,6 +20,7 @@
   coursegen's in its `site:` modes, nothing copied into the course — build with a read-only
   token, deploy from workflow_run alone, take the address from actions/configure-pages, and
   never cancel a run of the default branch.
+- every job that can write (a `write` permission) has a timeout-minutes.
 
     python3 tests/ci/workflows.py
 
@@ -148,6 +149,11 @@ def main():
         check("pull_request_target" not in on, f"{name}: pull_request_target runs with a write token on fork code")
         for job_id, job in wf["jobs"].items():
             where = f"{name} job {job_id}"
+            permissions = job.get("permissions", wf.get("permissions", {}))
+            writes = (["all"] if permissions == "write-all" else
+                      [k for k, v in permissions.items() if v == "write"] if isinstance(permissions, dict) else [])
+            check(not writes or "timeout-minutes" in job,
+                  f"{where} can write ({', '.join(writes)}) and has no timeout-minutes")
             runs_on = job.get("runs-on", "")
             if "self-hosted" in (runs_on if isinstance(runs_on, list) else [runs_on]):
                 check(name == "measure.yml", f"{where} runs on a self-hosted runner; only measure.yml may")

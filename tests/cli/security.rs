@@ -778,3 +778,99 @@ fn kernels_manifests_and_records_are_files_of_their_own() {
         assert!(!site.exists("public"));
     }
 }
+
+/// One 1 MiB entry of each shape that was superlinear before the cleaner or the YAML parser
+/// (112,000 attributes in one tag took 8 s in a release build; 9,990 `<html>` tags of eleven
+/// attributes 26 s; `[[[…` 30,000 deep 4–6 s): each is refused at once, naming its file,
+/// line and field. `benches/hostile.sh` times twenty of each with the release binary.
+#[test]
+fn a_mebibyte_of_attributes_or_of_nested_yaml_is_refused_at_its_line() {
+    let names: Vec<String> = (0..112_000).map(|i| format!("a{i:x}")).collect();
+    let one_tag = format!("{}\n<div {}>x</div>\n", draft("A"), names.join(" "));
+    let html_tags: String = (0..9_990)
+        .map(|t| {
+            let names: Vec<String> = (0..11).map(|i| format!("a{t:x}b{i}")).collect();
+            format!("<html {}>", names.join(" "))
+        })
+        .collect();
+    let html_tags = format!("{}\n{html_tags}\n", draft("A"));
+    let deep = format!(
+        "---\ntitle: Deep\nstatus: draft\nsummary: {}{}\n---\nBody.\n",
+        "[".repeat(30_000),
+        "]".repeat(30_000)
+    );
+    let html = "more than 10000 tags of raw HTML in one part of the body, or a tag with more than 256 attributes";
+    let cases = [
+        (one_tag, format!("content/glossary/a.md:7: {html}")),
+        (html_tags, format!("content/glossary/a.md:7: {html}")),
+        (
+            deep,
+            "content/glossary/a.md:4: field `summary`: front matter opens more than 256 lists"
+                .to_string(),
+        ),
+    ];
+    for (text, error) in cases {
+        assert!(text.len() <= 1 << 20, "{}", text.len());
+        let site = Site::new();
+        site.write("content/glossary/a.md", text);
+        let start = std::time::Instant::now();
+        let o = site.run(&["build", "--drafts", "--no-search"]);
+        let took = start.elapsed();
+        assert_code(&o, 1);
+        assert!(stderr(&o).contains(&error), "{}", stderr(&o));
+        // A debug build; the release binary takes a few milliseconds.
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{error}: {took:?}"
+        );
+    }
+}
+
+/// A committed file's name is content: one holding a newline and a workflow command, a
+/// carriage return, escape and bell characters and a bidirectional override prints as
+/// escaped text from every command that names it — no line GitHub Actions would obey, no
+/// character a terminal acts on — in the build summary too.
+#[cfg(unix)]
+#[test]
+fn a_file_name_cannot_forge_a_workflow_command_or_drive_the_terminal() {
+    let site = Site::new();
+    let name = "x\n::error file=README.md,line=1::FORGED\r::add-mask::m\u{1b}[2J\u{7}\u{202e}##[error]y.md";
+    // `slug:` names the page, so the file name reaches only the messages.
+    let entry = "---\ntitle: X\nslug: x\nstatus: draft\n---\nDraft body.\n";
+    site.write(&format!("content/glossary/{name}"), entry);
+    site.write("content/glossary/b.md", draft("B"));
+    let summary = site.root().join("summary.md");
+    let runs: [&[&str]; 6] = [
+        &["build", "--summary", summary.to_str().unwrap()],
+        &["build", "--drafts"],
+        &["check"],
+        &["check", "--format", "json"],
+        &["status"],
+        &["status", "--json"],
+    ];
+    let mut outputs = Vec::new();
+    for args in runs {
+        for actions in [false, true] {
+            let o = match actions {
+                true => site.run_in_actions(args),
+                false => site.run(args),
+            };
+            let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+            assert!(
+                all.contains("FORGED"),
+                "{args:?} does not name the file: {all}"
+            );
+            outputs.push((format!("{args:?}"), all));
+        }
+    }
+    outputs.push(("summary".into(), std::fs::read_to_string(&summary).unwrap()));
+    for (what, text) in outputs {
+        for line in text.lines() {
+            assert!(!line.trim_start().starts_with("::"), "{what}: {line:?}");
+            assert!(!line.contains("##["), "{what}: {line:?}");
+        }
+        for c in ['\r', '\u{1b}', '\u{7}', '\u{202e}'] {
+            assert!(!text.contains(c), "{what} holds {c:?}: {text:?}");
+        }
+    }
+}

@@ -9,6 +9,8 @@ use ssh_key::{PublicKey, SshSig, public::KeyData};
 
 use crate::content::Diagnostic;
 
+mod options;
+
 /// The SSHSIG namespace of every review signature (`ssh-keygen -Y sign -n coursegen-review`).
 pub const NAMESPACE: &str = "coursegen-review";
 
@@ -258,6 +260,23 @@ fn token(rest: &str) -> Result<(String, &str), String> {
     Ok((out, ""))
 }
 
+/// Splits off the options field as written, quotes kept: it ends at white space outside
+/// double quotes (`\"` inside them is a quote), as OpenSSH's `sshkey_advance_past_options`.
+fn raw_token(rest: &str) -> (&str, &str) {
+    let rest = rest.trim_start();
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, c) in rest.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if rest[i + 1..].starts_with('"') => escaped = true,
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => return (&rest[..i], &rest[i..]),
+            _ => {}
+        }
+    }
+    (rest, "")
+}
+
 fn is_key_type(t: &str) -> bool {
     t.starts_with("ssh-") || t.starts_with("ecdsa-sha2-") || t.starts_with("sk-")
 }
@@ -280,7 +299,7 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
             p.escape_debug()
         ));
     }
-    let (mut next, mut rest) = token(rest)?;
+    let (field, after) = raw_token(rest);
     let mut signer = Signer {
         line,
         principals,
@@ -289,86 +308,19 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
         valid_before: None,
         namespaces: None,
     };
-    if !is_key_type(&next) {
-        options(&next, &mut signer)?;
-        (next, rest) = token(rest)?;
-    }
+    let (next, rest) = if is_key_type(field) {
+        (field.to_string(), after)
+    } else {
+        let read = options::parse(field)?;
+        (signer.valid_after, signer.valid_before) = (read.valid_after, read.valid_before);
+        signer.namespaces = read.namespaces;
+        token(after)?
+    };
     let (blob, _comment) = token(rest)?;
     let key = PublicKey::from_openssh(&format!("{next} {blob}"))
         .map_err(|e| format!("the key `{}` cannot be read: {e}", next.escape_debug()))?;
     signer.key = key.key_data().clone();
     Ok(signer)
-}
-
-/// `valid-after="…"`, `valid-before="…"`, `namespaces="…"`; `cert-authority` is refused.
-fn options(text: &str, signer: &mut Signer) -> Result<(), String> {
-    // Commas inside the quotes of `namespaces="a,b"` do not split options; quotes are gone
-    // by now, so split on commas that start a known option.
-    let mut opts: Vec<String> = Vec::new();
-    for part in text.split(',') {
-        let starts = [
-            "valid-after=",
-            "valid-before=",
-            "namespaces=",
-            "cert-authority",
-        ]
-        .iter()
-        .any(|o| part.trim().to_ascii_lowercase().starts_with(o));
-        match opts.last_mut() {
-            Some(last) if !starts => {
-                last.push(',');
-                last.push_str(part);
-            }
-            _ => opts.push(part.to_string()),
-        }
-    }
-    for opt in opts {
-        let (name, value) = opt.split_once('=').unwrap_or((&opt, ""));
-        match name.to_ascii_lowercase().as_str() {
-            "valid-after" => signer.valid_after = Some(timestamp(value)?),
-            "valid-before" => signer.valid_before = Some(timestamp(value)?),
-            "namespaces" => {
-                signer.namespaces = Some(value.split(',').map(|n| n.trim().to_string()).collect())
-            }
-            "cert-authority" => {
-                return Err(
-                    "`cert-authority` lines are not supported: list each person's own key".into(),
-                );
-            }
-            other => return Err(format!("unknown option `{}`", other.escape_debug())),
-        }
-    }
-    Ok(())
-}
-
-/// `YYYYMMDD[HHMM[SS]]` with an optional `Z`, read as UTC.
-fn timestamp(value: &str) -> Result<i64, String> {
-    let bad = || {
-        format!(
-            "`{}` is not a time: write YYYYMMDD or YYYYMMDDHHMM[SS], ending in Z (UTC)",
-            value.escape_debug()
-        )
-    };
-    let digits = value.strip_suffix(['Z', 'z']).unwrap_or(value);
-    if !digits.chars().all(|c| c.is_ascii_digit()) || ![8, 12, 14].contains(&digits.len()) {
-        return Err(bad());
-    }
-    let n = |r: std::ops::Range<usize>| digits.get(r).map_or(0, |s| s.parse::<i16>().unwrap_or(0));
-    let year = digits[0..4].parse::<i16>().map_err(|_| bad())?;
-    let dt = jiff::civil::DateTime::new(
-        year,
-        n(4..6) as i8,
-        n(6..8) as i8,
-        n(8..10) as i8,
-        n(10..12) as i8,
-        n(12..14) as i8,
-        0,
-    )
-    .map_err(|_| bad())?;
-    jiff::tz::TimeZone::UTC
-        .to_timestamp(dt)
-        .map(|t| t.as_second())
-        .map_err(|_| bad())
 }
 
 /// A signature that verified: by whom.
@@ -484,7 +436,7 @@ pub fn verify(
     if signer
         .namespaces
         .as_ref()
-        .is_some_and(|n| !n.iter().any(|n| n == NAMESPACE))
+        .is_some_and(|n| !options::namespace_allowed(NAMESPACE, n))
     {
         return Err(format!(
             "wrong namespace: line {} of {file} does not allow {fingerprint} to sign `{NAMESPACE}`",
@@ -611,5 +563,108 @@ mod tests {
                 .unwrap_err()
                 .contains("more than")
         );
+    }
+
+    /// The options of an allowed-signers line answered as `ssh-keygen -Y verify` answers
+    /// them: both judge the same line and the same signature (ssh-keygen's own, over a
+    /// review message, in our namespace), with ssh-keygen reading times as UTC. The rows
+    /// are each option form coursegen once read differently, and their neighbours.
+    #[test]
+    fn options_mean_what_ssh_keygen_says_they_mean() {
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("k");
+        let made = Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", "k", "-f"])
+            .arg(&key)
+            .status();
+        assert!(
+            made.is_ok_and(|s| s.success()),
+            "needs ssh-keygen (openssh-client)"
+        );
+        let public = std::fs::read_to_string(dir.path().join("k.pub")).unwrap();
+        let public: Vec<&str> = public.split_whitespace().take(2).collect();
+        let hash = "v2:sha256:4f1d";
+        let msg = dir.path().join("msg");
+        std::fs::write(&msg, message(Role::Author, hash)).unwrap();
+        let signed = Command::new("ssh-keygen")
+            .args(["-Y", "sign", "-n", NAMESPACE, "-f"])
+            .arg(&key)
+            .arg(&msg)
+            .stderr(Stdio::null())
+            .status();
+        assert!(signed.is_ok_and(|s| s.success()));
+        let sig = dir.path().join("msg.sig");
+        let armored = std::fs::read_to_string(&sig).unwrap();
+        let field: String = armored
+            .lines()
+            .filter(|l| !l.starts_with("-----"))
+            .collect();
+        let now = jiff::Timestamp::now().as_second();
+        let forms = [
+            "",
+            "namespaces=\"coursegen-review\"",
+            "NAMESPACES=\"git,coursegen-review\"",
+            "namespaces=\"coursegen-*\"",
+            "namespaces=\"coursegen-review,!coursegen-review\"",
+            "namespaces=\"*,!coursegen-*\"",
+            "namespaces=\" coursegen-review\"",
+            "namespaces=\"coursegen-review \"",
+            "namespaces=\"git\"",
+            "namespaces=coursegen-review",
+            "namespaces=\"coursegen-review\",namespaces=\"coursegen-review\"",
+            "valid-after=\"20000101\"",
+            "valid-after=20000101",
+            "valid-after=\"20000101Z\",valid-before=\"99991231Z\"",
+            "valid-before=\"99991231\"",
+            "valid-before=\"20300101\",valid-before=\"20000101\"",
+            "valid-before=\"20000101\",valid-before=\"20300101\"",
+            "valid-before=\"20000101Z\"",
+            "valid-after=\"20991231Z\"",
+            "valid-after=\"202001011200\"",
+            "valid-after=\"20200101120000Z\"",
+            "valid-after=\"2020010112\"",
+            "valid-after=\"20200230\"",
+            "valid-after=\"20201301\"",
+            "valid-after=\"20200132\"",
+            "valid-after=\"202001012400\"",
+            "valid-after=\"20300101\",valid-before=\"20200101\"",
+            "valid-after=\"20200101\" ,namespaces=\"git\"",
+            "valid-after=\"20200101\";namespaces=\"git\"",
+            "cert-authority",
+            "frobnicate",
+            "namespaces=\"coursegen-review",
+        ];
+        for options in forms {
+            let line = format!("ada {options} {} {}\n", public[0], public[1]);
+            let file = dir.path().join("allowed_signers");
+            std::fs::write(&file, &line).unwrap();
+            let theirs = Command::new("ssh-keygen")
+                .env("TZ", "UTC")
+                .args(["-Y", "verify", "-I", "ada", "-n", NAMESPACE, "-f"])
+                .arg(&file)
+                .arg("-s")
+                .arg(&sig)
+                .stdin(std::fs::File::open(&msg).unwrap())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .unwrap()
+                .success();
+            let ours = parse(Path::new("allowed_signers"), &line).map(|signers| {
+                let rules = SignatureRules {
+                    signers,
+                    required: true,
+                    now,
+                };
+                verify(&rules, &field, Role::Author, hash)
+            });
+            assert_eq!(
+                matches!(ours, Ok(Ok(_))),
+                theirs,
+                "{line:?}: ssh-keygen {}, coursegen {ours:?}",
+                if theirs { "accepts" } else { "refuses" }
+            );
+        }
     }
 }
