@@ -286,6 +286,20 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             None => urls.absolute(&format!("/{SITE_CARD_PNG}")),
         },
         edit_url: opts.config.edit_link(&entry.file),
+        contents: pages::contents(
+            &p.bodies.headings,
+            &[
+                ("measured", "Measured", measured.is_some()),
+                ("diagram", "Diagram", diagram.is_some()),
+                ("related-terms", "Related terms", !m.related.is_empty()),
+                ("where-you-meet-this", "Where you meet this", !m.appears_in.is_empty()),
+                ("sources", "Sources", !m.sources.is_empty()),
+            ]
+            .map(|(id, text, shown)| shown.then_some((id, text)))
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        ),
         measured,
         diagram,
         related: m
