@@ -587,7 +587,12 @@ mod tests {
     use super::*;
 
     fn md(s: &str) -> String {
-        render(s, RenderOptions { highlight: false }, &mut PageState::default()).html
+        render(
+            s,
+            RenderOptions { highlight: false },
+            &mut PageState::default(),
+        )
+        .html
     }
 
     #[test]

@@ -85,7 +85,11 @@ mod tests {
         assert!(html.contains(r"\frac{a}{b}</annotation>"), "{html}");
         assert!(mathml("x", true).unwrap().contains("display=\"block\""));
         // The TeX is escaped where it is kept.
-        assert!(mathml("a < b", false).unwrap().contains(">a &lt; b</annotation>"));
+        assert!(
+            mathml("a < b", false)
+                .unwrap()
+                .contains(">a &lt; b</annotation>")
+        );
     }
 
     #[test]

@@ -162,7 +162,10 @@ fn link_text<'e>(
             .chars()
             .next_back()
             .is_some_and(char::is_alphanumeric);
-        let word_end = !text[end..].chars().next().is_some_and(char::is_alphanumeric);
+        let word_end = !text[end..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric);
         if !(word_start && word_end) {
             continue;
         }
@@ -277,12 +280,16 @@ mod tests {
             "<a href=\"/glossary/warp/\" aria-describedby=\"term-warp\">Warp</a>\
              <span class=\"term-preview\" id=\"term-warp\" aria-hidden=\"true\">What a warp is.</span>"
         ), "{html}");
-        assert!(html.contains("<span class=\"term-cc\">CC 7.5</span>"), "{html}");
+        assert!(
+            html.contains("<span class=\"term-cc\">CC 7.5</span>"),
+            "{html}"
+        );
     }
 
     #[test]
     fn code_headings_links_words_inside_words_and_the_page_itself_are_left_alone() {
-        let md = "# Warp\n\n`warp` and [a warp](/x/) and warped and\n\n```\nwarp\n```\n\nthe bank.\n";
+        let md =
+            "# Warp\n\n`warp` and [a warp](/x/) and warped and\n\n```\nwarp\n```\n\nthe bank.\n";
         let html = linked(md, "/glossary/shared-memory-bank/");
         assert_eq!(links_to(&html), ["/x/"], "{html}");
     }

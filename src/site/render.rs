@@ -292,7 +292,11 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
                 ("measured", "Measured", measured.is_some()),
                 ("diagram", "Diagram", diagram.is_some()),
                 ("related-terms", "Related terms", !m.related.is_empty()),
-                ("where-you-meet-this", "Where you meet this", !m.appears_in.is_empty()),
+                (
+                    "where-you-meet-this",
+                    "Where you meet this",
+                    !m.appears_in.is_empty(),
+                ),
                 ("sources", "Sources", !m.sources.is_empty()),
             ]
             .map(|(id, text, shown)| shown.then_some((id, text)))

@@ -44,7 +44,8 @@ pub(crate) fn clashes(entries: &[Arc<Entry>]) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
     for e in entries {
         let Some(term) = &e.meta.term else { continue };
-        let words = std::iter::once((term, "term")).chain(e.meta.aliases.iter().map(|a| (a, "aliases")));
+        let words =
+            std::iter::once((term, "term")).chain(e.meta.aliases.iter().map(|a| (a, "aliases")));
         for (word, field) in words {
             let key = word.trim().to_lowercase();
             match claimed.get(&key) {
