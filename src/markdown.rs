@@ -730,7 +730,11 @@ mod tests {
             }
         }
         let html = md("## Title {#ok .fine onclick=alert(1)}");
-        assert_eq!(html.trim(), "<h2 id=\"ok\" class=\"fine\">Title</h2>");
+        // The heading, beside its anchor link.
+        assert!(
+            html.starts_with("<div class=\"heading\">\n<h2 id=\"ok\" class=\"fine\">Title</h2>\n<a class=\"anchor\" href=\"#ok\""),
+            "{html}"
+        );
         let html = md("| a | b | c | d |\n|:-|:-:|-:|-|\n| 1 | 2 | 3 | 4 |\n| 5 | 6 | 7 | 8 |\n");
         for cell in [
             "<td class=\"align-left\">1</td>",

@@ -6,7 +6,7 @@
 //! `markdown` only; the check stage builds the [`Terms`] of a build.
 use std::collections::HashSet;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 
 /// What an author writes just before a mention that should stay plain text: an HTML
@@ -52,10 +52,15 @@ impl Terms {
             }
             terms.push(term);
         }
+        // A DFA matches about twice as fast as the NFA the builder picks for this many
+        // words (every text of every page goes through it); past a few thousand words its
+        // tables grow large, and the builder chooses.
+        let kind = (words.len() <= 5_000).then_some(AhoCorasickKind::DFA);
         let matcher = (!words.is_empty()).then(|| {
             AhoCorasickBuilder::new()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::LeftmostLongest)
+                .kind(kind)
                 .build(&words)
                 .expect("a few thousand literal words build a matcher")
         });
@@ -197,23 +202,23 @@ fn link_text<'e>(
     }
 }
 
-/// The link and its preview. The preview is hidden from reading in place (the link's
-/// description says it) and from search text, and the stylesheet shows it on hover and
-/// keyboard focus.
+/// The link and its preview, the preview right after it: the stylesheet shows it while
+/// the link is pointed at or focused (`a.term:hover + .tip`). It is hidden from reading in
+/// place (the link's description says it) and from search text. Short names and ids
+/// numbered on the page (`term-1`) keep the bytes a link adds close to its summary's.
 fn link_html(term: &Term, shown: &str, anchors: &mut HashSet<String>) -> String {
-    let base = format!("term-{}", term.slug);
-    let mut id = base.clone();
-    let mut n = 2;
+    let mut n = 1;
+    let mut id = String::from("term-1");
     while !anchors.insert(id.clone()) {
-        id = format!("{base}-{n}");
         n += 1;
+        id = format!("term-{n}");
     }
     let esc = super::escape;
-    let cc = term.cc.as_deref().map_or(String::new(), |cc| {
-        format!(" <span class=\"term-cc\">CC {}</span>", esc(cc))
+    let cc = (term.cc.as_deref()).map_or(String::new(), |cc| {
+        format!(" <small>CC {}</small>", esc(cc))
     });
     format!(
-        "<span class=\"term\"><a href=\"{}\" aria-describedby=\"{id}\">{}</a><span class=\"term-preview\" id=\"{id}\" aria-hidden=\"true\">{}{cc}</span></span>",
+        "<a class=\"term\" href=\"{}\" aria-describedby=\"{id}\">{}</a><span class=\"tip\" id=\"{id}\" aria-hidden=\"true\">{}{cc}</span>",
         esc(&term.url),
         esc(shown),
         esc(&term.preview),
@@ -252,11 +257,12 @@ mod tests {
     }
 
     fn links_to(html: &str) -> Vec<&str> {
-        html.match_indices("<a href=\"")
+        html.match_indices(" href=\"")
             .map(|(i, _)| {
-                let rest = &html[i + 9..];
+                let rest = &html[i + 7..];
                 &rest[..rest.find('"').unwrap()]
             })
+            .filter(|url| !url.starts_with('#'))
             .collect()
     }
 
@@ -276,14 +282,14 @@ mod tests {
             "{html}"
         );
         // The mention keeps its spelling; the preview is described, not read in place.
-        assert!(html.contains(
-            "<a href=\"/glossary/warp/\" aria-describedby=\"term-warp\">Warp</a>\
-             <span class=\"term-preview\" id=\"term-warp\" aria-hidden=\"true\">What a warp is.</span>"
-        ), "{html}");
         assert!(
-            html.contains("<span class=\"term-cc\">CC 7.5</span>"),
+            html.contains(
+                "<a class=\"term\" href=\"/glossary/warp/\" aria-describedby=\"term-1\">Warp</a>\
+                 <span class=\"tip\" id=\"term-1\" aria-hidden=\"true\">What a warp is.</span>"
+            ),
             "{html}"
         );
+        assert!(html.contains("<small>CC 7.5</small>"), "{html}");
     }
 
     #[test]

@@ -173,11 +173,13 @@ pub(crate) fn check_site_with(
 ) -> Result<CheckedSite, Vec<Diagnostic>> {
     let mut problems = site.problems.clone();
     problems.extend(unlisted_sections(&opts.config, site));
-    problems.extend(terms::clashes(&site.entries));
+    let (clashes, shared_terms) = terms::clashes(&site.entries);
+    problems.extend(clashes);
     let mut report = Report {
         warnings: site.warnings.clone(),
         ..Report::default()
     };
+    report.warnings.extend(shared_terms);
     let rules = Rules {
         today: opts.today.unwrap_or_else(policy::clock_today),
         review_max_age_days: opts.review_max_age_days,

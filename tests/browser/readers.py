@@ -225,3 +225,35 @@ def check_slips_text(browser, base):
              if alt in n.get("name", {}).get("value", "") and n.get("role", {}).get("value") in ("image", "link", "img")]
     assert not named, f"the alt text is also the name of: {named}"
     ctx.close()
+
+
+def check_axe_every(browser, sites, axe):
+    """axe-core finds no violation of any impact on every page, at 1280 and 390 px, in all
+    four theme × system combinations, with a term's preview open and the folded contents
+    list open (so their colours are checked too). `sites`: (base, paths) pairs. Prints
+    the number of page states checked."""
+    import reader
+    source = Path(axe).read_text(encoding="utf-8")
+    problems, states = [], 0
+    for base, paths in sites:
+        for width in (1280, 390):
+            for system, chosen in reader.THEMES:
+                p = reader.themed(browser, base, system, chosen, bypass_csp=True,
+                                  viewport={"width": width, "height": 900})
+                for path in paths:
+                    page = p.goto(path)
+                    if page.locator("details.toc-fold").is_visible():
+                        page.locator("details.toc-fold summary").click()
+                    term = page.locator(".body a.term").first
+                    if term.count():
+                        term.focus()
+                    page.add_script_tag(content=source)
+                    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+                    states += 1
+                    for v in result["violations"]:
+                        for n in v["nodes"][:3]:
+                            problems.append(f"{width}px {system}/{chosen} {path}: {v['id']} ({v['impact']}) {n['target']}")
+                p.clean()
+                p.close()
+    print(f"     axe: {states} page states, {len(problems)} violations")
+    assert not problems, "\n".join(problems[:40])

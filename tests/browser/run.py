@@ -439,6 +439,10 @@ def main():
                        c(readers.check_menu_escape, browser, repo.url, seed))
             checks.run("repo: days unnumbered on the home page, footer, related drafts, alt text read once",
                        c(readers.check_slips_text, browser, repo.url))
+            small_pages = ["/glossary/bank/", "/glossary/warp/"]
+            checks.run("axe: no violation of any impact on every page, 2 widths × 4 theme modes",
+                       c(readers.check_axe_every, browser,
+                         [(repo.url, repo_pages), (small.url, small_pages), (published.url, [seed, "/"])], args.axe))
             if args.screenshots:
                 screenshots(browser, repo.url, seed, args.screenshots)
             browser.close()

@@ -607,7 +607,9 @@ fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
     let lane = site.read("public/glossary/lane/index.html");
     // The first mention, spelled as written, linked; the draft `bank` is not a page here.
     assert!(
-        lane.contains(r#"<a href="/glossary/warp/" aria-describedby="term-warp">Warps</a>"#),
+        lane.contains(
+            r#"<a class="term" href="/glossary/warp/" aria-describedby="term-1">Warps</a>"#
+        ),
         "{lane}"
     );
     assert_eq!(
@@ -622,12 +624,29 @@ fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
         "{lane}"
     );
     let block = site.read("public/glossary/block/index.html");
-    assert!(!block.contains("aria-describedby=\"term-"), "{block}");
+    assert!(!block.contains("class=\"term\""), "{block}");
     // In the preview the draft is shown, so it is linked.
     assert_code(&site.run(&["build", "--drafts"]), 0);
     let lane = site.read("public/glossary/lane/index.html");
     assert!(
-        lane.contains(r#"aria-describedby="term-bank">banks</a>"#),
+        lane.contains(r#"href="/glossary/bank/" aria-describedby="term-2">banks</a>"#),
         "{lane}"
     );
+}
+
+#[test]
+fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
+    let site = Site::new();
+    site.write("content/glossary/bank.md", &term_entry("Bank", "", "Text."));
+    site.write("content/glossary/bank-2.md", &term_entry("bank", "", "Text."));
+    site.write("content/glossary/lane.md", &term_entry("Lane", "", "A bank."));
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("content/glossary/bank.md:3: field `term`: `Bank` already names `bank`"),
+        "{}",
+        stderr(&o)
+    );
+    let lane = site.read("public/glossary/lane/index.html");
+    assert!(!lane.contains("class=\"term\""), "{lane}");
 }
