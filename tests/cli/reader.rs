@@ -638,12 +638,19 @@ fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
 fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
     let site = Site::new();
     site.write("content/glossary/bank.md", &term_entry("Bank", "", "Text."));
-    site.write("content/glossary/bank-2.md", &term_entry("bank", "", "Text."));
-    site.write("content/glossary/lane.md", &term_entry("Lane", "", "A bank."));
+    site.write(
+        "content/glossary/bank-2.md",
+        &term_entry("bank", "", "Text."),
+    );
+    site.write(
+        "content/glossary/lane.md",
+        &term_entry("Lane", "", "A bank."),
+    );
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 0);
     assert!(
-        stderr(&o).contains("content/glossary/bank.md:3: field `term`: `Bank` already names `bank`"),
+        stderr(&o)
+            .contains("content/glossary/bank.md:3: field `term`: `Bank` already names `bank`"),
         "{}",
         stderr(&o)
     );

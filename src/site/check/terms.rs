@@ -15,7 +15,10 @@ pub(crate) fn terms<'a>(shown: impl Iterator<Item = &'a Entry> + Clone) -> (Term
     let mut claims: HashMap<String, usize> = HashMap::new();
     for e in shown.clone() {
         let words = e.meta.term.iter().chain(&e.meta.aliases);
-        for w in words.map(|w| w.trim().to_lowercase()).collect::<std::collections::BTreeSet<_>>() {
+        for w in words
+            .map(|w| w.trim().to_lowercase())
+            .collect::<std::collections::BTreeSet<_>>()
+        {
             *claims.entry(w).or_default() += 1;
         }
     }
