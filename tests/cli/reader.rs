@@ -554,11 +554,11 @@ fn two_entries_claiming_one_alias_are_refused_at_the_second_ones_field() {
     let site = Site::new();
     site.write(
         "content/glossary/bank.md",
-        &term_entry("Bank", "banks", "Text."),
+        term_entry("Bank", "banks", "Text."),
     );
     site.write(
         "content/glossary/shared-memory-bank.md",
-        &term_entry("Shared memory bank", "Banks, smem bank", "Text."),
+        term_entry("Shared memory bank", "Banks, smem bank", "Text."),
     );
     assert_fails_at(
         &site.run(&["check", "--drafts"]),
@@ -573,7 +573,7 @@ fn a_formula_that_does_not_parse_is_refused_with_its_line() {
     let body = "Fine: $x^2$.\n\nBroken:\n\n$$\\nosuchcommand{x}$$\n";
     site.write(
         "content/glossary/bank.md",
-        &term_entry("Bank", "banks", body),
+        term_entry("Bank", "banks", body),
     );
     // Front matter is lines 1-7, the body starts on line 8; the formula is on line 12.
     assert_fails_at(
@@ -588,20 +588,20 @@ fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
     let site = Site::new();
     site.write(
         "content/glossary/warp.md",
-        &published("Warp", "aliases: [warps]\n"),
+        published("Warp", "aliases: [warps]\n"),
     );
     site.write(
         "content/glossary/bank.md",
-        &term_entry("Bank", "banks", "Not linked."),
+        term_entry("Bank", "banks", "Not linked."),
     );
     site.write(
         "content/glossary/lane.md",
-        &published("Lane", "related: [bank]\n")
+        published("Lane", "related: [bank]\n")
             .replace("Body of Lane.", "Warps and banks: a warp of lanes."),
     );
     site.write(
         "content/glossary/block.md",
-        &published("Block", "link_terms: false\n").replace("Body of Block.", "A warp."),
+        published("Block", "link_terms: false\n").replace("Body of Block.", "A warp."),
     );
     assert_code(&site.run(&["build"]), 0);
     let lane = site.read("public/glossary/lane/index.html");
@@ -637,14 +637,14 @@ fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
 #[test]
 fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
     let site = Site::new();
-    site.write("content/glossary/bank.md", &term_entry("Bank", "", "Text."));
+    site.write("content/glossary/bank.md", term_entry("Bank", "", "Text."));
     site.write(
         "content/glossary/bank-2.md",
-        &term_entry("bank", "", "Text."),
+        term_entry("bank", "", "Text."),
     );
     site.write(
         "content/glossary/lane.md",
-        &term_entry("Lane", "", "A bank."),
+        term_entry("Lane", "", "A bank."),
     );
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 0);
