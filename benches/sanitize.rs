@@ -4,7 +4,7 @@
 //! code, tables, links). Prints a Markdown table for BENCHMARKS.md.
 //! Run: `cargo bench --bench sanitize`. The whole-build effect at 10,000 entries:
 //! BENCHMARKS.md, "Sanitiser".
-use std::collections::HashSet;
+use coursegen::markdown::PageState;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -42,11 +42,11 @@ fn main() {
     let opts = RenderOptions { highlight: false };
     let html: Vec<String> = bodies
         .iter()
-        .map(|b| render(b, opts, &mut HashSet::new()).html)
+        .map(|b| render(b, opts, &mut PageState::default()).html)
         .collect();
     let bytes: usize = bodies.iter().map(String::len).sum();
     let render_us = median_us(21, &bodies, |b| {
-        black_box(render(black_box(b), opts, &mut HashSet::new()));
+        black_box(render(black_box(b), opts, &mut PageState::default()));
     });
     let clean_us = median_us(21, &html, |h| {
         black_box(sanitize::html(black_box(h)));

@@ -120,7 +120,21 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
         "`\"X.Y\"`",
         "compute capability the entry is written against",
     ),
-    ("summary", "text", "the one-line definition under the title"),
+    (
+        "summary",
+        "text",
+        "the one-line definition under the title (and a linked term's preview)",
+    ),
+    (
+        "aliases",
+        "list of text",
+        "other words for `term` (`[bank, banks]`), linked like it; two entries may not claim one word",
+    ),
+    (
+        "link_terms",
+        "`true` (default) or `false`",
+        "`false`: this page's prose links no glossary terms",
+    ),
     (
         "related",
         "list of glossary slugs",

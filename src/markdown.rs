@@ -8,6 +8,32 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 use crate::highlight::fence::FenceInfo;
 use crate::highlight::include::{self, IncludeCheck, IncludeError, Sources};
 
+pub mod math;
+pub mod terms;
+
+/// What the fragments of one page share while they are converted: the heading ids used,
+/// the glossary terms already linked, and the headings found (for "On this page").
+#[derive(Debug, Default)]
+pub struct PageState<'a> {
+    /// Heading (and preview) ids already used on the page.
+    pub anchors: HashSet<String>,
+    /// Term linking, when this page links terms.
+    pub terms: Option<terms::Linking<'a>>,
+    /// The headings of every fragment converted so far, in order.
+    pub headings: Vec<Heading>,
+}
+
+/// A heading of the page, for its contents list.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Heading {
+    /// 1 to 6.
+    pub level: u8,
+    /// Its id (the anchor).
+    pub id: String,
+    /// Its text.
+    pub text: String,
+}
+
 /// A body cut at its `## Measured` and `## Diagram` headings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sections<'a> {
@@ -72,6 +98,8 @@ pub struct Link {
 /// Rendered HTML and the links it contains (for the link check).
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
+    /// Formulas that do not parse, with their lines in this Markdown.
+    pub math_errors: Vec<math::MathError>,
     /// The HTML.
     pub html: String,
     /// Every link and image destination.
@@ -98,10 +126,10 @@ pub struct Rendered {
 /// HTML needs far fewer.
 pub const MAX_HTML_TAGS: usize = 10_000;
 
-/// Renders Markdown to HTML. `anchors` holds the heading ids already used on the page, so
-/// that several fragments of one page never repeat an id.
-pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>) -> Rendered {
-    render_with(markdown, opts, anchors, None)
+/// Renders Markdown to HTML. `page` holds what the page's fragments share (heading ids,
+/// so that several fragments of one page never repeat one; terms already linked).
+pub fn render(markdown: &str, opts: RenderOptions, page: &mut PageState<'_>) -> Rendered {
+    render_with(markdown, opts, page, None)
 }
 
 /// [`render`], with the files that `file=` code blocks include (checked beforehand by
@@ -109,10 +137,11 @@ pub fn render(markdown: &str, opts: RenderOptions, anchors: &mut HashSet<String>
 pub fn render_with(
     markdown: &str,
     opts: RenderOptions,
-    anchors: &mut HashSet<String>,
+    page: &mut PageState<'_>,
     sources: Option<&Sources>,
 ) -> Rendered {
-    let options = Options::ENABLE_TABLES
+    let options = Options::ENABLE_MATH
+        | Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_HEADING_ATTRIBUTES
@@ -127,6 +156,7 @@ pub fn render_with(
     let mut site_paths = definition_paths(markdown, &parser);
     let mut fence_lines = Vec::new();
     let (mut html_tags, mut too_much_html) = (0, None);
+    let mut math_lines = Vec::new();
     for (event, range) in parser.into_offset_iter() {
         let mut line = || {
             let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
@@ -151,6 +181,7 @@ pub fn render_with(
                 links.extend(html_urls(html).map(|url| Link { url, line }));
                 site_paths.extend(html_paths(html, range.start));
             }
+            Event::InlineMath(_) | Event::DisplayMath(_) => math_lines.push(line()),
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
                 let block = &markdown[range.clone()];
                 let inside = block.find('\n').map_or(block.len(), |i| i + 1);
@@ -160,9 +191,16 @@ pub fn render_with(
         }
         events.push(event);
     }
-    name_headings(&mut events, anchors);
+    name_headings(&mut events, &mut page.anchors);
     aligned_cells(&mut events);
     unbroken_flags(&mut events);
+    // MathML is another crate's writing: the cleaner sees it (see `math::to_mathml`).
+    needs_cleaner |= !math_lines.is_empty();
+    let math_errors = math::to_mathml(&mut events, &math_lines);
+    if let Some(linking) = &mut page.terms {
+        events = terms::link_terms(events, linking, &mut page.anchors);
+    }
+    let events = heading_anchors(events, &mut page.headings);
     let (events, includes, included) = code_blocks(events, opts, sources, &fence_lines);
     let html = match (needs_cleaner, too_much_html) {
         (_, Some(_)) => String::new(),
@@ -187,6 +225,7 @@ pub fn render_with(
     site_paths.sort();
     site_paths.dedup();
     Rendered {
+        math_errors,
         html,
         links,
         site_paths,
@@ -431,6 +470,49 @@ fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
     }
 }
 
+/// Wraps each heading with its anchor link (`<a class="anchor" href="#id">`, named for the
+/// heading), as GitHub does: beside the heading, not in it, so the heading's own name stays
+/// its text. Records every heading for the page's contents list.
+fn heading_anchors<'a>(events: Vec<Event<'a>>, headings: &mut Vec<Heading>) -> Vec<Event<'a>> {
+    if !events
+        .iter()
+        .any(|e| matches!(e, Event::Start(Tag::Heading { .. })))
+    {
+        return events;
+    }
+    let mut out = Vec::with_capacity(events.len() + 8);
+    let mut open: Option<(u8, String, String)> = None;
+    for e in events {
+        match &e {
+            Event::Start(Tag::Heading { level, id, .. }) => {
+                out.push(Event::Html(CowStr::from("<div class=\"heading\">")));
+                let id = id.as_deref().unwrap_or_default().to_string();
+                open = Some((*level as u8, id, String::new()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((.., text)) = &mut open {
+                    text.push_str(t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                out.push(e);
+                if let Some((level, id, text)) = open.take() {
+                    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    out.push(Event::Html(CowStr::from(format!(
+                        "<a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to the section “{}”\"><span aria-hidden=\"true\">#</span></a></div>\n",
+                        escape(&text)
+                    ))));
+                    headings.push(Heading { level, id, text });
+                }
+                continue;
+            }
+            _ => {}
+        }
+        out.push(e);
+    }
+    out
+}
+
 /// Lowercase ASCII letters and digits joined by single hyphens.
 pub fn slugify(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -566,7 +648,12 @@ mod tests {
     use super::*;
 
     fn md(s: &str) -> String {
-        render(s, RenderOptions { highlight: false }, &mut HashSet::new()).html
+        render(
+            s,
+            RenderOptions { highlight: false },
+            &mut PageState::default(),
+        )
+        .html
     }
 
     #[test]
@@ -574,7 +661,7 @@ mod tests {
         let r = render(
             "a [x](/glossary/warp/)\n\nb\n![i](img.png) [y](https://e.org)\n",
             RenderOptions { highlight: false },
-            &mut HashSet::new(),
+            &mut PageState::default(),
         );
         let got: Vec<_> = r.links.iter().map(|l| (l.url.as_str(), l.line)).collect();
         assert_eq!(
@@ -584,7 +671,7 @@ mod tests {
         let html = render(
             "x\n\n<a href=\"/a/\">a</a> <img src='/b.png' data-src=\"/no/\">\n",
             RenderOptions { highlight: false },
-            &mut HashSet::new(),
+            &mut PageState::default(),
         );
         let got: Vec<_> = html
             .links
@@ -636,7 +723,7 @@ mod tests {
         for (name, text) in &samples {
             for highlight in [true, false] {
                 let opts = RenderOptions { highlight };
-                let html = render(text, opts, &mut HashSet::new()).html;
+                let html = render(text, opts, &mut PageState::default()).html;
                 let cleaned = crate::sanitize::html(&html);
                 if html == cleaned {
                     continue; // went through the cleaner (its output is a fixed point)
@@ -704,7 +791,11 @@ mod tests {
             }
         }
         let html = md("## Title {#ok .fine onclick=alert(1)}");
-        assert_eq!(html.trim(), "<h2 id=\"ok\" class=\"fine\">Title</h2>");
+        // The heading, beside its anchor link.
+        assert!(
+            html.starts_with("<div class=\"heading\">\n<h2 id=\"ok\" class=\"fine\">Title</h2>\n<a class=\"anchor\" href=\"#ok\""),
+            "{html}"
+        );
         let html = md("| a | b | c | d |\n|:-|:-:|-:|-|\n| 1 | 2 | 3 | 4 |\n| 5 | 6 | 7 | 8 |\n");
         for cell in [
             "<td class=\"align-left\">1</td>",

@@ -37,6 +37,74 @@ const ALIGN: [(&str, &str); 3] = [
     (" style=\"text-align: right\"", " class=\"align-right\""),
 ];
 
+/// MathML Core's elements (what pulldown-latex writes), kept by the cleaner.
+const MATHML_TAGS: &[&str] = &[
+    "math",
+    "semantics",
+    "annotation",
+    "mrow",
+    "mi",
+    "mn",
+    "mo",
+    "ms",
+    "mtext",
+    "mspace",
+    "mfrac",
+    "msqrt",
+    "mroot",
+    "msub",
+    "msup",
+    "msubsup",
+    "munder",
+    "mover",
+    "munderover",
+    "mmultiscripts",
+    "mprescripts",
+    "none",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mpadded",
+    "mphantom",
+    "mstyle",
+    "menclose",
+    "merror",
+];
+
+/// The presentation attributes those elements may carry.
+const MATHML_ATTRIBUTES: &[&str] = &[
+    "mathvariant",
+    "displaystyle",
+    "scriptlevel",
+    "stretchy",
+    "symmetric",
+    "largeop",
+    "movablelimits",
+    "lspace",
+    "rspace",
+    "minsize",
+    "maxsize",
+    "fence",
+    "separator",
+    "accent",
+    "accentunder",
+    "linethickness",
+    "width",
+    "height",
+    "depth",
+    "voffset",
+    "columnalign",
+    "rowalign",
+    "columnspacing",
+    "rowspacing",
+    "columnlines",
+    "rowlines",
+    "frame",
+    "framespacing",
+    "notation",
+    "form",
+];
+
 fn cleaner() -> &'static ammonia::Builder<'static> {
     static CLEANER: OnceLock<ammonia::Builder<'static>> = OnceLock::new();
     CLEANER.get_or_init(|| {
@@ -52,6 +120,17 @@ fn cleaner() -> &'static ammonia::Builder<'static> {
         // the stale-source note.
         b.add_tag_attributes("span", ["aria-hidden"]);
         b.add_tag_attributes("p", ["role"]);
+        // Heading anchors are named for their heading; a linked term is described by its
+        // preview (`markdown::terms`).
+        b.add_tag_attributes("a", ["aria-label", "aria-describedby"]);
+        // Formulas as MathML (`markdown::math`): MathML Core's elements, the attributes
+        // pulldown-latex writes, and the TeX kept in an annotation. No `href`, no `style`.
+        b.add_tags(MATHML_TAGS.iter().copied());
+        for tag in MATHML_TAGS {
+            b.add_tag_attributes(tag, MATHML_ATTRIBUTES.iter().copied());
+        }
+        b.add_tag_attributes("math", ["display"]);
+        b.add_tag_attributes("annotation", ["encoding"]);
         // ammonia keeps `cite` on these, and does not hold it to the URL schemes: a
         // `cite="javascript:…"` would survive. Pages never show it; drop it.
         for tag in ["blockquote", "q", "ins", "del"] {

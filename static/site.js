@@ -50,6 +50,18 @@
         if (current) current.focus();
       }
     });
+    // Escape closes the open menu and gives the focus back to its button.
+    document.addEventListener("keydown", function (e) {
+      if (e.key !== "Escape" || !nav.classList.contains("open")) return;
+      nav.classList.remove("open");
+      button.setAttribute("aria-expanded", "false");
+      button.focus();
+    });
+  }
+
+  // "1 page matches", "2 pages match".
+  function matches(n) {
+    return n === 1 ? "1 page matches" : n + " pages match";
   }
 
   function typing(el) {
@@ -267,7 +279,13 @@
           if (!r.ok) throw new Error("titles: HTTP " + r.status);
           return r.json();
         }).catch(function () { return []; });
-        titles.then(function (t) { titles.loaded = t; form.setAttribute("data-prefetched", "titles"); });
+        titles.then(function (t) {
+          titles.loaded = t;
+          form.setAttribute("data-prefetched", "titles");
+          // On a slow network the list may arrive after the last key: show its matches now,
+          // unless the full-text results are already there.
+          if (!box.querySelector("ol") || box.hasAttribute("data-quick")) showQuick();
+        });
         loadPagefind(bundle).then(function () { form.setAttribute("data-index-loaded", ""); }, function () {});
       }
       return titles;
@@ -291,6 +309,7 @@
       });
     }
     function show(nodes) {
+      box.removeAttribute("data-quick");
       box.replaceChildren.apply(box, nodes);
       box.hidden = nodes.length === 0;
     }
@@ -309,24 +328,28 @@
         var ol = document.createElement("ol");
         res.hits.forEach(function (d) { ol.appendChild(hit(d)); });
         var nodes = [ol];
-        if (res.total > res.hits.length) nodes.push(note(res.total + " pages match; press Enter to see them all."));
+        if (res.total > res.hits.length) nodes.push(note(matches(res.total) + "; press Enter to see them all."));
         show(nodes);
       }, function () {
         if (ticket === latest) show([note("Search is not available: the index did not load.")]);
       });
     }
+    // Terms and titles match at once; the full-text search replaces them when it answers.
+    function showQuick() {
+      var q = input.value.trim();
+      var first = q ? quick(q) : [];
+      if (!first.length) return;
+      var ol = document.createElement("ol");
+      first.forEach(function (d) { ol.appendChild(hit(d)); });
+      show([ol, note("Searching the full text…")]);
+      box.setAttribute("data-quick", "");
+    }
     var timer = null;
     input.addEventListener("input", function () {
       clearTimeout(timer);
       prefetch();
-      // Terms and titles match at once; the full-text search waits for a pause in typing.
-      var q = input.value.trim();
-      var first = q ? quick(q) : [];
-      if (first.length) {
-        var ol = document.createElement("ol");
-        first.forEach(function (d) { ol.appendChild(hit(d)); });
-        show([ol, note("Searching the full text…")]);
-      }
+      showQuick();
+      // The full-text search waits for a pause in typing.
       timer = setTimeout(run, 120);
     });
     input.addEventListener("keydown", function (e) {
@@ -359,7 +382,7 @@
       if (q.trim()) {
         status.textContent = "Searching…";
         search(bundle, q.trim(), 50).then(function (res) {
-          status.textContent = res.total ? res.total + " pages match “" + q + "”" + (res.total > 50 ? "; the first 50:" : ":") : "No page matches “" + q + "”.";
+          status.textContent = res.total ? matches(res.total) + " “" + q + "”" + (res.total > 50 ? "; the first 50:" : ":") : "No page matches “" + q + "”.";
           res.hits.forEach(function (d) { list.appendChild(hit(d)); });
         }, function () {
           status.textContent = "Search is not available: the index did not load.";

@@ -154,6 +154,10 @@ pub struct RawFrontMatter {
     pub cc: Option<Scalar>,
     /// The one-line definition.
     pub summary: Option<String>,
+    /// Other words for the term, each linked to the entry like the term itself.
+    pub aliases: Option<Vec<String>>,
+    /// `false`: this page's prose links no glossary terms.
+    pub link_terms: Option<bool>,
     /// Slugs of related glossary entries.
     pub related: Option<Vec<String>>,
     /// Slugs of day pages where the term is used.

@@ -89,6 +89,12 @@ pub struct Meta {
     pub cc: Option<String>,
     /// One-line definition.
     pub summary: Option<String>,
+    /// Other words for `term`, linked like it (`aliases:`).
+    pub aliases: Vec<String>,
+    /// Whether the prose links glossary terms (`link_terms: false` turns it off). Left out
+    /// of the review pin when true, as before the field existed.
+    #[serde(skip_serializing_if = "is_true")]
+    pub link_terms: bool,
     /// Related glossary slugs.
     pub related: Vec<String>,
     /// Day slugs.
@@ -191,6 +197,10 @@ pub fn check_meta(
         category: non_empty(raw.category),
         cc,
         summary: non_empty(raw.summary),
+        aliases: (raw.aliases.unwrap_or_default().into_iter())
+            .filter_map(|a| non_empty(Some(a)))
+            .collect(),
+        link_terms: raw.link_terms.unwrap_or(true),
         related: raw.related.unwrap_or_default(),
         appears_in: raw.appears_in.unwrap_or_default(),
         sources,
@@ -209,6 +219,10 @@ pub fn is_kernel_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn non_empty(s: Option<String>) -> Option<String> {

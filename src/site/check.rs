@@ -36,6 +36,7 @@ pub(crate) mod measurements;
 pub(crate) mod page;
 pub(crate) mod plan;
 pub(crate) mod signers;
+pub(crate) mod terms;
 
 /// What the render and write stages need from a checked site.
 pub(crate) struct CheckedSite {
@@ -143,6 +144,7 @@ fn home(config: &crate::config::Config, targets: &Targets) -> (Option<String>, V
     };
     let opts = RenderOptions { highlight: false };
     let rendered = crate::markdown::render(home, opts, &mut Default::default());
+    // (The home text links no terms: it is the course's own words, above every list.)
     let mut problems = targets.problems_at("/", &config.file, config.home_line, &rendered.links);
     if let Some(line) = rendered.too_much_html {
         let message = format!(
@@ -173,10 +175,13 @@ pub(crate) fn check_site_with(
 ) -> Result<CheckedSite, Vec<Diagnostic>> {
     let mut problems = site.problems.clone();
     problems.extend(unlisted_sections(&opts.config, site));
+    let (clashes, shared_terms) = terms::clashes(&site.entries);
+    problems.extend(clashes);
     let mut report = Report {
         warnings: site.warnings.clone(),
         ..Report::default()
     };
+    report.warnings.extend(shared_terms);
     let rules = Rules {
         today: opts.today.unwrap_or_else(policy::clock_today),
         review_max_age_days: opts.review_max_age_days,
@@ -197,9 +202,11 @@ pub(crate) fn check_site_with(
         &mut report.warnings,
     );
     let sources = Sources::new(root, measurements.stale_sources.clone());
+    let (terms, terms_key) = terms::terms(shown.iter().map(|(e, _)| &**e));
     let cx = PageCx {
         measurements: &measurements,
         sources: &sources,
+        terms: (&terms, terms_key),
         render: RenderOptions {
             highlight: opts.highlight,
         },
@@ -209,7 +216,11 @@ pub(crate) fn check_site_with(
     let parted: Vec<(Arc<Entry>, Option<String>, Arc<Parts>)> = shown
         .into_par_iter()
         .map(|(entry, reason)| {
-            let parts = checks.parts(&entry, &cx);
+            let mut parts = checks.parts(&entry, &cx);
+            // A memo may hand back parts made with another build's terms.
+            if parts.terms_key != terms_key {
+                parts = Direct.parts(&entry, &cx);
+            }
             (entry, reason, parts)
         })
         .collect();
@@ -334,6 +345,8 @@ fn sort_pages(
 pub(crate) struct PageCx<'a> {
     measurements: &'a Measurements,
     sources: &'a Sources,
+    /// The build's glossary terms, and their key.
+    terms: (&'a crate::markdown::terms::Terms, u64),
     render: RenderOptions,
 }
 
@@ -351,6 +364,8 @@ pub(crate) struct Parts {
     diagram: Option<Arc<diagrams::Drawn>>,
     /// What its code blocks' options and includes came to (body-relative lines).
     includes: IncludeCheck,
+    /// The key of the terms its prose was linked with (`terms::terms`).
+    terms_key: u64,
 }
 
 impl Parts {
@@ -374,12 +389,24 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         before.extend(d);
         Expanded::plain(&entry.body)
     });
+    let (terms, terms_key) = cx.terms;
+    let linking = (entry.meta.link_terms && !terms.is_empty())
+        .then(|| crate::markdown::terms::Linking::new(terms, &entry.url));
     let mut bodies = bodies::bodies(
         &body.markdown,
         render,
         entry.kind == EntryKind::Page,
         Some(cx.sources),
+        linking,
     );
+    for (line, message) in std::mem::take(&mut bodies.math_errors) {
+        before.push(
+            Diagnostic::new(&entry.file, entry.body_line + line - 1, message).help(
+                "write the formula in LaTeX math (`$x^2$`, `$$\\frac{a}{b}$$`); a dollar sign \
+                 that is not math is written `\\$`",
+            ),
+        );
+    }
     if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
         before.extend(d);
     }
@@ -448,6 +475,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         bodies: Arc::new(bodies),
         diagram: diagram.map(Arc::new),
         includes,
+        terms_key,
     }
 }
 

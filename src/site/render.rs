@@ -224,7 +224,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             });
             let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
             Some(DiagramCtx {
-                svg_html: crate::bank::themed(&d.svg),
+                svg_html: named_by_title(crate::bank::themed(&d.svg)),
                 alt: alt.unwrap_or_default(),
                 preset: d.preset.to_string(),
                 prose_html: content(&p.bodies.diagram).unwrap_or_default(),
@@ -286,6 +286,24 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             None => urls.absolute(&format!("/{SITE_CARD_PNG}")),
         },
         edit_url: opts.config.edit_link(&entry.file),
+        contents: pages::contents(
+            &p.bodies.headings,
+            &[
+                ("measured", "Measured", measured.is_some()),
+                ("diagram", "Diagram", diagram.is_some()),
+                ("related-terms", "Related terms", !m.related.is_empty()),
+                (
+                    "where-you-meet-this",
+                    "Where you meet this",
+                    !m.appears_in.is_empty(),
+                ),
+                ("sources", "Sources", !m.sources.is_empty()),
+            ]
+            .map(|(id, text, shown)| shown.then_some((id, text)))
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        ),
         measured,
         diagram,
         related: m
@@ -327,4 +345,23 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         bytes: html.into_bytes(),
     });
     Ok(files)
+}
+
+/// The diagram named by its title alone (`aria-labelledby="…-title …-desc"` becomes
+/// `"…-title"`): its description is the alt text the caption prints, and read from the
+/// picture, the link around it and the caption, a screen reader said it three times.
+fn named_by_title(svg: String) -> String {
+    let key = "aria-labelledby=\"";
+    let Some(start) = svg.find(key).map(|i| i + key.len()) else {
+        return svg;
+    };
+    let Some(end) = svg[start..].find('"').map(|e| start + e) else {
+        return svg;
+    };
+    match svg[start..end].split_once(' ') {
+        Some((title, desc)) if title.ends_with("-title") && desc.ends_with("-desc") => {
+            format!("{}{}{}", &svg[..start], title, &svg[end..])
+        }
+        _ => svg,
+    }
 }

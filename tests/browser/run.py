@@ -37,6 +37,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reader  # noqa: E402 (the checks of issue 28)
+import readers  # noqa: E402 (the checks of issue 39)
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -50,7 +51,7 @@ def build(coursegen, root, out, *flags):
 class Server:
     """A static server for one output folder, on a free loopback port, 404.html for misses."""
 
-    def __init__(self, folder, script_delay=0.0):
+    def __init__(self, folder, script_delay=0.0, slow=None):
         folder = str(folder)
 
         class Handler(http.server.SimpleHTTPRequestHandler):
@@ -61,6 +62,10 @@ class Server:
                 # A phone on a slow network: the page paints before its scripts arrive.
                 if script_delay and self.path.split("?")[0].endswith(".js"):
                     time.sleep(script_delay)
+                # A file that arrives late (a phone on a slow network), by name.
+                for name, delay in (slow or {}).items():
+                    if self.path.split("?")[0].endswith(name):
+                        time.sleep(delay)
                 super().do_GET()
 
             def log_message(self, *a):
@@ -347,7 +352,9 @@ def main():
                         "--out", str(corpus)], check=True, stdout=subprocess.DEVNULL)
         corpus_site = work / "corpus-site"
         build(args.coursegen, corpus, corpus_site)
-        repo, gen = Server(repo_site), Server(corpus_site)
+        small_site = work / "small-site"
+        build(args.coursegen, readers.course(work / "small"), small_site, "--drafts")
+        repo, gen, small = Server(repo_site), Server(corpus_site), Server(small_site)
         seed = "/glossary/shared-memory-bank/"
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM)
@@ -416,6 +423,26 @@ def main():
                            c(check_axe, browser, repo.url, repo_pages, args.axe, scheme))
                 checks.run(f"corpus: no serious axe violation ({scheme})",
                            c(check_axe, browser, gen.url, gen_pages[:5], args.axe, scheme))
+            checks.run("small: a term's preview opens on hover and on focus and describes the link",
+                       c(readers.check_term_preview, browser, small.url))
+            checks.run("small: $…$ and $$…$$ are MathML laid out by Chromium, without script",
+                       c(readers.check_math, browser, small.url))
+            checks.run("small: 'On this page' links each heading, beside the text wide, folded on a phone; "
+                       "every heading has an anchor",
+                       c(readers.check_contents, browser, small.url))
+            late = Server(repo_site, slow={"search-index.json": 2.0})
+            checks.run("repo: title results show within 1 s of a slow title list arriving after the last key",
+                       c(readers.check_slow_titles, browser, late.url))
+            checks.run("repo: at 860 px a sideways-scrolled measured table keeps its header over its columns",
+                       c(readers.check_table_header_scrolled, browser, repo.url, seed))
+            checks.run("repo: Esc closes the phone menu",
+                       c(readers.check_menu_escape, browser, repo.url, seed))
+            checks.run("repo: days unnumbered on the home page, footer, related drafts, alt text read once",
+                       c(readers.check_slips_text, browser, repo.url))
+            small_pages = ["/glossary/bank/", "/glossary/warp/"]
+            checks.run("axe: no violation of any impact on every page, 2 widths × 4 theme modes",
+                       c(readers.check_axe_every, browser,
+                         [(repo.url, repo_pages), (small.url, small_pages), (published.url, [seed, "/"])], args.axe))
             if args.screenshots:
                 screenshots(browser, repo.url, seed, args.screenshots)
             browser.close()
@@ -423,6 +450,7 @@ def main():
         slow.close()
         repo.close()
         gen.close()
+        small.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{checks.passed} passed, {checks.failed} failed")

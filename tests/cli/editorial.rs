@@ -208,7 +208,8 @@ fn the_repository_preview_has_every_part_of_the_seed() {
         "CC 7.5",
         "<h1>What is a shared memory bank on a GPU?</h1>",
         "One of 32 independent slices of shared memory",
-        "Ask a warp for 32 floats",
+        // The first mention of a glossary term links to it (issue 39).
+        "Ask a <a class=\"term\" href=\"/glossary/warp/\"",
         ">Measured</h2>",
         ">Diagram</h2>",
         "Words of a 32-wide shared tile shaded by bank.",

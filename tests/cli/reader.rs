@@ -541,3 +541,119 @@ fn the_home_text_is_link_checked_and_its_links_move_under_the_base_path() {
         "{home}"
     );
 }
+
+/// A glossary entry (a draft) with a term, aliases and a body.
+fn term_entry(term: &str, aliases: &str, body: &str) -> String {
+    format!(
+        "---\ntitle: What is {term}?\nterm: {term}\naliases: [{aliases}]\nsummary: About {term}.\nstatus: draft\n---\n{body}\n"
+    )
+}
+
+#[test]
+fn two_entries_claiming_one_alias_are_refused_at_the_second_ones_field() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/bank.md",
+        term_entry("Bank", "banks", "Text."),
+    );
+    site.write(
+        "content/glossary/shared-memory-bank.md",
+        term_entry("Shared memory bank", "Banks, smem bank", "Text."),
+    );
+    assert_fails_at(
+        &site.run(&["check", "--drafts"]),
+        "content/glossary/shared-memory-bank.md:4",
+        "field `aliases`: `Banks` already names `Bank` (content/glossary/bank.md:4, `aliases`)",
+    );
+}
+
+#[test]
+fn a_formula_that_does_not_parse_is_refused_with_its_line() {
+    let site = Site::new();
+    let body = "Fine: $x^2$.\n\nBroken:\n\n$$\\nosuchcommand{x}$$\n";
+    site.write(
+        "content/glossary/bank.md",
+        term_entry("Bank", "banks", body),
+    );
+    // Front matter is lines 1-7, the body starts on line 8; the formula is on line 12.
+    assert_fails_at(
+        &site.run(&["check", "--drafts"]),
+        "content/glossary/bank.md:12",
+        "the formula `\\nosuchcommand{x}` does not parse",
+    );
+}
+
+#[test]
+fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "aliases: [warps]\n"),
+    );
+    site.write(
+        "content/glossary/bank.md",
+        term_entry("Bank", "banks", "Not linked."),
+    );
+    site.write(
+        "content/glossary/lane.md",
+        published("Lane", "related: [bank]\n")
+            .replace("Body of Lane.", "Warps and banks: a warp of lanes."),
+    );
+    site.write(
+        "content/glossary/block.md",
+        published("Block", "link_terms: false\n").replace("Body of Block.", "A warp."),
+    );
+    assert_code(&site.run(&["build"]), 0);
+    let lane = site.read("public/glossary/lane/index.html");
+    // The first mention, spelled as written, linked; the draft `bank` is not a page here.
+    assert!(
+        lane.contains(
+            r#"<a class="term" href="/glossary/warp/" aria-describedby="term-1">Warps</a>"#
+        ),
+        "{lane}"
+    );
+    assert_eq!(
+        lane.matches(r#"href="/glossary/warp/" aria-describedby"#)
+            .count(),
+        1
+    );
+    assert!(!lane.contains("/glossary/bank/"), "{lane}");
+    // The related draft is not a link, and says why.
+    assert!(
+        lane.contains("<li>Bank <span class=\"not-published\">(not published yet)</span></li>"),
+        "{lane}"
+    );
+    let block = site.read("public/glossary/block/index.html");
+    assert!(!block.contains("class=\"term\""), "{block}");
+    // In the preview the draft is shown, so it is linked.
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let lane = site.read("public/glossary/lane/index.html");
+    assert!(
+        lane.contains(r#"href="/glossary/bank/" aria-describedby="term-2">banks</a>"#),
+        "{lane}"
+    );
+}
+
+#[test]
+fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
+    let site = Site::new();
+    site.write("content/glossary/bank.md", term_entry("Bank", "", "Text."));
+    site.write(
+        "content/glossary/bank-2.md",
+        term_entry("bank", "", "Text."),
+    );
+    site.write(
+        "content/glossary/lane.md",
+        term_entry("Lane", "", "A bank."),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o)
+            .contains("content/glossary/bank.md:3: field `term`: `Bank` already names `bank`"),
+        "{}",
+        stderr(&o)
+    );
+    let lane = site.read("public/glossary/lane/index.html");
+    assert!(!lane.contains("class=\"term\""), "{lane}");
+}

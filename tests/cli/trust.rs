@@ -230,7 +230,7 @@ fn the_page_shows_counters_spread_the_gpus_merged_and_the_cc_sentence() {
     );
     // `published` writes cc 8.0 and the records are 9.0: the page says why that is fine.
     assert!(
-        html.contains("This entry is written against compute capability 8.0; the table was measured on 9.0. The bank model&#x27;s geometry, 32 banks of 4 bytes, is the same for both"),
+        html.contains("This entry is written against compute capability 8.0; the table was measured on 9.0. The bank model’s geometry, 32 banks of 4 bytes, is the same for both"),
         "{html}"
     );
     assert!(html.contains("counters read by Nsight Compute"), "{html}");

@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 
 use crate::highlight::include::{IncludeCheck, Sources};
-use crate::markdown::{self, RenderOptions};
+use crate::markdown::terms::Linking;
+use crate::markdown::{self, Heading, PageState, RenderOptions};
 use crate::measurement::bindings::Expanded;
 
 /// Renders the body's main text and the prose of its special sections.
@@ -24,6 +25,10 @@ pub(crate) struct Bodies {
     pub(crate) too_much_html: Option<usize>,
     /// What the page's Markdown copy (`index.md`) is made from, without parsing it again.
     pub(crate) source: MarkdownSource,
+    /// The headings of the main text, in order (the page's contents list).
+    pub(crate) headings: Vec<Heading>,
+    /// Formulas that do not parse: body-relative line and message.
+    pub(crate) math_errors: Vec<(usize, String)>,
 }
 
 /// The Markdown the fragments were converted from, as the copy of a page needs it.
@@ -47,6 +52,7 @@ pub(crate) fn bodies(
     opts: RenderOptions,
     cut: bool,
     sources: Option<&Sources>,
+    terms: Option<Linking<'_>>,
 ) -> Bodies {
     let parts = if cut {
         markdown::sections(body)
@@ -56,7 +62,7 @@ pub(crate) fn bodies(
             ..Default::default()
         }
     };
-    let mut anchors: HashSet<String> = [
+    let anchors: HashSet<String> = [
         "measured",
         "diagram",
         "related-terms",
@@ -67,14 +73,24 @@ pub(crate) fn bodies(
     .into_iter()
     .map(String::from)
     .collect();
+    let mut page = PageState {
+        anchors,
+        terms,
+        headings: Vec::new(),
+    };
+    let mut math_errors = Vec::new();
+    // How many headings each part left in `page.headings`: the main text's come first.
+    let mut heading_counts = Vec::new();
     let mut links = Vec::new();
     let mut site_paths = Vec::new();
     let mut included = Vec::new();
     let mut includes = IncludeCheck::default();
     let mut too_much_html = None;
     let mut render = |text: &str, first_line: usize| {
-        let r = markdown::render_with(text, opts, &mut anchors, sources);
+        let r = markdown::render_with(text, opts, &mut page, sources);
         let at = |line: usize| line + first_line - 1;
+        math_errors.extend(r.math_errors.into_iter().map(|e| (at(e.line), e.message)));
+        heading_counts.push(page.headings.len());
         too_much_html = too_much_html.or(r.too_much_html.map(at));
         let found = r.includes;
         includes
@@ -98,7 +114,11 @@ pub(crate) fn bodies(
     let main = render(parts.main, 1);
     let measured = parts.measured.map(|(t, line)| render(t, line));
     let diagram = parts.diagram.map(|(t, line)| render(t, line));
+    let mut headings = page.headings;
+    headings.truncate(heading_counts.first().copied().unwrap_or(0));
     Bodies {
+        headings,
+        math_errors,
         main,
         measured,
         diagram,

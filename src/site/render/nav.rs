@@ -579,6 +579,8 @@ mod tests {
                     includes: Default::default(),
                     too_much_html: None,
                     source: Default::default(),
+                    headings: Vec::new(),
+                    math_errors: Vec::new(),
                 }),
                 diagram: None,
             })

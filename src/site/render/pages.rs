@@ -140,6 +140,27 @@ pub(crate) struct EntryCtx<'a> {
     pub markdown: Option<String>,
     /// "Edit this page": the source file in the repository, when `repository` is configured.
     pub edit_url: Option<String>,
+    /// "On this page": the headings to list (none when the page has fewer than three).
+    pub contents: Vec<crate::markdown::Heading>,
+}
+
+/// The contents list of an entry: the main text's headings of levels 2 and 3, then the
+/// sections the page shows after it (`sections`: id and heading of each); empty below
+/// three, where a list would not help.
+pub(crate) fn contents(
+    main: &[crate::markdown::Heading],
+    sections: &[(&str, &str)],
+) -> Vec<crate::markdown::Heading> {
+    let mut list: Vec<_> = main.iter().filter(|h| h.level <= 3).cloned().collect();
+    list.extend(sections.iter().map(|(id, text)| crate::markdown::Heading {
+        level: 2,
+        id: (*id).into(),
+        text: (*text).into(),
+    }));
+    if list.len() < 3 {
+        list.clear();
+    }
+    list
 }
 
 /// One line of a section index.

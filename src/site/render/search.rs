@@ -275,8 +275,10 @@ pub(crate) fn text_of(html: &str) -> String {
     let mut rest = html;
     // Depth of spans inside a hidden one, while skipping it.
     let mut hidden: Option<usize> = None;
+    // Inside a formula's MathML but outside its TeX annotation: the TeX is what is indexed.
+    let mut in_math = false;
     while let Some(lt) = rest.find('<') {
-        if hidden.is_none() {
+        if hidden.is_none() && !in_math {
             push_decoded(&mut out, &rest[..lt]);
         }
         let Some(gt) = rest[lt..].find('>') else {
@@ -291,6 +293,13 @@ pub(crate) fn text_of(html: &str) -> String {
             .split(|c: char| c.is_ascii_whitespace() || c == '/')
             .next()
             .unwrap_or("");
+        if name == "math" || name == "annotation" {
+            // `<math>` and `</annotation>` start the skipped part, `<annotation>` and
+            // `</math>` end it.
+            in_math = (name == "math") != closing;
+            out.push(' ');
+            continue;
+        }
         if let Some(depth) = hidden.as_mut() {
             if name.eq_ignore_ascii_case("span") {
                 match (closing, *depth) {
@@ -370,6 +379,16 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" "),
             text
+        );
+    }
+
+    #[test]
+    fn a_formula_is_indexed_as_its_tex() {
+        let html = crate::markdown::math::mathml(r"\frac{a}{b} < 1", false).unwrap();
+        let text = text_of(&format!("<p>So {html} holds.</p>"));
+        assert_eq!(
+            text.split_whitespace().collect::<Vec<_>>().join(" "),
+            r"So \frac{a}{b} < 1 holds."
         );
     }
 

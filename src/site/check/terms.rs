@@ -1,0 +1,98 @@
+//! The glossary terms of one build, for linking them in every page's prose
+//! (`markdown::terms`): each shown entry's `term` and `aliases`, pointing at its page. Only
+//! pages this build shows are linked to (drafts only in the preview). Also the check that
+//! no word names two entries. Uses `content` and `markdown`.
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::content::{Diagnostic, Entry};
+use crate::markdown::terms::{Term, Terms};
+
+/// The terms of the shown entries, and a key that changes whenever they do (a memo's
+/// parts made with other terms are made again). A word two entries claim links to neither.
+pub(crate) fn terms<'a>(shown: impl Iterator<Item = &'a Entry> + Clone) -> (Terms, u64) {
+    let mut claims: HashMap<String, usize> = HashMap::new();
+    for e in shown.clone() {
+        let words = e.meta.term.iter().chain(&e.meta.aliases);
+        for w in words
+            .map(|w| w.trim().to_lowercase())
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            *claims.entry(w).or_default() += 1;
+        }
+    }
+    let mut list = Vec::new();
+    for e in shown {
+        let Some(term) = &e.meta.term else { continue };
+        let mut words = vec![term.clone()];
+        words.extend(e.meta.aliases.iter().cloned());
+        words.retain(|w| claims.get(&w.trim().to_lowercase()) == Some(&1));
+        let preview = (e.meta.summary.clone()).unwrap_or_else(|| e.meta.title.clone());
+        list.push((
+            Term {
+                url: e.url.clone(),
+                slug: e.slug.clone(),
+                preview,
+                cc: e.meta.cc.clone(),
+            },
+            words,
+        ));
+    }
+    // The pages come in the order the check found them; the key must not depend on it.
+    list.sort_by(|a, b| a.0.url.cmp(&b.0.url));
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (t, words) in &list {
+        (&t.url, &t.preview, &t.cc, words).hash(&mut h);
+    }
+    (Terms::new(list), h.finish())
+}
+
+/// Every word (term or alias, case ignored) that two entries claim, reported at the second
+/// entry's field, naming the first: an error when an alias claims it (aliases exist for
+/// linking), a warning when two entries share a term (neither is linked). Returns the
+/// errors and the warnings.
+pub(crate) fn clashes(entries: &[Arc<Entry>]) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+    let mut claimed: HashMap<String, (&Entry, &str)> = HashMap::new();
+    let (mut problems, mut warnings) = (Vec::new(), Vec::new());
+    for e in entries {
+        let Some(term) = &e.meta.term else { continue };
+        let words =
+            std::iter::once((term, "term")).chain(e.meta.aliases.iter().map(|a| (a, "aliases")));
+        for (word, field) in words {
+            let key = word.trim().to_lowercase();
+            match claimed.get(&key) {
+                Some((first, _)) if std::ptr::eq(*first, &**e) => {}
+                Some((first, first_field)) => {
+                    let both_terms = field == "term" && *first_field == "term";
+                    let d = Diagnostic::new(
+                        &e.file,
+                        e.lines.of(field),
+                        format!(
+                            "`{}` already names `{}` ({}:{}, `{first_field}`): a mention could link to either",
+                            word.trim(),
+                            first.meta.term.as_deref().unwrap_or(&first.meta.title),
+                            first.file.display(),
+                            first.lines.of(first_field),
+                        ),
+                    )
+                    .field(field)
+                    .help(if both_terms {
+                        "give the entries different terms; until then a mention links to neither"
+                    } else {
+                        "keep the word on the entry it defines, and remove it here"
+                    });
+                    if both_terms {
+                        warnings.push(d);
+                    } else {
+                        problems.push(d);
+                    }
+                }
+                None => {
+                    claimed.insert(key, (e, field));
+                }
+            }
+        }
+    }
+    (problems, warnings)
+}
