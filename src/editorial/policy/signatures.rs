@@ -656,6 +656,7 @@ mod tests {
                     signers,
                     required: true,
                     now,
+                    pending: None,
                 };
                 verify(&rules, &field, Role::Author, hash)
             });
