@@ -261,7 +261,7 @@ check_pages() {
     fi
     (cd "$(out_dir cg_plain "$base")" && find . -name '*.html' | sed 's|^\./||' | sort) >"$ref"
     local slug
-    slug=$(find "$base/corpus/content/glossary" -name '*.md' | sort | head -n 1 | xargs basename | sed 's/\.md$//')
+    slug=$(find "$base/corpus/content/glossary" -name '*.md' | sort | sed -n 1p | xargs basename | sed 's/\.md$//')
     local line="n=$n, HTML pages / all files:"
     for tool in "$@"; do
         case $tool in zola_start | zola_empty) continue ;; esac
