@@ -108,6 +108,8 @@ pub(super) struct CheckMemo {
     /// The address of those targets, read without a lock by every entry's call (they are
     /// kept alive above, so the address names them until replaced).
     current: AtomicUsize,
+    /// The term matcher of the last rebuild, by its list's key.
+    terms: std::sync::Mutex<Option<(u64, Arc<crate::markdown::terms::Terms>)>>,
 }
 
 impl CheckMemo {
@@ -159,6 +161,22 @@ impl EntryChecks for CheckMemo {
         // Kept only with the parts whose links they are.
         let keep = |_: &Arc<[Diagnostic]>| !parts.reads_files();
         self.links.get_or(entry, generation, compute, keep)
+    }
+
+    fn terms(
+        &self,
+        key: u64,
+        make: impl FnOnce() -> crate::markdown::terms::Terms,
+    ) -> Arc<crate::markdown::terms::Terms> {
+        let mut last = self.terms.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((k, terms)) if *k == key => Arc::clone(terms),
+            _ => {
+                let terms = Arc::new(make());
+                *last = Some((key, Arc::clone(&terms)));
+                terms
+            }
+        }
     }
 }
 

@@ -71,6 +71,17 @@ pub(crate) trait EntryChecks: Sync {
         parts: &Parts,
         targets: &Arc<Targets>,
     ) -> Arc<[Diagnostic]>;
+    /// The matcher of the build's terms, whose list has the key `key` ([`terms::terms`]):
+    /// `make` builds it, an implementation may hand out the one it made for the same key
+    /// (serve: a 10,000-term matcher is most of a one-entry rebuild, `benches/serve_latency.sh`).
+    fn terms(
+        &self,
+        key: u64,
+        make: impl FnOnce() -> crate::markdown::terms::Terms,
+    ) -> Arc<crate::markdown::terms::Terms> {
+        let _ = key;
+        Arc::new(make())
+    }
 }
 
 /// The per-entry checks as they are, for `build` and `check`.
@@ -202,11 +213,11 @@ pub(crate) fn check_site_with(
         &mut report.warnings,
     );
     let sources = Sources::new(root, measurements.stale_sources.clone());
-    let (terms, terms_key) = terms::terms(shown.iter().map(|(e, _)| &**e));
+    let (terms, terms_key) = terms::terms(shown.iter().map(|(e, _)| &**e), checks);
     let cx = PageCx {
         measurements: &measurements,
         sources: &sources,
-        terms: (&terms, terms_key),
+        terms: (&*terms, terms_key),
         render: RenderOptions {
             highlight: opts.highlight,
         },

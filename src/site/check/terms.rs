@@ -11,7 +11,10 @@ use crate::markdown::terms::{Term, Terms};
 
 /// The terms of the shown entries, and a key that changes whenever they do (a memo's
 /// parts made with other terms are made again). A word two entries claim links to neither.
-pub(crate) fn terms<'a>(shown: impl Iterator<Item = &'a Entry> + Clone) -> (Terms, u64) {
+pub(crate) fn terms<'a>(
+    shown: impl Iterator<Item = &'a Entry> + Clone,
+    checks: &impl super::EntryChecks,
+) -> (Arc<Terms>, u64) {
     let mut claims: HashMap<String, usize> = HashMap::new();
     for e in shown.clone() {
         let words = e.meta.term.iter().chain(&e.meta.aliases);
@@ -45,7 +48,8 @@ pub(crate) fn terms<'a>(shown: impl Iterator<Item = &'a Entry> + Clone) -> (Term
     for (t, words) in &list {
         (&t.url, &t.preview, &t.cc, words).hash(&mut h);
     }
-    (Terms::new(list), h.finish())
+    let key = h.finish();
+    (checks.terms(key, || Terms::new(list)), key)
 }
 
 /// Every word (term or alias, case ignored) that two entries claim, reported at the second
