@@ -130,7 +130,12 @@ pub fn verdict_of(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
             .collect()
     };
     let invalid = diagnostics(&|k| k == FindingKind::Invalid);
-    let edited = findings.iter().find(|f| f.kind == FindingKind::Edited);
+    // What holds a published entry back in the publish build but only marks it in the
+    // preview, so that a pull request still shows its pages: an edit since the review, and
+    // signatures that do not verify (yet).
+    let held = (findings.iter())
+        .find(|f| f.kind == FindingKind::Edited)
+        .or_else(|| findings.iter().find(|f| f.kind == FindingKind::Unverified));
     match entry.meta.status {
         Status::Published => {
             let blocks = |k: FindingKind| match k {
@@ -140,16 +145,16 @@ pub fn verdict_of(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
                 | FindingKind::Placeholder => true,
                 FindingKind::Edited => !rules.preview,
                 FindingKind::Unpinned | FindingKind::Expired => rules.strict,
-                FindingKind::Unverified => true,
+                FindingKind::Unverified => !rules.preview,
             };
             let problems = diagnostics(&blocks);
             if !problems.is_empty() {
                 Verdict::Refused(problems)
-            } else if let Some(edited) = edited {
-                // Only in the preview: show the page, marked, so the edit can be reviewed.
+            } else if let Some(held) = held {
+                // Only in the preview: show the page, marked, so the change can be reviewed.
                 Verdict::Draft(Draft {
                     entry: Arc::clone(entry),
-                    reason: format!("status is published; {}", edited.diagnostic.message),
+                    reason: format!("status is published; {}", held.diagnostic.message),
                 })
             } else {
                 Verdict::Publish(Publishable {
@@ -162,7 +167,10 @@ pub fn verdict_of(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
         status => {
             let mut reason = format!("status is {}", status.as_str());
             let first = |kind: FindingKind| findings.iter().find(|f| f.kind == kind);
-            for f in [first(FindingKind::Unsigned), edited].into_iter().flatten() {
+            for f in [first(FindingKind::Unsigned), first(FindingKind::Edited)]
+                .into_iter()
+                .flatten()
+            {
                 reason.push_str(&format!("; {}", f.diagnostic.message));
             }
             let placeholders: Vec<&str> = findings

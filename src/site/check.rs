@@ -213,7 +213,8 @@ pub(crate) fn check_site_with(
         &mut report.warnings,
     );
     let sources = Sources::new(root, measurements.stale_sources.clone());
-    let (terms, terms_key) = terms::terms(shown.iter().map(|(e, _)| &**e), checks);
+    let (list, terms_key) = terms::terms(shown.iter().map(|(e, _)| &**e));
+    let terms = checks.terms(terms_key, || crate::markdown::terms::Terms::new(list));
     let cx = PageCx {
         measurements: &measurements,
         sources: &sources,

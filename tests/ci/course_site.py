@@ -483,11 +483,18 @@ def play(gh: GitHub, tmp: Path, coursegen: str, no_browser: bool):
         browse(gh, PREFIX, [("pr-preview/pr-1/", "narwhal", "glossary/occupancy/", True),
                             ("", "narwhal", "glossary/occupancy/", False)], "pull request 1")
 
-    print("-- 3. the author and the reviewer list their keys and sign pull request 1")
+    print("-- 3. the author's and the reviewer's keys land on main in a change of their own; they sign pull request 1")
+    # A pull request is judged by the allowed-signers file of the branch it merges into
+    # (--trusted-ref): keys listed in the same pull request would not count.
     ada, grace = keygen(tmp, "ada"), keygen(tmp, "grace")
+    git("switch", "-q", "main", cwd=gh.course)
     with open(gh.course / ".coursegen/allowed_signers", "a") as f:
         for who, name, key in [("ada@example.org", "Ada Lovelace", ada), ("grace@example.org", "Grace Hopper", grace)]:
             f.write(f'"{who},{name}" {Path(str(key) + ".pub").read_text().strip()}\n')
+    gh.push_main("List Ada's and Grace's keys")
+    check(root_files(gh.served) == root_before, "listing keys changed the public root")
+    git("switch", "-q", "add-occupancy", cwd=gh.course)
+    git("merge", "-q", "--no-edit", "main", cwd=gh.course, env=gh.env)
     cg("sign", ENTRY, "--reviewer", "Grace Hopper", "--publish", "--key", str(grace))
     cg("sign", ENTRY, "--role", "author", "--key", str(ada))
     sha1 = gh.commit("Review and sign occupancy")

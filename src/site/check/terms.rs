@@ -7,14 +7,13 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::content::{Diagnostic, Entry};
-use crate::markdown::terms::{Term, Terms};
+use crate::markdown::terms::Term;
 
-/// The terms of the shown entries, and a key that changes whenever they do (a memo's
+/// The terms of the shown entries (for `Terms::new`), and a key that changes whenever they do (a memo's
 /// parts made with other terms are made again). A word two entries claim links to neither.
 pub(crate) fn terms<'a>(
     shown: impl Iterator<Item = &'a Entry> + Clone,
-    checks: &impl super::EntryChecks,
-) -> (Arc<Terms>, u64) {
+) -> (Vec<(Term, Vec<String>)>, u64) {
     let mut claims: HashMap<String, usize> = HashMap::new();
     for e in shown.clone() {
         let words = e.meta.term.iter().chain(&e.meta.aliases);
@@ -48,8 +47,7 @@ pub(crate) fn terms<'a>(
     for (t, words) in &list {
         (&t.url, &t.preview, &t.cc, words).hash(&mut h);
     }
-    let key = h.finish();
-    (checks.terms(key, || Terms::new(list)), key)
+    (list, h.finish())
 }
 
 /// Every word (term or alias, case ignored) that two entries claim, reported at the second
