@@ -130,29 +130,39 @@ fn signed_site(keys: &Keys) -> Site {
 }
 
 fn sign_both(site: &Site, keys: &Keys, file: &str) {
-    let grace = keys.path("grace");
-    let o = site.run(&[
-        "sign",
-        file,
-        "--reviewer",
-        "Grace Hopper",
-        "--key",
-        grace.to_str().unwrap(),
-    ]);
-    assert_code(&o, 0);
-    sign_as_author(site, keys, file);
+    sign_with_keys(site, keys, file, ("Grace Hopper", "grace"), "ada");
 }
 
 /// Ada signs `file` as its author, with her Ed25519 key.
 fn sign_as_author(site: &Site, keys: &Keys, file: &str) {
-    let ada = keys.path("ada");
+    sign_as_author_with(site, keys, file, "ada");
+}
+
+/// `reviewer` (a name and the key of that name in `keys`) signs `file` as its reviewer,
+/// then the key `author` signs it as its author.
+fn sign_with_keys(site: &Site, keys: &Keys, file: &str, reviewer: (&str, &str), author: &str) {
+    let key = keys.path(reviewer.1);
+    let o = site.run(&[
+        "sign",
+        file,
+        "--reviewer",
+        reviewer.0,
+        "--key",
+        key.to_str().unwrap(),
+    ]);
+    assert_code(&o, 0);
+    sign_as_author_with(site, keys, file, author);
+}
+
+fn sign_as_author_with(site: &Site, keys: &Keys, file: &str, author: &str) {
+    let key = keys.path(author);
     let o = site.run(&[
         "sign",
         file,
         "--role",
         "author",
         "--key",
-        ada.to_str().unwrap(),
+        key.to_str().unwrap(),
     ]);
     assert_code(&o, 0);
 }
@@ -602,30 +612,6 @@ fn git(site: &Site, args: &[&str]) {
     );
 }
 
-/// An entry written by Eve and reviewed by Mallory, each signing with the key the change
-/// itself lists for them.
-fn sign_as_eve_and_mallory(site: &Site, keys: &Keys, file: &str) {
-    let (mallory, eve) = (keys.path("mallory"), keys.path("ada2"));
-    let o = site.run(&[
-        "sign",
-        file,
-        "--reviewer",
-        "Mallory Evil",
-        "--key",
-        mallory.to_str().unwrap(),
-    ]);
-    assert_code(&o, 0);
-    let o = site.run(&[
-        "sign",
-        file,
-        "--role",
-        "author",
-        "--key",
-        eve.to_str().unwrap(),
-    ]);
-    assert_code(&o, 0);
-}
-
 #[test]
 fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() {
     let keys = Keys::new();
@@ -667,7 +653,8 @@ fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() 
             "written_by: Eve Second\n  reviewed_by: Mallory Evil",
         ),
     );
-    sign_as_eve_and_mallory(&site, &keys, lane);
+    // Eve and Mallory sign with the keys the change itself lists for them.
+    sign_with_keys(&site, &keys, lane, ("Mallory Evil", "mallory"), "ada2");
     git(&site, &["add", "-A"]);
     git(
         &site,
