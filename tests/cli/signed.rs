@@ -759,3 +759,22 @@ fn a_course_that_lists_nobody_yet_publishes_nothing_signed_and_says_why() {
     std::fs::remove_file(site.root().join(BANK)).unwrap();
     assert_code(&site.run(&["build", "--strict"]), 0);
 }
+
+#[test]
+fn a_working_tree_signers_file_that_links_to_dev_zero_is_not_read_under_trusted_ref() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    git(&site, &["init", "-q", "-b", "main"]);
+    git(&site, &["add", "-A"]);
+    git(&site, &["commit", "-qm", "the course"]);
+    std::fs::remove_file(site.root().join(SIGNERS)).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", site.root().join(SIGNERS)).unwrap();
+    // Judged by main's file, every entry still publishes; the link is only "an edit".
+    let o = site.run(&["check", "--strict", "--trusted-ref", "main"]);
+    assert_code(&o, 0);
+    assert!(
+        stderr(&o).contains("this change edits the allowed-signers file"),
+        "{}",
+        stderr(&o)
+    );
+}

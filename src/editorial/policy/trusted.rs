@@ -188,7 +188,12 @@ pub fn rules_for(
         ]);
     }
     let mut warnings = Vec::new();
-    let here = std::fs::read(root.join(rel)).ok();
+    // The working tree's file, only to say whether the change edits it: read as untrusted
+    // (a regular file within the size limit; a link, a FIFO or /dev/zero is "edited").
+    let here = std::fs::symlink_metadata(root.join(rel))
+        .ok()
+        .filter(|m| m.is_file() && m.len() <= MAX_SIGNERS_BYTES)
+        .and_then(|_| std::fs::read(root.join(rel)).ok());
     let edited = (here.as_deref() != text.as_deref().map(str::as_bytes)).then(|| {
         format!(
             "this change edits {}, whose keys count once that change is merged on its own",
