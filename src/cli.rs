@@ -224,7 +224,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve { args, .. } => {
             cmd::serve::run_serve(root, config_file.map(Path::to_path_buf), args)
         }
-        Command::New { args, .. } => cmd::new::run_new(root, args),
+        Command::New { args, .. } => cmd::new::run_new(root, args, config_file),
         Command::Init { args, .. } => cmd::init::run_init(root, args),
         Command::Eject { args, .. } => cmd::eject::run_eject(root, args),
         Command::Sign { args, .. } => cmd::sign::run_sign(root, args, config_file),

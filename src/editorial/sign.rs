@@ -320,6 +320,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         strict: false,
         preview: false,
         signatures: None,
+        required: policy::Required::ALL,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -345,6 +346,7 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
         strict: true,
         preview: false,
         signatures: None,
+        required: policy::Required::ALL,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()

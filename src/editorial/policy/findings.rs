@@ -49,7 +49,7 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     let mut out = Vec::new();
     let signed = signatures(entry, &mut out);
     dates(entry, rules, &mut out);
-    missing_fields(entry, &mut out);
+    missing_fields(entry, rules, &mut out);
     placeholders(entry, &mut out);
     review(entry, rules, signed, &mut out);
     if let Some(sig) = rules.signatures.as_ref().filter(|s| s.required) {
@@ -249,7 +249,7 @@ fn dates(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
 }
 
 /// A published glossary entry shows every part of the page, so it needs every field.
-fn missing_fields(entry: &Entry, out: &mut Vec<Finding>) {
+fn missing_fields(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
     let m = &entry.meta;
     let mut missing: Vec<&str> = Vec::new();
     if entry.section == GLOSSARY {
@@ -261,9 +261,8 @@ fn missing_fields(entry: &Entry, out: &mut Vec<Finding>) {
             ("sources", !m.sources.is_empty()),
         ];
         missing.extend(
-            fields
-                .iter()
-                .filter(|(_, present)| !present)
+            (fields.iter())
+                .filter(|(f, present)| !present && rules.required.contains(f))
                 .map(|(f, _)| *f),
         );
     }

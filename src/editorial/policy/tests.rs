@@ -33,6 +33,7 @@ const PLAIN: Rules = Rules {
     strict: false,
     preview: false,
     signatures: None,
+    required: Required::ALL,
 };
 const STRICT: Rules = Rules {
     strict: true,
