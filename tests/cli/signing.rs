@@ -3,7 +3,7 @@
 //! a review without a key where keys are checked, a key nothing checks, a placeholder
 //! name — and `signers add` lists a person's keys in the allowed-signers file, from a `.pub`
 //! or a GitHub `USER.keys` file. Keys are made at test time with ssh-keygen.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::util::*;
@@ -445,4 +445,74 @@ fn signers_add_lists_keys_that_sign_and_refuses_what_would_not_verify() {
     let o = site.run(&["sign", WARP, "--role", "author", "--key", &keys.arg("ada")]);
     assert_code(&o, 0);
     assert_code(&site.run(&["build", "--strict"]), 0);
+}
+
+/// `init`'s README walks an author and a reviewer through signing with `signers add`; the
+/// same steps, on an `init`'d course, end in a `build --strict` that publishes the entry.
+#[test]
+fn an_init_course_lists_two_keys_signs_and_publishes_as_its_readme_says() {
+    let keys = Keys::new(&[("ada", "ed25519", ""), ("grace", "ed25519", "")]);
+    let site = Site::new();
+    let course = site.root().join("course");
+    assert_code(&site.run(&["init", course.to_str().unwrap()]), 0);
+    let readme = std::fs::read_to_string(course.join("README.md")).unwrap();
+    for step in [
+        "coursegen signers add \"Ada Lovelace\"",
+        "--reviewer \"Grace Hopper\" --publish --key ~/.ssh/id_ed25519",
+        "--role author --key ~/.ssh/id_ed25519",
+    ] {
+        assert!(readme.contains(step), "README.md lacks `{step}`:\n{readme}");
+    }
+    let run = |args: &[&str]| in_course(&site, &course, args);
+    for (name, email, key) in [
+        ("Ada Lovelace", "ada@example.org", "ada"),
+        ("Grace Hopper", "grace@example.org", "grace"),
+    ] {
+        let o = run(&[
+            "signers",
+            "add",
+            name,
+            "--email",
+            email,
+            "--key",
+            &keys.public_arg(key),
+        ]);
+        assert_code(&o, 0);
+    }
+    let entry = course.join(WARP);
+    let text = std::fs::read_to_string(&entry).unwrap();
+    std::fs::write(
+        &entry,
+        published("Warp", "").replace("status: published", "status: in-review"),
+    )
+    .unwrap();
+    let o = run(&[
+        "sign",
+        WARP,
+        "--reviewer",
+        "Grace Hopper",
+        "--publish",
+        "--key",
+        &keys.arg("grace"),
+    ]);
+    assert_code(&o, 0);
+    let o = run(&["sign", WARP, "--role", "author", "--key", &keys.arg("ada")]);
+    assert_code(&o, 0);
+    let out = course.join("public");
+    let o = run(&["build", "--strict", "--out", out.to_str().unwrap()]);
+    assert_code(&o, 0);
+    assert!(out.join("glossary/warp/index.html").is_file());
+    assert!(!text.is_empty());
+}
+
+/// Runs coursegen in the course folder `course` (made by `init` under `site`).
+fn in_course(site: &Site, course: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_coursegen"))
+        .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
+        .env("XDG_CACHE_HOME", site.cache_home())
+        .args(args)
+        .arg("--root")
+        .arg(course)
+        .output()
+        .unwrap()
 }
