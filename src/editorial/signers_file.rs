@@ -421,4 +421,65 @@ mod tests {
         refused("name", "  ", "is empty");
         refused("email", "a b@c", "white space");
     }
+
+    /// `signers add` accepts a key exactly when verification would accept a signature made
+    /// with it: each kind of key signs a review message with ssh-keygen, and
+    /// `signatures::verify` (the key listed) judges it.
+    #[test]
+    fn key_supported_agrees_with_verification() {
+        use crate::editorial::policy::signatures::{Role, SignatureRules, message, one_line};
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let hash = "v2:sha256:00";
+        let msg = message(Role::Author, hash);
+        for (kind, bits) in [
+            ("ed25519", ""),
+            ("ecdsa", "256"),
+            ("ecdsa", "384"),
+            ("ecdsa", "521"),
+            ("rsa", "1024"),
+            ("rsa", "2048"),
+        ] {
+            let key = dir.path().join(format!("{kind}{bits}"));
+            let mut keygen = Command::new("ssh-keygen");
+            keygen.args(["-q", "-t", kind, "-N", "", "-f"]).arg(&key);
+            if !bits.is_empty() {
+                keygen.args(["-b", bits]);
+            }
+            assert!(
+                keygen.status().is_ok_and(|s| s.success()),
+                "needs ssh-keygen"
+            );
+            let mut child = Command::new("ssh-keygen")
+                .args(["-q", "-Y", "sign", "-n", NAMESPACE, "-f"])
+                .arg(&key)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
+            let out = child.wait_with_output().unwrap();
+            let field = one_line(&String::from_utf8(out.stdout).unwrap());
+            let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+            let data = PublicKey::from_openssh(public.trim())
+                .unwrap()
+                .key_data()
+                .clone();
+            let signers =
+                signatures::parse(Path::new("s"), &format!("ada {}", public.trim())).unwrap();
+            let rules = SignatureRules {
+                signers,
+                required: true,
+                now: 0,
+                pending: None,
+            };
+            let verified = signatures::verify(&rules, &field, Role::Author, hash);
+            assert_eq!(
+                key_supported(&data).is_ok(),
+                verified.is_ok(),
+                "{kind} {bits}: add says {:?}, verify says {verified:?}",
+                key_supported(&data)
+            );
+        }
+    }
 }
