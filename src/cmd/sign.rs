@@ -26,8 +26,8 @@ pub struct SignArgs {
     /// The reviewer's name (repeat for several); replaces `reviewed_by`. Must not be an author.
     #[arg(long, value_name = "NAME")]
     pub reviewer: Vec<String>,
-    /// The author's name (repeat for several); replaces `written_by`, and sets
-    /// `written_on` to today when it is pending.
+    /// The author's name (repeat for several); replaces `written_by`. (`written_on` is set
+    /// to today whenever it is pending.)
     #[arg(long, value_name = "NAME")]
     pub author: Vec<String>,
     /// Also set `status: published` (the review pins the status: publish by signing, not by

@@ -125,9 +125,10 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
         |t: &str, key: &str, value: &str| edit_yaml(&rel, t, |y| edit::set_byline(y, key, value));
     if !authors.is_empty() {
         signed = byline(&signed, "written_by", &edit::names(&authors))?;
-        if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
-            signed = byline(&signed, "written_on", &opts.today.to_string())?;
-        }
+    }
+    // The scaffold leaves `written_on: pending` for the signing to fill in.
+    if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
+        signed = byline(&signed, "written_on", &opts.today.to_string())?;
     }
     if opts.publish {
         signed = edit_yaml(&rel, &signed, |y| {

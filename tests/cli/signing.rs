@@ -479,13 +479,22 @@ fn an_init_course_lists_two_keys_signs_and_publishes_as_its_readme_says() {
         ]);
         assert_code(&o, 0);
     }
+    // The author replaces the scaffold's placeholders, names herself and asks for review,
+    // leaving the dates for the signing (as the README says).
     let entry = course.join(WARP);
-    let text = std::fs::read_to_string(&entry).unwrap();
-    std::fs::write(
-        &entry,
-        published("Warp", "").replace("status: published", "status: in-review"),
-    )
-    .unwrap();
+    let scaffold = std::fs::read_to_string(&entry).unwrap();
+    let body_at = scaffold[4..].find("---\n").unwrap() + 8;
+    let written = scaffold[..body_at]
+        .replace("category: Uncategorised", "category: Execution")
+        .replace(
+            "summary: One sentence that defines the term.",
+            "summary: Thirty-two threads scheduled together.",
+        )
+        .replace("status: draft ", "status: in-review ")
+        .replace("written_by: pending ", "written_by: Ada Lovelace")
+        + "\nA warp is the group of 32 threads that an SM schedules as one.\n";
+    assert!(written.contains("written_on: pending"), "{written}");
+    std::fs::write(&entry, written).unwrap();
     let o = run(&[
         "sign",
         WARP,
@@ -502,7 +511,6 @@ fn an_init_course_lists_two_keys_signs_and_publishes_as_its_readme_says() {
     let o = run(&["build", "--strict", "--out", out.to_str().unwrap()]);
     assert_code(&o, 0);
     assert!(out.join("glossary/warp/index.html").is_file());
-    assert!(!text.is_empty());
 }
 
 /// Runs coursegen in the course folder `course` (made by `init` under `site`).
