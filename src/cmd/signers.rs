@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{Failure, emit, load_config};
 use crate::content::diagnostic::printable;
-use crate::editorial::signers_file::{self, NewSigner};
+use crate::editorial::signers_file::{self, NewSigner, SignersError};
 
 /// Arguments of `coursegen signers add`.
 #[derive(Debug, Args)]
@@ -33,12 +33,11 @@ pub fn run_add(root: &Path, args: AddArgs, config_file: Option<&Path>) -> Result
         name: args.name,
         email: args.email,
     };
-    let added = signers_file::add(root, rel, &who, &args.key).map_err(|e| {
-        if e.is_content() {
-            Failure::Content(e.into())
-        } else {
-            Failure::Usage(e.into())
-        }
+    let added = signers_file::add(root, rel, &who, &args.key).map_err(|e| match e {
+        // Each problem of the file is already an `error:` line.
+        SignersError::SignersFile(problems) => Failure::Problems(problems),
+        e if e.is_content() => Failure::Content(e.into()),
+        e => Failure::Usage(e.into()),
     })?;
     let file = printable(&added.file.to_string_lossy()).into_owned();
     let mut text = String::new();

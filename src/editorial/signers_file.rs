@@ -38,7 +38,7 @@ pub enum SignersError {
     #[error("{0}; nothing was written")]
     BadPrincipal(String),
     /// The keys file cannot be read.
-    #[error("cannot read {path}: {why}; nothing was written")]
+    #[error("{}: {why}; nothing was written", .path.display())]
     KeysFile {
         /// The file given to `--key`.
         path: PathBuf,
@@ -46,7 +46,7 @@ pub enum SignersError {
         why: String,
     },
     /// Keys that cannot be added, each with its line in the keys file.
-    #[error("{}; nothing was written", .0.join("\n"))]
+    #[error("{}; nothing was written", .0.join("\nerror: "))]
     Keys(Vec<String>),
     /// The allowed-signers file itself has problems (or cannot be written).
     #[error("{0}; nothing was written")]
@@ -176,21 +176,18 @@ fn read_keys(path: &Path, text: &str) -> Result<Vec<(usize, KeyData)>, SignersEr
             Ok(k) => k.key_data().clone(),
             Err(e) => {
                 problems.push(format!(
-                    "error: {shown}:{}: not an SSH public key ({e}): each line is `TYPE BASE64 [comment]`, as in a `.pub` file",
+                    "{shown}:{}: not an SSH public key ({e}): each line is `TYPE BASE64 [comment]`, as in a `.pub` file",
                     i + 1
                 ));
                 continue;
             }
         };
         if let Err(why) = key_supported(&key) {
-            problems.push(format!("error: {shown}:{}: {why}", i + 1));
+            problems.push(format!("{shown}:{}: {why}", i + 1));
             continue;
         }
         if let Some((first, _)) = keys.iter().find(|(_, k)| *k == key) {
-            problems.push(format!(
-                "error: {shown}:{}: the same key as line {first}",
-                i + 1
-            ));
+            problems.push(format!("{shown}:{}: the same key as line {first}", i + 1));
             continue;
         }
         keys.push((i + 1, key));
@@ -217,7 +214,7 @@ fn fingerprint(key: &KeyData) -> String {
 fn line_for(principals: &str, key: &KeyData) -> Result<String, SignersError> {
     let openssh = PublicKey::new(key.clone(), "")
         .to_openssh()
-        .map_err(|e| SignersError::Keys(vec![format!("error: cannot write the key: {e}")]))?;
+        .map_err(|e| SignersError::Keys(vec![format!("cannot write the key: {e}")]))?;
     Ok(format!(
         "\"{principals}\" namespaces=\"{NAMESPACE}\" {}",
         openssh.trim()
@@ -262,7 +259,7 @@ pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Adde
     for (line, key) in &new_keys {
         if let Some(s) = listed.iter().find(|s| &s.key == key) {
             problems.push(format!(
-                "error: {}:{line}: this key ({}) is already listed, on line {} of {} for `{}`",
+                "{}:{line}: this key ({}) is already listed, on line {} of {} for `{}`",
                 keys.display(),
                 fingerprint(key),
                 s.line,
