@@ -1,6 +1,8 @@
 //! `coursegen sign`: a reviewer signs an entry — the byline gets their name, today's date
 //! and the `reviewed_hash` of the entry as reviewed — by editing only those lines of the
-//! file, and only after the result was checked.
+//! file, and only after the result was checked. It writes nothing the publish build would
+//! only refuse: not `status: published` on an entry that cannot be published, not a review
+//! without a key where keys are checked, not a signature over an old pin (removed, and said).
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
