@@ -790,8 +790,19 @@ fn commands_page() -> String {
          completions print). What the commands are for, and the behaviour they share (exit \
          codes, `--quiet` and `--verbose`, where output goes), is in [Commands](../commands.md).\n",
     );
+    // Each command, then each of its own subcommands (`signers add`, `signers list`).
+    let mut commands: Vec<(String, &clap::Command)> = Vec::new();
     for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name = sub.get_name();
+        commands.push((sub.get_name().to_string(), sub));
+        if sub.get_name() == "help" {
+            continue;
+        }
+        for child in (sub.get_subcommands()).filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        {
+            commands.push((format!("{} {}", sub.get_name(), child.get_name()), child));
+        }
+    }
+    for (name, sub) in commands {
         let _ = write!(page, "\n## `coursegen {name}`\n\n");
         let about = sub
             .get_long_about()

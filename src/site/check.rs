@@ -214,6 +214,11 @@ pub(crate) fn check_site_with(
         .map(|e| checks.verdict(e, &rules))
         .collect();
     let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
+    // Links to a refused entry say so, not that there is no such page.
+    let refused = (site.entries.iter().zip(&verdicts)).filter_map(|(e, v)| match v {
+        Verdict::Refused(d) => Some((&**e, d.first())),
+        _ => None,
+    });
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
         root,
@@ -251,6 +256,7 @@ pub(crate) fn check_site_with(
     let targets = Arc::new(Targets::new(
         parted.iter().map(|(e, ..)| &**e),
         left_out.iter().map(|e| &**e),
+        refused,
         copies.iter().map(|c| c.0.clone()),
         &site.unloaded,
         &opts.config,
