@@ -176,3 +176,38 @@ fn a_killed_builds_staging_folder_is_removed_by_a_build_that_fails() {
     assert!(!site.exists(".public.new-Ab12cd"));
     assert!(!site.exists(".public.old-Ef34gh"));
 }
+
+/// Issue 35, item 7: a first paragraph indented four spaces becomes a code block, so it is
+/// an edit after review like any other (the pin keeps the first line's indentation).
+#[test]
+fn indenting_the_first_paragraph_into_a_code_block_un_reviews_the_entry() {
+    let site = Site::new();
+    let file = "content/glossary/warp.md";
+    site.write(file, published("Warp", ""));
+    assert_code(&site.run(&["sign", file, "--reviewer", "Grace Hopper"]), 0);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    let line = 1 + site
+        .read(file)
+        .lines()
+        .position(|l| l.trim_start().starts_with("reviewed_hash:"))
+        .unwrap();
+    for indent in ["    ", "\t"] {
+        site.write(
+            file,
+            site.read(file)
+                .replace("\n\nBody of Warp.", &format!("\n\n{indent}Body of Warp.")),
+        );
+        let o = site.run(&["build", "--strict"]);
+        assert_fails_at(
+            &o,
+            &format!("{file}:{line}"),
+            "field `byline.reviewed_hash`: edited since review",
+        );
+        site.write(
+            file,
+            site.read(file)
+                .replace(&format!("\n\n{indent}Body"), "\n\nBody"),
+        );
+        assert_code(&site.run(&["build", "--strict"]), 0);
+    }
+}

@@ -778,3 +778,46 @@ fn a_working_tree_signers_file_that_links_to_dev_zero_is_not_read_under_trusted_
         stderr(&o)
     );
 }
+
+/// Issue 35, item 2: the pin binds the entry's place. A byte copy of a signed entry — at
+/// another slug, in a new section, or as a section's introduction — is not the entry that
+/// was reviewed and signed, and does not publish; nor does the entry moved into a
+/// sub-folder (a copy there would share its slug).
+#[test]
+fn a_signed_entry_copied_to_another_place_does_not_publish() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    let signed = site.read(WARP);
+    let line = line_of(&site, WARP, "reviewed_hash");
+    for (copy, beside, moved) in [
+        ("content/glossary/warp-again.md", None, false),
+        ("content/glossary/sub/warp.md", None, true),
+        ("content/extra/warp.md", None, false),
+        ("content/lanes.md", Some("content/lanes/lane.md"), false),
+    ] {
+        site.write(copy, &signed);
+        if let Some(beside) = beside {
+            site.write(beside, draft("Lane"));
+        }
+        if moved {
+            std::fs::remove_file(site.root().join(WARP)).unwrap();
+        }
+        let o = site.run(&["build", "--strict"]);
+        assert_fails_at(
+            &o,
+            &format!("{copy}:{line}"),
+            "field `byline.reviewed_hash`: edited since review",
+        );
+        assert!(
+            !stderr(&o).contains(&format!("{WARP}:")),
+            "the original still holds: {}",
+            stderr(&o)
+        );
+        for made in [Some(copy), beside].into_iter().flatten() {
+            std::fs::remove_file(site.root().join(made)).unwrap();
+        }
+        site.write(WARP, &signed);
+    }
+    assert_code(&site.run(&["build", "--strict"]), 0);
+}

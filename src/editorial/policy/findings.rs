@@ -459,17 +459,19 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
         let command = sign_command(entry, reviewers.first().map_or("NAME", String::as_str));
         (who, command)
     };
-    match &b.reviewed_hash {
-        // The first scheme did not cover who reviewed and when: it pins nothing any more.
-        Some(old) if !old.starts_with(pin::PREFIX) => {
+    let old_scheme = b.reviewed_hash.as_deref().and_then(pin::old_scheme);
+    match (&b.reviewed_hash, old_scheme) {
+        // The older schemes left out who reviewed and when (v1) or where the entry is (v2):
+        // they pin nothing any more.
+        (Some(_), Some((_, scheme, left_out))) => {
             let (who, command) = who_and_command();
             out.push(
             finding(entry, FindingKind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
-                "signed under the first review pin (`sha256:`), which did not cover who reviewed the entry and when: the review is not pinned (required by --strict)".into())
-            .help(format!("{who} reviews it again and runs `{command}`, which writes a `v2:sha256:` pin")),
+                format!("signed under {scheme}, which did not cover {left_out}: the review is not pinned (required by --strict); sign it again"))
+            .help(format!("{who} reviews it again and runs `{command}`, which writes a `{}` pin (and the author signs again, if the course requires signatures)", pin::PREFIX)),
             )
         }
-        Some(pinned) if *pinned != pin::review_hash(entry) => {
+        (Some(pinned), _) if *pinned != pin::review_hash(entry) => {
             let (who, command) = who_and_command();
             out.push(
             finding(entry, FindingKind::Edited, "byline.reviewed_hash", "review of the latest edit",
@@ -477,8 +479,8 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             .help(format!("after reviewing the change, run `{command}` (it pins the new text and sets last_checked_on)")),
             )
         }
-        Some(_) => {}
-        None if signed => {
+        (Some(_), _) => {}
+        (None, _) if signed => {
             let (_, command) = who_and_command();
             out.push(
             finding(entry, FindingKind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
@@ -486,7 +488,7 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             .help(format!("the reviewer runs `{command}`")),
             )
         }
-        None => {}
+        (None, _) => {}
     }
     if let Some(checked) = b.last_checked_on.filter(|_| signed) {
         let age = i64::from((rules.today - checked).get_days());

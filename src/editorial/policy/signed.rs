@@ -31,6 +31,24 @@ pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSi
     };
     let mut author = one(&b.author_signature, Role::Author);
     let mut reviewer = one(&b.reviewer_signature, Role::Reviewer);
+    // A signature over a pin of an older scheme says so, not "another hash".
+    if let Some((old, (_, scheme, _))) =
+        (b.reviewed_hash.as_deref()).and_then(|old| Some((old, pin::old_scheme(old)?)))
+    {
+        for (field, role, sig) in [
+            (&b.author_signature, Role::Author, &mut author),
+            (&b.reviewer_signature, Role::Reviewer, &mut reviewer),
+        ] {
+            if let (Some(f), RoleSignature::Invalid(_)) = (field, &*sig)
+                && signatures::verify(rules, f, role, old).is_ok()
+            {
+                *sig = RoleSignature::Invalid(format!(
+                    "signed over {scheme}, which no longer pins a review: the reviewer signs the entry again (a `{}` pin), then the author",
+                    pin::PREFIX
+                ));
+            }
+        }
+    }
     // Two people first: one key (or one person's two keys) in both roles is refused
     // whatever the byline says.
     if let (RoleSignature::Valid(a), RoleSignature::Valid(r)) = (&author, &reviewer) {
