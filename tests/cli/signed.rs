@@ -821,3 +821,100 @@ fn a_signed_entry_copied_to_another_place_does_not_publish() {
     }
     assert_code(&site.run(&["build", "--strict"]), 0);
 }
+
+/// Issue 35, item 3: a second key of the author's, listed under any spelling of her name or
+/// email, cannot review her entry: one person, however the allowed-signers file spells her.
+#[test]
+fn a_second_key_of_the_author_cannot_review_her_entry_however_the_file_spells_her() {
+    let keys = Keys::new();
+    for spelled in [
+        "ada lovelace",
+        "ADA@EXAMPLE.ORG",
+        "\u{410}da Lovelace",
+        "Ada\u{200B} Lovelace",
+        "Ada  Lovelace",
+        "Lovelace Ada",
+        "Dr A. Lovelace",
+    ] {
+        let site = Site::new();
+        site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+        site.write(
+            SIGNERS,
+            format!(
+                "{}\"{spelled},Grace Hopper\" {}\n",
+                keys.signers(),
+                keys.public("ada2")
+            ),
+        );
+        site.write(WARP, published("Warp", ""));
+        sign_with_keys(&site, &keys, WARP, ("Grace Hopper", "ada2"), "ada");
+        let o = site.run(&["build", "--strict"]);
+        let line = line_of(&site, WARP, "reviewer_signature");
+        assert_fails_at(
+            &o,
+            &format!("{WARP}:{line}"),
+            "field `byline.reviewer_signature`: reviewer signature refused: same person twice: both keys belong to",
+        );
+        assert!(!site.exists("public/glossary/warp/index.html"), "{spelled}");
+    }
+}
+
+/// Grace's P-256 key with its point written compressed (`ssh-keygen` writes it
+/// uncompressed): another encoding of the same key.
+fn compressed(keys: &Keys, name: &str) -> ssh_key::public::KeyData {
+    use ssh_key::public::{EcdsaPublicKey, KeyData};
+    let public =
+        ssh_key::PublicKey::read_openssh_file(&keys.path(name).with_extension("pub")).unwrap();
+    let KeyData::Ecdsa(ec) = public.key_data() else {
+        panic!("{name} is a P-256 key")
+    };
+    let point = p256::ecdsa::VerifyingKey::try_from(ec).unwrap();
+    KeyData::Ecdsa(EcdsaPublicKey::NistP256(point.to_encoded_point(true)))
+}
+
+/// Issue 35, item 3: one key is one key however it is encoded. Grace's P-256 key listed
+/// once as Ada (uncompressed) and once as Grace (compressed) cannot sign both roles, even
+/// with the reviewer's signature made to carry the compressed form.
+#[test]
+fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
+    use coursegen::editorial::policy::signatures;
+    let keys = Keys::new();
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    let squeezed = compressed(&keys, "grace");
+    let squeezed_line = ssh_key::PublicKey::new(squeezed.clone(), "")
+        .to_openssh()
+        .unwrap();
+    site.write(
+        SIGNERS,
+        format!(
+            "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {squeezed_line}\n",
+            keys.public("grace")
+        ),
+    );
+    site.write(WARP, published("Warp", ""));
+    assert_code(&site.run(&["sign", WARP, "--reviewer", "Grace Hopper"]), 0);
+    let hash = field(&site, WARP, "reviewed_hash");
+    let grace = keys.path("grace");
+    let author = ssh_keygen_sign(&grace, "coursegen-review", &message("author", &hash));
+    let plain = ssh_keygen_sign(&grace, "coursegen-review", &message("reviewer", &hash));
+    let sig = signatures::decode(&plain).unwrap();
+    let reviewer = ssh_key::SshSig::new(
+        squeezed,
+        sig.namespace(),
+        sig.hash_alg(),
+        sig.signature().clone(),
+    )
+    .unwrap();
+    let reviewer = signatures::one_line(&reviewer.to_pem(ssh_key::LineEnding::LF).unwrap());
+    set_field(&site, WARP, "author_signature", &author);
+    set_field(&site, WARP, "reviewer_signature", &reviewer);
+    let o = site.run(&["build", "--strict"]);
+    let line = line_of(&site, WARP, "reviewer_signature");
+    assert_fails_at(
+        &o,
+        &format!("{WARP}:{line}"),
+        "field `byline.reviewer_signature`: reviewer signature refused: same person twice: one key",
+    );
+    assert!(!site.exists("public/glossary/warp/index.html"));
+}

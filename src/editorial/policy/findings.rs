@@ -193,7 +193,7 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
             )
         } else {
             format!(
-                "reviewer `{shown}` looks the same as author `{author}` (names are also compared by their Unicode confusable skeleton, so `Аda` with a Cyrillic А is `Ada`)"
+                "reviewer `{shown}` looks the same as author `{author}` (names are also compared by their Unicode confusable skeleton, so `Аda` with a Cyrillic А is `Ada`, and by their words in any order, titles left out and initials standing for words, so `Dr A. Lovelace` and `Lovelace Ada` are `Ada Lovelace`)"
             )
         };
         out.push(

@@ -208,6 +208,40 @@ fn confusable_names_are_one_person() {
     );
 }
 
+/// Issue 35, item 3: the author under a title, with initials, or with her names in another
+/// order is still the author.
+#[test]
+fn initials_titles_and_word_order_do_not_make_another_person() {
+    for twin in [
+        "A. Lovelace",
+        "A Lovelace",
+        "Dr Ada Lovelace",
+        "Prof. Dr. Ada Lovelace",
+        "Lovelace Ada",
+        "Ada A. Lovelace",
+        "Ada",
+        "Dr. \u{410}. Lovelace",
+    ] {
+        case(
+            &text(&[(REVIEWER, &format!("reviewed_by: {twin}"))]),
+            &PLAIN,
+            Want::Refused(
+                Some("byline.reviewed_by"),
+                12,
+                "looks the same as author `Ada Lovelace`",
+            ),
+        );
+    }
+    // Someone else who shares a name is someone else.
+    for other in ["Ada Byron", "Grace Lovelace", "B. Lovelace"] {
+        case(
+            &text(&[(REVIEWER, &format!("reviewed_by: {other}"))]),
+            &PLAIN,
+            Want::Publish,
+        );
+    }
+}
+
 #[test]
 fn placeholders_are_nobody() {
     for p in [
