@@ -873,8 +873,10 @@ fn compressed(keys: &Keys, name: &str) -> ssh_key::public::KeyData {
 }
 
 /// Issue 35, item 3: one key is one key however it is encoded. Grace's P-256 key listed
-/// once as Ada (uncompressed) and once as Grace (compressed) cannot sign both roles, even
-/// with the reviewer's signature made to carry the compressed form.
+/// once as Ada (uncompressed) and once as Grace (compressed) was two signers, with the
+/// reviewer's signature made to carry the compressed form: the compressed line is refused,
+/// as ssh-keygen refuses it; and a signature that carries the listed key compressed is by
+/// that key, so it cannot sign the role the same key signed.
 #[test]
 fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
     use coursegen::editorial::policy::signatures;
@@ -885,15 +887,17 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
     let squeezed_line = ssh_key::PublicKey::new(squeezed.clone(), "")
         .to_openssh()
         .unwrap();
-    site.write(
-        SIGNERS,
-        format!(
-            "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {squeezed_line}\n",
-            keys.public("grace")
-        ),
+    let ada = format!(
+        "\"ada@example.org,Ada Lovelace\" {}\n",
+        keys.public("grace")
     );
+    site.write(SIGNERS, &ada);
     site.write(WARP, published("Warp", ""));
     assert_code(&site.run(&["sign", WARP, "--reviewer", "Grace Hopper"]), 0);
+    site.write(
+        SIGNERS,
+        format!("{ada}\"grace@example.org,Grace Hopper\" {squeezed_line}\n"),
+    );
     let hash = field(&site, WARP, "reviewed_hash");
     let grace = keys.path("grace");
     let author = ssh_keygen_sign(&grace, "coursegen-review", &message("author", &hash));
@@ -910,11 +914,48 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
     set_field(&site, WARP, "author_signature", &author);
     set_field(&site, WARP, "reviewer_signature", &reviewer);
     let o = site.run(&["build", "--strict"]);
+    assert_fails_at(
+        &o,
+        &format!("{SIGNERS}:2"),
+        "the ECDSA key is written with its point compressed, which ssh-keygen does not read",
+    );
+    assert!(!site.exists("public/glossary/warp/index.html"));
+    // ssh-keygen refuses the same line: Grace's own signature does not verify by it.
+    let msg = keys.dir.path().join("msg");
+    std::fs::write(&msg, message("reviewer", &hash)).unwrap();
+    let signed = Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", "coursegen-review", "-f"])
+        .arg(&grace)
+        .arg(&msg)
+        .status()
+        .unwrap();
+    assert!(signed.success());
+    let o = Command::new("ssh-keygen")
+        .args([
+            "-Y",
+            "verify",
+            "-I",
+            "grace@example.org",
+            "-n",
+            "coursegen-review",
+            "-f",
+        ])
+        .arg(site.root().join(SIGNERS))
+        .arg("-s")
+        .arg(msg.with_extension("sig"))
+        .stdin(std::fs::File::open(&msg).unwrap())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains(":2: invalid key"), "{}", stderr(&o));
+    // With the key listed once, as ssh-keygen writes it, the compressed signature is still
+    // Grace's key, which signed the author's role.
+    site.write(SIGNERS, &ada);
+    let o = site.run(&["build", "--strict"]);
     let line = line_of(&site, WARP, "reviewer_signature");
     assert_fails_at(
         &o,
         &format!("{WARP}:{line}"),
         "field `byline.reviewer_signature`: reviewer signature refused: same person twice: one key",
     );
-    assert!(!site.exists("public/glossary/warp/index.html"));
 }

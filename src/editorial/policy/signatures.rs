@@ -330,14 +330,25 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
     let (blob, _comment) = token(rest)?;
     let key = PublicKey::from_openssh(&format!("{next} {blob}"))
         .map_err(|e| format!("the key `{}` cannot be read: {e}", next.escape_debug()))?;
-    signer.key = canonical_key(key.key_data());
+    // ssh-keygen reads only uncompressed points ("invalid key"); listed in both forms, one
+    // key would be two signers.
+    if let KeyData::Ecdsa(ec) = key.key_data()
+        && ec.as_sec1_bytes().first().is_some_and(|&tag| tag != 4)
+    {
+        return Err(
+            "the ECDSA key is written with its point compressed, which ssh-keygen does not read (\"invalid key\"): copy the key as ssh-keygen prints it (`ssh-keygen -y -f KEY`)"
+                .into(),
+        );
+    }
+    signer.key = key.key_data().clone();
     Ok(signer)
 }
 
 /// One key, one value: a P-256 point written compressed is decoded to the uncompressed
-/// form that `ssh-keygen` writes, so a key listed (or carried by a signature) in either
-/// form is the same key; every other kind has one encoding already. A point that does not
-/// decode is left as written, and so matches nothing but itself.
+/// form that `ssh-keygen` writes (the only form the allowed-signers file may list), so a
+/// signature that carries a listed key in the other form is by that key; every other kind
+/// has one encoding already (`ssh-key` refuses a non-minimal RSA integer). A point that
+/// does not decode is left as written, and so matches nothing.
 pub fn canonical_key(key: &KeyData) -> KeyData {
     use ssh_key::public::EcdsaPublicKey;
     match key {
