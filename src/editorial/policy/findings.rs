@@ -88,6 +88,9 @@ pub(crate) fn sign_command(entry: &Entry, who: &str) -> String {
     )
 }
 
+/// The most names one byline field (`written_by`, `reviewed_by`) may list.
+pub(crate) const MAX_PEOPLE: usize = 32;
+
 /// The people named in one byline field (as shown, and as compared); several names in one
 /// string and names without letters are reported, placeholders skipped.
 fn people(
@@ -97,6 +100,24 @@ fn people(
     out: &mut Vec<Finding>,
 ) -> Vec<(String, Name)> {
     let mut people = Vec::new();
+    // Every reviewer is compared with every author: a byline of thousands of names would
+    // make that check the build's cost.
+    if list.len() > MAX_PEOPLE {
+        out.push(
+            finding(
+                entry,
+                FindingKind::Invalid,
+                field,
+                "the people who wrote or reviewed it",
+                format!(
+                    "{} names: a byline field lists at most {MAX_PEOPLE} people",
+                    list.len()
+                ),
+            )
+            .help("name the people who wrote or reviewed this entry; credit others in the body"),
+        );
+        return people;
+    }
     // YAML folds a name continued on the next line into one: two people would read as one.
     if entry.lines.folds(field) {
         out.push(

@@ -242,6 +242,30 @@ fn initials_titles_and_word_order_do_not_make_another_person() {
     }
 }
 
+/// Every reviewer is compared with every author: the lists are bounded, so the comparison
+/// is (a 1 MiB entry could otherwise name 100,000 people in each).
+#[test]
+fn a_byline_lists_a_bounded_number_of_people() {
+    let many = |n: usize| {
+        let names: Vec<String> = (0..n).map(|i| format!("Person{i} Name")).collect();
+        format!("written_by: [{}]", names.join(", "))
+    };
+    case(
+        &text(&[(AUTHOR, &many(findings::MAX_PEOPLE))]),
+        &PLAIN,
+        Want::Publish,
+    );
+    case(
+        &text(&[(AUTHOR, &many(findings::MAX_PEOPLE + 1))]),
+        &PLAIN,
+        Want::Refused(
+            Some("byline.written_by"),
+            11,
+            "33 names: a byline field lists at most 32 people",
+        ),
+    );
+}
+
 #[test]
 fn placeholders_are_nobody() {
     for p in [
