@@ -264,7 +264,7 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "byline.reviewed_hash",
-        "`v2:sha256:` and 64 hex digits",
+        "`v3:sha256:` and 64 hex digits",
         "written by `coursegen sign`; do not edit by hand",
     ),
     (
