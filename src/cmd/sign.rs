@@ -54,7 +54,7 @@ pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Resu
         config.require_signatures,
         false,
     )
-    .map_err(|d| Failure::Content(anyhow::anyhow!("{}", crate::content::Diagnostics(d))))?;
+    .map_err(|d| Failure::Problems(crate::content::Diagnostics(d)))?;
     // A key signs, but with no allowed-signers file nothing will ever check it: say so.
     if args.key.is_some() && signers.is_none() {
         emit_err(&format!(
@@ -104,6 +104,7 @@ pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Resu
         authors: args.author,
         publish: args.publish,
         today: today()?,
+        required: config.glossary_required,
     };
     let signed = sign::sign(root, &args.file, &opts).map_err(fail)?;
     let mut text = format!(

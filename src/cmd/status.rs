@@ -43,7 +43,7 @@ pub fn run_status(
             config.require_signatures,
             false,
         )
-        .map_err(|d| Failure::Content(anyhow::anyhow!("{}", Diagnostics(d))))?,
+        .map_err(|d| Failure::Problems(Diagnostics(d)))?,
         required: config.glossary_required,
     };
     let report = crate::editorial::status::report(&site.entries, &rules);

@@ -31,6 +31,8 @@ pub struct SignOptions {
     /// The allowed signers, when the site has the file: a new signature must verify, and
     /// a review needs a key.
     pub signers: Option<std::sync::Arc<SignatureRules>>,
+    /// The fields a published glossary entry must fill in (`[glossary] required`).
+    pub required: policy::Required,
 }
 
 /// Why an entry could not be signed; the file is unchanged.
@@ -157,7 +159,7 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
                 .field("byline"),
         ])));
     }
-    let notes = still_blocking(&entry, opts.today);
+    let notes = still_blocking(&entry, opts);
     if opts.publish && !notes.is_empty() {
         return Err(SignError::CannotPublish {
             file: rel,
@@ -429,7 +431,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         strict: false,
         preview: false,
         signatures: None,
-        required: policy::Required::ALL,
+        required: opts.required,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -448,14 +450,14 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
 }
 
 /// What a publish build would still refuse, once signed.
-fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
+fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
     let rules = Rules {
-        today,
+        today: opts.today,
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: true,
         preview: false,
         signatures: None,
-        required: policy::Required::ALL,
+        required: opts.required,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()

@@ -12,7 +12,7 @@ use ssh_key::public::KeyData;
 use crate::content::{Diagnostic, Diagnostics};
 use crate::editorial::policy::names::{self, Name};
 use crate::editorial::policy::signatures::{
-    self, AllowedSigners, MAX_RSA_BITS, MAX_SIGNERS_BYTES, MIN_RSA_BITS, NAMESPACE,
+    self, AllowedSigners, MAX_SIGNERS_BYTES, NAMESPACE, key_supported,
 };
 
 /// The largest keys file read (GitHub's `USER.keys` of a person with many keys is a few KiB).
@@ -82,37 +82,6 @@ pub struct Added {
     pub keys: Vec<AddedKey>,
     /// How many keys the file listed for the same name before.
     pub earlier_keys_of_name: usize,
-}
-
-/// Whether coursegen verifies signatures made with `key`: Ed25519, ECDSA P-256 and RSA of
-/// `MIN_RSA_BITS` to `MAX_RSA_BITS` bits — the rule `signatures::verify` applies to a
-/// signature's key, so that no key is listed that could never sign a review.
-pub fn key_supported(key: &KeyData) -> Result<(), String> {
-    match key {
-        KeyData::Ed25519(_) => Ok(()),
-        KeyData::Ecdsa(k) if k.curve() == ssh_key::EcdsaCurve::NistP256 => Ok(()),
-        KeyData::Rsa(k) => {
-            let bytes = k.n.as_positive_bytes().unwrap_or_default();
-            let bits = bytes.first().map_or(0, |&top| {
-                (bytes.len() - 1) * 8 + (8 - top.leading_zeros() as usize)
-            });
-            if bits < MIN_RSA_BITS {
-                Err(format!(
-                    "weak key: a {bits}-bit RSA key; an RSA key must have at least {MIN_RSA_BITS} bits (make one with `ssh-keygen -t ed25519`)"
-                ))
-            } else if bits > MAX_RSA_BITS {
-                Err(format!(
-                    "unsupported key: a {bits}-bit RSA key; coursegen verifies RSA keys of at most {MAX_RSA_BITS} bits (make an Ed25519 key: `ssh-keygen -t ed25519`)"
-                ))
-            } else {
-                Ok(())
-            }
-        }
-        other => Err(format!(
-            "unsupported key: a `{}` key, which coursegen does not verify (Ed25519, ECDSA P-256 and RSA of {MIN_RSA_BITS} to {MAX_RSA_BITS} bits only; make one with `ssh-keygen -t ed25519`)",
-            other.algorithm()
-        )),
-    }
 }
 
 /// Checks a name or email before it becomes a principal: the file's principals are a

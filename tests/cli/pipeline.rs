@@ -237,7 +237,7 @@ fn completions_and_man_page_come_from_the_command_line() {
     };
     let bash = run(&["completions", "bash"]);
     for sub in [
-        "build", "check", "measure", "serve", "sign", "status", "man",
+        "build", "check", "measure", "serve", "sign", "signers", "status", "man",
     ] {
         assert!(
             bash.contains(sub),

@@ -882,7 +882,6 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
     use coursegen::editorial::policy::signatures;
     let keys = Keys::new();
     let site = Site::new();
-    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
     let squeezed = compressed(&keys, "grace");
     let squeezed_line = ssh_key::PublicKey::new(squeezed.clone(), "")
         .to_openssh()
@@ -891,9 +890,11 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
         "\"ada@example.org,Ada Lovelace\" {}\n",
         keys.public("grace")
     );
-    site.write(SIGNERS, &ada);
     site.write(WARP, published("Warp", ""));
+    // The pin first (no file lists keys yet, so a review without a key is taken).
     assert_code(&site.run(&["sign", WARP, "--reviewer", "Grace Hopper"]), 0);
+    site.write(SIGNERS, &ada);
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
     site.write(
         SIGNERS,
         format!("{ada}\"grace@example.org,Grace Hopper\" {squeezed_line}\n"),

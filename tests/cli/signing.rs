@@ -524,3 +524,59 @@ fn in_course(site: &Site, course: &Path, args: &[&str]) -> std::process::Output 
         .output()
         .unwrap()
 }
+
+/// `sign --publish` holds an entry to the fields the course requires (`[glossary]
+/// required`), as the build does: a course on another subject publishes without `cc`.
+#[test]
+fn sign_publish_asks_for_the_fields_the_course_requires() {
+    let site = Site::new();
+    site.write(
+        "coursegen.toml",
+        "[glossary]\nrequired = [\"term\", \"summary\"]\n",
+    );
+    let entry = published("Warp", "")
+        .replace("status: published", "status: in-review")
+        .replace("cc: \"8.0\"\n", "");
+    site.write(WARP, &entry);
+    let o = site.run(&["sign", WARP, "--reviewer", "Grace Hopper", "--publish"]);
+    assert_code(&o, 0);
+    assert!(site.read(WARP).contains("status: published"));
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    // Without the setting, the entry still lacks its `cc`.
+    site.write("coursegen.toml", "");
+    site.write(WARP, &entry);
+    let o = site.run(&["sign", WARP, "--reviewer", "Grace Hopper", "--publish"]);
+    assert_fails_at(
+        &o,
+        &format!("{WARP}:1"),
+        "field `cc`: a published entry needs this field",
+    );
+}
+
+/// The publish build's help for an entry edited since review names the command that works
+/// in the course: with `--key` once an allowed-signers file lists who signs (`sign`
+/// refuses a review without one there).
+#[test]
+fn the_help_for_an_edited_entry_names_the_key_where_keys_are_listed() {
+    let keys = Keys::new(&[("ada", "ed25519", ""), ("grace", "ed25519", "")]);
+    let site = course_with_keys(&keys);
+    site.write(WARP, published("Warp", ""));
+    let review = [
+        "sign",
+        WARP,
+        "--reviewer",
+        "Grace Hopper",
+        "--key",
+        &keys.arg("grace"),
+    ];
+    assert_code(&site.run(&review), 0);
+    site.write(
+        WARP,
+        site.read(WARP).replace("Body of Warp.", "Body of Warps."),
+    );
+    let o = site.run(&["build", "--strict"]);
+    assert_code(&o, 1);
+    let want =
+        format!("run `coursegen sign {WARP} --reviewer \"Grace Hopper\" --key ~/.ssh/id_ed25519`");
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+}

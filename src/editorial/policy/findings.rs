@@ -79,12 +79,18 @@ impl Finding {
     }
 }
 
-/// The command a reviewer runs to sign `entry`, with `who` as the reviewer.
-pub(crate) fn sign_command(entry: &Entry, who: &str) -> String {
+/// The command a reviewer runs to sign `entry`, with `who` as the reviewer; with a key
+/// when the course has an allowed-signers file (`sign` refuses a review without one then).
+pub(crate) fn sign_command(entry: &Entry, who: &str, rules: &Rules) -> String {
     format!(
-        "coursegen sign {} --reviewer \"{}\"",
+        "coursegen sign {} --reviewer \"{}\"{}",
         entry.file.display(),
-        who.replace('"', "\\\"")
+        who.replace('"', "\\\""),
+        if rules.signatures.is_some() {
+            " --key ~/.ssh/id_ed25519"
+        } else {
+            ""
+        }
     )
 }
 
@@ -476,7 +482,11 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             [one] => one.clone(),
             [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
         };
-        let command = sign_command(entry, reviewers.first().map_or("NAME", String::as_str));
+        let command = sign_command(
+            entry,
+            reviewers.first().map_or("NAME", String::as_str),
+            rules,
+        );
         (who, command)
     };
     let old_scheme = b.reviewed_hash.as_deref().and_then(pin::old_scheme);

@@ -408,6 +408,34 @@ pub fn one_line(pem: &str) -> String {
         .collect()
 }
 
+/// Whether coursegen verifies signatures by `key`: Ed25519, ECDSA P-256, and RSA of
+/// `MIN_RSA_BITS` to `MAX_RSA_BITS` bits; else why not (`coursegen signers add` lists no
+/// key this refuses).
+pub fn key_supported(key: &KeyData) -> Result<(), String> {
+    match key {
+        KeyData::Ed25519(_) => Ok(()),
+        KeyData::Ecdsa(k) if k.curve() == ssh_key::EcdsaCurve::NistP256 => Ok(()),
+        KeyData::Rsa(k) => {
+            let bits = rsa_bits(k);
+            if bits < MIN_RSA_BITS {
+                Err(format!(
+                    "weak key: a {bits}-bit RSA key; an RSA key must have at least {MIN_RSA_BITS} bits (make one with `ssh-keygen -t ed25519`)"
+                ))
+            } else if bits > MAX_RSA_BITS {
+                Err(format!(
+                    "unsupported key: a {bits}-bit RSA key; coursegen verifies RSA keys of at most {MAX_RSA_BITS} bits (make an Ed25519 key: `ssh-keygen -t ed25519`)"
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        other => Err(format!(
+            "unsupported key: a `{}` key, which coursegen does not verify (Ed25519, ECDSA P-256 and RSA of {MIN_RSA_BITS} to {MAX_RSA_BITS} bits only; make one with `ssh-keygen -t ed25519`)",
+            other.algorithm()
+        )),
+    }
+}
+
 /// Checks the signature `field` for `role` over `hash`: by a known key, valid at `now`,
 /// under our namespace, over this role and hash. `old_hash` (the entry's stale pin, if
 /// any) only sharpens the message.
@@ -424,31 +452,7 @@ pub fn verify(
         .fingerprint(ssh_key::HashAlg::Sha256)
         .to_string();
     let file = rules.signers.file.display();
-    let supported = match key {
-        KeyData::Ed25519(_) => true,
-        KeyData::Ecdsa(k) => k.curve() == ssh_key::EcdsaCurve::NistP256,
-        KeyData::Rsa(k) => {
-            let bits = rsa_bits(k);
-            if bits < MIN_RSA_BITS {
-                return Err(format!(
-                    "weak key: a {bits}-bit RSA key; an RSA key must have at least {MIN_RSA_BITS} bits (make one with `ssh-keygen -t ed25519`)"
-                ));
-            }
-            if bits > MAX_RSA_BITS {
-                return Err(format!(
-                    "unsupported key: a {bits}-bit RSA key; coursegen verifies RSA keys of at most {MAX_RSA_BITS} bits (sign with an Ed25519 key: `ssh-keygen -t ed25519`)"
-                ));
-            }
-            true
-        }
-        _ => false,
-    };
-    if !supported {
-        return Err(format!(
-            "malformed signature: a `{}` key, which coursegen does not verify (Ed25519, ECDSA P-256 and RSA only)",
-            key.algorithm()
-        ));
-    }
+    key_supported(key)?;
     if sig.namespace() != NAMESPACE {
         return Err(format!(
             "wrong namespace: the signature is for `{}`, not `{NAMESPACE}`",
