@@ -9,6 +9,7 @@ use super::{
     CacheArgs, Failure, ReviewArgs, TrustArgs, emit, emit_err, load_config, printable_json, today,
 };
 use crate::content::diagnostic::{printable, printable_lines};
+use crate::content::{Diagnostic, Diagnostics};
 use crate::site::options::{BuildOptions, Report};
 use crate::site::{self, SiteError};
 
@@ -59,7 +60,9 @@ pub struct BuildArgs {
 /// Flags of `coursegen check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Check as the preview would (drafts rendered); by default checks as the publish build.
+    /// Check only as the preview would (drafts rendered). By default `check` applies both
+    /// the publish build's rules and the preview's, and each problem says which it blocks:
+    /// the published site, the preview (a draft's problem), or both.
     #[arg(long)]
     pub drafts: bool,
     /// Check as `build --strict` would: stale or missing records, unpinned and expired reviews are errors.
@@ -162,7 +165,10 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
         (false, true) => Summary::Stderr,
         (false, false) => Summary::Stdout,
     };
-    let result = build(root, &opts, "checked, nothing written:", summary);
+    let mut result = build(root, &opts, "checked, nothing written:", summary);
+    if !opts.drafts {
+        result = with_preview_problems(root, &opts, result);
+    }
     if let (true, Ok(report)) = (args.verbose, &result) {
         emit_err(&verbose(root, config_file, &opts, report));
     }
@@ -183,6 +189,54 @@ pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Re
         );
     }
     result.map(drop)
+}
+
+/// The publish check's `result` joined with the preview's problems (drafts rendered), a
+/// problem that blocks only one of the two builds saying which: a draft's broken link
+/// stops only the preview, a published entry's missing signature only the published site.
+fn with_preview_problems(
+    root: &Path,
+    opts: &BuildOptions,
+    result: Result<Report, Failure>,
+) -> Result<Report, Failure> {
+    let preview = BuildOptions {
+        drafts: true,
+        strict: false,
+        ..opts.clone()
+    };
+    let preview = match site::build(root, &preview) {
+        Ok(_) => Vec::new(),
+        Err(SiteError::Content(problems)) => problems.0,
+        // Not a content problem (no content/, templates): the publish check said it.
+        Err(_) => return result,
+    };
+    let publish = match result {
+        Err(Failure::Problems(problems)) => problems.0,
+        Ok(_) if preview.is_empty() => return result,
+        Ok(_) => Vec::new(),
+        Err(other) => return Err(other),
+    };
+    let blocks = |d: &Diagnostic, what: &str| {
+        let mut d = d.clone();
+        d.message.push_str(" (");
+        d.message.push_str(what);
+        d.message.push(')');
+        d
+    };
+    // What blocks both builds (most problems) is said as it is; the rest say which.
+    let mut all: Vec<Diagnostic> = (publish.iter())
+        .map(|d| match preview.contains(d) {
+            true => d.clone(),
+            false => blocks(d, "blocks the published site only"),
+        })
+        .collect();
+    all.extend(
+        (preview.iter())
+            .filter(|d| !publish.contains(d))
+            .map(|d| blocks(d, "blocks the preview only, where this entry is a draft")),
+    );
+    all.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    Err(Failure::Problems(Diagnostics(all)))
 }
 
 /// Where the summary of a build (its line and its drafts) goes.

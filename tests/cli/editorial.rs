@@ -294,3 +294,56 @@ fn the_search_index_lists_every_published_entry_and_no_draft() {
     assert_eq!(urls, ["/glossary/bank/", "/glossary/warp/"]);
     assert_eq!(index[0]["term"], "Bank", "{index}");
 }
+
+/// Issue 36: one `check` reports every problem of every entry — a draft's as well as a
+/// published entry's — each saying which build it blocks. Before, plain `check` hid the
+/// draft's broken link and `check --drafts` hid the published entry's stale review.
+#[test]
+fn one_check_reports_every_entry_and_what_each_problem_blocks() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    let sign = [
+        "sign",
+        "content/glossary/warp.md",
+        "--reviewer",
+        "Grace Hopper",
+    ];
+    assert_code(&site.run(&sign), 0);
+    let edited = site
+        .read("content/glossary/warp.md")
+        .replace("Body of Warp.", "Body of Warps.");
+    site.write("content/glossary/warp.md", edited);
+    site.write(
+        "content/glossary/draft.md",
+        "---\ntitle: Draft\nstatus: draft\n---\nSee [it](/glossary/nope/).\n",
+    );
+    let o = site.run(&["check", "--strict"]);
+    assert_fails_at(
+        &o,
+        "content/glossary/draft.md:5",
+        "broken link: `/glossary/nope/` is not a page or file of this site (blocks the preview only, where this entry is a draft)",
+    );
+    let pinned = (site.read("content/glossary/warp.md").lines())
+        .position(|l| l.contains("reviewed_hash"))
+        .unwrap()
+        + 1;
+    assert_fails_at(
+        &o,
+        &format!("content/glossary/warp.md:{pinned}"),
+        "field `byline.reviewed_hash`: edited since review",
+    );
+    assert!(
+        stderr(&o).contains("must review it again (blocks the published site only)"),
+        "{}",
+        stderr(&o)
+    );
+    // `--drafts` is the preview's check alone, as before.
+    let o = site.run(&["check", "--drafts"]);
+    assert_fails_at(
+        &o,
+        "content/glossary/draft.md:5",
+        "broken link: `/glossary/nope/` is not a page or file of this site",
+    );
+    assert!(!stderr(&o).contains("blocks"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warp.md"), "{}", stderr(&o));
+}
