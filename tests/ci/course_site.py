@@ -488,9 +488,8 @@ def play(gh: GitHub, tmp: Path, coursegen: str, no_browser: bool):
     # (--trusted-ref): keys listed in the same pull request would not count.
     ada, grace = keygen(tmp, "ada"), keygen(tmp, "grace")
     git("switch", "-q", "main", cwd=gh.course)
-    with open(gh.course / ".coursegen/allowed_signers", "a") as f:
-        for who, name, key in [("ada@example.org", "Ada Lovelace", ada), ("grace@example.org", "Grace Hopper", grace)]:
-            f.write(f'"{who},{name}" {Path(str(key) + ".pub").read_text().strip()}\n')
+    for who, name, key in [("ada@example.org", "Ada Lovelace", ada), ("grace@example.org", "Grace Hopper", grace)]:
+        cg("signers", "add", name, "--email", who, "--key", f"{key}.pub")
     gh.push_main("List Ada's and Grace's keys")
     check(root_files(gh.served) == root_before, "listing keys changed the public root")
     git("switch", "-q", "add-occupancy", cwd=gh.course)
@@ -518,6 +517,25 @@ def play(gh: GitHub, tmp: Path, coursegen: str, no_browser: bool):
     check(len(cs) == 1 and "failed" in cs[0]["body"] and f"{BASE}/pr-preview/pr-2/" in cs[0]["body"],
           f"pull request 2's comment does not say the publish build failed: {cs}")
     check(root_files(gh.served) == root_before, "pull request 2 changed the public root")
+
+    print("-- 4b. pull request 3, from a fork, lists two keys of its own and signs its own entry")
+    git("switch", "-q", "-c", "fork-keys", "main", cwd=gh.course)
+    eve, mal = keygen(tmp, "eve"), keygen(tmp, "mal")
+    cg("signers", "add", "Eve Author", "--key", f"{eve}.pub")
+    cg("signers", "add", "Mal Reviewer", "--key", f"{mal}.pub")
+    own = "content/glossary/latency.md"
+    (gh.course / own).write_text(OCCUPANCY.replace("occupancy", "latency").replace("Ada Lovelace", "Eve Author"))
+    cg("sign", own, "--reviewer", "Mal Reviewer", "--publish", "--key", str(mal))
+    cg("sign", own, "--role", "author", "--key", str(eve))
+    sha3 = gh.commit("Add latency, signed")
+    conclusion, log = gh.pr_event(3, "main", sha3, action="opened", head_repo=FORK)
+    check(conclusion == "failure", f"pull request 3 (its own keys) passed its check:\n{log}")
+    notes = re.findall(r"^::error file=([^,]*),line=(\d+),title=coursegen::(.*)$", log, re.M)
+    check(any(f == own for f, _, _ in notes), f"no annotation on {own}: {notes}\n{log}")
+    print(f"   annotations: {[(f, n, m[:100]) for f, n, m in notes]}")
+    check(root_files(gh.served) == root_before, "pull request 3 changed the public root")
+    gh.pr_event(3, "main", sha3, action="closed", head_repo=FORK)
+    git("switch", "-q", "add-occupancy", cwd=gh.course)
 
     print("-- 5. pull request 1 is merged: the signed entry is published")
     git("switch", "-q", "main", cwd=gh.course)
