@@ -393,8 +393,9 @@ mod tests {
     /// `signatures::verify` (the key listed) judges it.
     #[test]
     fn key_supported_agrees_with_verification() {
-        use crate::editorial::policy::signatures::{Role, SignatureRules, message, one_line};
-        use std::process::{Command, Stdio};
+        use crate::editorial::policy::signatures::{Role, SignatureRules, message};
+        use crate::editorial::sign::key::with_ssh_keygen;
+        use std::process::Command;
         let dir = tempfile::tempdir().unwrap();
         let hash = "v2:sha256:00";
         let msg = message(Role::Author, hash);
@@ -416,16 +417,7 @@ mod tests {
                 keygen.status().is_ok_and(|s| s.success()),
                 "needs ssh-keygen"
             );
-            let mut child = Command::new("ssh-keygen")
-                .args(["-q", "-Y", "sign", "-n", NAMESPACE, "-f"])
-                .arg(&key)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
-            std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
-            let out = child.wait_with_output().unwrap();
-            let field = one_line(&String::from_utf8(out.stdout).unwrap());
+            let field = with_ssh_keygen(&key, &msg).unwrap();
             let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
             let data = PublicKey::from_openssh(public.trim())
                 .unwrap()

@@ -110,17 +110,6 @@ fn init_makes_a_course_that_checks_and_builds_with_the_built_in_theme() {
     );
 }
 
-/// Runs coursegen on the course at `course` (a folder `init` wrote under `site`).
-fn in_course(site: &Site, course: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_coursegen"))
-        .env("XDG_CACHE_HOME", site.cache_home())
-        .args(args)
-        .arg("--root")
-        .arg(course)
-        .output()
-        .unwrap()
-}
-
 /// A new course starts with the two-person rule in force: init writes the allowed-signers
 /// file (no key yet, its format explained) and the CODEOWNERS lines that put it and the
 /// measurement records under a maintainer's review. The course requires signatures: the
@@ -158,7 +147,7 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
     }
     let out = site.root().join("out");
     let strict = ["build", "--strict", "--out", out.to_str().unwrap()];
-    assert_code(&in_course(&site, &course, &strict), 0);
+    assert_code(&site.run_in(&course, &strict), 0);
     // An entry whose byline merely types two names: an init'd course requires signatures, so
     // `sign` without a key is refused up front (it checks keys against the file), the build
     // refuses the entry, naming it; deleting the keys file does not let it through (no
@@ -176,10 +165,10 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
         "--author",
         "Ada Lovelace",
     ];
-    let o = in_course(&site, &course, &sign);
+    let o = site.run_in(&course, &sign);
     assert_code(&o, 2);
     assert!(stderr(&o).contains("--key"), "{}", stderr(&o));
-    let o = in_course(&site, &course, &strict);
+    let o = site.run_in(&course, &strict);
     assert_code(&o, 1);
     assert!(
         stderr(&o).contains("content/glossary/lane.md")
@@ -188,7 +177,7 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
         stderr(&o)
     );
     std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
-    let o = in_course(&site, &course, &strict);
+    let o = site.run_in(&course, &strict);
     assert_code(&o, 1);
     assert!(
         stderr(&o).contains("`require_signatures = true`, but there is no allowed-signers file"),

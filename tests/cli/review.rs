@@ -7,10 +7,6 @@ use crate::util::*;
 
 const WARP: &str = "content/glossary/warp.md";
 
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
 fn sign(site: &Site, file: &str, reviewer: &str) -> std::process::Output {
     site.run(&["sign", file, "--reviewer", reviewer])
 }

@@ -1,77 +1,31 @@
 //! Signed reviews (issue 27): SSH signatures by the author and the reviewer, checked against
 //! the allowed-signers file; interoperable with `ssh-keygen -Y sign` / `-Y verify` both ways.
 //! Keys are made at test time with ssh-keygen in a temp dir.
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 
 use crate::util::*;
 
 const WARP: &str = "content/glossary/warp.md";
 const BANK: &str = "content/glossary/bank.md";
-const SIGNERS: &str = ".coursegen/allowed_signers";
 
-struct Keys {
-    dir: tempfile::TempDir,
+/// Ada's and Grace's keys (Ed25519 and P-256), Mallory's, and Ada's second key.
+fn team() -> Keys {
+    Keys::new(&[
+        ("ada", "ed25519", ""),
+        ("grace", "ecdsa", "256"),
+        ("mallory", "ed25519", ""),
+        ("ada2", "ed25519", ""),
+    ])
 }
 
-impl Keys {
-    fn new() -> Self {
-        let keys = Keys {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        for (name, kind) in [
-            ("ada", "ed25519"),
-            ("grace", "ecdsa"),
-            ("mallory", "ed25519"),
-            ("ada2", "ed25519"),
-        ] {
-            let mut cmd = Command::new("ssh-keygen");
-            cmd.args(["-q", "-t", kind, "-N", "", "-C", name, "-f"])
-                .arg(keys.path(name));
-            if kind == "ecdsa" {
-                cmd.args(["-b", "256"]);
-            }
-            assert!(cmd.status().expect("ssh-keygen runs").success());
-        }
-        keys
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn public(&self, name: &str) -> String {
-        let text = std::fs::read_to_string(self.path(name).with_extension("pub")).unwrap();
-        text.split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-    /// The usual file: Ada and Grace, one key each.
-    fn signers(&self) -> String {
-        format!(
-            "# the team\n\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n",
-            self.public("ada"),
-            self.public("grace")
-        )
-    }
-}
-
-/// What `ssh-keygen -Y sign -n NAMESPACE -f KEY` writes for `msg`, as one line.
-fn ssh_keygen_sign(key: &Path, namespace: &str, msg: &str) -> String {
-    let mut child = Command::new("ssh-keygen")
-        .args(["-q", "-Y", "sign", "-n", namespace, "-f"])
-        .arg(key)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with("-----"))
-        .collect()
+/// The usual allowed-signers file: Ada and Grace, one key each.
+fn team_signers(keys: &Keys) -> String {
+    format!(
+        "# the team\n\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n",
+        keys.public_line("ada"),
+        keys.public_line("grace")
+    )
 }
 
 fn message(role: &str, hash: &str) -> String {
@@ -90,14 +44,6 @@ fn field(site: &Site, file: &str, key: &str) -> String {
         .trim()
         .trim_matches('"')
         .to_string()
-}
-
-fn line_of(site: &Site, file: &str, key: &str) -> usize {
-    site.read(file)
-        .lines()
-        .position(|l| l.trim_start().starts_with(&format!("{key}:")))
-        .unwrap_or_else(|| panic!("no {key} in {file}"))
-        + 1
 }
 
 /// Sets (or adds, at the end of the byline) `key: "value"` in the byline of `file`.
@@ -119,9 +65,7 @@ fn set_field(site: &Site, file: &str, key: &str, value: &str) {
 
 /// A site that requires signatures, with `file` signed by Grace (reviewer) and Ada (author).
 fn signed_site(keys: &Keys) -> Site {
-    let site = Site::new();
-    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
-    site.write(SIGNERS, keys.signers());
+    let site = course_requiring_signatures(&team_signers(keys));
     for (file, title) in [(WARP, "Warp"), (BANK, "Bank")] {
         site.write(file, published(title, ""));
         sign_both(&site, keys, file);
@@ -141,35 +85,20 @@ fn sign_as_author(site: &Site, keys: &Keys, file: &str) {
 /// `reviewer` (a name and the key of that name in `keys`) signs `file` as its reviewer,
 /// then the key `author` signs it as its author.
 fn sign_with_keys(site: &Site, keys: &Keys, file: &str, reviewer: (&str, &str), author: &str) {
-    let key = keys.path(reviewer.1);
-    let o = site.run(&[
-        "sign",
-        file,
-        "--reviewer",
-        reviewer.0,
-        "--key",
-        key.to_str().unwrap(),
-    ]);
+    let key = keys.arg(reviewer.1);
+    let o = site.run(&["sign", file, "--reviewer", reviewer.0, "--key", &key]);
     assert_code(&o, 0);
     sign_as_author_with(site, keys, file, author);
 }
 
 fn sign_as_author_with(site: &Site, keys: &Keys, file: &str, author: &str) {
-    let key = keys.path(author);
-    let o = site.run(&[
-        "sign",
-        file,
-        "--role",
-        "author",
-        "--key",
-        key.to_str().unwrap(),
-    ]);
+    let o = site.run(&["sign", file, "--role", "author", "--key", &keys.arg(author)]);
     assert_code(&o, 0);
 }
 
 #[test]
 fn sign_publish_edit_refused_sign_again_published_with_keys() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     assert_code(&site.run(&["build"]), 0);
     assert!(
@@ -201,7 +130,7 @@ fn sign_publish_edit_refused_sign_again_published_with_keys() {
         site.read("public/glossary/warp/index.html")
             .contains("Body of Warps.")
     );
-    let status = String::from_utf8_lossy(&site.run(&["status"]).stdout).into_owned();
+    let status = stdout(&site.run(&["status"]));
     assert!(status.contains("author: valid (Ada Lovelace)"), "{status}");
     assert!(
         status.contains("reviewer: valid (Grace Hopper)"),
@@ -211,7 +140,7 @@ fn sign_publish_edit_refused_sign_again_published_with_keys() {
 
 #[test]
 fn ssh_keygen_signatures_verify_in_coursegen_and_back() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     let hash = field(&site, WARP, "reviewed_hash");
     // ssh-keygen's signature, written by hand into the author's field, verifies in coursegen.
@@ -234,38 +163,14 @@ fn ssh_keygen_signatures_verify_in_coursegen_and_back() {
     }
     armored.push_str("-----END SSH SIGNATURE-----\n");
     std::fs::write(dir.path().join("sig"), armored).unwrap();
-    let mut child = Command::new("ssh-keygen")
-        .args([
-            "-Y",
-            "verify",
-            "-n",
-            "coursegen-review",
-            "-I",
-            "grace@example.org",
-            "-f",
-        ])
-        .arg(site.root().join(SIGNERS))
-        .arg("-s")
-        .arg(dir.path().join("sig"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(
-        &mut child.stdin.take().unwrap(),
-        message("reviewer", &hash).as_bytes(),
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    let out = ssh_keygen_verify(
+        &site.root().join(SIGNERS),
+        "grace@example.org",
+        &dir.path().join("sig"),
+        &message("reviewer", &hash),
     );
-    assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .contains("Good \"coursegen-review\" signature for grace@example.org")
-    );
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Good \"coursegen-review\" signature for grace@example.org"));
 }
 
 type Setup = fn(&Site, &Keys);
@@ -307,7 +212,7 @@ fn signature_refusals_name_file_line_and_field() {
         (
             "two keys of one principal",
             |s, k| {
-                s.write(SIGNERS, format!("\"ada@example.org,Ada Lovelace\" {}\n\"ada@example.org,Grace Hopper\" {}\n", k.public("ada"), k.public("grace")));
+                s.write(SIGNERS, format!("\"ada@example.org,Ada Lovelace\" {}\n\"ada@example.org,Grace Hopper\" {}\n", k.public_line("ada"), k.public_line("grace")));
             },
             "byline.reviewer_signature",
             "same person twice: both keys belong to `ada@example.org`",
@@ -333,7 +238,7 @@ fn signature_refusals_name_file_line_and_field() {
         (
             "key past valid-before",
             |s, k| {
-                s.write(SIGNERS, format!("\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" valid-before=\"20260101Z\" {}\n", k.public("ada"), k.public("grace")));
+                s.write(SIGNERS, format!("\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" valid-before=\"20260101Z\" {}\n", k.public_line("ada"), k.public_line("grace")));
             },
             "byline.reviewer_signature",
             "key outside its validity",
@@ -383,7 +288,7 @@ fn signature_refusals_name_file_line_and_field() {
             "wrong namespace: the signature is for `git`",
         ),
     ];
-    let keys = Keys::new();
+    let keys = team();
     for (name, setup, key, want) in cases {
         let site = signed_site(&keys);
         setup(&site, &keys);
@@ -402,28 +307,27 @@ fn signature_refusals_name_file_line_and_field() {
 
 #[test]
 fn sign_refuses_one_key_for_both_roles_and_an_unknown_key() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     let before = site.read(WARP);
-    let grace = keys.path("grace");
     let o = site.run(&[
         "sign",
         WARP,
         "--role",
         "author",
         "--key",
-        grace.to_str().unwrap(),
+        &keys.arg("grace"),
     ]);
     assert_code(&o, 1);
     assert!(stderr(&o).contains("same person twice"), "{}", stderr(&o));
-    let mallory = keys.path("mallory");
+    let mallory = keys.arg("mallory");
     let o = site.run(&[
         "sign",
         WARP,
         "--reviewer",
         "Grace Hopper",
         "--key",
-        mallory.to_str().unwrap(),
+        &mallory,
     ]);
     assert_code(&o, 1);
     let err = stderr(&o);
@@ -436,15 +340,15 @@ fn sign_refuses_one_key_for_both_roles_and_an_unknown_key() {
 
 #[test]
 fn the_allowed_signers_file_is_untrusted_input() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     // A bad line is named by its line, and the build stops with nothing written.
     site.write(
         SIGNERS,
         format!(
             "{}*@example.org {}\n",
-            keys.signers(),
-            keys.public("mallory")
+            team_signers(&keys),
+            keys.public_line("mallory")
         ),
     );
     let o = site.run(&["build"]);
@@ -453,7 +357,7 @@ fn the_allowed_signers_file_is_untrusted_input() {
     assert!(!site.exists("public"));
     // A link out of the site is judged by what it resolves to.
     let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("signers"), keys.signers()).unwrap();
+    std::fs::write(outside.path().join("signers"), team_signers(&keys)).unwrap();
     std::fs::remove_file(site.root().join(SIGNERS)).unwrap();
     std::os::unix::fs::symlink(outside.path().join("signers"), site.root().join(SIGNERS)).unwrap();
     let o = site.run(&["build"]);
@@ -479,12 +383,10 @@ impl Drop for Agent {
 
 #[test]
 fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
-    let keys = Keys::new();
-    let site = Site::new();
-    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
-    site.write(SIGNERS, keys.signers());
+    let keys = team();
+    let site = course_requiring_signatures(&team_signers(&keys));
     site.write(WARP, published("Warp", ""));
-    let sock = keys.dir.path().join("agent.sock");
+    let sock = keys.dir().join("agent.sock");
     let out = Command::new("ssh-agent")
         .arg("-a")
         .arg(&sock)
@@ -507,17 +409,17 @@ fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
     assert!(add.status.success());
     // Only the public half is given: the agent holds the private one.
     std::fs::remove_file(keys.path("grace")).unwrap();
-    let public = keys.path("grace").with_extension("pub");
-    let o = Command::new(env!("CARGO_BIN_EXE_coursegen"))
-        .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
-        .env("XDG_CACHE_HOME", site.cache_home())
-        .env("SSH_AUTH_SOCK", &agent.sock)
-        .args(["sign", WARP, "--reviewer", "Grace Hopper", "--key"])
-        .arg(&public)
-        .arg("--root")
-        .arg(site.root())
-        .output()
-        .unwrap();
+    let o = site.run_with(
+        &[
+            "sign",
+            WARP,
+            "--reviewer",
+            "Grace Hopper",
+            "--key",
+            &keys.public_arg("grace"),
+        ],
+        &[("SSH_AUTH_SOCK", agent.sock.to_str().unwrap())],
+    );
     assert_code(&o, 0);
     sign_as_author(&site, &keys, WARP);
     assert_code(&site.run(&["build"]), 0);
@@ -527,41 +429,24 @@ fn a_key_held_by_ssh_agent_signs_through_ssh_keygen() {
 /// a shorter one is refused as weak, a longer one as unsupported, and nothing is written.
 #[test]
 fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
-    let keys = Keys::new();
+    let keys = team();
     for (name, bits) in [
         ("grace-rsa", "3072"),
         ("weak-rsa", "1024"),
         ("big-rsa", "4160"),
     ] {
-        let ok = Command::new("ssh-keygen")
-            .args(["-q", "-t", "rsa", "-b", bits, "-N", "", "-C", name, "-f"])
-            .arg(keys.path(name))
-            .status()
-            .expect("ssh-keygen runs");
-        assert!(ok.success(), "ssh-keygen -t rsa -b {bits}");
+        keys.add(name, "rsa", bits);
     }
-    let site = Site::new();
-    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
-    site.write(
-        SIGNERS,
-        format!(
-            "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n\"weak@example.org,Weak Key\" {}\n\"big@example.org,Big Key\" {}\n",
-            keys.public("ada"),
-            keys.public("grace-rsa"),
-            keys.public("weak-rsa"),
-            keys.public("big-rsa")
-        ),
-    );
+    let site = course_requiring_signatures(&format!(
+        "\"ada@example.org,Ada Lovelace\" {}\n\"grace@example.org,Grace Hopper\" {}\n\"weak@example.org,Weak Key\" {}\n\"big@example.org,Big Key\" {}\n",
+        keys.public_line("ada"),
+        keys.public_line("grace-rsa"),
+        keys.public_line("weak-rsa"),
+        keys.public_line("big-rsa")
+    ));
     site.write(WARP, published("Warp", ""));
     let sign = |who: &str, key: &str| {
-        site.run(&[
-            "sign",
-            WARP,
-            "--reviewer",
-            who,
-            "--key",
-            keys.path(key).to_str().unwrap(),
-        ])
+        site.run(&["sign", WARP, "--reviewer", who, "--key", &keys.arg(key)])
     };
     let before = site.read(WARP);
     for (who, key, want) in [
@@ -584,7 +469,7 @@ fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
     assert_code(&sign("Grace Hopper", "grace-rsa"), 0);
     sign_as_author(&site, &keys, WARP);
     assert_code(&site.run(&["build", "--strict"]), 0);
-    let status = String::from_utf8_lossy(&site.run(&["status"]).stdout).into_owned();
+    let status = stdout(&site.run(&["status"]));
     assert!(
         status.contains("reviewer: valid (Grace Hopper)"),
         "{status}"
@@ -614,7 +499,7 @@ fn git(site: &Site, args: &[&str]) {
 
 #[test]
 fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     git(&site, &["init", "-q", "-b", "main"]);
     git(&site, &["add", "-A"]);
@@ -624,9 +509,9 @@ fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() 
     );
     let with_them = format!(
         "{}\"Mallory Evil\" {}\n\"Eve Second\" {}\n",
-        keys.signers(),
-        keys.public("mallory"),
-        keys.public("ada2")
+        team_signers(&keys),
+        keys.public_line("mallory"),
+        keys.public_line("ada2")
     );
 
     // A change that only lists two keys passes, and says they count once it is merged.
@@ -710,7 +595,7 @@ fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() 
 
 #[test]
 fn a_trusted_ref_that_names_no_commit_or_no_signers_is_an_error() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     git(&site, &["init", "-q", "-b", "main"]);
     // No commit yet, an option in disguise, a name git does not know.
@@ -737,7 +622,7 @@ fn a_trusted_ref_that_names_no_commit_or_no_signers_is_an_error() {
 
 #[test]
 fn a_course_that_lists_nobody_yet_publishes_nothing_signed_and_says_why() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     site.write(SIGNERS, "# nobody yet\n");
     site.write("content/glossary/lane.md", draft("Lane"));
@@ -762,7 +647,7 @@ fn a_course_that_lists_nobody_yet_publishes_nothing_signed_and_says_why() {
 
 #[test]
 fn a_working_tree_signers_file_that_links_to_dev_zero_is_not_read_under_trusted_ref() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     git(&site, &["init", "-q", "-b", "main"]);
     git(&site, &["add", "-A"]);
@@ -785,7 +670,7 @@ fn a_working_tree_signers_file_that_links_to_dev_zero_is_not_read_under_trusted_
 /// sub-folder (a copy there would share its slug).
 #[test]
 fn a_signed_entry_copied_to_another_place_does_not_publish() {
-    let keys = Keys::new();
+    let keys = team();
     let site = signed_site(&keys);
     assert_code(&site.run(&["build", "--strict"]), 0);
     let signed = site.read(WARP);
@@ -826,7 +711,7 @@ fn a_signed_entry_copied_to_another_place_does_not_publish() {
 /// email, cannot review her entry: one person, however the allowed-signers file spells her.
 #[test]
 fn a_second_key_of_the_author_cannot_review_her_entry_however_the_file_spells_her() {
-    let keys = Keys::new();
+    let keys = team();
     for spelled in [
         "ada lovelace",
         "ADA@EXAMPLE.ORG",
@@ -836,16 +721,11 @@ fn a_second_key_of_the_author_cannot_review_her_entry_however_the_file_spells_he
         "Lovelace Ada",
         "Dr A. Lovelace",
     ] {
-        let site = Site::new();
-        site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
-        site.write(
-            SIGNERS,
-            format!(
-                "{}\"{spelled},Grace Hopper\" {}\n",
-                keys.signers(),
-                keys.public("ada2")
-            ),
-        );
+        let site = course_requiring_signatures(&format!(
+            "{}\"{spelled},Grace Hopper\" {}\n",
+            team_signers(&keys),
+            keys.public_line("ada2")
+        ));
         site.write(WARP, published("Warp", ""));
         sign_with_keys(&site, &keys, WARP, ("Grace Hopper", "ada2"), "ada");
         let o = site.run(&["build", "--strict"]);
@@ -863,8 +743,7 @@ fn a_second_key_of_the_author_cannot_review_her_entry_however_the_file_spells_he
 /// uncompressed): another encoding of the same key.
 fn compressed(keys: &Keys, name: &str) -> ssh_key::public::KeyData {
     use ssh_key::public::{EcdsaPublicKey, KeyData};
-    let public =
-        ssh_key::PublicKey::read_openssh_file(&keys.path(name).with_extension("pub")).unwrap();
+    let public = ssh_key::PublicKey::read_openssh_file(&keys.public_path(name)).unwrap();
     let KeyData::Ecdsa(ec) = public.key_data() else {
         panic!("{name} is a P-256 key")
     };
@@ -880,7 +759,7 @@ fn compressed(keys: &Keys, name: &str) -> ssh_key::public::KeyData {
 #[test]
 fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
     use coursegen::editorial::policy::signatures;
-    let keys = Keys::new();
+    let keys = team();
     let site = Site::new();
     let squeezed = compressed(&keys, "grace");
     let squeezed_line = ssh_key::PublicKey::new(squeezed.clone(), "")
@@ -888,7 +767,7 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
         .unwrap();
     let ada = format!(
         "\"ada@example.org,Ada Lovelace\" {}\n",
-        keys.public("grace")
+        keys.public_line("grace")
     );
     site.write(WARP, published("Warp", ""));
     // The pin first (no file lists keys yet, so a review without a key is taken).
@@ -922,31 +801,19 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
     );
     assert!(!site.exists("public/glossary/warp/index.html"));
     // ssh-keygen refuses the same line: Grace's own signature does not verify by it.
-    let msg = keys.dir.path().join("msg");
-    std::fs::write(&msg, message("reviewer", &hash)).unwrap();
-    let signed = Command::new("ssh-keygen")
-        .args(["-q", "-Y", "sign", "-n", "coursegen-review", "-f"])
-        .arg(&grace)
-        .arg(&msg)
-        .status()
-        .unwrap();
-    assert!(signed.success());
-    let o = Command::new("ssh-keygen")
-        .args([
-            "-Y",
-            "verify",
-            "-I",
-            "grace@example.org",
-            "-n",
-            "coursegen-review",
-            "-f",
-        ])
-        .arg(site.root().join(SIGNERS))
-        .arg("-s")
-        .arg(msg.with_extension("sig"))
-        .stdin(std::fs::File::open(&msg).unwrap())
-        .output()
-        .unwrap();
+    let sig = keys.dir().join("msg.sig");
+    let reviewed = message("reviewer", &hash);
+    std::fs::write(
+        &sig,
+        ssh_keygen_sign_armored(&grace, "coursegen-review", &reviewed),
+    )
+    .unwrap();
+    let o = ssh_keygen_verify(
+        &site.root().join(SIGNERS),
+        "grace@example.org",
+        &sig,
+        &reviewed,
+    );
     assert!(!o.status.success());
     assert!(stderr(&o).contains(":2: invalid key"), "{}", stderr(&o));
     // With the key listed once, as ssh-keygen writes it, the compressed signature is still

@@ -3,79 +3,17 @@
 //! a review without a key where keys are checked, a key nothing checks, a placeholder
 //! name — and `signers add` lists a person's keys in the allowed-signers file, from a `.pub`
 //! or a GitHub `USER.keys` file. Keys are made at test time with ssh-keygen.
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
 use crate::util::*;
 
 const WARP: &str = "content/glossary/warp.md";
-const SIGNERS: &str = ".coursegen/allowed_signers";
-
-/// SSH keys made with ssh-keygen in a temp folder: `name` is the private key, `name.pub`
-/// its public half.
-struct Keys(tempfile::TempDir);
-
-impl Keys {
-    fn new(list: &[(&str, &str, &str)]) -> Self {
-        let keys = Keys(tempfile::tempdir().unwrap());
-        for (name, kind, bits) in list {
-            let mut cmd = Command::new("ssh-keygen");
-            cmd.args(["-q", "-t", kind, "-N", "", "-C", name, "-f"])
-                .arg(keys.path(name));
-            if !bits.is_empty() {
-                cmd.args(["-b", bits]);
-            }
-            assert!(cmd.status().expect("ssh-keygen runs").success(), "{name}");
-        }
-        keys
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.path().join(name)
-    }
-    fn public(&self, name: &str) -> PathBuf {
-        self.0.path().join(format!("{name}.pub"))
-    }
-    fn arg(&self, name: &str) -> String {
-        self.path(name).to_string_lossy().into_owned()
-    }
-    fn public_arg(&self, name: &str) -> String {
-        self.public(name).to_string_lossy().into_owned()
-    }
-    /// `TYPE BASE64` of the public key, without its comment.
-    fn public_line(&self, name: &str) -> String {
-        let text = std::fs::read_to_string(self.public(name)).unwrap();
-        text.split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn line_of(site: &Site, file: &str, key: &str) -> usize {
-    site.read(file)
-        .lines()
-        .position(|l| l.trim_start().starts_with(&format!("{key}:")))
-        .unwrap_or_else(|| panic!("no {key} in {file}"))
-        + 1
-}
 
 /// A course that requires signatures, with Ada's and Grace's keys listed.
 fn course_with_keys(keys: &Keys) -> Site {
-    let site = Site::new();
-    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
-    site.write(
-        SIGNERS,
-        format!(
-            "\"Ada Lovelace\" {}\n\"Grace Hopper\" {}\n",
-            keys.public_line("ada"),
-            keys.public_line("grace")
-        ),
-    );
-    site
+    course_requiring_signatures(&format!(
+        "\"Ada Lovelace\" {}\n\"Grace Hopper\" {}\n",
+        keys.public_line("ada"),
+        keys.public_line("grace")
+    ))
 }
 
 /// `sign --publish` on an entry that could not be published is refused, with what is
@@ -318,7 +256,7 @@ fn signers_add_lists_keys_that_sign_and_refuses_what_would_not_verify() {
         "{file}"
     );
     // GitHub's https://github.com/USER.keys: one key a line, no comments.
-    let github = keys.0.path().join("grace.keys");
+    let github = keys.dir().join("grace.keys");
     std::fs::write(
         &github,
         format!(
@@ -333,88 +271,59 @@ fn signers_add_lists_keys_that_sign_and_refuses_what_would_not_verify() {
     assert_eq!(stdout(&o).matches("added ").count(), 2, "{}", stdout(&o));
     let listed = site.read(SIGNERS);
 
-    for (args, code, want) in [
+    let public = |name| keys.public_arg(name);
+    for (name, key, code, want) in [
         (
-            vec!["Ada Lovelace", "--key", &keys.public_arg("ada")],
+            "Ada Lovelace",
+            public("ada"),
             1,
             "is already listed, on line",
         ),
         (
-            vec!["Someone Else", "--key", &keys.public_arg("grace2")],
+            "Someone Else",
+            public("grace2"),
             1,
             "is already listed, on line",
         ),
         (
-            vec!["Pat Doe", "--key", &keys.public_arg("p384")],
+            "Pat Doe",
+            public("p384"),
             1,
             "unsupported key: a `ecdsa-sha2-nistp384` key",
         ),
+        ("Pat Doe", public("weak"), 1, "weak key: a 1024-bit RSA key"),
         (
-            vec!["Pat Doe", "--key", &keys.public_arg("weak")],
-            1,
-            "weak key: a 1024-bit RSA key",
-        ),
-        (
-            vec!["Pat Doe", "--key", &keys.arg("weak")],
+            "Pat Doe",
+            keys.arg("weak"),
             2,
             "it is a private key: give its public half",
         ),
-        (
-            vec!["Ada, Grace", "--key", &keys.public_arg("p384")],
-            2,
-            "holds `,`",
-        ),
-        (
-            vec!["Reviewer", "--key", &keys.public_arg("p384")],
-            2,
-            "counts as a placeholder",
-        ),
+        ("Ada, Grace", public("p384"), 2, "holds `,`"),
+        ("Reviewer", public("p384"), 2, "counts as a placeholder"),
     ] {
-        let o = add(&args);
+        let o = add(&[name, "--key", &key]);
         assert_code(&o, code);
         assert!(
             stderr(&o).contains(want),
-            "{args:?}: wanted `{want}` in {}",
+            "{name} {key}: wanted `{want}` in {}",
             stderr(&o)
         );
         assert!(stderr(&o).contains("nothing was written"), "{}", stderr(&o));
-        assert_eq!(site.read(SIGNERS), listed, "{args:?} wrote");
+        assert_eq!(site.read(SIGNERS), listed, "{name} {key} wrote");
     }
 
     // ssh-keygen reads the file as git's allowed-signers format.
     let msg = "coursegen review v2\nrole: author\nhash: v2:sha256:00\n";
-    let mut child = Command::new("ssh-keygen")
-        .args(["-q", "-Y", "sign", "-n", "coursegen-review", "-f"])
-        .arg(keys.path("grace2"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
-    let sig = child.wait_with_output().unwrap();
-    let sig_file = keys.0.path().join("msg.sig");
-    std::fs::write(&sig_file, &sig.stdout).unwrap();
+    let sig_file = keys.dir().join("msg.sig");
+    std::fs::write(
+        &sig_file,
+        ssh_keygen_sign_armored(&keys.path("grace2"), "coursegen-review", msg),
+    )
+    .unwrap();
     let verify = |principal: &str| {
-        let mut child = Command::new("ssh-keygen")
-            .args([
-                "-Y",
-                "verify",
-                "-n",
-                "coursegen-review",
-                "-I",
-                principal,
-                "-f",
-            ])
-            .arg(site.root().join(SIGNERS))
-            .arg("-s")
-            .arg(&sig_file)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
-        child.wait().unwrap().success()
+        ssh_keygen_verify(&site.root().join(SIGNERS), principal, &sig_file, msg)
+            .status
+            .success()
     };
     assert!(
         verify("Grace Hopper"),
@@ -432,18 +341,7 @@ fn signers_add_lists_keys_that_sign_and_refuses_what_would_not_verify() {
     );
 
     site.write(WARP, published("Warp", ""));
-    let o = site.run(&[
-        "sign",
-        WARP,
-        "--reviewer",
-        "Grace Hopper",
-        "--publish",
-        "--key",
-        &keys.arg("grace2"),
-    ]);
-    assert_code(&o, 0);
-    let o = site.run(&["sign", WARP, "--role", "author", "--key", &keys.arg("ada")]);
-    assert_code(&o, 0);
+    publish_signed(|args| site.run(args), &keys, "grace2");
     assert_code(&site.run(&["build", "--strict"]), 0);
 }
 
@@ -463,7 +361,7 @@ fn an_init_course_lists_two_keys_signs_and_publishes_as_its_readme_says() {
     ] {
         assert!(readme.contains(step), "README.md lacks `{step}`:\n{readme}");
     }
-    let run = |args: &[&str]| in_course(&site, &course, args);
+    let run = |args: &[&str]| site.run_in(&course, args);
     for (name, email, key) in [
         ("Ada Lovelace", "ada@example.org", "ada"),
         ("Grace Hopper", "grace@example.org", "grace"),
@@ -495,34 +393,29 @@ fn an_init_course_lists_two_keys_signs_and_publishes_as_its_readme_says() {
         + "\nA warp is the group of 32 threads that an SM schedules as one.\n";
     assert!(written.contains("written_on: pending"), "{written}");
     std::fs::write(&entry, written).unwrap();
-    let o = run(&[
-        "sign",
-        WARP,
-        "--reviewer",
-        "Grace Hopper",
-        "--publish",
-        "--key",
-        &keys.arg("grace"),
-    ]);
-    assert_code(&o, 0);
-    let o = run(&["sign", WARP, "--role", "author", "--key", &keys.arg("ada")]);
-    assert_code(&o, 0);
+    publish_signed(run, &keys, "grace");
     let out = course.join("public");
     let o = run(&["build", "--strict", "--out", out.to_str().unwrap()]);
     assert_code(&o, 0);
     assert!(out.join("glossary/warp/index.html").is_file());
 }
 
-/// Runs coursegen in the course folder `course` (made by `init` under `site`).
-fn in_course(site: &Site, course: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_coursegen"))
-        .env("SOURCE_DATE_EPOCH", TODAY_EPOCH)
-        .env("XDG_CACHE_HOME", site.cache_home())
-        .args(args)
-        .arg("--root")
-        .arg(course)
-        .output()
-        .unwrap()
+/// The README's last steps: Grace reviews and publishes the entry with her key `grace`
+/// (a name in `keys`), then Ada signs it as its author; `run` runs coursegen in the course.
+fn publish_signed(run: impl Fn(&[&str]) -> std::process::Output, keys: &Keys, grace: &str) {
+    let grace = keys.arg(grace);
+    let review = [
+        "sign",
+        WARP,
+        "--reviewer",
+        "Grace Hopper",
+        "--publish",
+        "--key",
+        &grace,
+    ];
+    assert_code(&run(&review), 0);
+    let author = ["sign", WARP, "--role", "author", "--key", &keys.arg("ada")];
+    assert_code(&run(&author), 0);
 }
 
 /// `sign --publish` holds an entry to the fields the course requires (`[glossary]

@@ -1,6 +1,6 @@
 //! Fixture sites in temp dirs and the assertions every subject's tests share.
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub(crate) struct Site {
     dir: tempfile::TempDir,
@@ -97,7 +97,16 @@ impl Site {
             .unwrap()
     }
 
+    /// [`Site::run`] on the course at `root` instead (one `init` wrote under this site).
+    pub(crate) fn run_in(&self, root: &Path, args: &[&str]) -> Output {
+        self.command_in(root, args).output().unwrap()
+    }
+
     fn command(&self, args: &[&str]) -> Command {
+        self.command_in(self.root(), args)
+    }
+
+    fn command_in(&self, root: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_coursegen"));
         // Today is 2026-11-30 for every test, so review dates do not expire as years pass.
         command
@@ -109,7 +118,7 @@ impl Site {
             .env_remove("NO_COLOR")
             .args(args)
             .arg("--root")
-            .arg(self.root());
+            .arg(root);
         command
     }
 
@@ -187,4 +196,130 @@ pub(crate) fn sign_bank(site: &Site) {
         "Grace Hopper",
     ];
     assert_code(&site.run(&signing), 0);
+}
+
+pub(crate) fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The line of `file` whose key is `key` (`key:` after any indent), 1-based.
+pub(crate) fn line_of(site: &Site, file: &str, key: &str) -> usize {
+    site.read(file)
+        .lines()
+        .position(|l| l.trim_start().starts_with(&format!("{key}:")))
+        .unwrap_or_else(|| panic!("no {key} in {file}"))
+        + 1
+}
+
+/// Where a course lists who may sign, as `init` writes it.
+pub(crate) const SIGNERS: &str = ".coursegen/allowed_signers";
+
+/// A course that requires signatures (`[review] require_signatures = true`), with `signers`
+/// as its allowed-signers file.
+pub(crate) fn course_requiring_signatures(signers: &str) -> Site {
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    site.write(SIGNERS, signers);
+    site
+}
+
+/// SSH keys made with ssh-keygen in a temp folder: `name` is the private key, `name.pub`
+/// its public half.
+pub(crate) struct Keys(tempfile::TempDir);
+
+impl Keys {
+    /// One key per `(name, type, bits)`; empty bits take the type's default.
+    pub(crate) fn new(list: &[(&str, &str, &str)]) -> Self {
+        let keys = Keys(tempfile::tempdir().unwrap());
+        for (name, kind, bits) in list {
+            keys.add(name, kind, bits);
+        }
+        keys
+    }
+    /// One more key, `name`, of type `kind` (`bits` empty for the type's default).
+    pub(crate) fn add(&self, name: &str, kind: &str, bits: &str) {
+        let mut cmd = Command::new("ssh-keygen");
+        cmd.args(["-q", "-t", kind, "-N", "", "-C", name, "-f"])
+            .arg(self.path(name));
+        if !bits.is_empty() {
+            cmd.args(["-b", bits]);
+        }
+        assert!(
+            cmd.status().expect("ssh-keygen runs").success(),
+            "ssh-keygen -t {kind} -b {bits:?}: {name}"
+        );
+    }
+    /// The folder the keys are in, for a test's other files.
+    pub(crate) fn dir(&self) -> &Path {
+        self.0.path()
+    }
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
+        self.dir().join(name)
+    }
+    pub(crate) fn public_path(&self, name: &str) -> PathBuf {
+        self.dir().join(format!("{name}.pub"))
+    }
+    /// The private key's path, as a command-line argument.
+    pub(crate) fn arg(&self, name: &str) -> String {
+        self.path(name).to_string_lossy().into_owned()
+    }
+    pub(crate) fn public_arg(&self, name: &str) -> String {
+        self.public_path(name).to_string_lossy().into_owned()
+    }
+    /// `TYPE BASE64` of the public key, without its comment.
+    pub(crate) fn public_line(&self, name: &str) -> String {
+        let text = std::fs::read_to_string(self.public_path(name)).unwrap();
+        text.split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// What `ssh-keygen -Y sign -n NAMESPACE -f KEY` writes for `msg`: the armored signature.
+pub(crate) fn ssh_keygen_sign_armored(key: &Path, namespace: &str, msg: &str) -> String {
+    let mut child = Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", namespace, "-f"])
+        .arg(key)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "ssh-keygen -Y sign");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// [`ssh_keygen_sign_armored`] as one line, as a byline holds it.
+pub(crate) fn ssh_keygen_sign(key: &Path, namespace: &str, msg: &str) -> String {
+    ssh_keygen_sign_armored(key, namespace, msg)
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect()
+}
+
+/// `ssh-keygen -Y verify` of the armored signature in `sig` over `msg`, by `principal` in
+/// the allowed-signers file `signers`, in the review namespace.
+pub(crate) fn ssh_keygen_verify(signers: &Path, principal: &str, sig: &Path, msg: &str) -> Output {
+    let mut child = Command::new("ssh-keygen")
+        .args([
+            "-Y",
+            "verify",
+            "-n",
+            "coursegen-review",
+            "-I",
+            principal,
+            "-f",
+        ])
+        .arg(signers)
+        .arg("-s")
+        .arg(sig)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
 }

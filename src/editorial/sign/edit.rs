@@ -46,11 +46,7 @@ pub fn set_byline(yaml: &str, key: &str, value: &str) -> Result<String, EditErro
     if !rest.is_empty() && !rest.starts_with('#') {
         return Err(EditError::InlineByline { line: b + 1 });
     }
-    let end = continuation_end(&lines, b, 0);
-    let indent = lines[b + 1..end]
-        .iter()
-        .find(|l| !is_blank_or_comment(l))
-        .map_or(2, |l| indent_of(l));
+    let (end, indent) = byline_block(&lines, b);
     if let Some(i) = find_key(&lines, b + 1, end, indent, key) {
         let stop = continuation_end(&lines, i, indent);
         let new = replace_value(&lines[i], key, value, stop == i + 1);
@@ -68,11 +64,7 @@ pub fn remove_byline(yaml: &str, key: &str) -> String {
     let Some(b) = find_key(&lines, 0, lines.len(), 0, "byline") else {
         return lines.concat();
     };
-    let end = continuation_end(&lines, b, 0);
-    let indent = lines[b + 1..end]
-        .iter()
-        .find(|l| !is_blank_or_comment(l))
-        .map_or(2, |l| indent_of(l));
+    let (end, indent) = byline_block(&lines, b);
     if let Some(i) = find_key(&lines, b + 1, end, indent, key) {
         let stop = continuation_end(&lines, i, indent);
         lines.drain(i..stop);
@@ -127,6 +119,17 @@ fn ensure_newline(lines: &mut [String]) {
     if let Some(last) = lines.last_mut().filter(|l| !l.ends_with('\n')) {
         last.push('\n');
     }
+}
+
+/// Where the block of the `byline:` key on line `b` ends, and the indent of its keys (2 when
+/// it holds none yet).
+fn byline_block(lines: &[String], b: usize) -> (usize, usize) {
+    let end = continuation_end(lines, b, 0);
+    let indent = lines[b + 1..end]
+        .iter()
+        .find(|l| !is_blank_or_comment(l))
+        .map_or(2, |l| indent_of(l));
+    (end, indent)
 }
 
 fn indent_of(line: &str) -> usize {

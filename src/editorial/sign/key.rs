@@ -44,7 +44,8 @@ pub fn sign_message(key: &Path, msg: &str) -> Result<String, String> {
 
 /// `ssh-keygen -Y sign -n coursegen-review -f KEY`, the message on stdin, the armored
 /// signature on stdout; ssh-keygen talks to the agent or asks for a passphrase itself.
-fn with_ssh_keygen(key: &Path, msg: &str) -> Result<String, String> {
+/// Also the tests' way to make a signature with OpenSSH itself.
+pub(crate) fn with_ssh_keygen(key: &Path, msg: &str) -> Result<String, String> {
     let mut child = Command::new("ssh-keygen")
         .args(["-q", "-Y", "sign", "-n", NAMESPACE, "-f"])
         .arg(key)
