@@ -6,6 +6,7 @@ pub mod card;
 pub mod coalescing;
 pub mod diagram;
 pub mod divergence;
+pub mod expr;
 pub mod font;
 mod glyphs;
 mod lane_banks;
