@@ -1,6 +1,7 @@
 //! Shared-memory banks, global-memory sectors and divergent warps: the pure bank, coalescing
 //! and divergence models, the diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
 
+pub mod access;
 mod bank_map;
 pub mod card;
 pub mod coalescing;

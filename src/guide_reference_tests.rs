@@ -16,13 +16,14 @@ use std::sync::Arc;
 use clap::CommandFactory;
 use serde::de::{self, DeserializeOwned, Visitor};
 
+use crate::bank::access::AccessKind;
 use crate::bank::diagram::{MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, TILE_WIDTHS};
 use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 use crate::config::{RawConfig, RawLinks, RawReview};
 use crate::content::front_matter::{RawByline, RawCell, RawDiagram, RawFrontMatter, RawSource};
 use crate::editorial::policy::{self, Rules, Verdict};
 use crate::measurement::manifest::{
-    Axis, ColumnId, Launch, Manifest, ModelKind, Reference, Sampling, Table,
+    Axis, ColumnId, CounterNames, Launch, Manifest, Model, Reference, Sampling, Table,
 };
 
 /// `coursegen.toml`: key, type, default, meaning.
@@ -268,8 +269,54 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "model",
-        "model name",
-        "which model predicts the rows: shared-memory banks, global sectors or divergent paths",
+        "mapping",
+        "the access model that predicts the rows, as a lane map: what each lane of a warp touches, as an expression of `lane` (0 to 31), the axis's name and `constants` ([the expression language](#the-expression-language)). Without it, a `shared` map of `word: lane * <axis>`; the names `shared_banks`, `global_sectors` and `warp_paths` of older manifests stand for `shared` `word: lane * <axis>`, `global` `address: lane * <axis> * 4` and `branch` `path: lane / (32 / <axis>)`",
+    ),
+    (
+        "model.kind",
+        "model kind",
+        "`shared`, `global` or `branch` (below)",
+    ),
+    (
+        "model.word",
+        "expression",
+        "`shared`: the 4-byte word each lane reads, e.g. `lane * stride`",
+    ),
+    (
+        "model.address",
+        "expression",
+        "`shared` or `global`: the byte address each lane reads, e.g. `lane * stride * 4`",
+    ),
+    (
+        "model.width",
+        "4, 8 or 16",
+        "`shared` or `global`: bytes each lane reads (`float`, `float2`, `float4`); 4 by default",
+    ),
+    (
+        "model.path",
+        "expression",
+        "`branch`: the path each lane takes, e.g. `lane / (32 / paths)`",
+    ),
+    (
+        "model.constants",
+        "mapping of names to whole numbers",
+        "named constants the expression may use, e.g. `{ COLS: 32 }`",
+    ),
+    (
+        "model.counters",
+        "mapping",
+        "the two Nsight Compute metrics whose ratio the model predicts per request; the kind's by default (below)",
+    ),
+    (
+        "model.counters.what",
+        "text",
+        "what the ratio counts, in words, e.g. `shared-memory wavefronts per load instruction`",
+    ),
+    ("model.counters.count", "metric name", "the metric counted"),
+    (
+        "model.counters.requests",
+        "metric name",
+        "the metric it is counted per",
     ),
     (
         "axis",
@@ -387,21 +434,32 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ("table.columns[].heading", "text", "its heading"),
 ];
 
-/// `model:` values.
+/// `model.kind:` values.
 const MODELS: &[(&str, &str)] = &[
     (
-        "shared_banks",
-        "`bank::model`: the axis is a shared-memory word stride; a row costs its conflict degree (shared-memory wavefronts per load instruction)",
+        "shared",
+        "shared-memory loads: per phase (the warp for 4-byte reads, each half for 8, each quarter for 16) the most distinct 4-byte words asked of one of the 32 banks, summed: wavefronts per request. Lanes on one word share it (multicast)",
     ),
     (
-        "global_sectors",
-        "`bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte sectors one warp-wide load touches",
+        "global",
+        "global-memory loads: the 32-byte sectors and 128-byte lines the lanes' bytes touch: sectors per request; the time follows the 64-byte pieces device memory moves",
     ),
     (
-        "warp_paths",
-        "`bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs one pass per path (threads active per executed instruction: 32 / paths)",
+        "branch",
+        "a branch: one pass per distinct path, the lanes on it switched on: passes per warp, and threads active per executed instruction (32 / passes for paths of equal size)",
     ),
 ];
+
+/// The expression language of `model:`, as the manifest reference states it.
+const EXPRESSION_LANGUAGE: &str = "\n## The expression language\n\n\
+A lane map's expression is evaluated for each lane (`lane`, 0 to 31) and each value of the \
+sweep's axis (by the axis's name), over 64-bit integers: numbers (`33`, `0x20`, `1_000`), \
+the names `lane`, the axis and `model.constants`, `+ - * / % & | ^ << >>`, comparisons \
+(`< <= > >= == !=`, 1 or 0), unary `-` and `~`, `min(a, b)`, `max(a, b)`, `gcd(a, b)` and \
+parentheses, with C's precedence; `/` and `%` truncate as in CUDA. Nothing else: no \
+loops, no other functions, no text. At most 4096 bytes, 64 levels of nesting and 1024 \
+operations. Overflow, division by zero and a shift outside 0 to 63 are errors: the \
+manifest is refused with its line, field, the lane and the axis value.\n";
 
 /// `reference.kind:` values, and what each field of theirs means.
 const REFERENCE_KINDS: &[(&str, &str)] = &[
@@ -437,12 +495,12 @@ const REFERENCE_FIELDS: &[(&str, &str)] = &[
 /// `table.columns[].id` values.
 const COLUMNS: &[(&str, &str)] = &[
     ("access", "the row label, e.g. `32L`"),
-    ("banks", "banks the 32 lanes cover, from the bank model"),
+    ("banks", "banks the 32 lanes cover, from a `shared` model"),
     ("time", "median time per launch"),
     ("ratio", "median time over the best row's"),
     (
         "model",
-        "the model's predicted cost (conflict degree, sectors or passes)",
+        "the model's predicted time over the best row's (wavefronts, bytes device memory moves, or passes)",
     ),
     (
         "bandwidth",
@@ -458,15 +516,23 @@ const COLUMNS: &[(&str, &str)] = &[
     ),
     (
         "sectors",
-        "sectors one request touches, from the coalescing model",
+        "sectors one request touches, from a `global` model",
     ),
     (
         "efficiency",
-        "useful bytes over fetched bytes, from the coalescing model",
+        "useful bytes over fetched bytes, from a `global` model",
     ),
     (
         "active",
-        "lanes switched on in each pass, from the divergence model",
+        "lanes switched on in each pass, from a `branch` model",
+    ),
+    (
+        "bytes",
+        "bytes the lanes move per load instruction (32 × width), from a `shared` or `global` model",
+    ),
+    (
+        "expected",
+        "what the model says the counter reads per request (wavefronts, sectors or threads per instruction)",
     ),
 ];
 
@@ -585,11 +651,15 @@ fn manifest_fields() -> Vec<String> {
             "sampling" => fields_of::<Sampling>(),
             "table" => fields_of::<Table>(),
             "compare" => fields_of::<crate::measurement::manifest::Compare>(),
+            "model" => fields_of::<Model>(),
             "reference" => vec!["kind"],
             _ => continue,
         };
         for s in sub {
             out.push(format!("{field}.{s}"));
+            if field == "model" && s == "counters" {
+                out.extend(dotted("model.counters.", &fields_of::<CounterNames>()));
+            }
             if field == "table" && s == "columns" {
                 out.extend(dotted(
                     "table.columns[].",
@@ -649,7 +719,7 @@ fn undescribed() -> Vec<String> {
     );
     compare(
         "model",
-        &expected_by::<ModelKind>("no-such-model"),
+        &expected_by::<AccessKind>("no-such-model"),
         &names(MODELS),
         &mut out,
     );
@@ -1061,11 +1131,20 @@ fn manifest_page() -> String {
             cell(meaning)
         );
     }
-    page.push_str("\n## `model`\n\n| value | the rows are checked against |\n| --- | --- |\n");
-    for model in expected_by::<ModelKind>("no-such-model") {
+    page.push_str("\n## `model.kind`\n\n| kind | what a row costs | counters by default |\n| --- | --- | --- |\n");
+    for model in expected_by::<AccessKind>("no-such-model") {
         let (_, meaning) = MODELS.iter().find(|r| r.0 == model).unwrap();
-        let _ = writeln!(page, "| `{model}` | {} |", cell(meaning));
+        let kind: AccessKind = serde_norway::from_str(&model).unwrap();
+        let c = crate::measurement::manifest::default_counters(kind);
+        let counters = format!("{}: `{}` / `{}`", c.what, c.count, c.requests);
+        let _ = writeln!(
+            page,
+            "| `{model}` | {} | {} |",
+            cell(meaning),
+            cell(&counters)
+        );
     }
+    page.push_str(EXPRESSION_LANGUAGE);
     page.push_str("\n## `reference.kind`\n\n| kind | fields | what each thread returns |\n| --- | --- | --- |\n");
     for (kind, fields) in reference_kinds() {
         let (_, meaning) = REFERENCE_KINDS.iter().find(|r| r.0 == kind).unwrap();

@@ -6,6 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bank::access::{AccessKind, LaneMap, Prediction};
+use crate::bank::model::Geometry;
+
+mod model;
+pub use model::{CounterNames, Model, default_counters};
+
 /// What can be wrong with a manifest; each variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
@@ -26,15 +32,25 @@ pub enum ManifestError {
         error: serde_norway::Error,
     },
     /// The YAML parsed but a field is inconsistent.
-    #[error("manifest `{path}`, field `{field}`: {message}")]
+    #[error("manifest `{path}`{}, field `{field}`: {message}", at_line(*line))]
     Field {
         /// The manifest file.
         path: PathBuf,
+        /// The 1-based line of the field in the file (0 when it cannot be found).
+        line: usize,
         /// The dotted field name, e.g. `table.rows`.
         field: String,
         /// What is wrong and how to fix it.
         message: String,
     },
+}
+
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(", line {line}")
+    }
 }
 
 /// A kernel's manifest, as the YAML file says it.
@@ -48,10 +64,14 @@ pub struct Manifest {
     /// NVRTC options besides the target architecture, which `measure` picks per device.
     #[serde(default)]
     pub compile_options: Vec<String>,
-    /// Which model predicts the rows: shared-memory banks (the default), global sectors or
-    /// divergent paths.
-    #[serde(default)]
-    pub model: ModelKind,
+    /// The access model that predicts the rows: a lane map (`model::Model`). The names
+    /// `shared_banks`, `global_sectors` and `warp_paths` of manifests written before lane
+    /// maps stand for the map each meant (`legacy_model`), and so does no `model:` at all.
+    #[serde(default, deserialize_with = "model::or_legacy_name")]
+    pub model: Option<Model>,
+    /// The model's lane map, checked by [`Manifest::parse`].
+    #[serde(skip)]
+    pub lane_map: Option<LaneMap>,
     /// The one swept runtime argument and its row labels.
     pub axis: Axis,
     /// Block size and how many logical blocks one launch runs.
@@ -109,22 +129,6 @@ pub struct Axis {
     pub labels: Vec<String>,
 }
 
-/// The model a kernel's rows are checked against, and the hardware counter that tests it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelKind {
-    /// `bank::model`: the axis is a shared-memory word stride; a row costs its conflict degree
-    /// (shared-memory wavefronts per load instruction).
-    #[default]
-    SharedBanks,
-    /// `bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte
-    /// sectors one warp-wide load touches.
-    GlobalSectors,
-    /// `bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs
-    /// one pass per path (threads active per executed instruction: 32 / paths).
-    WarpPaths,
-}
-
 /// What limits a model's rows, which decides what `measure` prints and judges of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
@@ -136,14 +140,13 @@ pub enum Bound {
     Issue,
 }
 
-impl ModelKind {
-    /// What limits this model's rows: the kernels are written so that one resource does.
-    pub fn bound(self) -> Bound {
-        match self {
-            ModelKind::SharedBanks => Bound::SharedMemory,
-            ModelKind::GlobalSectors => Bound::DeviceMemory,
-            ModelKind::WarpPaths => Bound::Issue,
-        }
+/// What limits the rows of a kernel whose access is of `kind`: the kernels are written so
+/// that one resource does.
+pub fn bound(kind: AccessKind) -> Bound {
+    match kind {
+        AccessKind::Shared => Bound::SharedMemory,
+        AccessKind::Global => Bound::DeviceMemory,
+        AccessKind::Branch => Bound::Issue,
     }
 }
 
@@ -268,8 +271,13 @@ pub enum ColumnId {
     Sectors,
     /// Useful bytes over fetched bytes, from the coalescing model.
     Efficiency,
-    /// Lanes switched on in each pass, from the divergence model.
+    /// Lanes switched on in each pass, from a `branch` model.
     Active,
+    /// Bytes the lanes move per load instruction, from a `shared` or `global` model.
+    Bytes,
+    /// What the model says the hardware counter reads per request (wavefronts, sectors or
+    /// threads per instruction).
+    Expected,
 }
 
 impl Manifest {
@@ -284,19 +292,58 @@ impl Manifest {
 
     /// Parses and checks manifest text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
-        let manifest: Manifest =
+        let mut manifest: Manifest =
             serde_norway::from_str(text).map_err(|error| ManifestError::Parse {
                 path: path.to_owned(),
                 error,
             })?;
+        let field_error = |field: String, message: String| ManifestError::Field {
+            path: path.to_owned(),
+            line: model::line_of(text, &field),
+            field,
+            message,
+        };
         manifest
             .check_sweep()
-            .map_err(|(field, message)| ManifestError::Field {
-                path: path.to_owned(),
-                field: field.to_owned(),
-                message,
-            })?;
+            .map_err(|(field, message)| field_error(field.to_owned(), message))?;
+        let model = manifest.declared_model();
+        let map = model
+            .check(&manifest.axis.name, &manifest.axis.values)
+            .map_err(|(field, message)| field_error(field, message))?;
+        manifest.model = Some(model);
+        manifest.lane_map = Some(map);
         Ok(manifest)
+    }
+
+    /// The model as declared, or the map a legacy name (or none) stands for.
+    fn declared_model(&self) -> Model {
+        self.model
+            .clone()
+            .unwrap_or_else(|| model::legacy_model("shared_banks", &self.axis.name))
+            .resolved(&self.axis.name)
+    }
+
+    /// The access kind of the model.
+    pub fn kind(&self) -> AccessKind {
+        self.model.as_ref().map_or(AccessKind::Shared, |m| m.kind)
+    }
+
+    /// What limits the rows (see [`bound`]).
+    pub fn bound(&self) -> Bound {
+        bound(self.kind())
+    }
+
+    /// The Nsight Compute metrics that check the model.
+    pub fn counter_names(&self) -> CounterNames {
+        self.model
+            .as_ref()
+            .map_or_else(|| default_counters(self.kind()), Model::counter_names)
+    }
+
+    /// What the model predicts for the row of axis value `value`, with `geometry`'s banks.
+    pub fn predict(&self, value: u32, geometry: Geometry) -> Option<Prediction> {
+        let map = self.lane_map.as_ref()?;
+        model::predict(map, &self.axis.name, value, geometry)
     }
 
     /// The axis value of a row label, if the sweep has that row.
@@ -368,13 +415,13 @@ impl Manifest {
             .columns
             .iter()
             .any(|c| c.id == ColumnId::Bandwidth);
-        if bandwidth && !self.model.bound().moves_bytes() {
+        if bandwidth && !self.bound().moves_bytes() {
             return Err((
                 "table.columns",
                 format!(
                     "a `{}` kernel is bound by instruction issue and moves no bytes to speak \
                      of: its table has no `bandwidth` column",
-                    model_name(self.model)
+                    self.kind().name()
                 ),
             ));
         }
@@ -382,19 +429,6 @@ impl Manifest {
     }
 
     fn check_reference(&self) -> Result<(), (&'static str, String)> {
-        match (self.model, self.reference) {
-            (ModelKind::SharedBanks, Reference::LaneWindowSum { .. })
-            | (ModelKind::GlobalSectors, Reference::StridedSum { .. })
-            | (ModelKind::WarpPaths, Reference::DivergentPaths { .. }) => {}
-            _ => {
-                return Err((
-                    "reference.kind",
-                    "`shared_banks` kernels use `lane_window_sum`, `global_sectors` kernels \
-                     `strided_sum`, `warp_paths` kernels `divergent_paths`"
-                        .into(),
-                ));
-            }
-        }
         let (reads, window, block_offset_mask) = match self.reference {
             Reference::LaneWindowSum {
                 reads,
@@ -497,15 +531,6 @@ impl Manifest {
     }
 }
 
-/// The model's name as the manifest spells it.
-fn model_name(model: ModelKind) -> &'static str {
-    match model {
-        ModelKind::SharedBanks => "shared_banks",
-        ModelKind::GlobalSectors => "global_sectors",
-        ModelKind::WarpPaths => "warp_paths",
-    }
-}
-
 #[cfg(test)]
 pub(crate) const FIXTURE: &str = include_str!("../../kernels/bank_conflicts.yaml");
 
@@ -554,17 +579,11 @@ mod tests {
     }
 
     #[test]
-    fn the_coalescing_manifest_parses_and_its_reference_must_match_its_model() {
+    fn the_coalescing_manifest_parses_and_its_strides_are_powers_of_two() {
         let path = Path::new("kernels/coalescing.yaml");
         let text = include_str!("../../kernels/coalescing.yaml");
         let m = Manifest::parse(path, text).unwrap();
-        assert_eq!(m.model, ModelKind::GlobalSectors);
-        let wrong = text.replace(
-            "kind: strided_sum\n  reads: 64",
-            "kind: lane_window_sum\n  reads: 64\n  window: 64\n  block_offset_mask: 31",
-        );
-        let err = Manifest::parse(path, &wrong).unwrap_err().to_string();
-        assert!(err.contains("reference.kind"), "{err}");
+        assert_eq!(m.kind(), AccessKind::Global);
         let odd = text.replace(
             "values: [1, 2, 4, 8, 16, 32]",
             "values: [1, 2, 4, 8, 16, 3]",
@@ -603,10 +622,10 @@ mod tests {
             err.contains("table.columns") && err.contains("moves no bytes"),
             "{err}"
         );
-        assert!(!ModelKind::WarpPaths.bound().moves_bytes());
-        assert!(ModelKind::GlobalSectors.bound().moves_bytes());
-        assert!(!ModelKind::GlobalSectors.bound().follows_sm_clock());
-        assert!(ModelKind::SharedBanks.bound().follows_sm_clock());
+        assert!(!bound(AccessKind::Branch).moves_bytes());
+        assert!(bound(AccessKind::Global).moves_bytes());
+        assert!(!bound(AccessKind::Global).follows_sm_clock());
+        assert!(bound(AccessKind::Shared).follows_sm_clock());
     }
 
     #[test]
@@ -614,7 +633,7 @@ mod tests {
         let path = Path::new("kernels/warp_divergence.yaml");
         let text = include_str!("../../kernels/warp_divergence.yaml");
         let m = Manifest::parse(path, text).unwrap();
-        assert_eq!(m.model, ModelKind::WarpPaths);
+        assert_eq!(m.kind(), AccessKind::Branch);
         assert_eq!(m.value_of("P32"), Some(32));
         assert_eq!(
             m.reference,
@@ -640,16 +659,162 @@ mod tests {
                 "bytes_per_thread: 4",
                 "4 reads of 4 bytes",
             ),
-            (
-                "kind: divergent_paths\n  iterations: 32768\n  chains: 4",
-                "kind: strided_sum\n  reads: 4",
-                "reference.kind",
-            ),
         ] {
             let bad = text.replace(from, to);
             assert_ne!(bad, text, "{from}");
             let err = Manifest::parse(path, &bad).unwrap_err().to_string();
             assert!(err.contains(says), "{to}: {err}");
         }
+    }
+
+    fn with_model(model: &str) -> Result<Manifest, ManifestError> {
+        parse(&format!("{FIXTURE}\nmodel:\n{model}"))
+    }
+
+    /// The line `offset` lines under `model:` in the fixture with a model appended.
+    fn model_line(offset: usize) -> usize {
+        FIXTURE.lines().count() + 2 + offset
+    }
+
+    #[track_caller]
+    fn refused(model: &str, line: usize, field: &str, says: &str) {
+        let err = with_model(model).unwrap_err().to_string();
+        let at = format!("manifest `kernels/x.yaml`, line {line}, field `{field}`: ");
+        assert!(err.starts_with(&at) && err.contains(says), "{model}: {err}");
+    }
+
+    /// A declared map predicts the rows; a legacy name (or none) stands for the stride map.
+    #[test]
+    fn a_declared_lane_map_predicts_each_row() {
+        let legacy = parse(FIXTURE).unwrap();
+        let declared = with_model("  kind: shared\n  word: lane * stride\n").unwrap();
+        for m in [&legacy, &declared] {
+            let cost = |v| m.predict(v, Geometry::STANDARD).unwrap().cost();
+            assert_eq!([cost(1), cost(2), cost(32), cost(33)], [1, 2, 32, 1]);
+            assert_eq!(
+                m.model.as_ref().unwrap().word.as_deref(),
+                Some("lane * stride")
+            );
+        }
+        let swizzled = with_model(
+            "  kind: shared\n  word: lane * COLS + (stride ^ lane)\n  constants: { COLS: 32 }\n",
+        )
+        .unwrap();
+        assert_eq!(swizzled.predict(5, Geometry::STANDARD).unwrap().cost(), 1);
+        let wide = with_model("  kind: shared\n  address: lane * 16\n  width: 16\n").unwrap();
+        assert_eq!(wide.predict(1, Geometry::STANDARD).unwrap().cost(), 4);
+        assert_eq!(wide.counter_names(), default_counters(AccessKind::Shared));
+        let err = parse(&FIXTURE.replace(
+            "kernel: bank_conflicts",
+            "kernel: bank_conflicts\nmodel: bandwidth",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`bandwidth` is not a model: write a lane map"),
+            "{err}"
+        );
+    }
+
+    /// Every problem of a map names the manifest, the line and the field.
+    #[test]
+    fn a_bad_lane_map_is_refused_at_its_line_and_field() {
+        refused(
+            "  kind: shared\n  word: lane * warp\n",
+            model_line(2),
+            "model.word",
+            "column 8: unknown name `warp`",
+        );
+        refused(
+            "  kind: shared\n  word: lane / (stride / 2)\n",
+            model_line(2),
+            "model.word",
+            "lane 0 at stride = 1: `/` by zero",
+        );
+        refused(
+            "  kind: shared\n  word: lane - 1\n",
+            model_line(2),
+            "model.word",
+            "lane 0 at stride = 1: the word is -1",
+        );
+        refused(
+            "  kind: shared\n  word: lane * 4611686018427387904 * 4\n",
+            model_line(2),
+            "model.word",
+            "overflows 64 bits",
+        );
+        refused(
+            "  kind: shared\n  word: lane\n  address: lane\n",
+            model_line(3),
+            "model.address",
+            "one of `word` or `address`",
+        );
+        refused(
+            "  kind: global\n  word: lane\n",
+            model_line(2),
+            "model.word",
+            "one of `address`",
+        );
+        refused(
+            "  kind: branch\n",
+            model_line(0),
+            "model",
+            "a `branch` model needs `path`",
+        );
+        refused(
+            "  kind: shared\n  address: lane * 12\n  width: 12\n",
+            model_line(3),
+            "model.width",
+            "width 12 is not supported",
+        );
+        refused(
+            "  kind: branch\n  path: lane\n  width: 4\n",
+            model_line(3),
+            "model.width",
+            "reads no bytes",
+        );
+        refused(
+            "  kind: shared\n  word: lane\n  constants: { lane: 3 }\n",
+            model_line(3),
+            "model.constants",
+            "constant `lane` cannot be used",
+        );
+        refused(
+            "  kind: shared\n  word: lane\n  counters: { what: w, count: \"--launch-skip\", requests: a.sum }\n",
+            model_line(3),
+            "model.counters.count",
+            "an Nsight Compute metric name",
+        );
+        let deep = format!(
+            "  kind: shared\n  word: \"{}lane{}\"\n",
+            "(".repeat(500),
+            ")".repeat(500)
+        );
+        refused(
+            &deep,
+            model_line(2),
+            "model.word",
+            "nests more than 64 levels deep",
+        );
+        let huge = format!("  kind: shared\n  word: \"{}\"\n", "1+".repeat(1 << 19));
+        refused(
+            &huge,
+            model_line(2),
+            "model.word",
+            "1048576 bytes long; at most 4096",
+        );
+        let err = with_model("  kind: bandwidth\n  word: lane\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "unknown variant `bandwidth`, expected one of `shared`, `global`, `branch`"
+            ),
+            "{err}"
+        );
+        let err = with_model("  kind: shared\n  words: lane\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `words`"), "{err}");
     }
 }

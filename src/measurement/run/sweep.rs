@@ -46,7 +46,7 @@ pub(crate) fn measure_kernel(
     let (mut launcher, shape, input) = prepare(gpu, k, &compiled)?;
     // Bytes and GB/s only for a kernel that moves bytes: a divergence kernel's few bytes
     // of seeds would read as a throughput it never had.
-    let moves_bytes = m.model.bound().moves_bytes();
+    let moves_bytes = m.bound().moves_bytes();
     say(format!(
         "{}: {} on {} (device {}, sm_{}{}), {} blocks × {} threads, {} logical blocks{}",
         k.name,
