@@ -270,7 +270,7 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     (
         "model",
         "mapping",
-        "the access model that predicts the rows, as a lane map: what each lane of a warp touches, as an expression of `lane` (0 to 31), the axis's name and `constants` ([the expression language](#the-expression-language)). Without it, a `shared` map of `word: lane * <axis>`; the names `shared_banks`, `global_sectors` and `warp_paths` of older manifests stand for `shared` `word: lane * <axis>`, `global` `address: lane * <axis> * 4` and `branch` `path: lane / (32 / <axis>)`",
+        "the access model that predicts the rows, as a lane map: what each lane of a warp touches, as an expression of `lane` (0 to 31), the axis's name and `constants` ([the expression language](#the-expression-language)). E.g. `{ kind: shared, word: lane * stride }`, `{ kind: global, address: lane * stride * 4 }`, `{ kind: branch, path: lane / (32 / paths) }`",
     ),
     (
         "model.kind",

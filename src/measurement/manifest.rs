@@ -64,11 +64,8 @@ pub struct Manifest {
     /// NVRTC options besides the target architecture, which `measure` picks per device.
     #[serde(default)]
     pub compile_options: Vec<String>,
-    /// The access model that predicts the rows: a lane map (`model::Model`). The names
-    /// `shared_banks`, `global_sectors` and `warp_paths` of manifests written before lane
-    /// maps stand for the map each meant (`legacy_model`), and so does no `model:` at all.
-    #[serde(default, deserialize_with = "model::or_legacy_name")]
-    pub model: Option<Model>,
+    /// The access model that predicts the rows: a lane map (`model::Model`).
+    pub model: Model,
     /// The model's lane map, checked by [`Manifest::parse`].
     #[serde(skip)]
     pub lane_map: Option<LaneMap>,
@@ -306,26 +303,16 @@ impl Manifest {
         manifest
             .check_sweep()
             .map_err(|(field, message)| field_error(field.to_owned(), message))?;
-        let model = manifest.declared_model();
-        let map = model
+        let map = (manifest.model)
             .check(&manifest.axis.name, &manifest.axis.values)
             .map_err(|(field, message)| field_error(field, message))?;
-        manifest.model = Some(model);
         manifest.lane_map = Some(map);
         Ok(manifest)
     }
 
-    /// The model as declared, or the map a legacy name (or none) stands for.
-    fn declared_model(&self) -> Model {
-        self.model
-            .clone()
-            .unwrap_or_else(|| model::legacy_model("shared_banks", &self.axis.name))
-            .resolved(&self.axis.name)
-    }
-
     /// The access kind of the model.
     pub fn kind(&self) -> AccessKind {
-        self.model.as_ref().map_or(AccessKind::Shared, |m| m.kind)
+        self.model.kind
     }
 
     /// What limits the rows (see [`bound`]).
@@ -335,9 +322,7 @@ impl Manifest {
 
     /// The Nsight Compute metrics that check the model.
     pub fn counter_names(&self) -> CounterNames {
-        self.model
-            .as_ref()
-            .map_or_else(|| default_counters(self.kind()), Model::counter_names)
+        self.model.counter_names()
     }
 
     /// What the model predicts for the row of axis value `value`, with `geometry`'s banks.
@@ -667,13 +652,22 @@ mod tests {
         }
     }
 
+    /// The committed manifest's model, as it stands in the file.
+    const MODEL: &str = "model:\n  kind: shared\n  word: lane * stride\n";
+
+    /// The committed manifest without its model.
+    fn bare() -> String {
+        assert!(FIXTURE.contains(MODEL));
+        FIXTURE.replace(MODEL, "")
+    }
+
     fn with_model(model: &str) -> Result<Manifest, ManifestError> {
-        parse(&format!("{FIXTURE}\nmodel:\n{model}"))
+        parse(&format!("{}\nmodel:\n{model}", bare()))
     }
 
     /// The line `offset` lines under `model:` in the fixture with a model appended.
     fn model_line(offset: usize) -> usize {
-        FIXTURE.lines().count() + 2 + offset
+        bare().lines().count() + 2 + offset
     }
 
     #[track_caller]
@@ -683,18 +677,15 @@ mod tests {
         assert!(err.starts_with(&at) && err.contains(says), "{model}: {err}");
     }
 
-    /// A declared map predicts the rows; a legacy name (or none) stands for the stride map.
+    /// A declared map predicts the rows: the committed stride map, a swizzle, a float4.
     #[test]
     fn a_declared_lane_map_predicts_each_row() {
-        let legacy = parse(FIXTURE).unwrap();
+        let committed = parse(FIXTURE).unwrap();
         let declared = with_model("  kind: shared\n  word: lane * stride\n").unwrap();
-        for m in [&legacy, &declared] {
+        for m in [&committed, &declared] {
             let cost = |v| m.predict(v, Geometry::STANDARD).unwrap().cost();
             assert_eq!([cost(1), cost(2), cost(32), cost(33)], [1, 2, 32, 1]);
-            assert_eq!(
-                m.model.as_ref().unwrap().word.as_deref(),
-                Some("lane * stride")
-            );
+            assert_eq!(m.model.word.as_deref(), Some("lane * stride"));
         }
         let swizzled = with_model(
             "  kind: shared\n  word: lane * COLS + (stride ^ lane)\n  constants: { COLS: 32 }\n",
@@ -704,16 +695,15 @@ mod tests {
         let wide = with_model("  kind: shared\n  address: lane * 16\n  width: 16\n").unwrap();
         assert_eq!(wide.predict(1, Geometry::STANDARD).unwrap().cost(), 4);
         assert_eq!(wide.counter_names(), default_counters(AccessKind::Shared));
-        let err = parse(&FIXTURE.replace(
-            "kernel: bank_conflicts",
-            "kernel: bank_conflicts\nmodel: bandwidth",
-        ))
-        .unwrap_err()
-        .to_string();
+        let err = parse(&FIXTURE.replace(MODEL, "model: shared_banks\n"))
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.contains("`bandwidth` is not a model: write a lane map"),
+            err.contains("invalid type: string \"shared_banks\""),
             "{err}"
         );
+        let err = parse(&bare()).unwrap_err().to_string();
+        assert!(err.contains("missing field `model`"), "{err}");
     }
 
     /// Every problem of a map names the manifest, the line and the field.

@@ -35,58 +35,6 @@ pub struct Model {
     /// The Nsight Compute metrics that count what the model predicts (the kind's by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CounterNames>,
-    /// A name of the manifests written before lane maps, which [`Model::resolved`] turns
-    /// into the map it meant once the axis's name is known.
-    #[serde(skip)]
-    legacy: bool,
-}
-
-/// `model:` as a lane map, or as one of the names manifests used before lane maps
-/// (`shared_banks`, `global_sectors`, `warp_paths`).
-pub(super) fn or_legacy_name<'de, D>(deserializer: D) -> Result<Option<Model>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    use serde::de::Error;
-    let value = serde_norway::Value::deserialize(deserializer)?;
-    if let serde_norway::Value::String(name) = &value {
-        if LEGACY.iter().any(|(n, _)| n == name) {
-            return Ok(Some(legacy_model(name, "")));
-        }
-        return Err(D::Error::custom(format!(
-            "`{name}` is not a model: write a lane map, e.g. `model: {{ kind: shared, word: \
-             \"lane * stride\" }}`"
-        )));
-    }
-    serde_norway::from_value(value)
-        .map(Some)
-        .map_err(|e| D::Error::custom(format!("model: {e}")))
-}
-
-/// The legacy names and the kind each meant; the map is the lane stride (or the paths in
-/// groups of neighbours) of the course's first three kernels.
-const LEGACY: [(&str, AccessKind); 3] = [
-    ("shared_banks", AccessKind::Shared),
-    ("global_sectors", AccessKind::Global),
-    ("warp_paths", AccessKind::Branch),
-];
-
-/// The model a legacy name stands for; [`Model::resolved`] writes its expression.
-pub(super) fn legacy_model(name: &str, _axis: &str) -> Model {
-    let kind = LEGACY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(AccessKind::Shared, |(_, k)| *k);
-    Model {
-        kind,
-        word: None,
-        address: None,
-        width: None,
-        path: None,
-        constants: BTreeMap::new(),
-        counters: None,
-        legacy: true,
-    }
 }
 
 /// Two Nsight Compute metrics whose ratio is what a model predicts per request.
@@ -136,22 +84,6 @@ const MAX_COUNTER_TEXT: usize = 200;
 pub(super) type Problem = (String, String);
 
 impl Model {
-    /// A legacy name's map written out for the axis `axis`: lane L reads word `axis · L`
-    /// (shared), the 4-byte word at that stride (global), or takes path
-    /// `L / (32 / axis)` (branch). A declared map is returned as it is.
-    pub(super) fn resolved(mut self, axis: &str) -> Model {
-        if !self.legacy {
-            return self;
-        }
-        self.legacy = false;
-        match self.kind {
-            AccessKind::Shared => self.word = Some(format!("lane * {axis}")),
-            AccessKind::Global => self.address = Some(format!("lane * {axis} * 4")),
-            AccessKind::Branch => self.path = Some(format!("lane / (32 / {axis})")),
-        }
-        self
-    }
-
     /// The metrics that check this model.
     pub fn counter_names(&self) -> CounterNames {
         self.counters
