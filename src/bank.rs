@@ -22,8 +22,6 @@ mod tile;
 
 pub use card::{CARD_HEIGHT, CARD_WIDTH, CardText, card_svg};
 pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
-pub use model::{
-    Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,
-};
+pub use model::{Geometry, WarpAccess, geometry, known_ccs};
 pub use raster::{RasterError, svg_to_indexed_png, svg_to_png};
 pub use svg::themed;

@@ -110,6 +110,35 @@ fn global_sectors_and_lines() {
     assert_eq!(global(&bytes(4, |l| l), 4).dram_bytes(), 128);
 }
 
+/// Every claim the coalescing entry makes: stride 1 is four sectors of one line, each
+/// doubling of the stride doubles the sectors until every lane has its own, and device
+/// memory moves two sectors at a time (strides 16 and 32 cost a 64-byte piece per lane).
+#[test]
+fn global_strides_cost_what_the_glossary_says() {
+    for (stride, sectors, lines, efficiency, dram) in [
+        (0, 1, 1, 4.0 / 32.0, 64),
+        (1, 4, 1, 1.0, 128),
+        (2, 8, 2, 0.5, 256),
+        (4, 16, 4, 0.25, 512),
+        (8, 32, 8, 0.125, 1024),
+        (16, 32, 16, 0.125, 2048),
+        (32, 32, 32, 0.125, 2048),
+        (3, 12, 3, 128.0 / 384.0, 384),
+    ] {
+        let load = global(&bytes(4, |l| stride * l), 4);
+        assert_eq!(
+            (
+                load.sectors_per_request(),
+                load.lines,
+                load.efficiency(),
+                load.dram_bytes()
+            ),
+            (sectors, lines, efficiency, dram),
+            "stride {stride}"
+        );
+    }
+}
+
 #[test]
 fn branch_passes_and_threads_per_instruction() {
     let own: [i64; WARP_SIZE] = std::array::from_fn(|l| l as i64);
