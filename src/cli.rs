@@ -1,5 +1,5 @@
-//! The command line: `build | check | measure | serve | new | init | eject | sign | status |
-//! completions | man`, parsed with
+//! The command line: `build | check | measure | serve | new | init | eject | sign | signers |
+//! status | completions | man`, parsed with
 //! clap and handed to its command under `cmd/`; a failure is printed and becomes the exit
 //! code of the contract.
 use std::path::{Path, PathBuf};
@@ -15,6 +15,7 @@ use crate::cmd::new::NewArgs;
 use crate::cmd::serve::ServeArgs;
 use crate::cmd::shell::CompletionsArgs;
 use crate::cmd::sign::SignArgs;
+use crate::cmd::signers::AddArgs;
 use crate::cmd::status::StatusArgs;
 use crate::cmd::{self, Failure, emit_err};
 use crate::editorial::sign;
@@ -136,6 +137,12 @@ pub enum Command {
         #[command(flatten)]
         args: SignArgs,
     },
+    /// Add a person's public SSH key to the allowed-signers file (`signers add NAME --key
+    /// FILE.pub`), or list who may sign reviews (`signers list`).
+    Signers {
+        #[command(subcommand)]
+        command: SignersCommand,
+    },
     /// List every entry with its editorial state, author, reviewer and what it still needs.
     Status {
         #[command(flatten)]
@@ -152,6 +159,48 @@ pub enum Command {
     Man,
 }
 
+/// The subcommands of `coursegen signers`.
+#[derive(Debug, Subcommand)]
+pub enum SignersCommand {
+    /// Add a person's public SSH keys to the allowed-signers file (created when missing),
+    /// one line a key, allowed to sign reviews only.
+    #[command(after_help = "Examples:\n  \
+coursegen signers add \"Ada Lovelace\" --email ada@example.org --key ~/.ssh/id_ed25519.pub\n  \
+curl -fsSL https://github.com/USERNAME.keys > ada.keys   # their keys on GitHub, one a line\n  \
+coursegen signers add \"Ada Lovelace\" --key ada.keys\n\n\
+Adding a key is adding a person who may publish: commit it in a pull request of its own, which \
+a maintainer approves (.github/CODEOWNERS); on a pull request a key counts once it is on the \
+default branch. A key coursegen would not verify (DSA, ECDSA other than P-256, RSA under 2048 \
+or over 4096 bits, hardware `sk-` keys), a key already listed, a private key, or a name that \
+is a placeholder (`Reviewer`) or holds a comma is refused, and then nothing is written.")]
+    Add {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: AddArgs,
+    },
+    /// List the keys of the allowed-signers file: line, who, key type and fingerprint.
+    List {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+}
+
+impl SignersCommand {
+    /// `--root` and `--config` as given after the subcommand.
+    fn root_and_config(&self) -> (&RootArg, &ConfigArg) {
+        match self {
+            SignersCommand::Add { root, config, .. } | SignersCommand::List { root, config } => {
+                (root, config)
+            }
+        }
+    }
+}
+
 impl Cli {
     /// The site root: `--root` after the subcommand, else before it, else the current folder.
     pub fn site_root(&self) -> &Path {
@@ -165,6 +214,7 @@ impl Cli {
             | Command::Sign { root, .. }
             | Command::Status { root, .. } => root.root.as_deref(),
             Command::Init { root, .. } => root.root.as_deref(),
+            Command::Signers { command } => command.root_and_config().0.root.as_deref(),
             Command::Completions(_) | Command::Man => None,
         };
         after
@@ -180,6 +230,7 @@ impl Cli {
             | Command::Serve { config, .. }
             | Command::Sign { config, .. }
             | Command::Status { config, .. } => config.config.as_deref(),
+            Command::Signers { command } => command.root_and_config().1.config.as_deref(),
             _ => None,
         };
         after.or(self.config_before.as_deref())
@@ -224,11 +275,15 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve { args, .. } => {
             cmd::serve::run_serve(root, config_file.map(Path::to_path_buf), args)
         }
-        Command::New { args, .. } => cmd::new::run_new(root, args),
+        Command::New { args, .. } => cmd::new::run_new(root, args, config_file),
         Command::Init { args, .. } => cmd::init::run_init(root, args),
         Command::Eject { args, .. } => cmd::eject::run_eject(root, args),
         Command::Sign { args, .. } => cmd::sign::run_sign(root, args, config_file),
         Command::Status { args, .. } => cmd::status::run_status(root, args, config_file),
+        Command::Signers { command } => match command {
+            SignersCommand::Add { args, .. } => cmd::signers::run_add(root, args, config_file),
+            SignersCommand::List { .. } => cmd::signers::run_list(root, config_file),
+        },
         Command::Completions(args) => cmd::shell::run_completions(Cli::command(), args),
         Command::Man => cmd::shell::run_man(Cli::command()),
     }

@@ -1,5 +1,5 @@
 //! Every command of the command line, one file each under `cmd/` — `build` (and `check`),
-//! `measure`, `serve`, `new`, `init`, `eject`, `sign`, `status` — each a thin layer over the library: its
+//! `measure`, `serve`, `new`, `init`, `eject`, `sign`, `signers`, `status` — each a thin layer over the library: its
 //! flags (clap), the options it hands the module that does the work, what it prints, and
 //! each failure mapped to the exit codes of the contract (0 ok, 1 content, 2
 //! usage/environment). What they share is here. With `cli`, the only code that uses anyhow.
@@ -19,6 +19,7 @@ pub mod new;
 pub mod serve;
 pub mod shell;
 pub mod sign;
+pub mod signers;
 pub mod status;
 
 /// How a command failed, which decides the exit code of the contract.

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::content::Diagnostic;
+use crate::editorial::policy::Required;
 
 /// The config file's name at the site root.
 pub const FILE: &str = "coursegen.toml";
@@ -25,12 +26,14 @@ pub struct Config {
     /// summary line of llms.txt.
     pub description: Option<String>,
     /// The home page's text, in Markdown (rendered as entries are, raw HTML cleaned).
-    pub home: Option<String>,
-    /// The config file's line where the home text begins (its links' lines count from it).
-    pub home_line: usize,
-    /// The home text's lines are not the file's (a basic string with escapes such as `\n`
-    /// or line-ending backslashes): its problems are reported at `home_line`, the key's.
-    pub home_lines_moved: bool,
+    pub home: Option<Prose>,
+    /// `footer`: the sentence under every page, in Markdown (`None`: coursegen's own, about
+    /// diagrams and measurements).
+    pub footer: Option<Prose>,
+    /// `[glossary] required`: the fields a published glossary entry must fill in.
+    pub glossary_required: Required,
+    /// `[new]`: what `coursegen new` writes into a new glossary entry.
+    pub new_entry: crate::content::scaffold::Defaults,
     /// Public address, ending in `/` (`https://example.org/course/`), when known.
     pub base_url: Option<String>,
     /// The base path of every site-absolute URL the site emits: `/`, or `/course/`.
@@ -58,6 +61,18 @@ pub struct Config {
     pub file: PathBuf,
 }
 
+/// A Markdown value of the file (`home`, `footer`) and where its lines are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prose {
+    /// The text, trimmed.
+    pub text: String,
+    /// The file's line where the text begins (its links' lines count from it).
+    pub line: usize,
+    /// The text's lines are not the file's (a basic string with escapes such as `\n` or
+    /// line-ending backslashes): its problems are reported at `line`, the key's.
+    pub lines_moved: bool,
+}
+
 /// One section as `sections` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SectionConfig {
@@ -79,8 +94,9 @@ impl Default for Config {
             title: DEFAULT_TITLE.into(),
             description: None,
             home: None,
-            home_line: 0,
-            home_lines_moved: false,
+            footer: None,
+            glossary_required: Required::ALL,
+            new_entry: crate::content::scaffold::Defaults::default(),
             base_url: None,
             root: "/".into(),
             repository: None,
@@ -125,8 +141,32 @@ pub(crate) struct RawConfig {
     language: Option<Spanned<String>>,
     review_max_age_days: Option<Spanned<i64>>,
     sections: Vec<Spanned<toml::Value>>,
+    footer: Option<Spanned<String>>,
     links: RawLinks,
     review: RawReview,
+    glossary: RawGlossary,
+    new: RawNew,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct RawGlossary {
+    required: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct RawNew {
+    cc: Option<Spanned<String>>,
+    category: Option<Spanned<String>>,
+    sources: Option<Vec<Spanned<RawSource>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSource {
+    title: String,
+    url: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -156,12 +196,17 @@ const KEYS: &[(&str, &[&str])] = &[
             "language",
             "review_max_age_days",
             "sections",
+            "footer",
             "links",
             "review",
+            "glossary",
+            "new",
         ],
     ),
     ("links", &["external_prefixes"]),
     ("review", &["allowed_signers", "require_signatures"]),
+    ("glossary", &["required"]),
+    ("new", &["cc", "category", "sources"]),
 ];
 
 impl Config {
@@ -251,28 +296,14 @@ impl Config {
             .description
             .as_ref()
             .and_then(|v| check("description", v, description));
-        config.home = raw.home.as_ref().and_then(|v| check("home", v, home));
-        if let Some(v) = &raw.home {
-            let literal = &text[v.span()];
-            if literal.starts_with('"') && literal.contains('\\') {
-                // Escapes and line continuations change the lines: name the key's line.
-                config.home_line = line_of(text, v.span().start);
-                config.home_lines_moved = true;
-            } else {
-                // A multi-line string's text starts on the line after its opening quotes,
-                // and the text is trimmed: blank lines at its start are not its first line.
-                let opening = ["\"\"\"", "'''"].iter().any(|q| {
-                    literal
-                        .strip_prefix(q)
-                        .is_some_and(|r| r.starts_with(['\n', '\r']))
-                });
-                let value = v.get_ref();
-                let blank = value[..value.len() - value.trim_start().len()]
-                    .matches('\n')
-                    .count();
-                config.home_line = line_of(text, v.span().start) + usize::from(opening) + blank;
-            }
-        }
+        config.home = raw
+            .home
+            .as_ref()
+            .and_then(|v| check("home", v, markdown_text).map(|t| prose(text, v, t)));
+        config.footer = raw
+            .footer
+            .as_ref()
+            .and_then(|v| check("footer", v, markdown_text).map(|t| prose(text, v, t)));
         if let Some(b) = raw
             .base_url
             .as_ref()
@@ -311,6 +342,50 @@ impl Config {
             config.allowed_signers = PathBuf::from(p);
         }
         config.require_signatures = raw.review.require_signatures.unwrap_or(false);
+        let mut unknown_fields = Vec::new();
+        if let Some(list) = &raw.glossary.required {
+            config.glossary_required = Required::NONE;
+            for f in list {
+                match config.glossary_required.with(f.get_ref()) {
+                    Some(set) => config.glossary_required = set,
+                    None => unknown_fields.push(at(
+                        f.span(),
+                        "glossary.required",
+                        not_a_field(f.get_ref()),
+                    )),
+                }
+            }
+        }
+        let new = &raw.new;
+        if let Some(cc) = &new.cc {
+            // `cc = ""`: new entries name no compute capability.
+            config.new_entry.cc = match cc.get_ref().trim() {
+                "" => None,
+                _ => check("new.cc", cc, compute_capability),
+            };
+        } else if !config.glossary_required.contains("cc") {
+            config.new_entry.cc = None;
+        }
+        if let Some(c) = new
+            .category
+            .as_ref()
+            .and_then(|v| check("new.category", v, title))
+        {
+            config.new_entry.category = c;
+        }
+        problems.extend(unknown_fields);
+        if let Some(sources) = &new.sources {
+            config.new_entry.sources.clear();
+            for s in sources {
+                let (t, u) = (&s.get_ref().title, &s.get_ref().url);
+                match one_line(t, "source's title", MAX_TITLE_CHARS)
+                    .and_then(|t| Ok((t, web_url(u)?)))
+                {
+                    Ok(pair) => config.new_entry.sources.push(pair),
+                    Err(m) => problems.push(at(s.span(), "new.sources", m)),
+                }
+            }
+        }
         if let Some(days) = &raw.review_max_age_days {
             match u32::try_from(*days.get_ref()) {
                 Ok(d) if (1..=crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS).contains(&d) => {
@@ -508,15 +583,77 @@ fn section(v: &toml::Value) -> Result<(String, Option<String>), String> {
     Ok((name.clone(), title))
 }
 
-/// The home text: Markdown, any length the file allows, no control characters but line ends.
-fn home(s: &str) -> Result<String, String> {
+/// Markdown text (`home`, `footer`): any length the file allows, no control characters but
+/// line ends.
+fn markdown_text(s: &str) -> Result<String, String> {
     if s.chars()
         .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
     {
-        Err("the home text must be Markdown text, with no control characters".into())
+        Err("the text must be Markdown, with no control characters".into())
     } else {
         Ok(s.trim().to_string())
     }
+}
+
+/// `value`'s checked text, with the line its text starts on in `file`.
+fn prose(file: &str, value: &Spanned<String>, text: String) -> Prose {
+    let literal = &file[value.span()];
+    if literal.starts_with('"') && literal.contains('\\') {
+        // Escapes and line continuations change the lines: name the key's line.
+        return Prose {
+            text,
+            line: line_of(file, value.span().start),
+            lines_moved: true,
+        };
+    }
+    // A multi-line string's text starts on the line after its opening quotes, and the
+    // text is trimmed: blank lines at its start are not its first line.
+    let opening = ["\"\"\"", "'''"].iter().any(|q| {
+        literal
+            .strip_prefix(q)
+            .is_some_and(|r| r.starts_with(['\n', '\r']))
+    });
+    let raw = value.get_ref();
+    let blank = raw[..raw.len() - raw.trim_start().len()]
+        .matches('\n')
+        .count();
+    Prose {
+        text,
+        line: line_of(file, value.span().start) + usize::from(opening) + blank,
+        lines_moved: false,
+    }
+}
+
+/// A compute capability as an entry's `cc` writes it (`9.0`); which ones the bank model
+/// knows is the check stage's to say, for the entries that use it.
+fn compute_capability(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    let ok = t.split_once('.').is_some_and(|(a, b)| {
+        (1..=2).contains(&a.len())
+            && (1..=2).contains(&b.len())
+            && (a.chars().chain(b.chars())).all(|c| c.is_ascii_digit())
+    });
+    if ok {
+        Ok(t.into())
+    } else {
+        Err(format!(
+            "`{}` is not a compute capability; write it like \"9.0\", or \"\" for none",
+            s.escape_debug()
+        ))
+    }
+}
+
+/// Why `s` is not one of [`Required::FIELDS`].
+fn not_a_field(s: &str) -> String {
+    let hint = match crate::content::diagnostic::closest(s, Required::FIELDS.iter().copied()) {
+        Some(k) => format!(" (did you mean `{k}`?)"),
+        None => String::new(),
+    };
+    format!(
+        "`{}` is not a field a glossary entry can be required to fill{hint}; the fields are {}",
+        s.escape_debug(),
+        Required::FIELDS.join(", ")
+    )
 }
 
 /// An absolute http(s) address with a host and no query, fragment or credentials.

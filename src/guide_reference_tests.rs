@@ -19,7 +19,7 @@ use serde::de::{self, DeserializeOwned, Visitor};
 use crate::bank::access::AccessKind;
 use crate::bank::diagram::{MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, TILE_WIDTHS};
 use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
-use crate::config::{RawConfig, RawLinks, RawReview};
+use crate::config::{RawConfig, RawGlossary, RawLinks, RawNew, RawReview};
 use crate::content::front_matter::{RawByline, RawCell, RawDiagram, RawFrontMatter, RawSource};
 use crate::editorial::policy::{self, Rules, Verdict};
 use crate::measurement::manifest::{
@@ -99,6 +99,36 @@ const CONFIG_KEYS: &[(&str, &str, &str, &str)] = &[
         "`true` or `false`",
         "`false`",
         "a published entry needs a valid author and reviewer signature ([Signed reviews](../reviewing/signed-reviews.md)); `build --strict` requires them anyway once the allowed-signers file exists",
+    ),
+    (
+        "footer",
+        "Markdown",
+        "coursegen's sentence about diagrams and measured numbers",
+        "the line under every page, in Markdown, rendered, cleaned and link-checked as `home` is (an error names field `footer`); set it when the course is not about GPUs, or to credit its authors",
+    ),
+    (
+        "glossary.required",
+        "list of field names",
+        "`[\"term\", \"category\", \"cc\", \"summary\", \"sources\"]`",
+        "the fields a published glossary entry must fill in, from those five; a course on another subject leaves out `cc` (no compute capability), and `coursegen new` then writes no `cc` line",
+    ),
+    (
+        "new.cc",
+        "text",
+        "`\"7.5\"` (none when `glossary.required` leaves out `cc`)",
+        "the compute capability `coursegen new` writes into a glossary entry (`\"9.0\"`); `\"\"` writes none",
+    ),
+    (
+        "new.category",
+        "text, one line",
+        "`Uncategorised` (a placeholder publishing refuses)",
+        "the category `coursegen new` writes into a glossary entry",
+    ),
+    (
+        "new.sources",
+        "list of `{ title, url }`",
+        "the CUDA C++ Programming Guide",
+        "the sources `coursegen new` writes into a glossary entry; `[]` writes `sources: []`",
     ),
 ];
 
@@ -235,7 +265,7 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "byline.reviewed_hash",
-        "`v2:sha256:` and 64 hex digits",
+        "`v3:sha256:` and 64 hex digits",
         "written by `coursegen sign`; do not edit by hand",
     ),
     (
@@ -614,6 +644,8 @@ fn config_keys() -> Vec<String> {
         match key {
             "links" => keys.extend(dotted("links.", &fields_of::<RawLinks>())),
             "review" => keys.extend(dotted("review.", &fields_of::<RawReview>())),
+            "glossary" => keys.extend(dotted("glossary.", &fields_of::<RawGlossary>())),
+            "new" => keys.extend(dotted("new.", &fields_of::<RawNew>())),
             _ => keys.push(key.to_owned()),
         }
     }
@@ -828,8 +860,19 @@ fn commands_page() -> String {
          completions print). What the commands are for, and the behaviour they share (exit \
          codes, `--quiet` and `--verbose`, where output goes), is in [Commands](../commands.md).\n",
     );
+    // Each command, then each of its own subcommands (`signers add`, `signers list`).
+    let mut commands: Vec<(String, &clap::Command)> = Vec::new();
     for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name = sub.get_name();
+        commands.push((sub.get_name().to_string(), sub));
+        if sub.get_name() == "help" {
+            continue;
+        }
+        for child in (sub.get_subcommands()).filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        {
+            commands.push((format!("{} {}", sub.get_name(), child.get_name()), child));
+        }
+    }
+    for (name, sub) in commands {
         let _ = write!(page, "\n## `coursegen {name}`\n\n");
         let about = sub
             .get_long_about()
@@ -994,6 +1037,7 @@ fn rules(strict: bool) -> Rules {
         strict,
         preview: false,
         signatures: None,
+        required: crate::editorial::policy::Required::ALL,
     }
 }
 

@@ -50,7 +50,7 @@ pub enum SiteError {
 /// and — only when check found nothing — render and write.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
-        write::check_out(root, out)?;
+        write::check_out(root, out, opts.cache_dir.as_deref())?;
     }
     let start = std::time::Instant::now();
     let site = load(root)?;

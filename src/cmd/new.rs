@@ -21,10 +21,17 @@ pub struct NewArgs {
     pub new_section: bool,
 }
 
-/// Runs `coursegen new`.
-pub fn run_new(root: &Path, args: NewArgs) -> Result<(), Failure> {
-    let path = content::create_entry(root, &args.section, &args.slug, args.new_section)
-        .map_err(|e| Failure::Usage(e.into()))?;
+/// Runs `coursegen new`: a glossary entry's fields come from `[new]` in the config.
+pub fn run_new(root: &Path, args: NewArgs, config_file: Option<&Path>) -> Result<(), Failure> {
+    let config = super::load_config(root, config_file)?;
+    let path = content::create_entry(
+        root,
+        &args.section,
+        &args.slug,
+        args.new_section,
+        &config.new_entry,
+    )
+    .map_err(|e| Failure::Usage(e.into()))?;
     let text = format!(
         "created {} (a draft: replace the placeholder text, then ask a reviewer to run `coursegen sign`)\n",
         path.display()

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{Failure, emit, today};
+use super::{Failure, emit, emit_err, today};
 use crate::content::diagnostic::printable;
 use crate::editorial::sign::{self, SignOptions};
 
@@ -12,9 +12,13 @@ use crate::editorial::sign::{self, SignOptions};
 #[derive(Debug, Args)]
 #[command(
     after_help = "In a pull request: the author writes or edits the entry; the reviewer reads the \
-change, runs `coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\"` and commits the \
-result. Any later edit makes the hash stale, and the publish build holds the entry back until \
-a reviewer signs again."
+change, signs it and commits the result:\n  \
+coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\" --publish --key ~/.ssh/id_ed25519\n\
+then the author signs the same version:\n  \
+coursegen sign content/glossary/warp.md --role author --key ~/.ssh/id_ed25519\n\
+Each key must be listed in the allowed-signers file (`coursegen signers add`); a course without \
+that file signs by name alone (no --key). Any later edit makes the pin stale, and the publish \
+build holds the entry back until both sign again."
 )]
 pub struct SignArgs {
     /// The entry file, e.g. content/glossary/warp.md.
@@ -22,15 +26,17 @@ pub struct SignArgs {
     /// The reviewer's name (repeat for several); replaces `reviewed_by`. Must not be an author.
     #[arg(long, value_name = "NAME")]
     pub reviewer: Vec<String>,
-    /// The author's name (repeat for several); replaces `written_by`, and sets
-    /// `written_on` to today when it is pending.
+    /// The author's name (repeat for several); replaces `written_by`. (`written_on` is set
+    /// to today whenever it is pending.)
     #[arg(long, value_name = "NAME")]
     pub author: Vec<String>,
-    /// Also set `status: published`.
+    /// Also set `status: published` (the review pins the status: publish by signing, not by
+    /// editing it). Refused, with what is missing, while the entry could not be published.
     #[arg(long)]
     pub publish: bool,
     /// Your SSH key: a private key file (signed in coursegen), or a `.pub` whose private half
     /// is in ssh-agent, or a passphrase-protected or hardware key (signed by ssh-keygen).
+    /// Required once the course has an allowed-signers file listing who may sign.
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
     /// The role you sign: `reviewer` (the default: names, date, pin and signature) or
@@ -45,10 +51,17 @@ pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Resu
     let signers = crate::editorial::policy::signatures::rules_for(
         root,
         &config.allowed_signers,
-        false,
+        config.require_signatures,
         false,
     )
     .map_err(|d| Failure::Content(anyhow::anyhow!("{}", crate::content::Diagnostics(d))))?;
+    // A key signs, but with no allowed-signers file nothing will ever check it: say so.
+    if args.key.is_some() && signers.is_none() {
+        emit_err(&format!(
+            "warning: no allowed-signers file at {}: nothing checks this signature, so any key would pass; list who may sign with `coursegen signers add \"Their Name\" --key THEIR_KEY.pub`\n",
+            printable(&config.allowed_signers.to_string_lossy())
+        ));
+    }
     let fail = |e: sign::SignError| {
         if e.is_content() {
             Failure::Content(e.into())
@@ -100,6 +113,9 @@ pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Resu
         opts.today,
         signed.hash
     );
+    for removed in &signed.removed {
+        text.push_str(&format!("note: {removed}\n"));
+    }
     for note in &signed.notes {
         // A diagnostic prints its quoted content printable.
         text.push_str(&format!(

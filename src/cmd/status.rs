@@ -44,6 +44,7 @@ pub fn run_status(
             false,
         )
         .map_err(|d| Failure::Content(anyhow::anyhow!("{}", Diagnostics(d))))?,
+        required: config.glossary_required,
     };
     let report = crate::editorial::status::report(&site.entries, &rules);
     let text = if args.json {

@@ -200,7 +200,7 @@ fn unknown_keys_are_all_reported_with_their_line_and_a_suggestion() {
             "2 tittle: unknown key | did you mean `title`?",
             "3 base-url: unknown key | did you mean `base_url`?",
             "6 links.external_prefix: unknown key | did you mean `external_prefixes`?",
-            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, sections, links, review",
+            "8 theme: unknown key | the keys allowed here are title, description, home, base_url, repository, edit_url, language, review_max_age_days, sections, footer, links, review, glossary, new",
         ]
     );
 }
@@ -302,6 +302,10 @@ fn the_key_list_matches_what_serde_accepts() {
                 "require_signatures" => "true",
                 "allowed_signers" => "\"keys/allowed_signers\"",
                 "sections" => "[\"days\"]",
+                "required" => "[\"term\"]",
+                "cc" => "\"9.0\"",
+                "category" => "\"Memory\"",
+                "sources" => "[{ title = \"A\", url = \"https://example.org/\" }]",
                 _ => "\"https://example.org/\"",
             };
             text.push_str(&format!("{k} = {value}\n"));
@@ -314,7 +318,7 @@ fn the_key_list_matches_what_serde_accepts() {
 fn the_course_words_are_one_line_of_description_and_markdown_home_text() {
     let c = parse("description = \" A course. \"\nhome = \"\"\"\nRead *this*.\n\"\"\"\n").unwrap();
     assert_eq!(c.description.as_deref(), Some("A course."));
-    assert_eq!(c.home.as_deref(), Some("Read *this*."));
+    assert_eq!(c.home.map(|h| h.text).as_deref(), Some("Read *this*."));
     assert_eq!(
         problems("title = \"x\"\ndescription = \"two\\nlines\"\n"),
         ["2 description: the description must be one line of text | "]

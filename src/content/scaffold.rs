@@ -48,6 +48,77 @@ pub fn body_sentences() -> impl Iterator<Item = &'static str> {
         })
 }
 
+/// What `coursegen new` writes into a glossary entry where the course says nothing else
+/// (`[new]` in coursegen.toml).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Defaults {
+    /// `cc`: the compute capability a new entry is written against (`None`: no `cc` line).
+    pub cc: Option<String>,
+    /// `category`: "Uncategorised", a placeholder publishing refuses.
+    pub category: String,
+    /// `sources`: (title, address) pairs.
+    pub sources: Vec<(String, String)>,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            cc: Some("7.5".into()),
+            category: "Uncategorised".into(),
+            sources: vec![(
+                "CUDA C++ Programming Guide".into(),
+                "https://docs.nvidia.com/cuda/cuda-c-programming-guide/".into(),
+            )],
+        }
+    }
+}
+
+/// `s` as a YAML scalar: plain when it is words, else double-quoted (JSON's escapes are
+/// YAML's).
+fn scalar(s: &str) -> String {
+    let plain = (s.chars()).all(|c| c.is_alphanumeric() || " -./:?=&%_~+".contains(c))
+        && s.starts_with(char::is_alphanumeric)
+        && !s.ends_with([' ', ':'])
+        && !s.contains(": ");
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::Value::String(s.into()).to_string()
+    }
+}
+
+/// The glossary front-matter lines that come from [`Defaults`].
+fn glossary_defaults(d: &Defaults) -> String {
+    let mut out = format!(
+        "category: {:<23} # groups the glossary index, e.g. Memory, Execution\n",
+        scalar(&d.category)
+    );
+    if let Some(cc) = &d.cc {
+        let cc = serde_json::Value::String(cc.clone()).to_string();
+        out.push_str(&format!(
+            "cc: {cc:<29} # compute capability the entry is written against\n"
+        ));
+    }
+    out.push_str("summary: One sentence that defines the term.\n");
+    out.push_str(
+        "related: []                       # slugs of glossary entries, e.g. [warp, bank-conflict]\n",
+    );
+    out.push_str("appears_in: []                    # day pages (content/days/), e.g. [day-15]\n");
+    if d.sources.is_empty() {
+        out.push_str("sources: []\n");
+    } else {
+        out.push_str("sources:\n");
+        for (title, url) in &d.sources {
+            out.push_str(&format!(
+                "  - title: {}\n    url: {}\n",
+                scalar(title),
+                scalar(url)
+            ));
+        }
+    }
+    out
+}
+
 const BYLINE: &str = "status: draft                     # draft | in-review | published
 byline:
   written_by: pending             # a name, or a list of names
@@ -59,7 +130,7 @@ byline:
 /// The file `coursegen new <section> <slug>` writes: every field, with a note on each.
 /// `section` is the top-level section: `glossary` gets a glossary entry, `days` a day
 /// page, anything else a plain page.
-pub fn scaffold(section: &str, slug: &str) -> String {
+pub fn scaffold(section: &str, slug: &str, defaults: &Defaults) -> String {
     let term = slug.replace('-', " ");
     // Padded so that the notes line up with the other fields' (one space at least).
     let question = format!("What is {term}?");
@@ -68,22 +139,15 @@ pub fn scaffold(section: &str, slug: &str) -> String {
             r#"---
 title: {question:<26} # the question, as the page heading
 term: {term:<27} # the term, as the glossary index lists it
-category: Uncategorised           # groups the glossary index, e.g. Memory, Execution
-cc: "7.5"                         # compute capability the entry is written against
-summary: One sentence that defines the term.
-related: []                       # slugs of glossary entries, e.g. [warp, bank-conflict]
-appears_in: []                    # day pages (content/days/), e.g. [day-15]
-sources:
-  - title: CUDA C++ Programming Guide
-    url: https://docs.nvidia.com/cuda/cuda-c-programming-guide/
-# diagram:                        # drawn from the bank model
+{defaults}# diagram:                        # drawn from the bank model
 #   preset: bank-map              # bank-map | lane-banks
 #   highlight: {{ row: 0, column: 5 }}
 #   alt: Describe what the picture shows, for readers who cannot see it.
 # measure: bank_conflicts         # kernels/<name>.cu whose record fills "Measured"
 {BYLINE}---
 
-{GLOSSARY_BODY}"#
+{GLOSSARY_BODY}"#,
+            defaults = glossary_defaults(defaults)
         ),
         DAYS => {
             let day = match slug.strip_prefix("day-") {
@@ -176,12 +240,13 @@ pub enum NewError {
 /// Writes the scaffold of a new draft at `content/<section>/<slug>.md` (section may nest:
 /// `glossary/memory`), never over an existing entry, and never with a slug another entry
 /// of the same top-level section uses. A top-level section that does not exist yet is
-/// refused unless `new_section`.
+/// refused unless `new_section`. A glossary entry's fields come from `defaults`.
 pub fn create_entry(
     root: &Path,
     section: &str,
     slug: &str,
     new_section: bool,
+    defaults: &Defaults,
 ) -> Result<PathBuf, NewError> {
     let parts: Vec<&str> = section.split('/').filter(|p| !p.is_empty()).collect();
     for part in parts.iter().chain(std::iter::once(&slug)) {
@@ -235,7 +300,8 @@ pub fn create_entry(
                 error,
             },
         })?;
-    std::io::Write::write_all(&mut file, scaffold(top, slug).as_bytes()).map_err(io(&path))?;
+    std::io::Write::write_all(&mut file, scaffold(top, slug, defaults).as_bytes())
+        .map_err(io(&path))?;
     Ok(path)
 }
 
@@ -289,9 +355,9 @@ mod tests {
     #[test]
     fn every_placeholder_is_in_a_scaffold() {
         let all = [
-            scaffold(GLOSSARY, "warp"),
-            scaffold(DAYS, "day-16"),
-            scaffold("notes", "x"),
+            scaffold(GLOSSARY, "warp", &Defaults::default()),
+            scaffold(DAYS, "day-16", &Defaults::default()),
+            scaffold("notes", "x", &Defaults::default()),
         ]
         .join("\n");
         for (field, text) in PLACEHOLDERS {
@@ -304,10 +370,16 @@ mod tests {
 
     #[test]
     fn day_pages_are_numbered_from_their_slug() {
-        assert!(scaffold(DAYS, "day-16").contains("title: \"Day 16: the day's topic\""));
-        assert!(scaffold(DAYS, "warm-up").contains("title: \"Warm up: the day's topic\""));
-        assert!(!scaffold(DAYS, "day-16").contains("term:"));
-        assert!(scaffold(GLOSSARY, "warp").contains("term: warp"));
+        assert!(
+            scaffold(DAYS, "day-16", &Defaults::default())
+                .contains("title: \"Day 16: the day's topic\"")
+        );
+        assert!(
+            scaffold(DAYS, "warm-up", &Defaults::default())
+                .contains("title: \"Warm up: the day's topic\"")
+        );
+        assert!(!scaffold(DAYS, "day-16", &Defaults::default()).contains("term:"));
+        assert!(scaffold(GLOSSARY, "warp", &Defaults::default()).contains("term: warp"));
     }
 
     #[test]
@@ -317,7 +389,7 @@ mod tests {
             "tensor-core",
             "asynchronous-transaction-barrier-arrival",
         ] {
-            let text = scaffold(GLOSSARY, slug);
+            let text = scaffold(GLOSSARY, slug, &Defaults::default());
             let columns: Vec<usize> = (text.lines())
                 .filter(|l| !l.starts_with(['#', ' ']))
                 .filter_map(|l| l.find(" # ").map(|i| i + 1))
@@ -334,5 +406,33 @@ mod tests {
             let title = format!("What is {}?", slug.replace('-', " "));
             assert_eq!(yaml["title"].as_str(), Some(title.as_str()));
         }
+    }
+
+    #[test]
+    fn a_course_of_another_subject_sets_its_own_defaults() {
+        let d = Defaults {
+            cc: None,
+            category: "Tides: basics".into(),
+            sources: vec![("Ocean \"Atlas\"".into(), "https://example.org/a?b=1".into())],
+        };
+        let text = scaffold(GLOSSARY, "tide", &d);
+        let fm = text.split("---").nth(1).expect("front matter");
+        let yaml: serde_norway::Value = serde_norway::from_str(fm).expect("scaffold is YAML");
+        assert!(yaml.get("cc").is_none(), "{text}");
+        assert_eq!(yaml["category"].as_str(), Some("Tides: basics"));
+        assert_eq!(
+            yaml["sources"][0]["title"].as_str(),
+            Some("Ocean \"Atlas\"")
+        );
+        assert_eq!(
+            yaml["sources"][0]["url"].as_str(),
+            Some("https://example.org/a?b=1")
+        );
+        let none = Defaults {
+            sources: Vec::new(),
+            ..Defaults::default()
+        };
+        let fm = scaffold(GLOSSARY, "warp", &none);
+        assert!(fm.contains("sources: []\n"), "{fm}");
     }
 }

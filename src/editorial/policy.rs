@@ -40,6 +40,36 @@ pub struct Rules {
     pub preview: bool,
     /// The allowed signers and whether signatures are required (`None`: no file).
     pub signatures: Option<Arc<signatures::SignatureRules>>,
+    /// The fields a published glossary entry must fill in (`[glossary] required`).
+    pub required: Required,
+}
+
+/// A set of the glossary fields a published entry must fill in: `[glossary] required` in
+/// coursegen.toml, all of [`Required::FIELDS`] unless the course says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Required(u8);
+
+impl Required {
+    /// The fields a course may require, in the order findings name them (`cc` is for GPU
+    /// courses: a course on another subject leaves it out).
+    pub const FIELDS: [&'static str; 5] = ["term", "category", "cc", "summary", "sources"];
+
+    /// Every field: today's rule.
+    pub const ALL: Required = Required(0b1_1111);
+
+    /// None of them.
+    pub const NONE: Required = Required(0);
+
+    /// This set with `field` added; `None` when it is not one of [`Required::FIELDS`].
+    pub fn with(self, field: &str) -> Option<Required> {
+        let i = Self::FIELDS.iter().position(|f| *f == field)?;
+        Some(Required(self.0 | 1 << i))
+    }
+
+    /// Whether `field` is required.
+    pub fn contains(self, field: &str) -> bool {
+        (Self::FIELDS.iter().position(|f| *f == field)).is_some_and(|i| self.0 & 1 << i != 0)
+    }
 }
 
 /// Why `SOURCE_DATE_EPOCH` could not be used as today's date.

@@ -1,11 +1,14 @@
 //! `coursegen sign`: a reviewer signs an entry — the byline gets their name, today's date
 //! and the `reviewed_hash` of the entry as reviewed — by editing only those lines of the
-//! file, and only after the result was checked.
+//! file, and only after the result was checked. It writes nothing the publish build would
+//! only refuse: not `status: published` on an entry that cannot be published, not a review
+//! without a key where keys are checked, not a signature over an old pin (removed, and said).
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
 
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
+use crate::editorial::policy::names::{self, Name};
 use crate::editorial::policy::signatures::{Role, SignatureRules};
 use crate::editorial::policy::{self, FindingKind, RoleSignature, Rules, pin};
 
@@ -25,7 +28,8 @@ pub struct SignOptions {
     pub today: Date,
     /// The reviewer's SSH key: also writes `reviewer_signature` over the new pin.
     pub key: Option<PathBuf>,
-    /// The allowed signers, when the site has the file: a new signature must verify.
+    /// The allowed signers, when the site has the file: a new signature must verify, and
+    /// a review needs a key.
     pub signers: Option<std::sync::Arc<SignatureRules>>,
 }
 
@@ -50,12 +54,32 @@ pub enum SignError {
     /// The entry has problems that signing cannot fix, or the signature would break the rule.
     #[error("{0}; the file was not changed")]
     Content(Diagnostics),
+    /// `--publish`, but the entry could not be published as signed.
+    #[error(
+        "{problems}: --publish refused, since {} cannot be published yet; fix the above and sign again with --publish (or sign without it to record the review now); the file was not changed",
+        .file.display()
+    )]
+    CannotPublish {
+        /// The entry, relative to the root.
+        file: PathBuf,
+        /// What a publish build would refuse.
+        problems: Diagnostics,
+    },
+    /// The course checks signatures, and no key was given.
+    #[error(
+        "this course checks review signatures against {file}, so a review signed without a key would be refused by `build --strict`: sign with your SSH key, `--key ~/.ssh/id_ed25519`, listed in {file} (`coursegen signers add \"Your Name\" --key ~/.ssh/id_ed25519.pub` lists it); the file was not changed",
+        file = .0.display()
+    )]
+    NeedsKey(PathBuf),
 }
 
 impl SignError {
     /// Content problems (exit 1) as opposed to usage or I/O errors (exit 2).
     pub fn is_content(&self) -> bool {
-        matches!(self, SignError::Content(_))
+        matches!(
+            self,
+            SignError::Content(_) | SignError::CannotPublish { .. }
+        )
     }
 }
 
@@ -68,6 +92,9 @@ pub struct Signed {
     pub hash: String,
     /// What still keeps it from being published (status, missing fields, scaffold text).
     pub notes: Vec<Diagnostic>,
+    /// Signatures removed because they signed the entry as it was before this review, with
+    /// who signs again and how.
+    pub removed: Vec<String>,
 }
 
 /// Signs the entry `file` (relative to `root`, or as the user typed it).
@@ -83,7 +110,7 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     let crlf = bytes.windows(2).any(|w| w == b"\r\n");
     let text =
         content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
-    parse(&rel, &text)?;
+    let before = parse(&rel, &text)?;
     // Invisible characters are not written into the file; the rest is judged as given.
     let clean = |list: &[String]| -> Vec<String> {
         list.iter()
@@ -91,14 +118,19 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
             .collect()
     };
     let (reviewers, authors) = (clean(&opts.reviewers), clean(&opts.authors));
+    refuse_placeholders(&before, &reviewers, &authors)?;
+    if let (None, Some(rules)) = (&opts.key, &opts.signers) {
+        return Err(SignError::NeedsKey(rules.signers.file.clone()));
+    }
     let mut signed = text.clone();
     let byline =
         |t: &str, key: &str, value: &str| edit_yaml(&rel, t, |y| edit::set_byline(y, key, value));
     if !authors.is_empty() {
         signed = byline(&signed, "written_by", &edit::names(&authors))?;
-        if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
-            signed = byline(&signed, "written_on", &opts.today.to_string())?;
-        }
+    }
+    // The scaffold leaves `written_on: pending` for the signing to fill in.
+    if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
+        signed = byline(&signed, "written_on", &opts.today.to_string())?;
     }
     if opts.publish {
         signed = edit_yaml(&rel, &signed, |y| {
@@ -111,6 +143,8 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     refuse_bad_signatures(&entry, opts)?;
     let hash = pin::review_hash(&entry);
     signed = byline(&signed, "reviewed_hash", &hash)?;
+    let (unsigned, removed) = without_stale_signatures(&rel, &signed, &before, &hash, opts)?;
+    signed = unsigned;
     let entry = parse(&rel, &signed)?;
     // The edit must read back as exactly what was meant, or nothing is written.
     let b = &entry.meta.byline;
@@ -123,15 +157,22 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
                 .field("byline"),
         ])));
     }
+    let notes = still_blocking(&entry, opts.today);
+    if opts.publish && !notes.is_empty() {
+        return Err(SignError::CannotPublish {
+            file: rel,
+            problems: Diagnostics(notes),
+        });
+    }
     if let Some(key) = &opts.key {
         signed = add_signature(&rel, &signed, Role::Reviewer, key, opts.signers.as_deref())?;
     }
-    let notes = still_blocking(&entry, opts.today);
     write_entry(&abs, signed, bom, crlf)?;
     Ok(Signed {
         file: rel,
         hash,
         notes,
+        removed,
     })
 }
 
@@ -160,7 +201,75 @@ pub fn sign_as_author(
         file: rel,
         hash,
         notes: Vec::new(),
+        removed: Vec::new(),
     })
+}
+
+/// `signed` (pinned to `hash`) without the signatures `before` carried over another pin:
+/// they sign the entry as it was, so they could only be refused. The author's goes whenever
+/// the pin moved (the author signs again); the reviewer's when no key replaces it.
+fn without_stale_signatures(
+    rel: &Path,
+    signed: &str,
+    before: &Entry,
+    hash: &str,
+    opts: &SignOptions,
+) -> Result<(String, Vec<String>), SignError> {
+    let old = &before.meta.byline;
+    let mut out = signed.to_string();
+    let mut removed = Vec::new();
+    if old.reviewed_hash.as_deref() == Some(hash) {
+        return Ok((out, removed));
+    }
+    let file = rel.display();
+    if old.author_signature.is_some() {
+        out = edit_yaml(rel, &out, |y| {
+            Ok(edit::remove_byline(y, "author_signature"))
+        })?;
+        removed.push(format!(
+            "removed the author's signature, made over the entry before this review: the author signs again, `coursegen sign {file} --role author --key KEY`"
+        ));
+    }
+    if old.reviewer_signature.is_some() && opts.key.is_none() {
+        out = edit_yaml(rel, &out, |y| {
+            Ok(edit::remove_byline(y, "reviewer_signature"))
+        })?;
+        removed.push(
+            "removed the reviewer's signature, made over the entry before this review: sign with `--key KEY` to sign it again"
+                .to_string(),
+        );
+    }
+    Ok((out, removed))
+}
+
+/// A name given on the command line that counts as nobody (`Reviewer`, `pending`) is
+/// refused as such: the rule would only say that nobody signed.
+fn refuse_placeholders(
+    entry: &Entry,
+    reviewers: &[String],
+    authors: &[String],
+) -> Result<(), SignError> {
+    let mut bad = Vec::new();
+    for (list, field, flag, role) in [
+        (reviewers, "byline.reviewed_by", "--reviewer", "reviewer"),
+        (authors, "byline.written_by", "--author", "author"),
+    ] {
+        for name in list.iter().filter(|n| names::classify(n) == Name::Unsigned) {
+            bad.push(
+                Diagnostic::new(&entry.file, entry.lines.of(field), format!(
+                    "{flag} `{}` counts as a placeholder, not a person's name: `Reviewer`, `Author`, `pending`, `TBD` and the like count as nobody",
+                    name.escape_debug()
+                ))
+                .field(field)
+                .help(format!("give the {role}'s own name, as the allowed-signers file lists it")),
+            );
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(SignError::Content(Diagnostics(bad)))
+    }
 }
 
 fn content_error(rel: &Path, line: usize, field: &str, message: String) -> SignError {
@@ -320,6 +429,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         strict: false,
         preview: false,
         signatures: None,
+        required: policy::Required::ALL,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -345,6 +455,7 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
         strict: true,
         preview: false,
         signatures: None,
+        required: policy::Required::ALL,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -367,7 +478,14 @@ fn still_blocking(entry: &Entry, today: Date) -> Vec<Diagnostic> {
                 ),
             )
             .field("status")
-            .help("set `status: published` (or sign with --publish) when it should go out"),
+            .help(format!(
+                "when it should go out, the reviewer signs with --publish: `coursegen sign {} --reviewer \"{}\" --publish`; the review pins the status too, so setting `status: published` by hand voids it",
+                entry.file.display(),
+                names::named_people(&entry.meta.byline.reviewed_by)
+                    .first()
+                    .map_or("NAME", String::as_str)
+                    .replace('"', "\\\"")
+            )),
         );
     }
     notes

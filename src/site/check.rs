@@ -54,6 +54,8 @@ pub(crate) struct CheckedSite {
     pub(crate) report: Report,
     /// The config's home text, rendered and cleaned (site links not yet under the base path).
     pub(crate) home_html: Option<String>,
+    /// The config's footer, the same way.
+    pub(crate) footer_html: Option<String>,
 }
 
 /// The check stage's work on one entry. Each result depends only on the entry (the same
@@ -146,35 +148,42 @@ fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Ve
     problems
 }
 
-/// The config's home text rendered (sanitised), and checked as an entry's body is: its
-/// links must reach pages or files of this build, and its raw HTML must stay within what
-/// the cleaner takes.
-fn home(config: &crate::config::Config, targets: &Targets) -> (Option<String>, Vec<Diagnostic>) {
-    let Some(home) = &config.home else {
-        return (None, Vec::new());
+/// The config's `key` text (`home`, `footer`) rendered (sanitised), and checked as an
+/// entry's body is: its links must reach pages or files of this build, and its raw HTML
+/// must stay within what the cleaner takes.
+fn prose(
+    config: &crate::config::Config,
+    key: &str,
+    targets: &Targets,
+    problems: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let text = match key {
+        "home" => config.home.as_ref()?,
+        _ => config.footer.as_ref()?,
     };
     let opts = RenderOptions { highlight: false };
-    let rendered = crate::markdown::render(home, opts, &mut Default::default());
-    // (The home text links no terms: it is the course's own words, above every list.)
-    let mut problems = targets.problems_at("/", &config.file, config.home_line, &rendered.links);
+    let rendered = crate::markdown::render(&text.text, opts, &mut Default::default());
+    // (It links no terms: it is the course's own words, around every list.)
+    let mut found = targets.problems_at("/", &config.file, text.line, &rendered.links);
     if let Some(line) = rendered.too_much_html {
         let message = format!(
-            "the home text has more than {} HTML tags, or a tag with more than {} attributes",
+            "the {key} text has more than {} HTML tags, or a tag with more than {} attributes",
             crate::markdown::MAX_HTML_TAGS,
             crate::sanitize::MAX_ATTRIBUTES
         );
-        problems.push(
-            Diagnostic::new(&config.file, config.home_line + line - 1, message)
-                .help("write the home page's text in Markdown; raw HTML is for a few tags"),
+        found.push(
+            Diagnostic::new(&config.file, text.line + line - 1, message)
+                .help("write it in Markdown; raw HTML is for a few tags"),
         );
     }
-    for p in &mut problems {
-        p.field = Some("home".into());
-        if config.home_lines_moved {
-            p.line = config.home_line;
+    for p in &mut found {
+        p.field = Some(key.into());
+        if text.lines_moved {
+            p.line = text.line;
         }
     }
-    (Some(rendered.html), problems)
+    problems.extend(found);
+    Some(rendered.html)
 }
 
 /// [`check_site`], with each entry's work done by `checks`.
@@ -199,11 +208,17 @@ pub(crate) fn check_site_with(
         strict: opts.strict,
         preview: opts.drafts,
         signatures: signers::signature_rules(root, opts, &mut problems, &mut report.warnings),
+        required: opts.config.glossary_required,
     };
     let verdicts: Vec<Verdict> = (site.entries.par_iter())
         .map(|e| checks.verdict(e, &rules))
         .collect();
     let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
+    // Links to a refused entry say so, not that there is no such page.
+    let refused = (site.entries.iter().zip(&verdicts)).filter_map(|(e, v)| match v {
+        Verdict::Refused(d) => Some((&**e, d.first())),
+        _ => None,
+    });
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
         root,
@@ -241,6 +256,7 @@ pub(crate) fn check_site_with(
     let targets = Arc::new(Targets::new(
         parted.iter().map(|(e, ..)| &**e),
         left_out.iter().map(|e| &**e),
+        refused,
         copies.iter().map(|c| c.0.clone()),
         &site.unloaded,
         &opts.config,
@@ -253,8 +269,8 @@ pub(crate) fn check_site_with(
             page(entry, reason, &parts, &links)
         })
         .collect();
-    let (home_html, home_problems) = home(&opts.config, &targets);
-    problems.extend(home_problems);
+    let home_html = prose(&opts.config, "home", &targets, &mut problems);
+    let footer_html = prose(&opts.config, "footer", &targets, &mut problems);
     let (pages, intros) = sort_pages(checked, &mut problems);
     let outputs = plan::outputs(&pages, &intros, opts);
     problems.extend(plan::collisions(root, &outputs, &copies, &pages));
@@ -277,6 +293,7 @@ pub(crate) fn check_site_with(
         copies,
         report,
         home_html,
+        footer_html,
     })
 }
 

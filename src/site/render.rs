@@ -76,7 +76,13 @@ impl<'a> Renderer<'a> {
         nav: &'a Nav,
     ) -> Self {
         Renderer {
-            info: SiteInfo::new(&opts.config, opts.drafts, checked.home_html.clone()),
+            info: SiteInfo::new(
+                &opts.config,
+                opts.drafts,
+                checked.home_html.clone(),
+                (checked.footer_html.as_deref())
+                    .map(|f| Urls::new(&opts.config).content_html(f).into_owned()),
+            ),
             templates,
             checked,
             opts,

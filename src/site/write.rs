@@ -58,8 +58,37 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
     out
 }
 
-/// Refuses an output folder that is the root, a source folder, or a parent of one.
-pub(crate) fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
+/// Folders under the site root that the build reads or keeps and so never writes: the
+/// sources, the course's own settings (`.coursegen/`, where the allowed-signers file is),
+/// git's, and the folder where earlier versions kept the build cache.
+const NOT_OUT: &[&str] = &[
+    "content",
+    "templates",
+    "static",
+    "kernels",
+    "measurements",
+    "src",
+    ".coursegen",
+    ".coursegen-cache",
+    ".git",
+    ".github",
+];
+
+/// Refuses an output folder that is the root, a source folder, the build cache, or a
+/// parent of one or inside one; then removes what a killed build left beside it, so a
+/// build that goes on to fail leaves no staging folder either.
+pub(crate) fn check_out(root: &Path, out: &Path, cache: Option<&Path>) -> Result<(), OutputError> {
+    refuse_out(root, out, cache)?;
+    let out = absolute(out);
+    if let Some(parent) = out.parent() {
+        let _lock = lock_folder(parent);
+        remove_leftovers(parent, &name_of(&out));
+    }
+    Ok(())
+}
+
+/// [`check_out`]'s judgement, without touching anything.
+fn refuse_out(root: &Path, out: &Path, cache: Option<&Path>) -> Result<(), OutputError> {
     let out_abs = absolute(out);
     let root_abs = absolute(root);
     let refuse = |what: String| {
@@ -79,20 +108,21 @@ pub(crate) fn check_out(root: &Path, out: &Path) -> Result<(), OutputError> {
     if out_abs == root_abs || root_abs.starts_with(&out_abs) {
         return refuse("the site root or a folder above it".into());
     }
-    for source in [
-        "content",
-        "templates",
-        "static",
-        "kernels",
-        "measurements",
-        "src",
-    ] {
+    for source in NOT_OUT {
         let s = root_abs.join(source);
         if s.starts_with(&out_abs) || out_abs.starts_with(&s) {
             return refuse(format!(
-                "the source folder {source}/ or a folder above or inside it"
+                "the folder {source}/ of the site, or a folder above or inside it; the build replaces --out whole, so give a folder of its own (the default is public/)"
             ));
         }
+    }
+    if let Some(cache) = cache.map(absolute)
+        && (cache.starts_with(&out_abs) || out_abs.starts_with(&cache))
+    {
+        return refuse(format!(
+            "the build cache {} or a folder above or inside it; give the output a folder of its own",
+            cache.display()
+        ));
     }
     if out_abs.exists() && !out_abs.is_dir() {
         return refuse("an existing file, not a folder".into());
@@ -350,10 +380,10 @@ mod tests {
             r.join("."),
             r.parent().unwrap().to_path_buf(),
         ] {
-            assert!(check_out(r, &bad).is_err(), "{}", bad.display());
+            assert!(check_out(r, &bad, None).is_err(), "{}", bad.display());
         }
         for good in [r.join("public"), r.join("out/site"), r.join("content-out")] {
-            assert!(check_out(r, &good).is_ok(), "{}", good.display());
+            assert!(check_out(r, &good, None).is_ok(), "{}", good.display());
         }
     }
 

@@ -159,9 +159,10 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
     let out = site.root().join("out");
     let strict = ["build", "--strict", "--out", out.to_str().unwrap()];
     assert_code(&in_course(&site, &course, &strict), 0);
-    // An entry whose review is pinned by typed names alone (signed without a key): an init'd
-    // course requires signatures, so it is refused, naming the entry; deleting the keys file
-    // does not let it through (no silent downgrade).
+    // An entry whose byline merely types two names: an init'd course requires signatures, so
+    // `sign` without a key is refused up front (it checks keys against the file), the build
+    // refuses the entry, naming it; deleting the keys file does not let it through (no
+    // silent downgrade).
     std::fs::write(
         course.join("content/glossary/lane.md"),
         published("Lane", ""),
@@ -175,7 +176,9 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
         "--author",
         "Ada Lovelace",
     ];
-    assert_code(&in_course(&site, &course, &sign), 0);
+    let o = in_course(&site, &course, &sign);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("--key"), "{}", stderr(&o));
     let o = in_course(&site, &course, &strict);
     assert_code(&o, 1);
     assert!(

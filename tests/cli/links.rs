@@ -90,3 +90,26 @@ fn links_in_the_measured_and_diagram_prose_are_checked() {
         "{err}"
     );
 }
+
+/// A link to an entry that the editorial rule refuses says that the entry is refused, and
+/// why in brief, not that the page does not exist (issue 36).
+#[test]
+fn a_link_to_a_refused_entry_says_the_entry_is_refused() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/bank.md",
+        format!("{}\nSee [warp](/glossary/warp/).\n", published("Bank", "")),
+    );
+    // Claims published, but lacks its summary.
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "").replace("summary: A term.\n", ""),
+    );
+    let o = site.run(&["build"]);
+    assert_fails_at(
+        &o,
+        "content/glossary/bank.md:20",
+        "link to `/glossary/warp/` points at content/glossary/warp.md, an entry this build refuses (field `summary`: a published entry needs this field)",
+    );
+    assert!(!stderr(&o).contains("broken link"), "{}", stderr(&o));
+}

@@ -20,5 +20,6 @@ mod review;
 mod security;
 mod serve;
 mod signed;
+mod signing;
 mod trust;
 mod util;

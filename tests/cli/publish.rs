@@ -520,3 +520,59 @@ fn the_review_expiry_comes_from_the_config_unless_the_flag_gives_one() {
     site.write("coursegen.toml", "");
     assert!(!stderr(&site.run(&["build"])).contains("a review is valid for"));
 }
+
+/// A course on another subject: no compute capability on its entries, its own footer, and
+/// `coursegen new` writing its own defaults (`[glossary]`, `footer`, `[new]`).
+#[test]
+fn a_course_on_another_subject_sets_its_required_fields_footer_and_new_entry_defaults() {
+    let site = Site::new();
+    site.write(
+        "coursegen.toml",
+        "footer = \"Made by the [tide team](/glossary/tide/).\"\n\
+         [glossary]\nrequired = [\"term\", \"summary\"]\n\
+         [new]\ncategory = \"Tides\"\nsources = [{ title = \"Ocean atlas\", url = \"https://example.org/atlas\" }]\n",
+    );
+    let entry = published("Tide", "")
+        .replace("cc: \"8.0\"\n", "")
+        .replace("category: Memory\n", "");
+    site.write("content/glossary/tide.md", &entry);
+    let o = site.run(&["build", "--base-url", BASE]);
+    assert_code(&o, 0);
+    let page = site.read("public/glossary/tide/index.html");
+    assert!(
+        page.contains("<p>Made by the <a href=\"/course/glossary/tide/\">tide team</a>.</p>"),
+        "{page}"
+    );
+    assert!(!page.contains("bank model"), "the GPU sentence is gone");
+
+    assert_code(&site.run(&["new", "glossary", "current"]), 0);
+    let scaffold = site.read("content/glossary/current.md");
+    assert!(!scaffold.contains("\ncc:"), "{scaffold}");
+    assert!(scaffold.contains("\ncategory: Tides "), "{scaffold}");
+    assert!(scaffold.contains("  - title: Ocean atlas\n    url: https://example.org/atlas\n"));
+
+    // Without the setting, today's rule: a published glossary entry names its `cc`.
+    site.write("coursegen.toml", "");
+    let o = site.run(&["build"]);
+    assert_fails_at(
+        &o,
+        "content/glossary/tide.md:1",
+        "field `cc`: a published entry needs this field",
+    );
+}
+
+#[test]
+fn a_required_field_that_is_no_field_is_refused_with_its_line() {
+    let site = Site::new();
+    site.write(
+        "coursegen.toml",
+        "[glossary]\nrequired = [\"term\",\n  \"sumary\"]\n",
+    );
+    site.write("content/glossary/tide.md", published("Tide", ""));
+    let o = site.run(&["build"]);
+    assert_fails_at(
+        &o,
+        "coursegen.toml:3",
+        "field `glossary.required`: `sumary` is not a field a glossary entry can be required to fill (did you mean `summary`?)",
+    );
+}

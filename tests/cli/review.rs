@@ -32,7 +32,7 @@ fn sign_publish_edit_refused_sign_again_published() {
     assert_code(&o, 0);
     assert!(
         stdout(&o).contains(
-            "signed content/glossary/warp.md as reviewed by Grace Hopper on 2026-11-30 (v2:sha256:"
+            "signed content/glossary/warp.md as reviewed by Grace Hopper on 2026-11-30 (v3:sha256:"
         ),
         "{}",
         stdout(&o)
@@ -203,9 +203,9 @@ fn sign_refuses_signatures_that_break_the_rule() {
         ("Ada\u{200B} Lovelace", "is also an author"),
         (
             "TBD",
-            "field `byline.reviewed_by`: no named reviewer has signed",
+            "field `byline.reviewed_by`: --reviewer `TBD` counts as a placeholder, not a person's name",
         ),
-        ("-", "no named reviewer has signed"),
+        ("-", "--reviewer `-` counts as a placeholder"),
         (
             "Grace Hopper, Alan Turing",
             "`Grace Hopper, Alan Turing` looks like several names in one",
@@ -386,15 +386,34 @@ fn scaffold_text_is_never_published() {
     let site = Site::new();
     assert_code(&site.run(&["new", "glossary", "warp-divergence"]), 0);
     let file = "content/glossary/warp-divergence.md";
-    let o = site.run(&[
-        "sign",
-        file,
-        "--reviewer",
-        "Grace Hopper",
-        "--author",
-        "Ada Lovelace",
-        "--publish",
-    ]);
+    let sign = |publish: bool| {
+        let mut args = vec![
+            "sign",
+            file,
+            "--reviewer",
+            "Grace Hopper",
+            "--author",
+            "Ada Lovelace",
+        ];
+        if publish {
+            args.push("--publish");
+        }
+        site.run(&args)
+    };
+    // `sign --publish` refuses it, saying why, and writes nothing (issue 36).
+    let scaffold = site.read(file);
+    let o = sign(true);
+    assert_code(&o, 1);
+    assert!(
+        stderr(&o).contains("field `summary`: still holds the scaffold's placeholder")
+            && stderr(&o).contains("--publish refused"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(site.read(file), scaffold);
+    // Published by hand and signed, it still does not build.
+    site.write(file, scaffold.replace("status: draft", "status: published"));
+    let o = sign(false);
     assert_code(&o, 0);
     assert!(
         stdout(&o).contains("field `summary`: still holds the scaffold's placeholder"),

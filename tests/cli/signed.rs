@@ -778,3 +778,184 @@ fn a_working_tree_signers_file_that_links_to_dev_zero_is_not_read_under_trusted_
         stderr(&o)
     );
 }
+
+/// Issue 35, item 2: the pin binds the entry's place. A byte copy of a signed entry — at
+/// another slug, in a new section, or as a section's introduction — is not the entry that
+/// was reviewed and signed, and does not publish; nor does the entry moved into a
+/// sub-folder (a copy there would share its slug).
+#[test]
+fn a_signed_entry_copied_to_another_place_does_not_publish() {
+    let keys = Keys::new();
+    let site = signed_site(&keys);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    let signed = site.read(WARP);
+    let line = line_of(&site, WARP, "reviewed_hash");
+    for (copy, beside, moved) in [
+        ("content/glossary/warp-again.md", None, false),
+        ("content/glossary/sub/warp.md", None, true),
+        ("content/extra/warp.md", None, false),
+        ("content/lanes.md", Some("content/lanes/lane.md"), false),
+    ] {
+        site.write(copy, &signed);
+        if let Some(beside) = beside {
+            site.write(beside, draft("Lane"));
+        }
+        if moved {
+            std::fs::remove_file(site.root().join(WARP)).unwrap();
+        }
+        let o = site.run(&["build", "--strict"]);
+        assert_fails_at(
+            &o,
+            &format!("{copy}:{line}"),
+            "field `byline.reviewed_hash`: edited since review",
+        );
+        assert!(
+            !stderr(&o).contains(&format!("{WARP}:")),
+            "the original still holds: {}",
+            stderr(&o)
+        );
+        for made in [Some(copy), beside].into_iter().flatten() {
+            std::fs::remove_file(site.root().join(made)).unwrap();
+        }
+        site.write(WARP, &signed);
+    }
+    assert_code(&site.run(&["build", "--strict"]), 0);
+}
+
+/// Issue 35, item 3: a second key of the author's, listed under any spelling of her name or
+/// email, cannot review her entry: one person, however the allowed-signers file spells her.
+#[test]
+fn a_second_key_of_the_author_cannot_review_her_entry_however_the_file_spells_her() {
+    let keys = Keys::new();
+    for spelled in [
+        "ada lovelace",
+        "ADA@EXAMPLE.ORG",
+        "\u{410}da Lovelace",
+        "Ada\u{200B} Lovelace",
+        "Ada  Lovelace",
+        "Lovelace Ada",
+        "Dr A. Lovelace",
+    ] {
+        let site = Site::new();
+        site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+        site.write(
+            SIGNERS,
+            format!(
+                "{}\"{spelled},Grace Hopper\" {}\n",
+                keys.signers(),
+                keys.public("ada2")
+            ),
+        );
+        site.write(WARP, published("Warp", ""));
+        sign_with_keys(&site, &keys, WARP, ("Grace Hopper", "ada2"), "ada");
+        let o = site.run(&["build", "--strict"]);
+        let line = line_of(&site, WARP, "reviewer_signature");
+        assert_fails_at(
+            &o,
+            &format!("{WARP}:{line}"),
+            "field `byline.reviewer_signature`: reviewer signature refused: same person twice: both keys belong to",
+        );
+        assert!(!site.exists("public/glossary/warp/index.html"), "{spelled}");
+    }
+}
+
+/// Grace's P-256 key with its point written compressed (`ssh-keygen` writes it
+/// uncompressed): another encoding of the same key.
+fn compressed(keys: &Keys, name: &str) -> ssh_key::public::KeyData {
+    use ssh_key::public::{EcdsaPublicKey, KeyData};
+    let public =
+        ssh_key::PublicKey::read_openssh_file(&keys.path(name).with_extension("pub")).unwrap();
+    let KeyData::Ecdsa(ec) = public.key_data() else {
+        panic!("{name} is a P-256 key")
+    };
+    let point = p256::ecdsa::VerifyingKey::try_from(ec).unwrap();
+    KeyData::Ecdsa(EcdsaPublicKey::NistP256(point.to_encoded_point(true)))
+}
+
+/// Issue 35, item 3: one key is one key however it is encoded. Grace's P-256 key listed
+/// once as Ada (uncompressed) and once as Grace (compressed) was two signers, with the
+/// reviewer's signature made to carry the compressed form: the compressed line is refused,
+/// as ssh-keygen refuses it; and a signature that carries the listed key compressed is by
+/// that key, so it cannot sign the role the same key signed.
+#[test]
+fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
+    use coursegen::editorial::policy::signatures;
+    let keys = Keys::new();
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    let squeezed = compressed(&keys, "grace");
+    let squeezed_line = ssh_key::PublicKey::new(squeezed.clone(), "")
+        .to_openssh()
+        .unwrap();
+    let ada = format!(
+        "\"ada@example.org,Ada Lovelace\" {}\n",
+        keys.public("grace")
+    );
+    site.write(SIGNERS, &ada);
+    site.write(WARP, published("Warp", ""));
+    assert_code(&site.run(&["sign", WARP, "--reviewer", "Grace Hopper"]), 0);
+    site.write(
+        SIGNERS,
+        format!("{ada}\"grace@example.org,Grace Hopper\" {squeezed_line}\n"),
+    );
+    let hash = field(&site, WARP, "reviewed_hash");
+    let grace = keys.path("grace");
+    let author = ssh_keygen_sign(&grace, "coursegen-review", &message("author", &hash));
+    let plain = ssh_keygen_sign(&grace, "coursegen-review", &message("reviewer", &hash));
+    let sig = signatures::decode(&plain).unwrap();
+    let reviewer = ssh_key::SshSig::new(
+        squeezed,
+        sig.namespace(),
+        sig.hash_alg(),
+        sig.signature().clone(),
+    )
+    .unwrap();
+    let reviewer = signatures::one_line(&reviewer.to_pem(ssh_key::LineEnding::LF).unwrap());
+    set_field(&site, WARP, "author_signature", &author);
+    set_field(&site, WARP, "reviewer_signature", &reviewer);
+    let o = site.run(&["build", "--strict"]);
+    assert_fails_at(
+        &o,
+        &format!("{SIGNERS}:2"),
+        "the ECDSA key is written with its point compressed, which ssh-keygen does not read",
+    );
+    assert!(!site.exists("public/glossary/warp/index.html"));
+    // ssh-keygen refuses the same line: Grace's own signature does not verify by it.
+    let msg = keys.dir.path().join("msg");
+    std::fs::write(&msg, message("reviewer", &hash)).unwrap();
+    let signed = Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", "coursegen-review", "-f"])
+        .arg(&grace)
+        .arg(&msg)
+        .status()
+        .unwrap();
+    assert!(signed.success());
+    let o = Command::new("ssh-keygen")
+        .args([
+            "-Y",
+            "verify",
+            "-I",
+            "grace@example.org",
+            "-n",
+            "coursegen-review",
+            "-f",
+        ])
+        .arg(site.root().join(SIGNERS))
+        .arg("-s")
+        .arg(msg.with_extension("sig"))
+        .stdin(std::fs::File::open(&msg).unwrap())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains(":2: invalid key"), "{}", stderr(&o));
+    // With the key listed once, as ssh-keygen writes it, the compressed signature is still
+    // Grace's key, which signed the author's role.
+    site.write(SIGNERS, &ada);
+    let o = site.run(&["build", "--strict"]);
+    let line = line_of(&site, WARP, "reviewer_signature");
+    assert_fails_at(
+        &o,
+        &format!("{WARP}:{line}"),
+        "field `byline.reviewer_signature`: reviewer signature refused: same person twice: one key",
+    );
+}

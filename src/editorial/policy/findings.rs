@@ -49,7 +49,7 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     let mut out = Vec::new();
     let signed = signatures(entry, &mut out);
     dates(entry, rules, &mut out);
-    missing_fields(entry, &mut out);
+    missing_fields(entry, rules, &mut out);
     placeholders(entry, &mut out);
     review(entry, rules, signed, &mut out);
     if let Some(sig) = rules.signatures.as_ref().filter(|s| s.required) {
@@ -88,6 +88,9 @@ pub(crate) fn sign_command(entry: &Entry, who: &str) -> String {
     )
 }
 
+/// The most names one byline field (`written_by`, `reviewed_by`) may list.
+pub(crate) const MAX_PEOPLE: usize = 32;
+
 /// The people named in one byline field (as shown, and as compared); several names in one
 /// string and names without letters are reported, placeholders skipped.
 fn people(
@@ -97,6 +100,24 @@ fn people(
     out: &mut Vec<Finding>,
 ) -> Vec<(String, Name)> {
     let mut people = Vec::new();
+    // Every reviewer is compared with every author: a byline of thousands of names would
+    // make that check the build's cost.
+    if list.len() > MAX_PEOPLE {
+        out.push(
+            finding(
+                entry,
+                FindingKind::Invalid,
+                field,
+                "the people who wrote or reviewed it",
+                format!(
+                    "{} names: a byline field lists at most {MAX_PEOPLE} people",
+                    list.len()
+                ),
+            )
+            .help("name the people who wrote or reviewed this entry; credit others in the body"),
+        );
+        return people;
+    }
     // YAML folds a name continued on the next line into one: two people would read as one.
     if entry.lines.folds(field) {
         out.push(
@@ -193,7 +214,7 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
             )
         } else {
             format!(
-                "reviewer `{shown}` looks the same as author `{author}` (names are also compared by their Unicode confusable skeleton, so `Аda` with a Cyrillic А is `Ada`)"
+                "reviewer `{shown}` looks the same as author `{author}` (names are also compared by their Unicode confusable skeleton, so `Аda` with a Cyrillic А is `Ada`, and by their words in any order, titles left out and initials standing for words, so `Dr A. Lovelace` and `Lovelace Ada` are `Ada Lovelace`)"
             )
         };
         out.push(
@@ -249,7 +270,7 @@ fn dates(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
 }
 
 /// A published glossary entry shows every part of the page, so it needs every field.
-fn missing_fields(entry: &Entry, out: &mut Vec<Finding>) {
+fn missing_fields(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
     let m = &entry.meta;
     let mut missing: Vec<&str> = Vec::new();
     if entry.section == GLOSSARY {
@@ -261,9 +282,8 @@ fn missing_fields(entry: &Entry, out: &mut Vec<Finding>) {
             ("sources", !m.sources.is_empty()),
         ];
         missing.extend(
-            fields
-                .iter()
-                .filter(|(_, present)| !present)
+            (fields.iter())
+                .filter(|(f, present)| !present && rules.required.contains(f))
                 .map(|(f, _)| *f),
         );
     }
@@ -459,17 +479,19 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
         let command = sign_command(entry, reviewers.first().map_or("NAME", String::as_str));
         (who, command)
     };
-    match &b.reviewed_hash {
-        // The first scheme did not cover who reviewed and when: it pins nothing any more.
-        Some(old) if !old.starts_with(pin::PREFIX) => {
+    let old_scheme = b.reviewed_hash.as_deref().and_then(pin::old_scheme);
+    match (&b.reviewed_hash, old_scheme) {
+        // The older schemes left out who reviewed and when (v1) or where the entry is (v2):
+        // they pin nothing any more.
+        (Some(_), Some((_, scheme, left_out))) => {
             let (who, command) = who_and_command();
             out.push(
             finding(entry, FindingKind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
-                "signed under the first review pin (`sha256:`), which did not cover who reviewed the entry and when: the review is not pinned (required by --strict)".into())
-            .help(format!("{who} reviews it again and runs `{command}`, which writes a `v2:sha256:` pin")),
+                format!("signed under {scheme}, which did not cover {left_out}: the review is not pinned (required by --strict); sign it again"))
+            .help(format!("{who} reviews it again and runs `{command}`, which writes a `{}` pin (and the author signs again, if the course requires signatures)", pin::PREFIX)),
             )
         }
-        Some(pinned) if *pinned != pin::review_hash(entry) => {
+        (Some(pinned), _) if *pinned != pin::review_hash(entry) => {
             let (who, command) = who_and_command();
             out.push(
             finding(entry, FindingKind::Edited, "byline.reviewed_hash", "review of the latest edit",
@@ -477,8 +499,8 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             .help(format!("after reviewing the change, run `{command}` (it pins the new text and sets last_checked_on)")),
             )
         }
-        Some(_) => {}
-        None if signed => {
+        (Some(_), _) => {}
+        (None, _) if signed => {
             let (_, command) = who_and_command();
             out.push(
             finding(entry, FindingKind::Unpinned, "byline.reviewed_hash", "reviewed_hash",
@@ -486,7 +508,7 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             .help(format!("the reviewer runs `{command}`")),
             )
         }
-        None => {}
+        (None, _) => {}
     }
     if let Some(checked) = b.last_checked_on.filter(|_| signed) {
         let age = i64::from((rules.today - checked).get_days());

@@ -71,6 +71,9 @@ pub enum Name {
         /// (the confusables table is case-sensitive: `Η` and `H` meet only before folding,
         /// `а` and `a` after). `Аda` with a Cyrillic А gives `ada`.
         skeleton: [String; 2],
+        /// The name's words, titles (`Dr`, `Prof`, `Jr`…) left out: of `canonical`, then
+        /// each word's skeleton. Compared as a set, with initials, by [`same_words`].
+        words: [Vec<String>; 2],
     },
     /// A placeholder (`pending`, `TODO`, `-`…): nobody has signed.
     Unsigned,
@@ -81,17 +84,24 @@ pub enum Name {
 }
 
 impl Name {
-    /// True when both are people and the same one (same canonical form or skeleton).
+    /// True when both are people and could be the same one: the same canonical form or
+    /// skeleton, or the same words in any order, titles left out and an initial standing
+    /// for a word (`A. Lovelace`, `Dr Ada Lovelace`, `Lovelace Ada` and `Ada` are all Ada
+    /// Lovelace). Loose on purpose: it decides who may not review whom, so a false "same"
+    /// asks for a reviewer who is plainly someone else, while a false "different" would let
+    /// an author review their own work.
     pub fn same_person(&self, other: &Name) -> bool {
         match (self, other) {
             (
                 Name::Person {
                     canonical: a,
                     skeleton: sa,
+                    words: wa,
                 },
                 Name::Person {
                     canonical: b,
                     skeleton: sb,
+                    words: wb,
                 },
             ) => {
                 a == b
@@ -101,10 +111,120 @@ impl Name {
                     // and `Ada-Lovelace` are Ada Lovelace.
                     || letters(a) == letters(b)
                     || letters(&sa[1]) == letters(&sb[1])
+                    || same_words(&wa[0], &wb[0])
+                    || same_words(&wa[1], &wb[1])
             }
             _ => false,
         }
     }
+}
+
+/// Titles and suffixes that say nothing about who a person is (compared folded, without
+/// their full stop): `Dr Ada Lovelace` is Ada Lovelace.
+const TITLES: &[&str] = &[
+    "dr",
+    "doctor",
+    "prof",
+    "professor",
+    "mr",
+    "mrs",
+    "ms",
+    "mx",
+    "miss",
+    "sir",
+    "dame",
+    "rev",
+    "jr",
+    "sr",
+    "ii",
+    "iii",
+    "iv",
+    "phd",
+    "esq",
+];
+
+/// The most words of a name compared one by one; a longer "name" is compared whole.
+const MAX_WORDS: usize = 8;
+
+/// The words of a canonical name (letters and digits; anything else separates), titles
+/// left out.
+fn words_of(canonical: &str) -> Vec<String> {
+    (canonical.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && !TITLES.contains(w))
+        .take(MAX_WORDS + 1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether two names' words could name one person: every word of the shorter name pairs
+/// with a different word of the longer one — the same word, or an initial and a word it
+/// begins — and the two share at least one whole word (so `A. B.` is nobody in particular).
+fn same_words(a: &[String], b: &[String]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.is_empty() || long.len() > MAX_WORDS {
+        return false;
+    }
+    let whole = |w: &String| w.chars().count() > 1;
+    if !short.iter().any(|w| whole(w) && long.contains(w)) {
+        return false;
+    }
+    let pairs = |x: &str, y: &str| {
+        let initial = |i: &str, w: &str| i.chars().count() == 1 && w.starts_with(i);
+        x == y || initial(x, y) || initial(y, x)
+    };
+    // A perfect matching of the shorter side (Kuhn's augmenting paths; at most 8 × 8).
+    fn augment(
+        i: usize,
+        short: &[String],
+        long: &[String],
+        pairs: &dyn Fn(&str, &str) -> bool,
+        seen: &mut [bool],
+        taken: &mut [Option<usize>],
+    ) -> bool {
+        for j in 0..long.len() {
+            if seen[j] || !pairs(&short[i], &long[j]) {
+                continue;
+            }
+            seen[j] = true;
+            if taken[j].is_none_or(|k| augment(k, short, long, pairs, seen, taken)) {
+                taken[j] = Some(i);
+                return true;
+            }
+        }
+        false
+    }
+    let mut taken = vec![None; long.len()];
+    (0..short.len()).all(|i| {
+        let mut seen = vec![false; long.len()];
+        augment(i, short, long, &pairs, &mut seen, &mut taken)
+    })
+}
+
+/// Whether two principals of the allowed-signers file (or a principal and a name) are one
+/// person, by the rule [`Name::same_person`] applies to names. An email address
+/// (`ada@example.org`) is compared whole — case, invisible characters, Unicode form and
+/// look-alikes folded — and is never the same as a name, which it does not spell.
+pub fn same_principal(a: &str, b: &str) -> bool {
+    // The at signs NFKC makes `@`: a full-width `＠` writes an email too.
+    let email = |p: &str| p.contains(['@', '\u{FF20}', '\u{FE6B}']);
+    match (email(a), email(b)) {
+        (true, true) => {
+            let (ca, cb) = (address(a), address(b));
+            ca == cb || unicode_security::skeleton(&ca).eq(unicode_security::skeleton(&cb))
+        }
+        (false, false) => match (classify(a), classify(b)) {
+            (na @ Name::Person { .. }, nb @ Name::Person { .. }) => na.same_person(&nb),
+            // Not a person's name by the byline's rules (`ci`, `Ada & Grace`): compared
+            // as written, folded.
+            _ => canonical_name(a) == canonical_name(b),
+        },
+        _ => false,
+    }
+}
+
+/// An email address as compared: [`canonical_name`] without any space.
+fn address(p: &str) -> String {
+    canonical_name(p).split_whitespace().collect()
 }
 
 /// The letters and digits of a name, nothing else.
@@ -157,9 +277,14 @@ fn classify_uncached(raw: &str) -> Name {
         canonical_name(&written),
         unicode_security::skeleton(&canonical).collect(),
     ];
+    let plain = words_of(&canonical);
+    let looks: Vec<String> = (plain.iter())
+        .map(|w| canonical_name(&unicode_security::skeleton(w).collect::<String>()))
+        .collect();
     Name::Person {
         canonical,
         skeleton,
+        words: [plain, looks],
     }
 }
 
@@ -549,6 +674,70 @@ mod tests {
         }
         assert!(!same("Ada Lovelace", "Grace Hopper"));
         assert!(!same("pending", "pending"), "nobody is not a person");
+    }
+
+    #[test]
+    fn initials_titles_and_word_order_are_one_person() {
+        let same = |a: &str, b: &str| classify(a).same_person(&classify(b));
+        for twin in [
+            "A. Lovelace",
+            "A Lovelace",
+            "Dr Ada Lovelace",
+            "Dr. Ada Lovelace PhD",
+            "Lovelace Ada",
+            "Lovelace A.",
+            "Ada A. Lovelace",
+            "Ada King Lovelace",
+            "Ada",
+            "Lovelace",
+            "Prof. \u{410}. L\u{43e}velace",
+        ] {
+            assert!(same("Ada Lovelace", twin), "{twin}");
+            assert!(same(twin, "Ada Lovelace"), "{twin}, the other way");
+        }
+        for other in [
+            "Ada Byron",
+            "Grace Lovelace",
+            "B. Lovelace",
+            "A. B.",
+            "Dr Grace Hopper",
+        ] {
+            assert!(!same("Ada Lovelace", other), "{other}");
+        }
+        assert!(
+            !same("A. B.", "A. C."),
+            "initials alone name nobody in particular"
+        );
+        // Bounded: a "name" of many words is compared whole.
+        let long = "a ".repeat(10_000) + "lovelace";
+        assert!(!same("Ada Lovelace", &long));
+    }
+
+    #[test]
+    fn principals_are_one_person_however_spelled() {
+        for (a, b) in [
+            ("Ada Lovelace", "ada lovelace"),
+            ("Ada Lovelace", "ADA  LOVELACE"),
+            ("Ada Lovelace", "\u{410}da Lovelace"),
+            ("Ada Lovelace", "Ada\u{200B} Lovelace"),
+            ("Ada Lovelace", "Dr A. Lovelace"),
+            ("ada@example.org", "ADA@EXAMPLE.ORG"),
+            ("ada@example.org", "ada@ex\u{430}mple.org"),
+            ("ada@example.org", "ada\u{200B}@example.org"),
+            ("ada@example.org", "ada\u{FF20}example.org"),
+            ("ci", "CI"),
+        ] {
+            assert!(same_principal(a, b), "{a} / {}", b.escape_debug());
+        }
+        for (a, b) in [
+            ("Ada Lovelace", "Grace Hopper"),
+            ("ada@example.org", "grace@example.org"),
+            ("ada@example.org", "ada@example.com"),
+            // An email does not spell a name: the file lists both on one line.
+            ("ada@example.org", "Ada"),
+        ] {
+            assert!(!same_principal(a, b), "{a} / {b}");
+        }
     }
 
     #[test]

@@ -281,6 +281,9 @@ fn is_key_type(t: &str) -> bool {
     t.starts_with("ssh-") || t.starts_with("ecdsa-sha2-") || t.starts_with("sk-")
 }
 
+/// The most principals one line of the allowed-signers file may list.
+pub const MAX_PRINCIPALS: usize = 16;
+
 fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
     if text.chars().any(|c| c.is_control() && c != '\t') {
         return Err("the line holds control characters".into());
@@ -290,6 +293,14 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
         .split(',')
         .map(|p| p.trim().to_string())
         .collect();
+    // Every principal of one key is compared with every principal of another, once per
+    // signed entry: a line names one person, in a few spellings.
+    if principals.len() > MAX_PRINCIPALS {
+        return Err(format!(
+            "{} principals on one line: a line lists one person's names and emails, at most {MAX_PRINCIPALS}",
+            principals.len()
+        ));
+    }
     if let Some(p) = principals
         .iter()
         .find(|p| p.is_empty() || p.contains(['*', '?', '!']))
@@ -319,8 +330,36 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
     let (blob, _comment) = token(rest)?;
     let key = PublicKey::from_openssh(&format!("{next} {blob}"))
         .map_err(|e| format!("the key `{}` cannot be read: {e}", next.escape_debug()))?;
+    // ssh-keygen reads only uncompressed points ("invalid key"); listed in both forms, one
+    // key would be two signers.
+    if let KeyData::Ecdsa(ec) = key.key_data()
+        && ec.as_sec1_bytes().first().is_some_and(|&tag| tag != 4)
+    {
+        return Err(
+            "the ECDSA key is written with its point compressed, which ssh-keygen does not read (\"invalid key\"): copy the key as ssh-keygen prints it (`ssh-keygen -y -f KEY`)"
+                .into(),
+        );
+    }
     signer.key = key.key_data().clone();
     Ok(signer)
+}
+
+/// One key, one value: a P-256 point written compressed is decoded to the uncompressed
+/// form that `ssh-keygen` writes (the only form the allowed-signers file may list), so a
+/// signature that carries a listed key in the other form is by that key; every other kind
+/// has one encoding already (`ssh-key` refuses a non-minimal RSA integer). A point that
+/// does not decode is left as written, and so matches nothing.
+pub fn canonical_key(key: &KeyData) -> KeyData {
+    use ssh_key::public::EcdsaPublicKey;
+    match key {
+        KeyData::Ecdsa(ec @ EcdsaPublicKey::NistP256(point)) if point.is_compressed() => {
+            match p256::ecdsa::VerifyingKey::try_from(ec) {
+                Ok(decoded) => KeyData::Ecdsa(EcdsaPublicKey::from(&decoded)),
+                Err(_) => key.clone(),
+            }
+        }
+        _ => key.clone(),
+    }
 }
 
 /// A signature that verified: by whom.
@@ -379,7 +418,8 @@ pub fn verify(
     hash: &str,
 ) -> Result<Verified, String> {
     let sig = decode(field)?;
-    let key = sig.public_key();
+    let canonical = canonical_key(sig.public_key());
+    let key = &canonical;
     let fingerprint = PublicKey::new(key.clone(), "")
         .fingerprint(ssh_key::HashAlg::Sha256)
         .to_string();

@@ -1,6 +1,12 @@
 //! The signature rule: a published entry (when signatures are required) carries an author
 //! signature and a reviewer signature over its current pin, by keys of two different people
 //! in the allowed-signers file, whose principals include the byline's names.
+//!
+//! One identity rule: two keys are one person when they are one key (compared decoded, so a
+//! P-256 key written compressed is the key written uncompressed), or when any principal of
+//! one line and any principal of the other are the same person by
+//! [`names::same_principal`] — case, spacing, invisible characters, Unicode form,
+//! look-alike letters, titles, initials and word order folded; an email compared whole.
 use crate::content::Entry;
 
 use super::names;
@@ -31,6 +37,24 @@ pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSi
     };
     let mut author = one(&b.author_signature, Role::Author);
     let mut reviewer = one(&b.reviewer_signature, Role::Reviewer);
+    // A signature over a pin of an older scheme says so, not "another hash".
+    if let Some((old, (_, scheme, _))) =
+        (b.reviewed_hash.as_deref()).and_then(|old| Some((old, pin::old_scheme(old)?)))
+    {
+        for (field, role, sig) in [
+            (&b.author_signature, Role::Author, &mut author),
+            (&b.reviewer_signature, Role::Reviewer, &mut reviewer),
+        ] {
+            if let (Some(f), RoleSignature::Invalid(_)) = (field, &*sig)
+                && signatures::verify(rules, f, role, old).is_ok()
+            {
+                *sig = RoleSignature::Invalid(format!(
+                    "signed over {scheme}, which no longer pins a review: the reviewer signs the entry again (a `{}` pin), then the author",
+                    pin::PREFIX
+                ));
+            }
+        }
+    }
     // Two people first: one key (or one person's two keys) in both roles is refused
     // whatever the byline says.
     if let (RoleSignature::Valid(a), RoleSignature::Valid(r)) = (&author, &reviewer) {
@@ -40,17 +64,22 @@ pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSi
                 "same person twice: one key ({}) signed both roles",
                 r.fingerprint
             ));
-        } else if let Some(p) = a
-            .signer
-            .principals
-            .iter()
-            .find(|p| r.signer.principals.contains(p))
+        } else if let Some((p, q)) = (a.signer.principals.iter())
+            .flat_map(|p| r.signer.principals.iter().map(move |q| (p, q)))
+            .find(|(p, q)| names::same_principal(p, q))
         {
+            let whom = if p == q {
+                format!("`{}`", p.escape_debug())
+            } else {
+                format!(
+                    "`{}` and `{}`, one person",
+                    p.escape_debug(),
+                    q.escape_debug()
+                )
+            };
             reviewer = RoleSignature::Invalid(format!(
-                "same person twice: both keys belong to `{}` (lines {} and {} of {file})",
-                p.escape_debug(),
-                a.signer.line,
-                r.signer.line
+                "same person twice: both keys belong to {whom} (lines {} and {} of {file}; principals are compared ignoring case, spacing, invisible characters, look-alike letters, titles, initials and word order)",
+                a.signer.line, r.signer.line
             ));
         }
     }

@@ -33,6 +33,7 @@ const PLAIN: Rules = Rules {
     strict: false,
     preview: false,
     signatures: None,
+    required: Required::ALL,
 };
 const STRICT: Rules = Rules {
     strict: true,
@@ -54,7 +55,11 @@ fn text(edits: &[(&str, &str)]) -> String {
 }
 
 fn entry(text: &str) -> Entry {
-    let file = Path::new(FILE);
+    entry_at(FILE, text)
+}
+
+fn entry_at(file: &str, text: &str) -> Entry {
+    let file = Path::new(file);
     let text = decode(file, text.as_bytes().to_vec()).unwrap();
     parse_entry(file, &text).unwrap_or_else(|d| panic!("{d:?}"))
 }
@@ -201,6 +206,64 @@ fn confusable_names_are_one_person() {
         ]),
         &PLAIN,
         Want::Refused(Some("byline.reviewed_by"), 12, "confusable"),
+    );
+}
+
+/// Issue 35, item 3: the author under a title, with initials, or with her names in another
+/// order is still the author.
+#[test]
+fn initials_titles_and_word_order_do_not_make_another_person() {
+    for twin in [
+        "A. Lovelace",
+        "A Lovelace",
+        "Dr Ada Lovelace",
+        "Prof. Dr. Ada Lovelace",
+        "Lovelace Ada",
+        "Ada A. Lovelace",
+        "Ada",
+        "Dr. \u{410}. Lovelace",
+    ] {
+        case(
+            &text(&[(REVIEWER, &format!("reviewed_by: {twin}"))]),
+            &PLAIN,
+            Want::Refused(
+                Some("byline.reviewed_by"),
+                12,
+                "looks the same as author `Ada Lovelace`",
+            ),
+        );
+    }
+    // Someone else who shares a name is someone else.
+    for other in ["Ada Byron", "Grace Lovelace", "B. Lovelace"] {
+        case(
+            &text(&[(REVIEWER, &format!("reviewed_by: {other}"))]),
+            &PLAIN,
+            Want::Publish,
+        );
+    }
+}
+
+/// Every reviewer is compared with every author: the lists are bounded, so the comparison
+/// is (a 1 MiB entry could otherwise name 100,000 people in each).
+#[test]
+fn a_byline_lists_a_bounded_number_of_people() {
+    let many = |n: usize| {
+        let names: Vec<String> = (0..n).map(|i| format!("Person{i} Name")).collect();
+        format!("written_by: [{}]", names.join(", "))
+    };
+    case(
+        &text(&[(AUTHOR, &many(findings::MAX_PEOPLE))]),
+        &PLAIN,
+        Want::Publish,
+    );
+    case(
+        &text(&[(AUTHOR, &many(findings::MAX_PEOPLE + 1))]),
+        &PLAIN,
+        Want::Refused(
+            Some("byline.written_by"),
+            11,
+            "33 names: a byline field lists at most 32 people",
+        ),
     );
 }
 
@@ -374,7 +437,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
         );
     }
     // A pin of the first scheme, which left those fields out, no longer pins a review.
-    let v1 = pinned.replace("reviewed_hash: v2:sha256:", "reviewed_hash: sha256:");
+    let v1 = pinned.replace("reviewed_hash: v3:sha256:", "reviewed_hash: sha256:");
     case(
         &v1,
         &STRICT,
@@ -385,6 +448,18 @@ fn a_review_is_pinned_to_what_was_reviewed() {
         ),
     );
     case(&v1, &PLAIN, Want::Publish);
+    // Nor does one of the second, which left out where the entry is (issue 35, item 2).
+    let v2 = pinned.replace("reviewed_hash: v3:sha256:", "reviewed_hash: v2:sha256:");
+    case(
+        &v2,
+        &STRICT,
+        Want::Refused(
+            Some("byline.reviewed_hash"),
+            14,
+            "signed under the second review pin (`v2:sha256:`), which did not cover where the entry is (its file and URL), so a copy elsewhere carried the review: the review is not pinned (required by --strict); sign it again",
+        ),
+    );
+    case(&v2, &PLAIN, Want::Publish);
     let edited = pinned.replace("Body text", "Body texts");
     let msg = "edited since review: the entry no longer matches its `reviewed_hash`, so Grace Hopper must review it again";
     case(
@@ -431,7 +506,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
 fn the_hash_covers_content_not_spelling() {
     let hash = |t: &str| pin::review_hash(&entry(t));
     let base = hash(BASE);
-    assert!(base.starts_with("v2:sha256:") && base.len() == 10 + 64);
+    assert!(base.starts_with("v3:sha256:") && base.len() == 10 + 64);
     // Same content, spelled differently: line endings, comments, list style, empty lists,
     // quoting, review fields, trailing blank lines.
     for same in [
@@ -445,9 +520,35 @@ fn the_hash_covers_content_not_spelling() {
         BASE.replace("cc: \"7.5\"", "cc: 7.5"),
         BASE.replace("reviewed_by: Grace Hopper", "reviewed_by: [Grace Hopper]"),
         format!("{BASE}\n\n"),
+        format!("{BASE}   \n"),
+        BASE.replace("---\n\nBody", "---\n\n\n   \n\t\nBody"),
     ] {
         assert_eq!(hash(&same), base, "{same}");
     }
+    // A first paragraph indented four spaces (or a tab) is a code block on the page.
+    for code in [
+        BASE.replace("\nBody text", "\n    Body text"),
+        BASE.replace("\nBody text", "\n\tBody text"),
+        BASE.replace("---\n\nBody", "---\n\n  \n    Body"),
+    ] {
+        assert_ne!(hash(&code), base, "{code}");
+    }
+    // Where the entry is (issue 35, item 2): the same bytes at another slug, in a
+    // sub-folder, in another section, or as a section's introduction are another entry.
+    for place in [
+        "content/glossary/t-again.md",
+        "content/glossary/sub/t.md",
+        "content/days/t.md",
+        "content/t.md",
+        "content/glossary.md",
+    ] {
+        assert_ne!(pin::review_hash(&entry_at(place, BASE)), base, "{place}");
+    }
+    assert_ne!(
+        hash(&BASE.replace("term: t\n", "term: t\nslug: u\n")),
+        base,
+        "a slug of its own moves the page"
+    );
     // Edits a reader would see, and the status and authors.
     for edit in [
         BASE.replace("Body text", "Body texts"),
@@ -473,9 +574,9 @@ fn the_hash_covers_content_not_spelling() {
     assert_eq!(base, PINNED_BASE_HASH);
 }
 
-/// The hash of BASE under the v2 scheme; if this changes, every review is lost.
+/// The hash of BASE under the v3 scheme; if this changes, every review is lost.
 const PINNED_BASE_HASH: &str =
-    "v2:sha256:de4fda085556e2352df56bbfa129ed8ff48a551ce4469bd8dbafb61368ef58f2";
+    "v3:sha256:32b241a784424409aa7c73dc29683dba59437d4094946d473978b10313a90669";
 
 #[test]
 fn scaffold_text_blocks_publishing() {

@@ -61,6 +61,25 @@ pub fn set_byline(yaml: &str, key: &str, value: &str) -> Result<String, EditErro
     Ok(lines.concat())
 }
 
+/// Removes `byline.<key>` (its line and any continuation) when it is there.
+pub fn remove_byline(yaml: &str, key: &str) -> String {
+    let mut lines: Vec<String> = yaml.split_inclusive('\n').map(str::to_string).collect();
+    ensure_newline(&mut lines);
+    let Some(b) = find_key(&lines, 0, lines.len(), 0, "byline") else {
+        return lines.concat();
+    };
+    let end = continuation_end(&lines, b, 0);
+    let indent = lines[b + 1..end]
+        .iter()
+        .find(|l| !is_blank_or_comment(l))
+        .map_or(2, |l| indent_of(l));
+    if let Some(i) = find_key(&lines, b + 1, end, indent, key) {
+        let stop = continuation_end(&lines, i, indent);
+        lines.drain(i..stop);
+    }
+    lines.concat()
+}
+
 /// A YAML scalar for `text`: plain when that reads back as the same string, else quoted.
 pub fn scalar(text: &str) -> String {
     // Starting with a letter also keeps numbers (`42`) and dates from reading back as such.
@@ -193,6 +212,20 @@ fn comment_start(after: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remove_byline_takes_out_one_key_and_nothing_else() {
+        let yaml = "title: T\nbyline:\n  written_by: A\n  author_signature: \"U1N\"\n  reviewed_by: B # r\n";
+        assert_eq!(
+            remove_byline(yaml, "author_signature"),
+            "title: T\nbyline:\n  written_by: A\n  reviewed_by: B # r\n"
+        );
+        assert_eq!(remove_byline(yaml, "reviewer_signature"), yaml);
+        assert_eq!(
+            remove_byline("title: T\n", "author_signature"),
+            "title: T\n"
+        );
+    }
 
     const SCAFFOLD: &str = "title: T\nstatus: draft                     # draft | published\nbyline:\n  written_by: pending             # a name\n  reviewed_by: pending            # a reviewer\n  written_on: pending\n# diagram:\n";
 

@@ -13,17 +13,21 @@ use crate::markdown::Link;
 pub(crate) struct Targets {
     built: HashSet<String>,
     drafts: HashMap<String, PathBuf>,
+    /// Entries the editorial rule refused: their file and the first reason, in a few words.
+    refused: HashMap<String, (PathBuf, String)>,
     /// For `links.external_prefixes` (same domain, outside this site: not checked) and
     /// the base path (to explain a link written with it).
     config: crate::config::Config,
 }
 
 impl Targets {
-    /// Indexes pages (`shown`), left-out drafts, and copied files (paths relative to the
-    /// output); `/sitemap.xml` only when this build writes one.
+    /// Indexes pages (`shown`), left-out drafts, refused entries (with their first
+    /// problem), and copied files (paths relative to the output); `/sitemap.xml` only when
+    /// this build writes one.
     pub(crate) fn new<'a>(
         shown: impl Iterator<Item = &'a Entry>,
         left_out: impl Iterator<Item = &'a Entry>,
+        refused: impl Iterator<Item = (&'a Entry, Option<&'a Diagnostic>)>,
         files: impl Iterator<Item = PathBuf>,
         unloaded: &[String],
         config: &crate::config::Config,
@@ -60,9 +64,19 @@ impl Targets {
             built.insert(format!("/{}", f.to_string_lossy().replace('\\', "/")));
         }
         let drafts = left_out.map(|e| (e.url.clone(), e.file.clone())).collect();
+        let refused = refused
+            .map(|(e, why)| {
+                let why = why.map_or_else(String::new, |d| match &d.field {
+                    Some(f) => format!("field `{f}`: {}", d.message),
+                    None => d.message.clone(),
+                });
+                (e.url.clone(), (e.file.clone(), why))
+            })
+            .collect();
         Targets {
             built,
             drafts,
+            refused,
             config: config.clone(),
         }
     }
@@ -94,12 +108,20 @@ impl Targets {
                 continue;
             }
             let line = first_line + link.line - 1;
-            let d = match self
-                .drafts
-                .get(&path)
-                .or_else(|| self.drafts.get(&with_slash))
-            {
-                Some(draft) => Diagnostic::new(
+            let refused = (self.refused.get(&path)).or_else(|| self.refused.get(&with_slash));
+            let draft = (self.drafts.get(&path)).or_else(|| self.drafts.get(&with_slash));
+            let d = match (refused, draft) {
+                (Some((target, why)), _) => Diagnostic::new(
+                    file,
+                    line,
+                    format!(
+                        "link to `{}` points at {}, an entry this build refuses ({why})",
+                        link.url,
+                        target.display()
+                    ),
+                )
+                .help("fix that entry (its own errors are listed with it): the link works once it builds"),
+                (None, Some(draft)) => Diagnostic::new(
                     file,
                     line,
                     format!(
@@ -109,7 +131,7 @@ impl Targets {
                     ),
                 )
                 .help("publish that entry too, or link to it once it is published"),
-                None => Diagnostic::new(
+                (None, None) => Diagnostic::new(
                     file,
                     line,
                     format!(

@@ -28,6 +28,9 @@ pub(crate) struct SiteInfo {
     /// are); only the home page shows it.
     #[serde(skip)]
     pub home_html: Option<String>,
+    /// The footer's text, rendered from `footer` in coursegen.toml with its links under
+    /// the base path (`None`: the template's own sentence).
+    pub footer_html: Option<String>,
 }
 
 impl SiteInfo {
@@ -37,6 +40,7 @@ impl SiteInfo {
         config: &crate::config::Config,
         preview: bool,
         home_html: Option<String>,
+        footer_html: Option<String>,
     ) -> Self {
         SiteInfo {
             title: config.title.clone(),
@@ -46,6 +50,7 @@ impl SiteInfo {
             base_url: config.base_url.clone(),
             description: config.description.clone(),
             home_html,
+            footer_html,
         }
     }
 }

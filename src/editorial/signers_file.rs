@@ -1,0 +1,482 @@
+//! `coursegen signers`: the allowed-signers file as a course edits it. `add` appends a
+//! person's public keys — from a `.pub` file, or from `https://github.com/USER.keys` saved
+//! to a file (one key a line) — as git's allowed-signers lines restricted to the review
+//! namespace, after judging every key by the rule verification uses; `list` reads who is
+//! listed. The file is read through `policy::signatures` (untrusted input, bounded) and
+//! written whole through `atomic`.
+use std::path::{Path, PathBuf};
+
+use ssh_key::PublicKey;
+use ssh_key::public::KeyData;
+
+use crate::content::{Diagnostic, Diagnostics};
+use crate::editorial::policy::names::{self, Name};
+use crate::editorial::policy::signatures::{
+    self, AllowedSigners, MAX_RSA_BITS, MAX_SIGNERS_BYTES, MIN_RSA_BITS, NAMESPACE,
+};
+
+/// The largest keys file read (GitHub's `USER.keys` of a person with many keys is a few KiB).
+pub const MAX_KEYS_FILE_BYTES: u64 = 64 * 1024;
+
+/// What a new file starts with, so that whoever opens it knows what it is.
+const HEADER: &str = "# The keys that may sign reviews of this course, one line a key (git's allowed-signers\n\
+# format). Add a person with `coursegen signers add \"Their Name\" --key their_key.pub`.\n";
+
+/// Who is added: the name the byline uses, and optionally an email.
+#[derive(Debug, Clone)]
+pub struct NewSigner {
+    /// The name as `written_by` / `reviewed_by` write it.
+    pub name: String,
+    /// An email, the first principal (as git's own use of the file has it).
+    pub email: Option<String>,
+}
+
+/// Why nothing was added; the file is unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum SignersError {
+    /// The name or email cannot be a principal of the file.
+    #[error("{0}; nothing was written")]
+    BadPrincipal(String),
+    /// The keys file cannot be read.
+    #[error("{}: {why}; nothing was written", .path.display())]
+    KeysFile {
+        /// The file given to `--key`.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// Keys that cannot be added, each with its line in the keys file.
+    #[error("{}; nothing was written", .0.join("\nerror: "))]
+    Keys(Vec<String>),
+    /// The allowed-signers file itself has problems (or cannot be written).
+    #[error("{0}; nothing was written")]
+    SignersFile(Diagnostics),
+}
+
+impl SignersError {
+    /// Content problems (exit 1), as opposed to a bad argument or an unreadable file (exit 2).
+    pub fn is_content(&self) -> bool {
+        matches!(self, SignersError::Keys(_) | SignersError::SignersFile(_))
+    }
+}
+
+/// One key `add` wrote.
+#[derive(Debug, Clone)]
+pub struct AddedKey {
+    /// Its line in the allowed-signers file.
+    pub line: usize,
+    /// Its type (`ssh-ed25519`).
+    pub algorithm: String,
+    /// Its SHA-256 fingerprint, as ssh-keygen prints it.
+    pub fingerprint: String,
+}
+
+/// What `add` did.
+#[derive(Debug, Clone)]
+pub struct Added {
+    /// The allowed-signers file, relative to the root.
+    pub file: PathBuf,
+    /// Whether `add` created it.
+    pub created: bool,
+    /// The keys added, in order.
+    pub keys: Vec<AddedKey>,
+    /// How many keys the file listed for the same name before.
+    pub earlier_keys_of_name: usize,
+}
+
+/// Whether coursegen verifies signatures made with `key`: Ed25519, ECDSA P-256 and RSA of
+/// `MIN_RSA_BITS` to `MAX_RSA_BITS` bits — the rule `signatures::verify` applies to a
+/// signature's key, so that no key is listed that could never sign a review.
+pub fn key_supported(key: &KeyData) -> Result<(), String> {
+    match key {
+        KeyData::Ed25519(_) => Ok(()),
+        KeyData::Ecdsa(k) if k.curve() == ssh_key::EcdsaCurve::NistP256 => Ok(()),
+        KeyData::Rsa(k) => {
+            let bytes = k.n.as_positive_bytes().unwrap_or_default();
+            let bits = bytes.first().map_or(0, |&top| {
+                (bytes.len() - 1) * 8 + (8 - top.leading_zeros() as usize)
+            });
+            if bits < MIN_RSA_BITS {
+                Err(format!(
+                    "weak key: a {bits}-bit RSA key; an RSA key must have at least {MIN_RSA_BITS} bits (make one with `ssh-keygen -t ed25519`)"
+                ))
+            } else if bits > MAX_RSA_BITS {
+                Err(format!(
+                    "unsupported key: a {bits}-bit RSA key; coursegen verifies RSA keys of at most {MAX_RSA_BITS} bits (make an Ed25519 key: `ssh-keygen -t ed25519`)"
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        other => Err(format!(
+            "unsupported key: a `{}` key, which coursegen does not verify (Ed25519, ECDSA P-256 and RSA of {MIN_RSA_BITS} to {MAX_RSA_BITS} bits only; make one with `ssh-keygen -t ed25519`)",
+            other.algorithm()
+        )),
+    }
+}
+
+/// Checks a name or email before it becomes a principal: the file's principals are a
+/// comma-separated list in double quotes, matched literally, so none of `,"*?!`, no control
+/// character; a name must be one person's name, not a placeholder.
+fn principal(what: &str, value: &str) -> Result<String, SignersError> {
+    let value = names::without_invisible(value.trim());
+    let shown = value.escape_debug().to_string();
+    let bad = |why: String| {
+        Err(SignersError::BadPrincipal(format!(
+            "the {what} `{shown}` {why}"
+        )))
+    };
+    if value.is_empty() {
+        return bad("is empty".into());
+    }
+    if let Some(c) = value
+        .chars()
+        .find(|c| c.is_control() || matches!(c, ',' | '"' | '*' | '?' | '!'))
+    {
+        return bad(format!(
+            "holds `{}`, which the allowed-signers file cannot hold in a principal (a comma separates principals, a quote ends them, `*`, `?` and `!` are patterns)",
+            c.escape_debug()
+        ));
+    }
+    if what == "email" {
+        if value.chars().any(char::is_whitespace) {
+            return bad("holds white space".into());
+        }
+        return Ok(value);
+    }
+    match names::classify(&value) {
+        Name::Unsigned => bad(
+            "counts as a placeholder, not a person's name (`Reviewer`, `Author`, `pending`, `TBD` … count as nobody): give the name the byline writes"
+                .into(),
+        ),
+        Name::Several => bad("looks like several names in one: add each person on their own".into()),
+        Name::NotAName => bad("is not a name: a name must contain letters".into()),
+        _ => Ok(value),
+    }
+}
+
+/// The public keys in the text of a `.pub` or `USER.keys` file, each with its line;
+/// every line that is not a usable key is reported.
+fn read_keys(path: &Path, text: &str) -> Result<Vec<(usize, KeyData)>, SignersError> {
+    let mut keys: Vec<(usize, KeyData)> = Vec::new();
+    let mut problems = Vec::new();
+    let shown = path.display();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with("-----BEGIN") {
+            return Err(SignersError::KeysFile {
+                path: path.to_path_buf(),
+                why: "it is a private key: give its public half (the `.pub` file beside it); never commit a private key".into(),
+            });
+        }
+        let key = match PublicKey::from_openssh(line) {
+            Ok(k) => k.key_data().clone(),
+            Err(e) => {
+                problems.push(format!(
+                    "{shown}:{}: not an SSH public key ({e}): each line is `TYPE BASE64 [comment]`, as in a `.pub` file",
+                    i + 1
+                ));
+                continue;
+            }
+        };
+        if let Err(why) = key_supported(&key) {
+            problems.push(format!("{shown}:{}: {why}", i + 1));
+            continue;
+        }
+        if let Some((first, _)) = keys.iter().find(|(_, k)| *k == key) {
+            problems.push(format!("{shown}:{}: the same key as line {first}", i + 1));
+            continue;
+        }
+        keys.push((i + 1, key));
+    }
+    if !problems.is_empty() {
+        return Err(SignersError::Keys(problems));
+    }
+    if keys.is_empty() {
+        return Err(SignersError::KeysFile {
+            path: path.to_path_buf(),
+            why: "it holds no public key".into(),
+        });
+    }
+    Ok(keys)
+}
+
+fn fingerprint(key: &KeyData) -> String {
+    PublicKey::new(key.clone(), "")
+        .fingerprint(ssh_key::HashAlg::Sha256)
+        .to_string()
+}
+
+/// The allowed-signers line of `key` for `principals` (already checked).
+fn line_for(principals: &str, key: &KeyData) -> Result<String, SignersError> {
+    let openssh = PublicKey::new(key.clone(), "")
+        .to_openssh()
+        .map_err(|e| SignersError::Keys(vec![format!("cannot write the key: {e}")]))?;
+    Ok(format!(
+        "\"{principals}\" namespaces=\"{NAMESPACE}\" {}",
+        openssh.trim()
+    ))
+}
+
+/// Adds `who`'s keys from the file `keys` to the allowed-signers file `rel` under `root`
+/// (created when missing): all of them or, on any problem, none.
+pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Added, SignersError> {
+    let name = principal("name", &who.name)?;
+    let email = who
+        .email
+        .as_deref()
+        .map(|e| principal("email", e))
+        .transpose()?;
+    let text = read_bounded(keys).map_err(|why| SignersError::KeysFile {
+        path: keys.to_path_buf(),
+        why,
+    })?;
+    let new_keys = read_keys(keys, &text)?;
+    let path = root.join(rel);
+    let file_error = |why: String| {
+        SignersError::SignersFile(Diagnostics(vec![
+            Diagnostic::new(rel, 0, why).field("review.allowed_signers"),
+        ]))
+    };
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(file_error(
+            "the allowed-signers file is a symbolic link: coursegen edits only a regular file"
+                .into(),
+        ));
+    }
+    let existing: Option<AllowedSigners> =
+        signatures::load(root, rel).map_err(|d| SignersError::SignersFile(Diagnostics(d)))?;
+    let mut old_text = match &existing {
+        Some(_) => std::fs::read_to_string(&path)
+            .map_err(|e| file_error(format!("cannot read it: {e}")))?,
+        None => HEADER.to_string(),
+    };
+    let listed = existing.as_ref().map_or(&[][..], |s| &s.signers[..]);
+    let mut problems = Vec::new();
+    for (line, key) in &new_keys {
+        if let Some(s) = listed.iter().find(|s| &s.key == key) {
+            problems.push(format!(
+                "{}:{line}: this key ({}) is already listed, on line {} of {} for `{}`",
+                keys.display(),
+                fingerprint(key),
+                s.line,
+                rel.display(),
+                s.principals.join(",").escape_debug()
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(SignersError::Keys(problems));
+    }
+    let canonical = names::canonical_name(&name);
+    let earlier_keys_of_name = listed
+        .iter()
+        .filter(|s| {
+            s.principals
+                .iter()
+                .any(|p| names::canonical_name(p) == canonical)
+        })
+        .count();
+    let principals = match &email {
+        Some(e) => format!("{e},{name}"),
+        None => name.clone(),
+    };
+    if !old_text.is_empty() && !old_text.ends_with('\n') {
+        old_text.push('\n');
+    }
+    let first_line = old_text.lines().count() + 1;
+    let mut added = Vec::new();
+    for (i, (_, key)) in new_keys.iter().enumerate() {
+        old_text.push_str(&line_for(&principals, key)?);
+        old_text.push('\n');
+        added.push(AddedKey {
+            line: first_line + i,
+            algorithm: key.algorithm().to_string(),
+            fingerprint: fingerprint(key),
+        });
+    }
+    // What is written must read back as the file plus exactly these keys, for this name.
+    let reread =
+        signatures::parse(rel, &old_text).map_err(|d| SignersError::SignersFile(Diagnostics(d)))?;
+    let grown = reread.signers.len() == listed.len() + new_keys.len();
+    let tail = &reread.signers[listed.len().min(reread.signers.len())..];
+    if !grown
+        || tail.iter().zip(&new_keys).any(|(s, (_, k))| {
+            &s.key != k || !s.principals.contains(&name) || s.namespaces.is_none()
+        })
+    {
+        return Err(file_error(
+            "the new lines would not read back as written (a bug in coursegen: please report it)"
+                .into(),
+        ));
+    }
+    if old_text.len() as u64 > MAX_SIGNERS_BYTES {
+        return Err(file_error(format!(
+            "it would grow past the {} KiB coursegen reads",
+            MAX_SIGNERS_BYTES >> 10
+        )));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| file_error(format!("cannot make its folder: {e}")))?;
+    }
+    let mode = match existing {
+        Some(_) => crate::atomic::Mode::Kept,
+        None => crate::atomic::Mode::Ordinary,
+    };
+    crate::atomic::write(&path, old_text.as_bytes(), mode)
+        .map_err(|e| file_error(format!("cannot write it: {e}")))?;
+    Ok(Added {
+        file: rel.to_path_buf(),
+        created: existing.is_none(),
+        keys: added,
+        earlier_keys_of_name,
+    })
+}
+
+/// The text of the keys file at `path`: a regular file of at most `MAX_KEYS_FILE_BYTES`.
+fn read_bounded(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_KEYS_FILE_BYTES {
+        return Err(format!(
+            "{} KiB, more than the {} KiB a keys file takes",
+            meta.len() >> 10,
+            MAX_KEYS_FILE_BYTES >> 10
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".into())
+}
+
+/// One listed key, as `signers list` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ListedKey {
+    /// Its line in the file.
+    pub line: usize,
+    /// Its principals as written.
+    pub principals: Vec<String>,
+    /// Its type.
+    pub algorithm: String,
+    /// Its SHA-256 fingerprint.
+    pub fingerprint: String,
+    /// Why its signatures would be refused whatever they sign (a key type not verified).
+    pub problem: Option<String>,
+}
+
+/// Every key of the allowed-signers file `rel`, or `None` when there is no file.
+pub fn list(root: &Path, rel: &Path) -> Result<Option<Vec<ListedKey>>, Vec<Diagnostic>> {
+    let Some(file) = signatures::load(root, rel)? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        file.signers
+            .iter()
+            .map(|s| ListedKey {
+                line: s.line,
+                principals: s.principals.clone(),
+                algorithm: s.key.algorithm().to_string(),
+                fingerprint: fingerprint(&s.key),
+                problem: key_supported(&s.key).err(),
+            })
+            .collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn refused(what: &str, value: &str, want: &str) {
+        match principal(what, value) {
+            Err(SignersError::BadPrincipal(m)) => assert!(m.contains(want), "{value:?}: {m}"),
+            other => panic!("{value:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn principals_the_file_can_hold() {
+        assert_eq!(principal("name", " Ada Lovelace ").unwrap(), "Ada Lovelace");
+        assert_eq!(
+            principal("email", "ada@example.org").unwrap(),
+            "ada@example.org"
+        );
+        refused("name", "Ada, Grace", "holds `,`");
+        refused("name", "Ada\nGrace", "holds `\\n`");
+        refused("name", "Ada \"the\" L", "holds `\\\"`");
+        refused("name", "Ada*", "holds `*`");
+        refused("name", "Reviewer", "counts as a placeholder");
+        refused("name", "pending", "counts as a placeholder");
+        refused("name", "Ada and Grace", "several names");
+        refused("name", "42", "not a name");
+        refused("name", "  ", "is empty");
+        refused("email", "a b@c", "white space");
+    }
+
+    /// `signers add` accepts a key exactly when verification would accept a signature made
+    /// with it: each kind of key signs a review message with ssh-keygen, and
+    /// `signatures::verify` (the key listed) judges it.
+    #[test]
+    fn key_supported_agrees_with_verification() {
+        use crate::editorial::policy::signatures::{Role, SignatureRules, message, one_line};
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let hash = "v2:sha256:00";
+        let msg = message(Role::Author, hash);
+        for (kind, bits) in [
+            ("ed25519", ""),
+            ("ecdsa", "256"),
+            ("ecdsa", "384"),
+            ("ecdsa", "521"),
+            ("rsa", "1024"),
+            ("rsa", "2048"),
+        ] {
+            let key = dir.path().join(format!("{kind}{bits}"));
+            let mut keygen = Command::new("ssh-keygen");
+            keygen.args(["-q", "-t", kind, "-N", "", "-f"]).arg(&key);
+            if !bits.is_empty() {
+                keygen.args(["-b", bits]);
+            }
+            assert!(
+                keygen.status().is_ok_and(|s| s.success()),
+                "needs ssh-keygen"
+            );
+            let mut child = Command::new("ssh-keygen")
+                .args(["-q", "-Y", "sign", "-n", NAMESPACE, "-f"])
+                .arg(&key)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
+            let out = child.wait_with_output().unwrap();
+            let field = one_line(&String::from_utf8(out.stdout).unwrap());
+            let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+            let data = PublicKey::from_openssh(public.trim())
+                .unwrap()
+                .key_data()
+                .clone();
+            let signers =
+                signatures::parse(Path::new("s"), &format!("ada {}", public.trim())).unwrap();
+            let rules = SignatureRules {
+                signers,
+                required: true,
+                now: 0,
+                pending: None,
+            };
+            let verified = signatures::verify(&rules, &field, Role::Author, hash);
+            assert_eq!(
+                key_supported(&data).is_ok(),
+                verified.is_ok(),
+                "{kind} {bits}: add says {:?}, verify says {verified:?}",
+                key_supported(&data)
+            );
+        }
+    }
+}
