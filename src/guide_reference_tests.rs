@@ -393,13 +393,13 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "reference",
-        "mapping with `kind`",
-        "how the CPU reference computes each thread's expected result, checked before any time counts",
+        "mapping with `kernel`",
+        "the reference every row's output is checked against before any time counts",
     ),
     (
-        "reference.kind",
-        "reference kind",
-        "which reference: the kinds and their fields are below",
+        "reference.kernel",
+        "text",
+        "a plain `extern \"C\"` kernel of the same `.cu` file, with the same parameters: it runs once per row on the same input, with the same arguments and grid, and the measured kernel's output must equal its output word for word",
     ),
     (
         "sampling",
@@ -490,37 +490,6 @@ parentheses, with C's precedence; `/` and `%` truncate as in CUDA. Nothing else:
 loops, no other functions, no text. At most 4096 bytes, 64 levels of nesting and 1024 \
 operations. Overflow, division by zero and a shift outside 0 to 63 are errors: the \
 manifest is refused with its line, field, the lane and the axis value.\n";
-
-/// `reference.kind:` values, and what each field of theirs means.
-const REFERENCE_KINDS: &[(&str, &str)] = &[
-    (
-        "lane_window_sum",
-        "thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of `input[L·value + (b & block_offset_mask) + pass + k]` over `pass < reads / window` and `k < window`",
-    ),
-    (
-        "strided_sum",
-        "logical thread g (warp w = g / 32, lane L = g mod 32) returns the wrapping u32 sum of `input[((w·reads + i)·32 + L)·value mod input_words]` over `i < reads`",
-    ),
-    (
-        "divergent_paths",
-        "logical thread g (lane L = g mod 32) is on path p = (g / (32 / value)) mod 32; it starts `chains` words and on its path runs `iterations` rounds of a multiply-xorshift on each; it returns their wrapping sum",
-    ),
-];
-
-/// Fields of the reference kinds.
-const REFERENCE_FIELDS: &[(&str, &str)] = &[
-    ("reads", "reads per logical thread"),
-    ("window", "reads per unrolled pass"),
-    (
-        "block_offset_mask",
-        "mask applied to the logical block index to offset every lane's start",
-    ),
-    ("iterations", "iterations of the path's work"),
-    (
-        "chains",
-        "independent chains per thread (so the work is bound by issue, not latency)",
-    ),
-];
 
 /// `table.columns[].id` values.
 const COLUMNS: &[(&str, &str)] = &[
@@ -684,7 +653,7 @@ fn manifest_fields() -> Vec<String> {
             "table" => fields_of::<Table>(),
             "compare" => fields_of::<crate::measurement::manifest::Compare>(),
             "model" => fields_of::<Model>(),
-            "reference" => vec!["kind"],
+            "reference" => fields_of::<Reference>(),
             _ => continue,
         };
         for s in sub {
@@ -701,16 +670,6 @@ fn manifest_fields() -> Vec<String> {
         }
     }
     out
-}
-
-fn reference_kinds() -> Vec<(String, Vec<String>)> {
-    let kinds = expected_by::<Reference>("kind: no-such-kind\n");
-    (kinds.into_iter())
-        .map(|kind| {
-            let fields = expected_by::<Reference>(&format!("kind: {kind}\nno_such_field: 1\n"));
-            (kind, fields)
-        })
-        .collect()
 }
 
 /// What the code has that `described` does not describe, and what `described` describes
@@ -759,24 +718,6 @@ fn undescribed() -> Vec<String> {
         "column",
         &expected_by::<ColumnId>("no-such-column"),
         &names(COLUMNS),
-        &mut out,
-    );
-    let kinds = reference_kinds();
-    let kind_names: Vec<String> = kinds.iter().map(|k| k.0.clone()).collect();
-    compare(
-        "reference kind",
-        &kind_names,
-        &names(REFERENCE_KINDS),
-        &mut out,
-    );
-    let fields: Vec<String> = (kinds.iter().flat_map(|k| k.1.iter().cloned()))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    compare(
-        "reference field",
-        &fields,
-        &names(REFERENCE_FIELDS),
         &mut out,
     );
     let presets: Vec<String> = Preset::ALL.iter().map(|p| p.name().to_owned()).collect();
@@ -1189,22 +1130,6 @@ fn manifest_page() -> String {
         );
     }
     page.push_str(EXPRESSION_LANGUAGE);
-    page.push_str("\n## `reference.kind`\n\n| kind | fields | what each thread returns |\n| --- | --- | --- |\n");
-    for (kind, fields) in reference_kinds() {
-        let (_, meaning) = REFERENCE_KINDS.iter().find(|r| r.0 == kind).unwrap();
-        let fields: Vec<String> = (fields.iter())
-            .map(|f| {
-                let (_, m) = REFERENCE_FIELDS.iter().find(|r| r.0 == f).unwrap();
-                format!("`{f}`: {m}")
-            })
-            .collect();
-        let _ = writeln!(
-            page,
-            "| `{kind}` | {} | {} |",
-            cell(&fields.join("; ")),
-            cell(meaning)
-        );
-    }
     page.push_str("\n## `table.columns[].id`\n\n| column | shows |\n| --- | --- |\n");
     for column in expected_by::<ColumnId>("no-such-column") {
         let (_, meaning) = COLUMNS.iter().find(|r| r.0 == column).unwrap();

@@ -136,7 +136,7 @@ fn a_kernel_with_a_wrong_result_is_refused_and_the_old_record_stays() {
     let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("disagree with the CPU reference"),
+        stderr(&out).contains("disagree with the reference kernel"),
         "{}",
         stderr(&out)
     );

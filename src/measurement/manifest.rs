@@ -1,5 +1,5 @@
 //! Kernel manifests: `kernels/<name>.yaml` beside `kernels/<name>.cu`, declaring the sweep,
-//! launch shape, sampling policy, CPU reference and glossary table as data. Pure (serde only),
+//! launch shape, sampling policy, reference kernel and glossary table as data. Pure (serde only),
 //! read by `measure` to run a kernel and by `view` to lay out its table.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -78,7 +78,7 @@ pub struct Manifest {
     /// Bytes each logical thread reads per launch (bytes per launch is this times the
     /// logical threads, which depend on the device: see [`Launch::waves`]).
     pub bytes_per_thread: u64,
-    /// How the CPU reference computes each thread's expected result.
+    /// The reference kernel every row's output is checked against.
     pub reference: Reference,
     /// When to stop sampling a row.
     pub sampling: Sampling,
@@ -172,40 +172,14 @@ pub struct Launch {
     pub persistent: bool,
 }
 
-/// The CPU reference the kernel's output is checked against before any time counts.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Reference {
-    /// Thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of
-    /// `input[L·value + (b & block_offset_mask) + pass + k]` over `pass < reads / window`
-    /// and `k < window`.
-    LaneWindowSum {
-        /// Reads per logical thread.
-        reads: u32,
-        /// Reads per unrolled pass.
-        window: u32,
-        /// Mask applied to the logical block index to offset every lane's start.
-        block_offset_mask: u32,
-    },
-    /// Logical thread g (warp w = g / 32, lane L = g mod 32) returns the wrapping u32 sum of
-    /// `input[((w·reads + i)·32 + L)·value mod input_words]` over `i < reads`: each warp-wide
-    /// load is one request of 32 words at a lane stride of `value`, and no two requests of a
-    /// launch share a word (until the buffer wraps).
-    StridedSum {
-        /// Reads per logical thread.
-        reads: u32,
-    },
-    /// Logical thread g (lane L = g mod 32) is on path p = (g / (32 / value)) mod 32, so a
-    /// warp's lanes take `value` paths in groups of neighbours. It starts `chains` words
-    /// x_k = `input[L·chains + k]`, and on its path runs `iterations` times, for each k,
-    /// x_k = x_k · 1664525 + 0x9E3779B9 · (p + 1), then x_k ^= x_k >> 13 (wrapping u32);
-    /// it returns the wrapping sum of the x_k.
-    DivergentPaths {
-        /// Iterations of the path's work.
-        iterations: u32,
-        /// Independent chains per thread (so the work is bound by issue, not latency).
-        chains: u32,
-    },
+/// The reference the kernel's output is checked against before any time counts: a plain
+/// kernel of the same `.cu` file, launched with the same arguments and grid, whose output
+/// must equal the measured kernel's word for word (ARCHITECTURE.md, "Correctness").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// The reference kernel's `extern "C"` entry point, in the same file as `kernel`.
+    pub kernel: String,
 }
 
 /// Sampling policy (after nvbench): warm up, then sample until converged or out of time.
@@ -413,103 +387,37 @@ impl Manifest {
         self.check_reference()
     }
 
+    /// Entry points are C identifiers, and the reference is another kernel than the one
+    /// measured (a kernel checked against itself would check nothing).
     fn check_reference(&self) -> Result<(), (&'static str, String)> {
-        let (reads, window, block_offset_mask) = match self.reference {
-            Reference::LaneWindowSum {
-                reads,
-                window,
-                block_offset_mask,
-            } => (reads, window, block_offset_mask),
-            Reference::StridedSum { reads } => return self.check_strided(reads),
-            Reference::DivergentPaths { iterations, chains } => {
-                return self.check_paths(iterations, chains);
-            }
+        let identifier = |name: &str| {
+            name.len() <= 200
+                && name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         };
-        if window == 0 || reads % window != 0 {
-            return Err(("reference.window", "must divide reference.reads".into()));
-        }
-        self.check_bytes_per_thread(reads)?;
-        let max_value = self.axis.values.iter().copied().max().unwrap_or(0);
-        let last = 31 * u64::from(max_value)
-            + u64::from(block_offset_mask)
-            + u64::from(reads / window - 1)
-            + u64::from(window - 1);
-        if last >= u64::from(self.input_words) {
+        if !identifier(&self.kernel) {
             return Err((
-                "input_words",
+                "kernel",
+                "an `extern \"C\"` entry point: letters, digits and `_`".into(),
+            ));
+        }
+        if !identifier(&self.reference.kernel) {
+            return Err((
+                "reference.kernel",
+                "an `extern \"C\"` entry point: letters, digits and `_`".into(),
+            ));
+        }
+        if self.reference.kernel == self.kernel {
+            return Err((
+                "reference.kernel",
                 format!(
-                    "the last word read is {last}, past the {}-word tile",
-                    self.input_words
+                    "`{}` is the kernel measured: name a plain kernel of the same file that \
+                     computes the same result",
+                    self.kernel
                 ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Each thread reads `reads` words of 4 bytes: `bytes_per_thread` must say so.
-    fn check_bytes_per_thread(&self, reads: u32) -> Result<(), (&'static str, String)> {
-        let bytes = u64::from(reads) * 4;
-        if bytes != self.bytes_per_thread {
-            return Err((
-                "bytes_per_thread",
-                format!("{reads} reads of 4 bytes are {bytes} bytes"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Path counts that split a warp into groups of equal size, as the kernel's indexing
-    /// (`g / (32 / paths)`) needs; seeds for every lane's chains.
-    fn check_paths(&self, iterations: u32, chains: u32) -> Result<(), (&'static str, String)> {
-        if iterations == 0 || chains == 0 {
-            return Err((
-                "reference.iterations",
-                "iterations and chains must be at least 1".into(),
-            ));
-        }
-        self.check_bytes_per_thread(chains)?;
-        if let Some(bad) = self
-            .axis
-            .values
-            .iter()
-            .find(|v| !(v.is_power_of_two() && **v <= 32))
-        {
-            return Err((
-                "axis.values",
-                format!(
-                    "{bad} paths do not split a warp into groups of equal size: use 1, 2, 4, 8, 16 or 32"
-                ),
-            ));
-        }
-        let seeds = 32 * u64::from(chains);
-        if u64::from(self.input_words) != seeds {
-            return Err((
-                "input_words",
-                format!("{chains} seeds for each of 32 lanes are {seeds} words"),
-            ));
-        }
-        Ok(())
-    }
-
-    fn check_strided(&self, reads: u32) -> Result<(), (&'static str, String)> {
-        self.check_bytes_per_thread(reads)?;
-        // The kernel wraps with a mask, and a request must not straddle the wrap.
-        if !self.input_words.is_power_of_two() {
-            return Err(("input_words", "must be a power of two".into()));
-        }
-        let widest = 32 * u64::from(self.axis.values.iter().copied().max().unwrap_or(0));
-        if let Some(bad) = self.axis.values.iter().find(|v| !v.is_power_of_two()) {
-            return Err((
-                "axis.values",
-                format!(
-                    "{bad} is not a power of two, so a request could straddle the buffer's wrap"
-                ),
-            ));
-        }
-        if widest > u64::from(self.input_words) {
-            return Err((
-                "input_words",
-                format!("one request spans {widest} words, more than the buffer"),
             ));
         }
         Ok(())
@@ -554,27 +462,55 @@ mod tests {
     }
 
     #[test]
-    fn a_stride_that_reads_past_the_tile_is_refused() {
-        let text = FIXTURE.replace(
-            "values: [1, 2, 4, 8, 16, 32, 33]",
-            "values: [1, 2, 4, 8, 16, 32, 64]",
-        );
-        let err = parse(&text).unwrap_err().to_string();
-        assert!(err.contains("input_words"), "{err}");
+    fn the_three_manifests_parse_and_name_their_reference_kernels() {
+        for (text, kind, reference) in [
+            (FIXTURE, AccessKind::Shared, "bank_conflicts_reference"),
+            (
+                include_str!("../../kernels/coalescing.yaml"),
+                AccessKind::Global,
+                "coalescing_reference",
+            ),
+            (
+                include_str!("../../kernels/warp_divergence.yaml"),
+                AccessKind::Branch,
+                "warp_divergence_reference",
+            ),
+        ] {
+            let m = parse(text).unwrap();
+            assert_eq!((m.kind(), m.reference.kernel.as_str()), (kind, reference));
+        }
     }
 
+    /// The reference is named at its line: missing, not an identifier, the measured kernel
+    /// itself, or with a field the format does not have.
     #[test]
-    fn the_coalescing_manifest_parses_and_its_strides_are_powers_of_two() {
-        let path = Path::new("kernels/coalescing.yaml");
-        let text = include_str!("../../kernels/coalescing.yaml");
-        let m = Manifest::parse(path, text).unwrap();
-        assert_eq!(m.kind(), AccessKind::Global);
-        let odd = text.replace(
-            "values: [1, 2, 4, 8, 16, 32]",
-            "values: [1, 2, 4, 8, 16, 3]",
+    fn a_bad_reference_is_refused_at_its_line_and_field() {
+        const REF: &str = "reference:\n  kernel: bank_conflicts_reference\n";
+        assert!(FIXTURE.contains(REF));
+        let line = FIXTURE[..FIXTURE.find(REF).unwrap()].lines().count() + 2;
+        for (to, says) in [
+            (
+                "reference:\n  kernel: \"x; rm -rf /\"\n",
+                "letters, digits and `_`",
+            ),
+            (
+                "reference:\n  kernel: bank_conflicts\n",
+                "`bank_conflicts` is the kernel measured",
+            ),
+        ] {
+            let err = parse(&FIXTURE.replace(REF, to)).unwrap_err().to_string();
+            let at = format!("manifest `kernels/x.yaml`, line {line}, field `reference.kernel`: ");
+            assert!(err.starts_with(&at) && err.contains(says), "{to}: {err}");
+        }
+        let err = parse(&FIXTURE.replace(REF, "reference:\n  kind: lane_window_sum\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown field `kind`, expected `kernel`"),
+            "{err}"
         );
-        let err = Manifest::parse(path, &odd).unwrap_err().to_string();
-        assert!(err.contains("3 is not a power of two"), "{err}");
+        let err = parse(&FIXTURE.replace(REF, "")).unwrap_err().to_string();
+        assert!(err.contains("missing field `reference`"), "{err}");
     }
 
     #[test]
@@ -611,45 +547,6 @@ mod tests {
         assert!(bound(AccessKind::Global).moves_bytes());
         assert!(!bound(AccessKind::Global).follows_sm_clock());
         assert!(bound(AccessKind::Shared).follows_sm_clock());
-    }
-
-    #[test]
-    fn the_divergence_manifest_parses_and_needs_paths_that_split_a_warp_evenly() {
-        let path = Path::new("kernels/warp_divergence.yaml");
-        let text = include_str!("../../kernels/warp_divergence.yaml");
-        let m = Manifest::parse(path, text).unwrap();
-        assert_eq!(m.kind(), AccessKind::Branch);
-        assert_eq!(m.value_of("P32"), Some(32));
-        assert_eq!(
-            m.reference,
-            Reference::DivergentPaths {
-                iterations: 32768,
-                chains: 4
-            }
-        );
-        for (from, to, says) in [
-            (
-                "values: [1, 2, 4, 8, 16, 32]",
-                "values: [1, 2, 4, 8, 16, 24]",
-                "24 paths",
-            ),
-            (
-                "values: [1, 2, 4, 8, 16, 32]",
-                "values: [1, 2, 4, 8, 16, 64]",
-                "64 paths",
-            ),
-            ("input_words: 128", "input_words: 64", "are 128 words"),
-            (
-                "bytes_per_thread: 16",
-                "bytes_per_thread: 4",
-                "4 reads of 4 bytes",
-            ),
-        ] {
-            let bad = text.replace(from, to);
-            assert_ne!(bad, text, "{from}");
-            let err = Manifest::parse(path, &bad).unwrap_err().to_string();
-            assert!(err.contains(says), "{to}: {err}");
-        }
     }
 
     /// The committed manifest's model, as it stands in the file.

@@ -221,7 +221,7 @@ pub(super) fn provenance(loaded: &Loaded) -> String {
     let file: std::path::PathBuf = file.into_iter().rev().collect();
     format!(
         "Measured {date} by coursegen {}{}: compute capability {}, {} SMs at {:.0} MHz during the run, \
-         median of at least {} timed launches per row, every thread checked against a CPU reference{}. \
+         median of at least {} timed launches per row, every thread checked against a reference kernel{}. \
          Record: {}.",
         r.run.coursegen_version,
         commit(r),
@@ -262,7 +262,7 @@ pub(super) fn provenance_of_several(group: &[&Loaded], d: &super::DeviceView) ->
         "Measured {} by coursegen {}{} on {} {}s (GPU ids {}): each time is the median of the \
          GPUs' medians, which differ by at most {:.2}% (row {label}); compute capability {}, \
          {} SMs, median of at least {} timed launches per row, every thread checked against a \
-         CPU reference{}.",
+         reference kernel{}.",
         dates.join(", "),
         r.run.coursegen_version,
         commit(r),
