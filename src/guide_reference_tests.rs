@@ -319,8 +319,8 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "model.width",
-        "4, 8 or 16",
-        "`shared` or `global`: bytes each lane reads (`float`, `float2`, `float4`); 4 by default",
+        "4, 8 or 16, or expression",
+        "`shared` or `global`: bytes each lane reads (`float`, `float2`, `float4`); 4 by default; or an expression of the axis and the constants (not of `lane`) giving 4, 8 or 16 per row, e.g. the axis of a sweep over access widths",
     ),
     (
         "model.path",

@@ -208,11 +208,15 @@ pub struct LaneMap {
     pub kind: AccessKind,
     /// What the expression gives.
     pub value: LaneValue,
-    /// Bytes each lane reads (`shared` and `global`; 4 for `branch`).
+    /// Bytes each lane reads (`shared` and `global`; 4 for `branch`), unless `width_expr`
+    /// gives it per row.
     pub width: u32,
     /// The expression as written, for titles and messages.
     pub text: String,
     expr: Expr,
+    /// Bytes each lane reads as an expression of the axis and the constants (a sweep over
+    /// access widths: float, float2, float4).
+    width_expr: Option<Expr>,
     /// Values of the constants, after `lane` and the axis in the expression's names.
     constants: Vec<i64>,
 }
@@ -255,6 +259,20 @@ pub enum LaneMapError {
     /// A width other than 4, 8 or 16.
     #[error("width {0} is not supported; a lane reads 4, 8 or 16 bytes")]
     Width(u32),
+    /// A width expression that gives another width than 4, 8 or 16 for some row.
+    #[error("at {axis} = {value}: width {got} is not supported; a lane reads 4, 8 or 16 bytes")]
+    WidthAt {
+        /// The axis's name.
+        axis: String,
+        /// The axis value.
+        value: i64,
+        /// The width computed.
+        got: i64,
+    },
+    /// A width expression that names `lane`: every lane of one instruction reads as many
+    /// bytes.
+    #[error("the width is one for the whole instruction: it cannot depend on `lane`")]
+    WidthOfLane,
     /// A constant shares a name with `lane`, the axis or a function, or is not a name.
     #[error(
         "constant `{0}` cannot be used: a constant is a name (letters, digits, `_`) other than `lane`, the axis's name, `min`, `max` or `gcd`"
@@ -334,8 +352,51 @@ impl LaneMap {
             width,
             text: text.to_owned(),
             expr,
+            width_expr: None,
             constants: constants.iter().map(|(_, v)| *v).collect(),
         })
+    }
+
+    /// The same map with the bytes each lane reads given per row by `text`, an expression of
+    /// the axis and the constants (not of `lane`), e.g. the axis itself for a sweep over
+    /// float, float2 and float4.
+    pub fn width_from(
+        mut self,
+        text: &str,
+        axis: &str,
+        constants: &[(&str, i64)],
+    ) -> Result<LaneMap, LaneMapError> {
+        let mut names = vec!["lane", axis];
+        names.extend(constants.iter().map(|(name, _)| *name));
+        let expr = Expr::parse(text, &names)?;
+        if expr.uses(0) {
+            return Err(LaneMapError::WidthOfLane);
+        }
+        self.width_expr = Some(expr);
+        Ok(self)
+    }
+
+    /// Bytes each lane reads at axis value `at`.
+    pub fn width_at(&self, at: i64, axis: &str) -> Result<u32, LaneMapError> {
+        let Some(expr) = &self.width_expr else {
+            return Ok(self.width);
+        };
+        let mut values = vec![0, at];
+        values.extend(&self.constants);
+        let got = expr.eval(&values).map_err(|error| LaneMapError::Eval {
+            lane: 0,
+            axis: axis.to_owned(),
+            value: at,
+            error,
+        })?;
+        u32::try_from(got)
+            .ok()
+            .filter(|w| WIDTHS.contains(w))
+            .ok_or_else(|| LaneMapError::WidthAt {
+                axis: axis.to_owned(),
+                value: at,
+                got,
+            })
     }
 
     /// Each lane's value of the expression at axis value `at` (`axis` names it in messages).
@@ -391,11 +452,13 @@ impl LaneMap {
         geometry: Geometry,
     ) -> Result<Prediction, LaneMapError> {
         Ok(match self.kind {
-            AccessKind::Shared => {
-                Prediction::Shared(shared(&self.addresses(at, axis)?, self.width, geometry))
-            }
+            AccessKind::Shared => Prediction::Shared(shared(
+                &self.addresses(at, axis)?,
+                self.width_at(at, axis)?,
+                geometry,
+            )),
             AccessKind::Global => {
-                Prediction::Global(global(&self.addresses(at, axis)?, self.width))
+                Prediction::Global(global(&self.addresses(at, axis)?, self.width_at(at, axis)?))
             }
             AccessKind::Branch => Prediction::Branch(branch(&self.lanes(at, axis)?)),
         })

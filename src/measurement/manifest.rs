@@ -10,7 +10,7 @@ use crate::bank::access::{AccessKind, LaneMap, Prediction};
 use crate::bank::model::Geometry;
 
 mod model;
-pub use model::{CounterNames, Model, default_counters};
+pub use model::{CounterNames, Model, Width, default_counters};
 
 /// What can be wrong with a manifest; each variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -601,6 +601,34 @@ mod tests {
         );
         let err = parse(&bare()).unwrap_err().to_string();
         assert!(err.contains("missing field `model`"), "{err}");
+    }
+
+    /// A sweep over access widths: the width is an expression of the axis (here named
+    /// `stride`, the fixture's), and each row is predicted at its own width.
+    #[test]
+    fn a_width_per_row_predicts_float_float2_float4() {
+        let m = with_model(
+            "  kind: shared\n  address: lane * (4 << (stride % 3))\n  width: 4 << (stride % 3)\n",
+        )
+        .unwrap();
+        let at = |v| match m.predict(v, Geometry::STANDARD).unwrap() {
+            Prediction::Shared(s) => (s.wavefronts, s.bytes_per_instruction()),
+            other => panic!("{other:?}"),
+        };
+        // stride 33: 33 % 3 = 0, 4 bytes; 1: 8 bytes; 2: 16 bytes.
+        assert_eq!([at(33), at(1), at(2)], [(1, 128), (2, 256), (4, 512)]);
+        refused(
+            "  kind: shared\n  address: lane * 4\n  width: lane * 4\n",
+            model_line(3),
+            "model.width",
+            "cannot depend on `lane`",
+        );
+        refused(
+            "  kind: shared\n  address: lane * 4\n  width: stride * 4\n",
+            model_line(3),
+            "model.width",
+            "at stride = 8: width 32 is not supported",
+        );
     }
 
     /// Every problem of a map names the manifest, the line and the field.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bank::access::{AccessKind, LaneMap, LaneValue, Prediction};
+use crate::bank::access::{AccessKind, LaneMap, LaneMapError, LaneValue, Prediction};
 use crate::bank::model::Geometry;
 
 /// What the manifest says under `model:`.
@@ -23,9 +23,10 @@ pub struct Model {
     /// `shared` or `global`: the byte address each lane reads, e.g. `lane * stride * 4`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
-    /// `shared` or `global`: bytes each lane reads, 4 (the default), 8 or 16.
+    /// `shared` or `global`: bytes each lane reads, 4 (the default), 8 or 16; or an
+    /// expression of the axis and the constants that gives one of them per row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<u32>,
+    pub width: Option<Width>,
     /// `branch`: the path each lane takes, e.g. `lane / (32 / paths)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -35,6 +36,16 @@ pub struct Model {
     /// The Nsight Compute metrics that count what the model predicts (the kind's by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CounterNames>,
+}
+
+/// `model.width`: a number of bytes, or an expression of the axis and the constants.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Width {
+    /// The same width for every row.
+    Bytes(u32),
+    /// The width per row, e.g. the axis of a sweep over float, float2 and float4.
+    Expr(String),
 }
 
 /// Two Nsight Compute metrics whose ratio is what a model predicts per request.
@@ -158,23 +169,25 @@ impl Model {
             .iter()
             .map(|(k, v)| (k.as_str(), *v))
             .collect();
-        let map = LaneMap::new(
-            self.kind,
-            value,
-            self.width.unwrap_or(4),
-            text,
-            axis,
-            &constants,
-        )
-        .map_err(|e| match e {
-            crate::bank::access::LaneMapError::Width(_) => (field("width"), e.to_string()),
-            crate::bank::access::LaneMapError::ConstantName(_) => {
-                (field("constants"), e.to_string())
-            }
-            _ => (field(name), e.to_string()),
-        })?;
+        let fixed = match self.width {
+            Some(Width::Bytes(bytes)) => bytes,
+            _ => 4,
+        };
+        let mut map =
+            LaneMap::new(self.kind, value, fixed, text, axis, &constants).map_err(|e| match e {
+                LaneMapError::Width(_) => (field("width"), e.to_string()),
+                LaneMapError::ConstantName(_) => (field("constants"), e.to_string()),
+                _ => (field(name), e.to_string()),
+            })?;
+        if let Some(Width::Expr(width)) = &self.width {
+            map = (map.width_from(width, axis, &constants))
+                .map_err(|e| (field("width"), e.to_string()))?;
+        }
         for &v in values {
-            map.predict(i64::from(v), axis, Geometry::STANDARD)
+            let at = i64::from(v);
+            map.width_at(at, axis)
+                .map_err(|e| (field("width"), e.to_string()))?;
+            map.predict(at, axis, Geometry::STANDARD)
                 .map_err(|e| (field(name), e.to_string()))?;
         }
         Ok(map)
