@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Issue 37: measure --gpu --counters of the whole course (five kernels) in one run, from a
 # copy of branch wave4-h37 (course.tgz: its tracked and new files) with the release binary
-# built from it (coursegen).
-
-# Ran from the session checkout (/work/main at 144c2ee) with .dev/h37 carried: course.tgz is
-# wave4-h37 at cbea81a plus the two new concepts (kernels, manifests, entries) not yet committed,
-# coursegen its release build. Device time: one call, 78 s wall (137 s held, start included).
+# built from it (coursegen), then the GPU tests if their binary came along (gpu-tests).
+# Run 3, the records committed: swizzled_tile reads through a volatile pointer (one LDS.32 per
+# read). All five concepts in this one run, then the GPU tests (8 passed).
+# Ran from the session checkout (/work/main) with .dev/h37 carried (course.tgz: this branch's
+# files; coursegen and gpu-tests: release builds of it).
 set -u
 H=$(cd "$(dirname "$0")" && pwd)
 export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
@@ -18,4 +18,11 @@ $H/coursegen measure --gpu --counters --retries 2 >$D/measure.log 2>&1; echo "ex
 find measurements -name '*.json' | sort | xargs sha256sum >$D/sums-after.txt
 tar czf $OUT/records.tgz measurements
 cp $D/*.txt $D/measure.log $OUT/
-tail -n 60 $D/measure.log
+tail -n 45 $D/measure.log
+if [ -x $H/gpu-tests ]; then
+  cd $H
+  COURSEGEN_BIN=$H/coursegen COURSEGEN_KERNELS=$C/kernels timeout 420 ./gpu-tests --include-ignored --test-threads 1 --nocapture >$D/gpu-tests.log 2>&1
+  echo "exit $?" >>$D/gpu-tests.log
+  cp $D/gpu-tests.log $OUT/
+  grep -E "^test |test result|exit" $D/gpu-tests.log
+fi
