@@ -11,8 +11,8 @@
 // (`& 2047`) would put an AND and an address computation in front of every load. The
 // largest word read is 31*33 + 31 + 31 + 63 = 1148, inside the tile.
 //
-// The result (a wrapping sum per thread) is written out and checked against a CPU
-// reference (kernels/bank_conflicts.yaml, `reference`) before any time counts. Each logical
+// The result (a wrapping sum per thread) is written out and checked against a reference
+// kernel (kernels/bank_conflicts.yaml, `reference`) before any time counts. Each logical
 // block starts its lanes (b & 31) words further on, so the compiler cannot reuse one
 // block's sums for the next.
 //
@@ -73,5 +73,28 @@ bank_conflicts(const unsigned int* __restrict__ input,
     if (witness) {
         clock[0] = (unsigned long long)(clock64() - c0);
         clock[1] = global_ns() - t0;
+    }
+}
+
+// The reference (kernels/bank_conflicts.yaml, `reference`): the same sums read the obvious
+// way, straight from global memory, no tile and no unrolling. Thread t of logical block b
+// (lane L = t mod 32) sums input[L * stride + (b & 31) + pass + k] over 32 passes of 64
+// words. The measured kernel's output must equal this one's word for word.
+extern "C" __global__ void __launch_bounds__(1024)
+bank_conflicts_reference(const unsigned int* __restrict__ input,
+                         unsigned int* __restrict__ output,
+                         int stride,
+                         int logical_blocks,
+                         unsigned long long* __restrict__ clock)
+{
+    (void)clock;
+    const unsigned int lane = threadIdx.x & 31;
+    for (int b = blockIdx.x; b < logical_blocks; b += gridDim.x) {
+        const unsigned int start = lane * stride + (b & 31);
+        unsigned int sum = 0;
+        for (int pass = 0; pass < READS / WINDOW; ++pass)
+            for (int k = 0; k < WINDOW; ++k)
+                sum += input[start + pass + k];
+        output[(size_t)b * blockDim.x + threadIdx.x] = sum;
     }
 }

@@ -9,8 +9,8 @@
 // 128-byte line; every doubling doubles the sectors, until at stride 8 each lane has a
 // sector of its own (32 sectors, 8 × the bytes for the same useful data).
 //
-// The result (a wrapping sum per thread) is written out and checked against a CPU
-// reference (kernels/coalescing.yaml, `reference`) before any time counts.
+// The result (a wrapping sum per thread) is written out and checked against a reference
+// kernel (kernels/coalescing.yaml, `reference`) before any time counts.
 //
 // Launched by `coursegen measure --gpu` as coalescing(input, output, stride,
 // logical_blocks, clock): thread 0 of block 0 writes the SM cycles and nanoseconds it was
@@ -59,5 +59,27 @@ coalescing(const unsigned int* __restrict__ input,
     if (witness) {
         clock[0] = (unsigned long long)(clock64() - c0);
         clock[1] = global_ns() - t0;
+    }
+}
+
+// The reference (kernels/coalescing.yaml, `reference`): logical thread g (warp w, lane L)
+// sums input[((w * READS + i) * 32 + L) * stride mod 2^WORDS_LOG2] over i < READS, one
+// index computed from scratch per read. The measured kernel's output must equal this one's
+// word for word.
+extern "C" __global__ void __launch_bounds__(256)
+coalescing_reference(const unsigned int* __restrict__ input,
+                     unsigned int* __restrict__ output,
+                     int stride,
+                     int logical_blocks,
+                     unsigned long long* __restrict__ clock)
+{
+    (void)clock;
+    for (int b = blockIdx.x; b < logical_blocks; b += gridDim.x) {
+        const unsigned long long g = (unsigned long long)b * blockDim.x + threadIdx.x;
+        const unsigned long long warp = g / 32, lane = g % 32;
+        unsigned int sum = 0;
+        for (unsigned long long i = 0; i < READS; ++i)
+            sum += input[(((warp * READS + i) * 32 + lane) * stride) % (1ull << WORDS_LOG2)];
+        output[g] = sum;
     }
 }

@@ -19,8 +19,8 @@
 // branch's, and Nsight Compute's threads per executed instruction reads 32 / paths to the
 // two decimals the page shows.
 //
-// The result (a wrapping sum per thread) is written out and checked against a CPU
-// reference (kernels/warp_divergence.yaml, `reference`) before any time counts.
+// The result (a wrapping sum per thread) is written out and checked against a reference
+// kernel (kernels/warp_divergence.yaml, `reference`) before any time counts.
 //
 // Launched by `coursegen measure --gpu` as warp_divergence(input, output, paths,
 // logical_blocks, clock): thread 0 of block 0 writes the SM cycles and nanoseconds it was
@@ -88,5 +88,34 @@ warp_divergence(const unsigned int* __restrict__ input,
     if (witness) {
         clock[0] = (unsigned long long)(clock64() - c0);
         clock[1] = global_ns() - t0;
+    }
+}
+
+// The reference (kernels/warp_divergence.yaml, `reference`): thread g works out its path,
+// p = (g / (32 / paths)) mod 32, and runs that path's rounds with no loop over the warp's
+// paths. The measured kernel's output must equal this one's word for word.
+extern "C" __global__ void __launch_bounds__(256)
+warp_divergence_reference(const unsigned int* __restrict__ input,
+                          unsigned int* __restrict__ output,
+                          int paths,
+                          int logical_blocks,
+                          unsigned long long* __restrict__ clock)
+{
+    (void)clock;
+    const unsigned int lane = threadIdx.x % 32;
+    for (int b = blockIdx.x; b < logical_blocks; b += gridDim.x) {
+        const unsigned int g = (unsigned int)b * blockDim.x + threadIdx.x;
+        const unsigned int p = (g / (32u / (unsigned int)paths)) % 32;
+        const unsigned int c = 0x9E3779B9u * (p + 1u);
+        unsigned int sum = 0;
+        for (int k = 0; k < CHAINS; ++k) {
+            unsigned int x = input[lane * CHAINS + k];
+            for (int i = 0; i < ITERATIONS; ++i) {
+                x = x * 1664525u + c;
+                x ^= x >> 13;
+            }
+            sum += x;
+        }
+        output[g] = sum;
     }
 }

@@ -1,11 +1,13 @@
 //! Shared-memory banks, global-memory sectors and divergent warps: the pure bank, coalescing
 //! and divergence models, the diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
 
+pub mod access;
 mod bank_map;
 pub mod card;
 pub mod coalescing;
 pub mod diagram;
 pub mod divergence;
+pub mod expr;
 pub mod font;
 mod glyphs;
 mod lane_banks;
@@ -20,8 +22,6 @@ mod tile;
 
 pub use card::{CARD_HEIGHT, CARD_WIDTH, CardText, card_svg};
 pub use diagram::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
-pub use model::{
-    Geometry, WarpAccess, banks_covered_by_stride, conflict_degree_for_stride, geometry, known_ccs,
-};
+pub use model::{Geometry, WarpAccess, geometry, known_ccs};
 pub use raster::{RasterError, svg_to_indexed_png, svg_to_png};
 pub use svg::themed;

@@ -16,13 +16,14 @@ use std::sync::Arc;
 use clap::CommandFactory;
 use serde::de::{self, DeserializeOwned, Visitor};
 
+use crate::bank::access::AccessKind;
 use crate::bank::diagram::{MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, TILE_WIDTHS};
 use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 use crate::config::{RawConfig, RawGlossary, RawLinks, RawNew, RawReview};
 use crate::content::front_matter::{RawByline, RawCell, RawDiagram, RawFrontMatter, RawSource};
 use crate::editorial::policy::{self, Rules, Verdict};
 use crate::measurement::manifest::{
-    Axis, ColumnId, Launch, Manifest, ModelKind, Reference, Sampling, Table,
+    Axis, ColumnId, CounterNames, Launch, Manifest, Model, Reference, Sampling, Table,
 };
 
 /// `coursegen.toml`: key, type, default, meaning.
@@ -298,8 +299,54 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "model",
-        "model name",
-        "which model predicts the rows: shared-memory banks, global sectors or divergent paths",
+        "mapping",
+        "the access model that predicts the rows, as a lane map: what each lane of a warp touches, as an expression of `lane` (0 to 31), the axis's name and `constants` ([the expression language](#the-expression-language)). E.g. `{ kind: shared, word: lane * stride }`, `{ kind: global, address: lane * stride * 4 }`, `{ kind: branch, path: lane / (32 / paths) }`",
+    ),
+    (
+        "model.kind",
+        "model kind",
+        "`shared`, `global` or `branch` (below)",
+    ),
+    (
+        "model.word",
+        "expression",
+        "`shared`: the 4-byte word each lane reads, e.g. `lane * stride`",
+    ),
+    (
+        "model.address",
+        "expression",
+        "`shared` or `global`: the byte address each lane reads, e.g. `lane * stride * 4`",
+    ),
+    (
+        "model.width",
+        "4, 8 or 16, or expression",
+        "`shared` or `global`: bytes each lane reads (`float`, `float2`, `float4`); 4 by default; or an expression of the axis and the constants (not of `lane`) giving 4, 8 or 16 per row, e.g. the axis of a sweep over access widths",
+    ),
+    (
+        "model.path",
+        "expression",
+        "`branch`: the path each lane takes, e.g. `lane / (32 / paths)`",
+    ),
+    (
+        "model.constants",
+        "mapping of names to whole numbers",
+        "named constants the expression may use, e.g. `{ COLS: 32 }`",
+    ),
+    (
+        "model.counters",
+        "mapping",
+        "the two Nsight Compute metrics whose ratio the model predicts per request; the kind's by default (below)",
+    ),
+    (
+        "model.counters.what",
+        "text",
+        "what the ratio counts, in words, e.g. `shared-memory wavefronts per load instruction`",
+    ),
+    ("model.counters.count", "metric name", "the metric counted"),
+    (
+        "model.counters.requests",
+        "metric name",
+        "the metric it is counted per",
     ),
     (
         "axis",
@@ -346,13 +393,13 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "reference",
-        "mapping with `kind`",
-        "how the CPU reference computes each thread's expected result, checked before any time counts",
+        "mapping with `kernel`",
+        "the reference every row's output is checked against before any time counts",
     ),
     (
-        "reference.kind",
-        "reference kind",
-        "which reference: the kinds and their fields are below",
+        "reference.kernel",
+        "text",
+        "a plain `extern \"C\"` kernel of the same `.cu` file, with the same parameters: it runs once per row on the same input, with the same arguments and grid, and the measured kernel's output must equal its output word for word",
     ),
     (
         "sampling",
@@ -417,62 +464,42 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ("table.columns[].heading", "text", "its heading"),
 ];
 
-/// `model:` values.
+/// `model.kind:` values.
 const MODELS: &[(&str, &str)] = &[
     (
-        "shared_banks",
-        "`bank::model`: the axis is a shared-memory word stride; a row costs its conflict degree (shared-memory wavefronts per load instruction)",
+        "shared",
+        "shared-memory loads: per phase (the warp for 4-byte reads, each half for 8, each quarter for 16) the most distinct 4-byte words asked of one of the 32 banks, summed: wavefronts per request. Lanes on one word share it (multicast)",
     ),
     (
-        "global_sectors",
-        "`bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte sectors one warp-wide load touches",
+        "global",
+        "global-memory loads: the 32-byte sectors and 128-byte lines the lanes' bytes touch: sectors per request; the time follows the 64-byte pieces device memory moves",
     ),
     (
-        "warp_paths",
-        "`bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs one pass per path (threads active per executed instruction: 32 / paths)",
+        "branch",
+        "a branch: one pass per distinct path, the lanes on it switched on: passes per warp, and threads active per executed instruction (32 / passes for paths of equal size)",
     ),
 ];
 
-/// `reference.kind:` values, and what each field of theirs means.
-const REFERENCE_KINDS: &[(&str, &str)] = &[
-    (
-        "lane_window_sum",
-        "thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of `input[L·value + (b & block_offset_mask) + pass + k]` over `pass < reads / window` and `k < window`",
-    ),
-    (
-        "strided_sum",
-        "logical thread g (warp w = g / 32, lane L = g mod 32) returns the wrapping u32 sum of `input[((w·reads + i)·32 + L)·value mod input_words]` over `i < reads`",
-    ),
-    (
-        "divergent_paths",
-        "logical thread g (lane L = g mod 32) is on path p = (g / (32 / value)) mod 32; it starts `chains` words and on its path runs `iterations` rounds of a multiply-xorshift on each; it returns their wrapping sum",
-    ),
-];
-
-/// Fields of the reference kinds.
-const REFERENCE_FIELDS: &[(&str, &str)] = &[
-    ("reads", "reads per logical thread"),
-    ("window", "reads per unrolled pass"),
-    (
-        "block_offset_mask",
-        "mask applied to the logical block index to offset every lane's start",
-    ),
-    ("iterations", "iterations of the path's work"),
-    (
-        "chains",
-        "independent chains per thread (so the work is bound by issue, not latency)",
-    ),
-];
+/// The expression language of `model:`, as the manifest reference states it.
+const EXPRESSION_LANGUAGE: &str = "\n## The expression language\n\n\
+A lane map's expression is evaluated for each lane (`lane`, 0 to 31) and each value of the \
+sweep's axis (by the axis's name), over 64-bit integers: numbers (`33`, `0x20`, `1_000`), \
+the names `lane`, the axis and `model.constants`, `+ - * / % & | ^ << >>`, comparisons \
+(`< <= > >= == !=`, 1 or 0), unary `-` and `~`, `min(a, b)`, `max(a, b)`, `gcd(a, b)` and \
+parentheses, with C's precedence; `/` and `%` truncate as in CUDA. Nothing else: no \
+loops, no other functions, no text. At most 4096 bytes, 64 levels of nesting and 1024 \
+operations. Overflow, division by zero and a shift outside 0 to 63 are errors: the \
+manifest is refused with its line, field, the lane and the axis value.\n";
 
 /// `table.columns[].id` values.
 const COLUMNS: &[(&str, &str)] = &[
     ("access", "the row label, e.g. `32L`"),
-    ("banks", "banks the 32 lanes cover, from the bank model"),
+    ("banks", "banks the 32 lanes cover, from a `shared` model"),
     ("time", "median time per launch"),
     ("ratio", "median time over the best row's"),
     (
         "model",
-        "the model's predicted cost (conflict degree, sectors or passes)",
+        "the model's predicted time over the best row's (wavefronts, bytes device memory moves, or passes)",
     ),
     (
         "bandwidth",
@@ -488,15 +515,23 @@ const COLUMNS: &[(&str, &str)] = &[
     ),
     (
         "sectors",
-        "sectors one request touches, from the coalescing model",
+        "sectors one request touches, from a `global` model",
     ),
     (
         "efficiency",
-        "useful bytes over fetched bytes, from the coalescing model",
+        "useful bytes over fetched bytes, from a `global` model",
     ),
     (
         "active",
-        "lanes switched on in each pass, from the divergence model",
+        "lanes switched on in each pass, from a `branch` model",
+    ),
+    (
+        "bytes",
+        "bytes the lanes move per load instruction (32 × width), from a `shared` or `global` model",
+    ),
+    (
+        "expected",
+        "what the model says the counter reads per request (wavefronts, sectors or threads per instruction)",
     ),
 ];
 
@@ -617,11 +652,15 @@ fn manifest_fields() -> Vec<String> {
             "sampling" => fields_of::<Sampling>(),
             "table" => fields_of::<Table>(),
             "compare" => fields_of::<crate::measurement::manifest::Compare>(),
-            "reference" => vec!["kind"],
+            "model" => fields_of::<Model>(),
+            "reference" => fields_of::<Reference>(),
             _ => continue,
         };
         for s in sub {
             out.push(format!("{field}.{s}"));
+            if field == "model" && s == "counters" {
+                out.extend(dotted("model.counters.", &fields_of::<CounterNames>()));
+            }
             if field == "table" && s == "columns" {
                 out.extend(dotted(
                     "table.columns[].",
@@ -631,16 +670,6 @@ fn manifest_fields() -> Vec<String> {
         }
     }
     out
-}
-
-fn reference_kinds() -> Vec<(String, Vec<String>)> {
-    let kinds = expected_by::<Reference>("kind: no-such-kind\n");
-    (kinds.into_iter())
-        .map(|kind| {
-            let fields = expected_by::<Reference>(&format!("kind: {kind}\nno_such_field: 1\n"));
-            (kind, fields)
-        })
-        .collect()
 }
 
 /// What the code has that `described` does not describe, and what `described` describes
@@ -681,7 +710,7 @@ fn undescribed() -> Vec<String> {
     );
     compare(
         "model",
-        &expected_by::<ModelKind>("no-such-model"),
+        &expected_by::<AccessKind>("no-such-model"),
         &names(MODELS),
         &mut out,
     );
@@ -689,24 +718,6 @@ fn undescribed() -> Vec<String> {
         "column",
         &expected_by::<ColumnId>("no-such-column"),
         &names(COLUMNS),
-        &mut out,
-    );
-    let kinds = reference_kinds();
-    let kind_names: Vec<String> = kinds.iter().map(|k| k.0.clone()).collect();
-    compare(
-        "reference kind",
-        &kind_names,
-        &names(REFERENCE_KINDS),
-        &mut out,
-    );
-    let fields: Vec<String> = (kinds.iter().flat_map(|k| k.1.iter().cloned()))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    compare(
-        "reference field",
-        &fields,
-        &names(REFERENCE_FIELDS),
         &mut out,
     );
     let presets: Vec<String> = Preset::ALL.iter().map(|p| p.name().to_owned()).collect();
@@ -1105,27 +1116,20 @@ fn manifest_page() -> String {
             cell(meaning)
         );
     }
-    page.push_str("\n## `model`\n\n| value | the rows are checked against |\n| --- | --- |\n");
-    for model in expected_by::<ModelKind>("no-such-model") {
+    page.push_str("\n## `model.kind`\n\n| kind | what a row costs | counters by default |\n| --- | --- | --- |\n");
+    for model in expected_by::<AccessKind>("no-such-model") {
         let (_, meaning) = MODELS.iter().find(|r| r.0 == model).unwrap();
-        let _ = writeln!(page, "| `{model}` | {} |", cell(meaning));
-    }
-    page.push_str("\n## `reference.kind`\n\n| kind | fields | what each thread returns |\n| --- | --- | --- |\n");
-    for (kind, fields) in reference_kinds() {
-        let (_, meaning) = REFERENCE_KINDS.iter().find(|r| r.0 == kind).unwrap();
-        let fields: Vec<String> = (fields.iter())
-            .map(|f| {
-                let (_, m) = REFERENCE_FIELDS.iter().find(|r| r.0 == f).unwrap();
-                format!("`{f}`: {m}")
-            })
-            .collect();
+        let kind: AccessKind = serde_norway::from_str(&model).unwrap();
+        let c = crate::measurement::manifest::default_counters(kind);
+        let counters = format!("{}: `{}` / `{}`", c.what, c.count, c.requests);
         let _ = writeln!(
             page,
-            "| `{kind}` | {} | {} |",
-            cell(&fields.join("; ")),
-            cell(meaning)
+            "| `{model}` | {} | {} |",
+            cell(meaning),
+            cell(&counters)
         );
     }
+    page.push_str(EXPRESSION_LANGUAGE);
     page.push_str("\n## `table.columns[].id`\n\n| column | shows |\n| --- | --- |\n");
     for column in expected_by::<ColumnId>("no-such-column") {
         let (_, meaning) = COLUMNS.iter().find(|r| r.0 == column).unwrap();

@@ -136,7 +136,7 @@ fn a_kernel_with_a_wrong_result_is_refused_and_the_old_record_stays() {
     let out = measure(root.path(), &["--gpu", "--kernel", "bank_conflicts"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("disagree with the CPU reference"),
+        stderr(&out).contains("disagree with the reference kernel"),
         "{}",
         stderr(&out)
     );
@@ -372,6 +372,41 @@ fn counters_agree_with_every_model_exactly() {
     ] {
         let got = per("warp_divergence", label);
         assert!((got - want).abs() <= COUNTER_TOLERANCE, "{label}: {got}");
+    }
+    // The two concepts added as course files only: wavefronts per load, counted by hand.
+    for (kernel, label, want) in [
+        ("swizzled_tile", "naive", 32.0),
+        ("swizzled_tile", "padded", 1.0),
+        ("swizzled_tile", "swizzled", 1.0),
+        ("vector_loads", "float", 1.0),
+        ("vector_loads", "float2", 2.0),
+        ("vector_loads", "float4", 4.0),
+    ] {
+        let got = per(kernel, label);
+        assert!(
+            (got - want).abs() <= COUNTER_TOLERANCE,
+            "{kernel} {label}: {got}"
+        );
+    }
+    // And every row of every kernel equals what its manifest's declared map predicts.
+    for entry in std::fs::read_dir(root.path().join("kernels")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let m = coursegen::measurement::manifest::Manifest::load(&path).unwrap();
+        for (label, &value) in m.axis.labels.iter().zip(&m.axis.values) {
+            let want = m
+                .predict(value, coursegen::bank::model::Geometry::STANDARD)
+                .unwrap()
+                .counter();
+            let got = per(&m.kernel, label);
+            assert!(
+                (got - want).abs() <= COUNTER_TOLERANCE,
+                "{} {label}: counted {got}, the model {want}",
+                m.kernel
+            );
+        }
     }
 }
 

@@ -39,17 +39,19 @@ fn every_kernel_compiles_with_nvrtc() {
                     cc.1
                 )
             };
-            // An unmangled kernel has an ELF section named .text.<entry>.
-            let section = format!(".text.{}\0", manifest.kernel);
-            assert!(
-                cubin
-                    .windows(section.len())
-                    .any(|w| w == section.as_bytes()),
-                "{file}: no unmangled entry `{}` for sm_{}{}: declare it extern \"C\"",
-                manifest.kernel,
-                cc.0,
-                cc.1
-            );
+            // An unmangled kernel has an ELF section named .text.<entry>; the reference
+            // kernel the manifest names must be there too.
+            for entry in [&manifest.kernel, &manifest.reference.kernel] {
+                let section = format!(".text.{entry}\0");
+                assert!(
+                    cubin
+                        .windows(section.len())
+                        .any(|w| w == section.as_bytes()),
+                    "{file}: no unmangled entry `{entry}` for sm_{}{}: declare it extern \"C\"",
+                    cc.0,
+                    cc.1
+                );
+            }
             checked += 1;
         }
     }

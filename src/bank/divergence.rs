@@ -13,7 +13,7 @@ pub const LANES: u32 = WARP_SIZE as u32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pass {
     /// The path this pass runs.
-    pub path: u32,
+    pub path: i64,
     /// The lanes on that path, bit L for lane L.
     pub lanes: u32,
 }
@@ -70,7 +70,7 @@ impl Divergence {
 }
 
 /// How a warp runs when lane L is on path `path_of_lane[L]`.
-pub fn analyze(path_of_lane: &[u32; WARP_SIZE]) -> Divergence {
+pub fn analyze(path_of_lane: &[i64; WARP_SIZE]) -> Divergence {
     let mut passes: Vec<Pass> = Vec::new();
     for (lane, &path) in (0u32..).zip(path_of_lane) {
         match passes.iter_mut().find(|p| p.path == path) {
@@ -88,16 +88,16 @@ pub fn analyze(path_of_lane: &[u32; WARP_SIZE]) -> Divergence {
 /// Lanes in `paths` groups of neighbours, group k on path k: with 4 paths lanes 0–7 take
 /// path 0, lanes 8–15 path 1, and so on (the course's kernel for warp 0). `paths` is clamped
 /// to 1..=32; when it does not divide 32 the last group is smaller.
-pub fn grouped_paths(paths: u32) -> [u32; WARP_SIZE] {
+pub fn grouped_paths(paths: u32) -> [i64; WARP_SIZE] {
     let per_path = LANES.div_ceil(paths.clamp(1, LANES));
-    std::array::from_fn(|lane| lane as u32 / per_path)
+    std::array::from_fn(|lane| i64::from(lane as u32 / per_path))
 }
 
 /// Lanes dealt round `paths` paths: lane L on path L mod `paths` (`if (lane % 2 == 0)` is
 /// two paths dealt this way). `paths` is clamped to 1..=32.
-pub fn interleaved_paths(paths: u32) -> [u32; WARP_SIZE] {
+pub fn interleaved_paths(paths: u32) -> [i64; WARP_SIZE] {
     let paths = paths.clamp(1, LANES);
-    std::array::from_fn(|lane| lane as u32 % paths)
+    std::array::from_fn(|lane| i64::from(lane as u32 % paths))
 }
 
 /// How a warp runs with its lanes in `paths` groups of neighbours ([`grouped_paths`]).
@@ -177,7 +177,7 @@ mod tests {
         assert_eq!(d.active_per_pass(), [11, 11, 10]);
         assert_eq!(d.threads_per_instruction(), 32.0 / 3.0);
         // Any labels: paths are told apart, not counted from 0.
-        let mut lanes = [7u32; WARP_SIZE];
+        let mut lanes = [7i64; WARP_SIZE];
         lanes[31] = 1_000;
         let d = analyze(&lanes);
         assert_eq!((d.passes(), d.active_per_pass()), (2, vec![31, 1]));

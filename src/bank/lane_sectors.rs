@@ -2,7 +2,8 @@
 //! global memory, a line from each lane to the 32-byte sector that holds its word, and the
 //! 128-byte lines the warp spans, each cut into its four sectors, fetched ones shaded.
 
-use super::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
+use super::access;
+use super::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN};
 use super::model::WARP_SIZE;
 use super::svg::{Anchor, FRAME, Frame, INK, Svg};
@@ -17,8 +18,9 @@ const IDLE: &str = "#f5f5f5";
 /// Draws the lanes reading word `stride · L` and the sectors fetched for them; `frame` sizes
 /// the document.
 pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
-    let addresses = coalescing::strided_addresses(stride);
-    let load = coalescing::analyze(&addresses);
+    let addresses: [u64; WARP_SIZE] =
+        std::array::from_fn(|lane| lane as u64 * u64::from(stride) * 4);
+    let load = access::global(&addresses, 4);
     let last_line = addresses.iter().max().map_or(0, |a| a / LINE_BYTES);
     let lines = (last_line + 1) as u32;
     let mut svg = Svg::open(&frame(LEFT + STRIP + RIGHT_MARGIN, HEIGHT));

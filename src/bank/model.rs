@@ -178,17 +178,6 @@ pub fn column_walk(column: u32, row_width: u32, geometry: Geometry) -> [u64; WAR
     std::array::from_fn(|lane| geometry.address_of_word(tile_word(lane as u32, column, row_width)))
 }
 
-/// Banks the 32 lanes cover when lane L reads word `stride_words · L`; the measured table
-/// fills its "Banks the 32 lanes cover" column with it.
-pub fn banks_covered_by_stride(stride_words: u32, geometry: Geometry) -> u32 {
-    analyze(&strided_addresses(stride_words, geometry), geometry).banks_covered()
-}
-
-/// Conflict degree (and so predicted wavefronts) when lane L reads word `stride_words · L`.
-pub fn conflict_degree_for_stride(stride_words: u32, geometry: Geometry) -> u32 {
-    analyze(&strided_addresses(stride_words, geometry), geometry).conflict_degree()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,8 +200,6 @@ mod tests {
         );
         assert_eq!(access.conflict_degree(), degree, "degree, stride {stride}");
         assert_eq!(access.wavefronts(), degree, "wavefronts, stride {stride}");
-        assert_eq!(banks_covered_by_stride(stride, G), banks);
-        assert_eq!(conflict_degree_for_stride(stride, G), degree);
     }
 
     #[test]
@@ -336,8 +323,9 @@ mod tests {
         #[test]
         fn stride_law_degree_is_gcd_with_32(stride in 1u32..100_000) {
             let g = gcd(stride, 32);
-            prop_assert_eq!(conflict_degree_for_stride(stride, G), g);
-            prop_assert_eq!(banks_covered_by_stride(stride, G), 32 / g);
+            let access = analyze(&strided_addresses(stride, G), G);
+            prop_assert_eq!(access.conflict_degree(), g);
+            prop_assert_eq!(access.banks_covered(), 32 / g);
         }
 
         #[test]
@@ -346,8 +334,9 @@ mod tests {
             let banks = 1 << log2;
             let geometry = Geometry::new(banks, 4).unwrap();
             let covered = (banks / gcd(stride, banks)).min(32);
-            prop_assert_eq!(banks_covered_by_stride(stride, geometry), covered);
-            prop_assert_eq!(conflict_degree_for_stride(stride, geometry), 32u32.div_ceil(covered));
+            let access = analyze(&strided_addresses(stride, geometry), geometry);
+            prop_assert_eq!(access.banks_covered(), covered);
+            prop_assert_eq!(access.conflict_degree(), 32u32.div_ceil(covered));
         }
 
         #[test]

@@ -20,8 +20,8 @@ use crate::measurement::run::{self as measure, CounterChoice, MeasureOptions};
 /// Flags of `coursegen measure`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-A run measures every kernel (or --kernel NAME) on the GPU, checks each launch against a CPU \
-reference, and writes measurements/<kernel>/<gpu>-<id>.json. A run that another process, a \
+A run measures every kernel (or --kernel NAME) on the GPU, checks each launch against the \
+manifest's reference kernel, and writes measurements/<kernel>/<gpu>-<id>.json. A run that another process, a \
 clock below what a row's time needs, a throttle or a row that did not converge disturbed is \
 refused and the old record kept. Each kernel's lines say why once; the summary table gives \
 the result in a few words; a new record is compared with the one before it, row by row: \

@@ -10,8 +10,8 @@ mod syntax;
 pub use syntax::BindingErrorKind;
 use syntax::{Binding, Failure, parse, syntax};
 
-use super::manifest::ModelKind;
 use super::view::{DeviceView, MeasuredView, RowView, fraction_of_limit};
+use crate::bank::access::AccessKind;
 
 /// What a preview prints where a binding has no record to read.
 pub const NOT_MEASURED: &str = "(not measured yet)";
@@ -493,7 +493,7 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
     };
     let r = &d.record;
     let number = |x: f64| format!("{x:.*}", b.digits.or(b.spec.digits).unwrap_or(0));
-    if d.model == ModelKind::WarpPaths && matches!(b.spec.name, "bandwidth" | "limit") {
+    if d.model == AccessKind::Branch && matches!(b.spec.name, "bandwidth" | "limit") {
         return Err(syntax(format!(
             "`{}` has no meaning for a divergence kernel, whose work is in registers: quote \
              `ratio`, `time`, `model`, `active` or `counter`",
@@ -505,10 +505,10 @@ fn value(b: &Binding<'_>, d: &DeviceView) -> Result<String, Failure> {
         "time" => format!("{} ms", number(row(0)?.median_ms)),
         "bandwidth" => format!("{} TB/s", number(row(0)?.bandwidth_gb_s / 1000.0)),
         "limit" => {
-            let label = &row(0)?.label;
+            let v = row(0)?;
             let x = r
-                .row(label)
-                .map_or(0.0, |x| fraction_of_limit(d.model, r, x));
+                .row(&v.label)
+                .map_or(0.0, |x| fraction_of_limit(d.model, r, x, v.efficiency));
             format!("{}%", number(100.0 * x))
         }
         "banks" => row(0)?.banks.to_string(),

@@ -1,10 +1,16 @@
 //! Kernel manifests: `kernels/<name>.yaml` beside `kernels/<name>.cu`, declaring the sweep,
-//! launch shape, sampling policy, CPU reference and glossary table as data. Pure (serde only),
+//! launch shape, sampling policy, reference kernel and glossary table as data. Pure (serde only),
 //! read by `measure` to run a kernel and by `view` to lay out its table.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::bank::access::{AccessKind, LaneMap, Prediction};
+use crate::bank::model::Geometry;
+
+mod model;
+pub use model::{CounterNames, Model, Width, default_counters};
 
 /// What can be wrong with a manifest; each variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -26,15 +32,25 @@ pub enum ManifestError {
         error: serde_norway::Error,
     },
     /// The YAML parsed but a field is inconsistent.
-    #[error("manifest `{path}`, field `{field}`: {message}")]
+    #[error("manifest `{path}`{}, field `{field}`: {message}", at_line(*line))]
     Field {
         /// The manifest file.
         path: PathBuf,
+        /// The 1-based line of the field in the file (0 when it cannot be found).
+        line: usize,
         /// The dotted field name, e.g. `table.rows`.
         field: String,
         /// What is wrong and how to fix it.
         message: String,
     },
+}
+
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(", line {line}")
+    }
 }
 
 /// A kernel's manifest, as the YAML file says it.
@@ -48,10 +64,11 @@ pub struct Manifest {
     /// NVRTC options besides the target architecture, which `measure` picks per device.
     #[serde(default)]
     pub compile_options: Vec<String>,
-    /// Which model predicts the rows: shared-memory banks (the default), global sectors or
-    /// divergent paths.
-    #[serde(default)]
-    pub model: ModelKind,
+    /// The access model that predicts the rows: a lane map (`model::Model`).
+    pub model: Model,
+    /// The model's lane map, checked by [`Manifest::parse`].
+    #[serde(skip)]
+    pub lane_map: Option<LaneMap>,
     /// The one swept runtime argument and its row labels.
     pub axis: Axis,
     /// Block size and how many logical blocks one launch runs.
@@ -61,7 +78,7 @@ pub struct Manifest {
     /// Bytes each logical thread reads per launch (bytes per launch is this times the
     /// logical threads, which depend on the device: see [`Launch::waves`]).
     pub bytes_per_thread: u64,
-    /// How the CPU reference computes each thread's expected result.
+    /// The reference kernel every row's output is checked against.
     pub reference: Reference,
     /// When to stop sampling a row.
     pub sampling: Sampling,
@@ -109,22 +126,6 @@ pub struct Axis {
     pub labels: Vec<String>,
 }
 
-/// The model a kernel's rows are checked against, and the hardware counter that tests it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelKind {
-    /// `bank::model`: the axis is a shared-memory word stride; a row costs its conflict degree
-    /// (shared-memory wavefronts per load instruction).
-    #[default]
-    SharedBanks,
-    /// `bank::coalescing`: the axis is a global-memory word stride; a row costs the 32-byte
-    /// sectors one warp-wide load touches.
-    GlobalSectors,
-    /// `bank::divergence`: the axis is the number of paths a warp's lanes take; a row costs
-    /// one pass per path (threads active per executed instruction: 32 / paths).
-    WarpPaths,
-}
-
 /// What limits a model's rows, which decides what `measure` prints and judges of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
@@ -136,14 +137,13 @@ pub enum Bound {
     Issue,
 }
 
-impl ModelKind {
-    /// What limits this model's rows: the kernels are written so that one resource does.
-    pub fn bound(self) -> Bound {
-        match self {
-            ModelKind::SharedBanks => Bound::SharedMemory,
-            ModelKind::GlobalSectors => Bound::DeviceMemory,
-            ModelKind::WarpPaths => Bound::Issue,
-        }
+/// What limits the rows of a kernel whose access is of `kind`: the kernels are written so
+/// that one resource does.
+pub fn bound(kind: AccessKind) -> Bound {
+    match kind {
+        AccessKind::Shared => Bound::SharedMemory,
+        AccessKind::Global => Bound::DeviceMemory,
+        AccessKind::Branch => Bound::Issue,
     }
 }
 
@@ -172,40 +172,14 @@ pub struct Launch {
     pub persistent: bool,
 }
 
-/// The CPU reference the kernel's output is checked against before any time counts.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Reference {
-    /// Thread t of logical block b, lane L = t mod 32, returns the wrapping u32 sum of
-    /// `input[L·value + (b & block_offset_mask) + pass + k]` over `pass < reads / window`
-    /// and `k < window`.
-    LaneWindowSum {
-        /// Reads per logical thread.
-        reads: u32,
-        /// Reads per unrolled pass.
-        window: u32,
-        /// Mask applied to the logical block index to offset every lane's start.
-        block_offset_mask: u32,
-    },
-    /// Logical thread g (warp w = g / 32, lane L = g mod 32) returns the wrapping u32 sum of
-    /// `input[((w·reads + i)·32 + L)·value mod input_words]` over `i < reads`: each warp-wide
-    /// load is one request of 32 words at a lane stride of `value`, and no two requests of a
-    /// launch share a word (until the buffer wraps).
-    StridedSum {
-        /// Reads per logical thread.
-        reads: u32,
-    },
-    /// Logical thread g (lane L = g mod 32) is on path p = (g / (32 / value)) mod 32, so a
-    /// warp's lanes take `value` paths in groups of neighbours. It starts `chains` words
-    /// x_k = `input[L·chains + k]`, and on its path runs `iterations` times, for each k,
-    /// x_k = x_k · 1664525 + 0x9E3779B9 · (p + 1), then x_k ^= x_k >> 13 (wrapping u32);
-    /// it returns the wrapping sum of the x_k.
-    DivergentPaths {
-        /// Iterations of the path's work.
-        iterations: u32,
-        /// Independent chains per thread (so the work is bound by issue, not latency).
-        chains: u32,
-    },
+/// The reference the kernel's output is checked against before any time counts: a plain
+/// kernel of the same `.cu` file, launched with the same arguments and grid, whose output
+/// must equal the measured kernel's word for word (ARCHITECTURE.md, "Correctness").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// The reference kernel's `extern "C"` entry point, in the same file as `kernel`.
+    pub kernel: String,
 }
 
 /// Sampling policy (after nvbench): warm up, then sample until converged or out of time.
@@ -268,8 +242,13 @@ pub enum ColumnId {
     Sectors,
     /// Useful bytes over fetched bytes, from the coalescing model.
     Efficiency,
-    /// Lanes switched on in each pass, from the divergence model.
+    /// Lanes switched on in each pass, from a `branch` model.
     Active,
+    /// Bytes the lanes move per load instruction, from a `shared` or `global` model.
+    Bytes,
+    /// What the model says the hardware counter reads per request (wavefronts, sectors or
+    /// threads per instruction).
+    Expected,
 }
 
 impl Manifest {
@@ -284,19 +263,46 @@ impl Manifest {
 
     /// Parses and checks manifest text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
-        let manifest: Manifest =
+        let mut manifest: Manifest =
             serde_norway::from_str(text).map_err(|error| ManifestError::Parse {
                 path: path.to_owned(),
                 error,
             })?;
+        let field_error = |field: String, message: String| ManifestError::Field {
+            path: path.to_owned(),
+            line: model::line_of(text, &field),
+            field,
+            message,
+        };
         manifest
             .check_sweep()
-            .map_err(|(field, message)| ManifestError::Field {
-                path: path.to_owned(),
-                field: field.to_owned(),
-                message,
-            })?;
+            .map_err(|(field, message)| field_error(field.to_owned(), message))?;
+        let map = (manifest.model)
+            .check(&manifest.axis.name, &manifest.axis.values)
+            .map_err(|(field, message)| field_error(field, message))?;
+        manifest.lane_map = Some(map);
         Ok(manifest)
+    }
+
+    /// The access kind of the model.
+    pub fn kind(&self) -> AccessKind {
+        self.model.kind
+    }
+
+    /// What limits the rows (see [`bound`]).
+    pub fn bound(&self) -> Bound {
+        bound(self.kind())
+    }
+
+    /// The Nsight Compute metrics that check the model.
+    pub fn counter_names(&self) -> CounterNames {
+        self.model.counter_names()
+    }
+
+    /// What the model predicts for the row of axis value `value`, with `geometry`'s banks.
+    pub fn predict(&self, value: u32, geometry: Geometry) -> Option<Prediction> {
+        let map = self.lane_map.as_ref()?;
+        model::predict(map, &self.axis.name, value, geometry)
     }
 
     /// The axis value of a row label, if the sweep has that row.
@@ -368,141 +374,53 @@ impl Manifest {
             .columns
             .iter()
             .any(|c| c.id == ColumnId::Bandwidth);
-        if bandwidth && !self.model.bound().moves_bytes() {
+        if bandwidth && !self.bound().moves_bytes() {
             return Err((
                 "table.columns",
                 format!(
                     "a `{}` kernel is bound by instruction issue and moves no bytes to speak \
                      of: its table has no `bandwidth` column",
-                    model_name(self.model)
+                    self.kind().name()
                 ),
             ));
         }
         self.check_reference()
     }
 
+    /// Entry points are C identifiers, and the reference is another kernel than the one
+    /// measured (a kernel checked against itself would check nothing).
     fn check_reference(&self) -> Result<(), (&'static str, String)> {
-        match (self.model, self.reference) {
-            (ModelKind::SharedBanks, Reference::LaneWindowSum { .. })
-            | (ModelKind::GlobalSectors, Reference::StridedSum { .. })
-            | (ModelKind::WarpPaths, Reference::DivergentPaths { .. }) => {}
-            _ => {
-                return Err((
-                    "reference.kind",
-                    "`shared_banks` kernels use `lane_window_sum`, `global_sectors` kernels \
-                     `strided_sum`, `warp_paths` kernels `divergent_paths`"
-                        .into(),
-                ));
-            }
-        }
-        let (reads, window, block_offset_mask) = match self.reference {
-            Reference::LaneWindowSum {
-                reads,
-                window,
-                block_offset_mask,
-            } => (reads, window, block_offset_mask),
-            Reference::StridedSum { reads } => return self.check_strided(reads),
-            Reference::DivergentPaths { iterations, chains } => {
-                return self.check_paths(iterations, chains);
-            }
+        let identifier = |name: &str| {
+            name.len() <= 200
+                && name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         };
-        if window == 0 || reads % window != 0 {
-            return Err(("reference.window", "must divide reference.reads".into()));
-        }
-        self.check_bytes_per_thread(reads)?;
-        let max_value = self.axis.values.iter().copied().max().unwrap_or(0);
-        let last = 31 * u64::from(max_value)
-            + u64::from(block_offset_mask)
-            + u64::from(reads / window - 1)
-            + u64::from(window - 1);
-        if last >= u64::from(self.input_words) {
+        if !identifier(&self.kernel) {
             return Err((
-                "input_words",
+                "kernel",
+                "an `extern \"C\"` entry point: letters, digits and `_`".into(),
+            ));
+        }
+        if !identifier(&self.reference.kernel) {
+            return Err((
+                "reference.kernel",
+                "an `extern \"C\"` entry point: letters, digits and `_`".into(),
+            ));
+        }
+        if self.reference.kernel == self.kernel {
+            return Err((
+                "reference.kernel",
                 format!(
-                    "the last word read is {last}, past the {}-word tile",
-                    self.input_words
+                    "`{}` is the kernel measured: name a plain kernel of the same file that \
+                     computes the same result",
+                    self.kernel
                 ),
             ));
         }
         Ok(())
-    }
-
-    /// Each thread reads `reads` words of 4 bytes: `bytes_per_thread` must say so.
-    fn check_bytes_per_thread(&self, reads: u32) -> Result<(), (&'static str, String)> {
-        let bytes = u64::from(reads) * 4;
-        if bytes != self.bytes_per_thread {
-            return Err((
-                "bytes_per_thread",
-                format!("{reads} reads of 4 bytes are {bytes} bytes"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Path counts that split a warp into groups of equal size, as the kernel's indexing
-    /// (`g / (32 / paths)`) needs; seeds for every lane's chains.
-    fn check_paths(&self, iterations: u32, chains: u32) -> Result<(), (&'static str, String)> {
-        if iterations == 0 || chains == 0 {
-            return Err((
-                "reference.iterations",
-                "iterations and chains must be at least 1".into(),
-            ));
-        }
-        self.check_bytes_per_thread(chains)?;
-        if let Some(bad) = self
-            .axis
-            .values
-            .iter()
-            .find(|v| !(v.is_power_of_two() && **v <= 32))
-        {
-            return Err((
-                "axis.values",
-                format!(
-                    "{bad} paths do not split a warp into groups of equal size: use 1, 2, 4, 8, 16 or 32"
-                ),
-            ));
-        }
-        let seeds = 32 * u64::from(chains);
-        if u64::from(self.input_words) != seeds {
-            return Err((
-                "input_words",
-                format!("{chains} seeds for each of 32 lanes are {seeds} words"),
-            ));
-        }
-        Ok(())
-    }
-
-    fn check_strided(&self, reads: u32) -> Result<(), (&'static str, String)> {
-        self.check_bytes_per_thread(reads)?;
-        // The kernel wraps with a mask, and a request must not straddle the wrap.
-        if !self.input_words.is_power_of_two() {
-            return Err(("input_words", "must be a power of two".into()));
-        }
-        let widest = 32 * u64::from(self.axis.values.iter().copied().max().unwrap_or(0));
-        if let Some(bad) = self.axis.values.iter().find(|v| !v.is_power_of_two()) {
-            return Err((
-                "axis.values",
-                format!(
-                    "{bad} is not a power of two, so a request could straddle the buffer's wrap"
-                ),
-            ));
-        }
-        if widest > u64::from(self.input_words) {
-            return Err((
-                "input_words",
-                format!("one request spans {widest} words, more than the buffer"),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// The model's name as the manifest spells it.
-fn model_name(model: ModelKind) -> &'static str {
-    match model {
-        ModelKind::SharedBanks => "shared_banks",
-        ModelKind::GlobalSectors => "global_sectors",
-        ModelKind::WarpPaths => "warp_paths",
     }
 }
 
@@ -544,33 +462,55 @@ mod tests {
     }
 
     #[test]
-    fn a_stride_that_reads_past_the_tile_is_refused() {
-        let text = FIXTURE.replace(
-            "values: [1, 2, 4, 8, 16, 32, 33]",
-            "values: [1, 2, 4, 8, 16, 32, 64]",
-        );
-        let err = parse(&text).unwrap_err().to_string();
-        assert!(err.contains("input_words"), "{err}");
+    fn the_three_manifests_parse_and_name_their_reference_kernels() {
+        for (text, kind, reference) in [
+            (FIXTURE, AccessKind::Shared, "bank_conflicts_reference"),
+            (
+                include_str!("../../kernels/coalescing.yaml"),
+                AccessKind::Global,
+                "coalescing_reference",
+            ),
+            (
+                include_str!("../../kernels/warp_divergence.yaml"),
+                AccessKind::Branch,
+                "warp_divergence_reference",
+            ),
+        ] {
+            let m = parse(text).unwrap();
+            assert_eq!((m.kind(), m.reference.kernel.as_str()), (kind, reference));
+        }
     }
 
+    /// The reference is named at its line: missing, not an identifier, the measured kernel
+    /// itself, or with a field the format does not have.
     #[test]
-    fn the_coalescing_manifest_parses_and_its_reference_must_match_its_model() {
-        let path = Path::new("kernels/coalescing.yaml");
-        let text = include_str!("../../kernels/coalescing.yaml");
-        let m = Manifest::parse(path, text).unwrap();
-        assert_eq!(m.model, ModelKind::GlobalSectors);
-        let wrong = text.replace(
-            "kind: strided_sum\n  reads: 64",
-            "kind: lane_window_sum\n  reads: 64\n  window: 64\n  block_offset_mask: 31",
+    fn a_bad_reference_is_refused_at_its_line_and_field() {
+        const REF: &str = "reference:\n  kernel: bank_conflicts_reference\n";
+        assert!(FIXTURE.contains(REF));
+        let line = FIXTURE[..FIXTURE.find(REF).unwrap()].lines().count() + 2;
+        for (to, says) in [
+            (
+                "reference:\n  kernel: \"x; rm -rf /\"\n",
+                "letters, digits and `_`",
+            ),
+            (
+                "reference:\n  kernel: bank_conflicts\n",
+                "`bank_conflicts` is the kernel measured",
+            ),
+        ] {
+            let err = parse(&FIXTURE.replace(REF, to)).unwrap_err().to_string();
+            let at = format!("manifest `kernels/x.yaml`, line {line}, field `reference.kernel`: ");
+            assert!(err.starts_with(&at) && err.contains(says), "{to}: {err}");
+        }
+        let err = parse(&FIXTURE.replace(REF, "reference:\n  kind: lane_window_sum\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown field `kind`, expected `kernel`"),
+            "{err}"
         );
-        let err = Manifest::parse(path, &wrong).unwrap_err().to_string();
-        assert!(err.contains("reference.kind"), "{err}");
-        let odd = text.replace(
-            "values: [1, 2, 4, 8, 16, 32]",
-            "values: [1, 2, 4, 8, 16, 3]",
-        );
-        let err = Manifest::parse(path, &odd).unwrap_err().to_string();
-        assert!(err.contains("3 is not a power of two"), "{err}");
+        let err = parse(&FIXTURE.replace(REF, "")).unwrap_err().to_string();
+        assert!(err.contains("missing field `reference`"), "{err}");
     }
 
     #[test]
@@ -603,53 +543,193 @@ mod tests {
             err.contains("table.columns") && err.contains("moves no bytes"),
             "{err}"
         );
-        assert!(!ModelKind::WarpPaths.bound().moves_bytes());
-        assert!(ModelKind::GlobalSectors.bound().moves_bytes());
-        assert!(!ModelKind::GlobalSectors.bound().follows_sm_clock());
-        assert!(ModelKind::SharedBanks.bound().follows_sm_clock());
+        assert!(!bound(AccessKind::Branch).moves_bytes());
+        assert!(bound(AccessKind::Global).moves_bytes());
+        assert!(!bound(AccessKind::Global).follows_sm_clock());
+        assert!(bound(AccessKind::Shared).follows_sm_clock());
     }
 
+    /// The committed manifest's model, as it stands in the file.
+    const MODEL: &str = "model:\n  kind: shared\n  word: lane * stride\n";
+
+    /// The committed manifest without its model.
+    fn bare() -> String {
+        assert!(FIXTURE.contains(MODEL));
+        FIXTURE.replace(MODEL, "")
+    }
+
+    fn with_model(model: &str) -> Result<Manifest, ManifestError> {
+        parse(&format!("{}\nmodel:\n{model}", bare()))
+    }
+
+    /// The line `offset` lines under `model:` in the fixture with a model appended.
+    fn model_line(offset: usize) -> usize {
+        bare().lines().count() + 2 + offset
+    }
+
+    #[track_caller]
+    fn refused(model: &str, line: usize, field: &str, says: &str) {
+        let err = with_model(model).unwrap_err().to_string();
+        let at = format!("manifest `kernels/x.yaml`, line {line}, field `{field}`: ");
+        assert!(err.starts_with(&at) && err.contains(says), "{model}: {err}");
+    }
+
+    /// A declared map predicts the rows: the committed stride map, a swizzle, a float4.
     #[test]
-    fn the_divergence_manifest_parses_and_needs_paths_that_split_a_warp_evenly() {
-        let path = Path::new("kernels/warp_divergence.yaml");
-        let text = include_str!("../../kernels/warp_divergence.yaml");
-        let m = Manifest::parse(path, text).unwrap();
-        assert_eq!(m.model, ModelKind::WarpPaths);
-        assert_eq!(m.value_of("P32"), Some(32));
-        assert_eq!(
-            m.reference,
-            Reference::DivergentPaths {
-                iterations: 32768,
-                chains: 4
-            }
-        );
-        for (from, to, says) in [
-            (
-                "values: [1, 2, 4, 8, 16, 32]",
-                "values: [1, 2, 4, 8, 16, 24]",
-                "24 paths",
-            ),
-            (
-                "values: [1, 2, 4, 8, 16, 32]",
-                "values: [1, 2, 4, 8, 16, 64]",
-                "64 paths",
-            ),
-            ("input_words: 128", "input_words: 64", "are 128 words"),
-            (
-                "bytes_per_thread: 16",
-                "bytes_per_thread: 4",
-                "4 reads of 4 bytes",
-            ),
-            (
-                "kind: divergent_paths\n  iterations: 32768\n  chains: 4",
-                "kind: strided_sum\n  reads: 4",
-                "reference.kind",
-            ),
-        ] {
-            let bad = text.replace(from, to);
-            assert_ne!(bad, text, "{from}");
-            let err = Manifest::parse(path, &bad).unwrap_err().to_string();
-            assert!(err.contains(says), "{to}: {err}");
+    fn a_declared_lane_map_predicts_each_row() {
+        let committed = parse(FIXTURE).unwrap();
+        let declared = with_model("  kind: shared\n  word: lane * stride\n").unwrap();
+        for m in [&committed, &declared] {
+            let cost = |v| m.predict(v, Geometry::STANDARD).unwrap().cost();
+            assert_eq!([cost(1), cost(2), cost(32), cost(33)], [1, 2, 32, 1]);
+            assert_eq!(m.model.word.as_deref(), Some("lane * stride"));
         }
+        let swizzled = with_model(
+            "  kind: shared\n  word: lane * COLS + (stride ^ lane)\n  constants: { COLS: 32 }\n",
+        )
+        .unwrap();
+        assert_eq!(swizzled.predict(5, Geometry::STANDARD).unwrap().cost(), 1);
+        let wide = with_model("  kind: shared\n  address: lane * 16\n  width: 16\n").unwrap();
+        assert_eq!(wide.predict(1, Geometry::STANDARD).unwrap().cost(), 4);
+        assert_eq!(wide.counter_names(), default_counters(AccessKind::Shared));
+        let err = parse(&FIXTURE.replace(MODEL, "model: shared_banks\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("invalid type: string \"shared_banks\""),
+            "{err}"
+        );
+        let err = parse(&bare()).unwrap_err().to_string();
+        assert!(err.contains("missing field `model`"), "{err}");
+    }
+
+    /// A sweep over access widths: the width is an expression of the axis (here named
+    /// `stride`, the fixture's), and each row is predicted at its own width.
+    #[test]
+    fn a_width_per_row_predicts_float_float2_float4() {
+        let m = with_model(
+            "  kind: shared\n  address: lane * (4 << (stride % 3))\n  width: 4 << (stride % 3)\n",
+        )
+        .unwrap();
+        let at = |v| match m.predict(v, Geometry::STANDARD).unwrap() {
+            Prediction::Shared(s) => (s.wavefronts, s.bytes_per_instruction()),
+            other => panic!("{other:?}"),
+        };
+        // stride 33: 33 % 3 = 0, 4 bytes; 1: 8 bytes; 2: 16 bytes.
+        assert_eq!([at(33), at(1), at(2)], [(1, 128), (2, 256), (4, 512)]);
+        refused(
+            "  kind: shared\n  address: lane * 4\n  width: lane * 4\n",
+            model_line(3),
+            "model.width",
+            "cannot depend on `lane`",
+        );
+        refused(
+            "  kind: shared\n  address: lane * 4\n  width: stride * 4\n",
+            model_line(3),
+            "model.width",
+            "at stride = 8: width 32 is not supported",
+        );
+    }
+
+    /// Every problem of a map names the manifest, the line and the field.
+    #[test]
+    fn a_bad_lane_map_is_refused_at_its_line_and_field() {
+        refused(
+            "  kind: shared\n  word: lane * warp\n",
+            model_line(2),
+            "model.word",
+            "column 8: unknown name `warp`",
+        );
+        refused(
+            "  kind: shared\n  word: lane / (stride / 2)\n",
+            model_line(2),
+            "model.word",
+            "lane 0 at stride = 1: `/` by zero",
+        );
+        refused(
+            "  kind: shared\n  word: lane - 1\n",
+            model_line(2),
+            "model.word",
+            "lane 0 at stride = 1: the word is -1",
+        );
+        refused(
+            "  kind: shared\n  word: lane * 4611686018427387904 * 4\n",
+            model_line(2),
+            "model.word",
+            "overflows 64 bits",
+        );
+        refused(
+            "  kind: shared\n  word: lane\n  address: lane\n",
+            model_line(3),
+            "model.address",
+            "one of `word` or `address`",
+        );
+        refused(
+            "  kind: global\n  word: lane\n",
+            model_line(2),
+            "model.word",
+            "one of `address`",
+        );
+        refused(
+            "  kind: branch\n",
+            model_line(0),
+            "model",
+            "a `branch` model needs `path`",
+        );
+        refused(
+            "  kind: shared\n  address: lane * 12\n  width: 12\n",
+            model_line(3),
+            "model.width",
+            "width 12 is not supported",
+        );
+        refused(
+            "  kind: branch\n  path: lane\n  width: 4\n",
+            model_line(3),
+            "model.width",
+            "reads no bytes",
+        );
+        refused(
+            "  kind: shared\n  word: lane\n  constants: { lane: 3 }\n",
+            model_line(3),
+            "model.constants",
+            "constant `lane` cannot be used",
+        );
+        refused(
+            "  kind: shared\n  word: lane\n  counters: { what: w, count: \"--launch-skip\", requests: a.sum }\n",
+            model_line(3),
+            "model.counters.count",
+            "an Nsight Compute metric name",
+        );
+        let deep = format!(
+            "  kind: shared\n  word: \"{}lane{}\"\n",
+            "(".repeat(500),
+            ")".repeat(500)
+        );
+        refused(
+            &deep,
+            model_line(2),
+            "model.word",
+            "nests more than 64 levels deep",
+        );
+        let huge = format!("  kind: shared\n  word: \"{}\"\n", "1+".repeat(1 << 19));
+        refused(
+            &huge,
+            model_line(2),
+            "model.word",
+            "1048576 bytes long; at most 4096",
+        );
+        let err = with_model("  kind: bandwidth\n  word: lane\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "unknown variant `bandwidth`, expected one of `shared`, `global`, `branch`"
+            ),
+            "{err}"
+        );
+        let err = with_model("  kind: shared\n  words: lane\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `words`"), "{err}");
     }
 }

@@ -293,7 +293,7 @@ pub struct Row {
     pub bandwidth_gb_s: f64,
     /// SM clock during this row's samples (MHz), median of the in-kernel clock reads.
     pub sm_clock_mhz: f64,
-    /// Threads whose result matched the CPU reference (every thread, or no record).
+    /// Threads whose result matched the reference kernel's (every thread, or no record).
     pub threads_checked: u64,
     /// NVML's reading right after this row's samples, while the GPU was still busy.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,5 +1,5 @@
 //! `coursegen measure --gpu`: compiles `kernels/*.cu` with NVRTC, runs each manifest's sweep
-//! on a GPU, checks every launch against a CPU reference and writes records — never one that
+//! on a GPU, checks every launch against its reference kernel and writes records — never one that
 //! lacks what the pages need of the record it replaces (`needs`). The only module that
 //! touches cudarc; uses `record`, `manifest` and `needs` and nothing else of ours.
 //!
@@ -86,11 +86,12 @@ pub enum MeasureError {
         /// The driver's error.
         error: DriverError,
     },
-    /// A launch's output disagrees with the CPU reference.
+    /// A launch's output disagrees with the reference kernel's.
     #[error(
-        "kernel `{kernel}`, row `{label}`: {wrong} of {total} threads disagree with the CPU \
-         reference (first: thread {thread} returned {got:#010x}, expected {expected:#010x}); \
-         the kernel or its manifest's `reference` is wrong, so no time was recorded"
+        "kernel `{kernel}`, row `{label}`: {wrong} of {total} threads disagree with the \
+         reference kernel (first: thread {thread} returned {got:#010x}, the reference \
+         {expected:#010x}); the kernel or its manifest's `reference.kernel` is wrong, so no \
+         time was recorded"
     )]
     Mismatch {
         /// Kernel name.

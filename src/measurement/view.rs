@@ -9,7 +9,8 @@ mod table;
 
 use serde::Serialize;
 
-use crate::measurement::manifest::{ColumnId, Manifest, ManifestError, ModelKind};
+use crate::bank::access::AccessKind;
+use crate::measurement::manifest::{ColumnId, Manifest, ManifestError};
 use crate::measurement::record::{Freshness, KernelFiles, Loaded, Record, RecordSet, Row};
 
 /// Reading a kernel's files for its view failed.
@@ -92,8 +93,8 @@ pub struct DeviceView {
     pub unsettled: Vec<String>,
     /// GPUs of this model whose records the table merges (1 unless several were measured).
     pub gpus: usize,
-    /// The model the rows are checked against.
-    pub model: ModelKind,
+    /// The kind of access model the rows are checked against.
+    pub model: AccessKind,
     /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
     pub best_fraction_of_limit: f64,
     #[serde(skip)]
@@ -125,6 +126,8 @@ pub struct RowView {
     pub model_cost: u32,
     /// Lanes switched on in each pass (divergence model).
     pub active: u32,
+    /// Bytes the lanes move per load instruction (`shared` and `global` maps).
+    pub bytes_per_instruction: u64,
     /// What the model says the hardware counter reads per request.
     pub counter_model: f64,
     /// The model's predicted time over the best row's.
@@ -260,7 +263,7 @@ impl MeasuredView {
         let mut sentences = Vec::new();
         for cc in others {
             match model {
-                ModelKind::SharedBanks => {
+                AccessKind::Shared => {
                     // An unknown `cc` is reported by the front-matter check.
                     let Some(want) = bank_model::geometry(entry_cc) else {
                         return Ok(String::new());
@@ -292,14 +295,14 @@ impl MeasuredView {
                         want.word_bytes()
                     ));
                 }
-                ModelKind::GlobalSectors => sentences.push(format!(
+                AccessKind::Global => sentences.push(format!(
                     "This entry is written against compute capability {entry_cc}; the table was \
                      measured on {cc}. The coalescing model's {}-byte sectors and {}-byte lines \
                      are the same for both, so the rows show what the entry describes.",
                     crate::bank::coalescing::SECTOR_BYTES,
                     crate::bank::coalescing::LINE_BYTES
                 )),
-                ModelKind::WarpPaths => sentences.push(format!(
+                AccessKind::Branch => sentences.push(format!(
                     "This entry is written against compute capability {entry_cc}; the table was \
                      measured on {cc}. The divergence model's warp of {} lanes, one pass per \
                      path, is the same for both, so the rows show what the entry describes.",
@@ -338,7 +341,11 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
     let best_fraction_of_limit = r
         .rows
         .iter()
-        .map(|row| fraction_of_limit(m.model, r, row))
+        .map(|row| {
+            let efficiency =
+                (sweep.iter().find(|v| v.label == row.label)).map_or(1.0, |v| v.efficiency);
+            fraction_of_limit(m.kind(), r, row, efficiency)
+        })
         .fold(0.0, f64::max);
     let (stale, stale_note) = staleness(kernel, loaded);
     let unsettled = sweep
@@ -366,7 +373,7 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
         noise: r.run.noise.clone(),
         unsettled,
         gpus: 1,
-        model: m.model,
+        model: m.kind(),
         rows,
         sweep,
         best_fraction_of_limit,
@@ -378,17 +385,20 @@ fn device_view(kernel: Kernel<'_>, loaded: &Loaded) -> DeviceView {
 
 /// A row's bandwidth over the hardware limit of its model. Shared memory: SMs × bytes per
 /// clock × the SM clock read during that row (the record's clock if the row has none).
-/// Device memory: the bytes fetched (useful bytes × sectors × 32 / 128) over the driver's
-/// peak, 2 × memory clock × bus width. Divergent paths move next to no memory: 0 (the
-/// `limit` binding refuses them).
-pub(crate) fn fraction_of_limit(model: ModelKind, r: &Record, row: &Row) -> f64 {
+/// Device memory: the bytes fetched (useful bytes over the model's `efficiency`, useful
+/// over fetched) over the driver's peak, 2 × memory clock × bus width. Divergent paths move
+/// next to no memory: 0 (the `limit` binding refuses them).
+pub(crate) fn fraction_of_limit(kind: AccessKind, r: &Record, row: &Row, efficiency: f64) -> f64 {
     let d = &r.device;
-    if model == ModelKind::WarpPaths {
+    if kind == AccessKind::Branch {
         return 0.0;
     }
-    if model == ModelKind::GlobalSectors {
-        let load = crate::bank::coalescing::strided_load(row.value);
-        let fetched = row.bandwidth_gb_s * load.fetched_bytes() as f64 / load.useful_bytes as f64;
+    if kind == AccessKind::Global {
+        let fetched = if efficiency > 0.0 {
+            row.bandwidth_gb_s / efficiency
+        } else {
+            0.0
+        };
         return d
             .dram_peak_gb_s
             .filter(|p| *p > 0.0)

@@ -4,6 +4,7 @@
 //! One integration binary; each subject adds a module here and uses `util`.
 mod code_blocks;
 mod copy_button;
+mod course_concepts;
 mod diagrams;
 mod editorial;
 mod front_matter;

@@ -34,11 +34,11 @@ fn compare_two_committed_records_row_by_row() {
         "{out}"
     );
     assert!(
-        out.contains("NVIDIA H200 (id 412f3331), measured 2026-11-30"),
+        out.contains("NVIDIA H200 (id 412f3331), measured 2026-12-02"),
         "{out}"
     );
     assert!(
-        out.contains("NVIDIA H200 (id 912094be), measured 2026-11-30"),
+        out.contains("NVIDIA H200 (id 912094be), measured 2026-12-02"),
         "{out}"
     );
     for label in ["L", "2L", "4L", "8L", "16L", "32L", "33L"] {
@@ -91,7 +91,7 @@ fn compare_refuses_records_of_two_kernels_and_files_that_are_not_records() {
         &repo().join("measurements/coalescing"),
         &site.root().join("measurements/coalescing"),
     );
-    let other = path(&site, "measurements/coalescing/nvidia-h200-412f3331.json");
+    let other = path(&site, &committed_record("coalescing"));
     let o = site.run(&["measure", "--compare", &path(&site, OLD), &other]);
     assert_code(&o, 2);
     assert!(

@@ -7,38 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::MeasureError;
-use crate::measurement::manifest::ModelKind;
+use crate::measurement::manifest::CounterNames;
 use crate::measurement::record::Counters;
-
-/// The two ncu metrics of a model: what is counted, and the requests it is counted per.
-pub(crate) struct Metrics {
-    what: &'static str,
-    count: &'static str,
-    requests: &'static str,
-}
-
-/// The metrics that test `model`.
-pub(crate) fn metrics(model: ModelKind) -> Metrics {
-    match model {
-        ModelKind::SharedBanks => Metrics {
-            what: "shared-memory wavefronts per load instruction",
-            count: "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-            requests: "smsp__sass_inst_executed_op_shared_ld.sum",
-        },
-        ModelKind::GlobalSectors => Metrics {
-            what: "global sectors per load request",
-            count: "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-            requests: "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-        },
-        // Their ratio is smsp__thread_inst_executed_per_inst_executed.ratio; the two sums
-        // keep the record's counts whole, as for the other models.
-        ModelKind::WarpPaths => Metrics {
-            what: "threads active per executed instruction",
-            count: "smsp__thread_inst_executed.sum",
-            requests: "smsp__inst_executed.sum",
-        },
-    }
-}
 
 /// `ncu` on the PATH, or a message saying how to get it.
 pub(crate) fn find_ncu() -> Result<PathBuf, MeasureError> {
@@ -72,7 +42,8 @@ pub(crate) struct Job<'a> {
     pub(crate) kernel: &'a str,
     pub(crate) entry: &'a str,
     pub(crate) device: usize,
-    pub(crate) model: ModelKind,
+    /// The metrics the manifest's model names.
+    pub(crate) counters: CounterNames,
 }
 
 /// Counts one row: runs this binary under ncu to launch row `label` once.
@@ -81,7 +52,7 @@ pub(crate) fn count_row(job: &Job<'_>, label: &str) -> Result<Counters, MeasureE
         label: label.to_owned(),
         message: format!("cannot find this executable to run under ncu: {e}"),
     })?;
-    let m = metrics(job.model);
+    let m = &job.counters;
     let output = Command::new(job.ncu)
         .args(["--csv", "--print-units", "base", "--launch-count", "1"])
         .args(["--kernel-name", job.entry])
@@ -118,11 +89,11 @@ pub(crate) fn count_row(job: &Job<'_>, label: &str) -> Result<Counters, MeasureE
             .ok_or_else(|| fail(format!("ncu printed no `{name}`:\n{}", tail(&stdout))))
     };
     Ok(Counters {
-        what: m.what.to_owned(),
-        metric: m.count.to_owned(),
-        count: get(m.count)?,
-        requests_metric: m.requests.to_owned(),
-        requests: get(m.requests)?,
+        what: m.what.clone(),
+        metric: m.count.clone(),
+        count: get(&m.count)?,
+        requests_metric: m.requests.clone(),
+        requests: get(&m.requests)?,
     })
 }
 

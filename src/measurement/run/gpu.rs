@@ -1,6 +1,6 @@
 //! The GPU side of `measure`, through cudarc's driver API: open a device and read what the
-//! record states about it, load a compiled kernel, and launch it — checked against the CPU
-//! reference, or timed with CUDA events created with timing enabled.
+//! record states about it, load a compiled kernel, and launch it — checked against its
+//! reference kernel, or timed with CUDA events created with timing enabled.
 use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
@@ -12,7 +12,7 @@ use cudarc::nvrtc::Ptx;
 
 use super::MeasureError;
 use super::nvrtc::{Binary, Compiled};
-use super::reference::{Expected, Mismatch, POISON};
+use super::reference::{self, Mismatch, POISON, REFERENCE_POISON};
 
 /// An open device and what the record says about it.
 pub(crate) struct Gpu {
@@ -129,8 +129,12 @@ pub(crate) struct Sample {
 pub(crate) struct Launcher<'g> {
     gpu: &'g Gpu,
     func: CudaFunction,
+    /// The manifest's reference kernel, launched with the same arguments and grid.
+    reference: CudaFunction,
     input: CudaSlice<u32>,
     output: CudaSlice<u32>,
+    /// The reference kernel's output.
+    expected: CudaSlice<u32>,
     clock: CudaSlice<u64>,
     cfg: LaunchConfig,
     logical_blocks: u32,
@@ -140,10 +144,11 @@ pub(crate) struct Launcher<'g> {
 
 impl<'g> Launcher<'g> {
     /// Allocates buffers and uploads `input`; the grid is `grid_blocks` blocks working through
-    /// `logical_blocks` of `block_threads` threads each.
+    /// `logical_blocks` of `block_threads` threads each. `funcs` are the measured kernel and
+    /// its reference.
     pub(crate) fn new(
         gpu: &'g Gpu,
-        func: CudaFunction,
+        funcs: (CudaFunction, CudaFunction),
         input: &[u32],
         shape: (u32, u32, u32),
     ) -> Result<Launcher<'g>, MeasureError> {
@@ -153,11 +158,14 @@ impl<'g> Launcher<'g> {
         let threads = logical_blocks as usize * block_threads as usize;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
         let event = driver("creating a timing event");
+        let (func, reference) = funcs;
         Ok(Launcher {
             gpu,
             func,
+            reference,
             input: s.clone_htod(input).map_err(&alloc)?,
             output: s.alloc_zeros(threads).map_err(&alloc)?,
+            expected: s.alloc_zeros(threads).map_err(&alloc)?,
             clock: s.alloc_zeros(2).map_err(&alloc)?,
             cfg: LaunchConfig {
                 grid_dim: (grid_blocks, 1, 1),
@@ -170,27 +178,49 @@ impl<'g> Launcher<'g> {
         })
     }
 
-    /// Queues one launch for axis value `value`.
+    /// Queues one launch of the measured kernel for axis value `value`.
     pub(crate) fn launch(&mut self, value: u32) -> Result<(), MeasureError> {
-        let value = value as i32;
-        let logical = self.logical_blocks as i32;
-        let mut args = self.gpu.stream.launch_builder(&self.func);
-        args.arg(&self.input)
-            .arg(&mut self.output)
-            .arg(&value)
-            .arg(&logical)
-            .arg(&mut self.clock);
-        // SAFETY: the argument list matches the kernel ABI of kernels/*.cu (input, output,
-        // axis value, logical blocks, clock) and the buffers hold what the grid touches.
-        unsafe { args.launch(self.cfg) }.map_err(driver("launching the kernel"))?;
-        Ok(())
+        let (func, output) = (&self.func, &mut self.output);
+        launch_into(
+            self.gpu,
+            func,
+            (&self.input, output, &mut self.clock),
+            self.cfg,
+            value,
+            self.logical_blocks,
+        )
     }
 
-    /// Poisons the output, launches once and checks every thread against `expected`.
+    /// Poisons the reference kernel's output, runs it once for `value` and returns every
+    /// thread's expected word.
+    pub(crate) fn reference(&mut self, value: u32) -> Result<Vec<u32>, MeasureError> {
+        let s = self.gpu.stream.clone();
+        let poison = vec![REFERENCE_POISON; self.expected.len()];
+        s.memcpy_htod(&poison, &mut self.expected)
+            .map_err(driver("poisoning the reference's output"))?;
+        let (func, output) = (&self.reference, &mut self.expected);
+        launch_into(
+            self.gpu,
+            func,
+            (&self.input, output, &mut self.clock),
+            self.cfg,
+            value,
+            self.logical_blocks,
+        )?;
+        let out = s
+            .clone_dtoh(&self.expected)
+            .map_err(driver("running the reference kernel"))?;
+        s.synchronize()
+            .map_err(driver("running the reference kernel"))?;
+        Ok(out)
+    }
+
+    /// Poisons the output, launches once and compares every thread with `expected` (the
+    /// reference kernel's output for the same `value`).
     pub(crate) fn checked(
         &mut self,
         value: u32,
-        expected: &Expected,
+        expected: &[u32],
     ) -> Result<Result<u64, Mismatch>, MeasureError> {
         let s = self.gpu.stream.clone();
         let poison = vec![POISON; self.output.len()];
@@ -202,7 +232,7 @@ impl<'g> Launcher<'g> {
             .map_err(driver("running the checked launch"))?;
         s.synchronize()
             .map_err(driver("running the checked launch"))?;
-        Ok(expected.check_output(&out, self.cfg.block_dim.0))
+        Ok(reference::compare(expected, &out))
     }
 
     /// One launch between two events, and the SM clock its block 0 saw.
@@ -228,6 +258,30 @@ impl<'g> Launcher<'g> {
     pub(crate) fn sync(&self) -> Result<(), MeasureError> {
         self.gpu.stream.synchronize().map_err(driver("warming up"))
     }
+}
+
+/// Queues one launch of `func` with the kernel ABI of kernels/*.cu.
+fn launch_into(
+    gpu: &Gpu,
+    func: &CudaFunction,
+    (input, output, clock): (&CudaSlice<u32>, &mut CudaSlice<u32>, &mut CudaSlice<u64>),
+    cfg: LaunchConfig,
+    value: u32,
+    logical_blocks: u32,
+) -> Result<(), MeasureError> {
+    let value = value as i32;
+    let logical = logical_blocks as i32;
+    let mut args = gpu.stream.launch_builder(func);
+    args.arg(input)
+        .arg(output)
+        .arg(&value)
+        .arg(&logical)
+        .arg(clock);
+    // SAFETY: the argument list matches the kernel ABI of kernels/*.cu (input, output,
+    // axis value, logical blocks, clock), for the measured kernel and its reference alike,
+    // and the buffers hold what the grid touches.
+    unsafe { args.launch(cfg) }.map_err(driver("launching the kernel"))?;
+    Ok(())
 }
 
 /// Blocks of `block_threads` resident per SM for this kernel (the occupancy calculator).

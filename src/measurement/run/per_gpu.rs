@@ -286,7 +286,7 @@ impl Ctx<'_> {
                 &record.rows,
                 &k.manifest.sampling,
                 gpu.rated_clock_mhz,
-                k.manifest.model.bound(),
+                k.manifest.bound(),
             );
             record.run.gpu_before = Some(before);
             record.run.gpu_after = Some(after);
@@ -335,7 +335,7 @@ impl Ctx<'_> {
                 kernel: &k.name,
                 entry: &k.manifest.kernel,
                 device: gpu.ordinal,
-                model: k.manifest.model,
+                counters: k.manifest.counter_names(),
             };
             for row in &mut record.rows {
                 let c = counters::count_row(&job, &row.label)?;

@@ -1,12 +1,12 @@
 //! One kernel's sweep: compile for the device, size the grid from the SM count, and for each
-//! row check the output against the CPU reference, warm up, sample until the stopping rule
+//! row check the output against the reference kernel's, warm up, sample until the stopping rule
 //! says so, check again — then assemble the record. Progress goes to stderr (indicatif).
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use super::gpu::{self, Gpu, Launcher};
-use super::reference::{self, Expected};
+use super::reference;
 use super::stats::{self, Summary};
 use super::{KernelToMeasure, MeasureError, nvrtc};
 use crate::measurement::record::{
@@ -43,10 +43,10 @@ pub(crate) fn measure_kernel(
     if !compiled.log.is_empty() {
         say(format!("{file}: NVRTC says:\n{}", compiled.log));
     }
-    let (mut launcher, shape, input) = prepare(gpu, k, &compiled)?;
+    let (mut launcher, shape) = prepare(gpu, k, &compiled)?;
     // Bytes and GB/s only for a kernel that moves bytes: a divergence kernel's few bytes
     // of seeds would read as a throughput it never had.
-    let moves_bytes = m.model.bound().moves_bytes();
+    let moves_bytes = m.bound().moves_bytes();
     say(format!(
         "{}: {} on {} (device {}, sm_{}{}), {} blocks × {} threads, {} logical blocks{}",
         k.name,
@@ -78,7 +78,6 @@ pub(crate) fn measure_kernel(
             &mut launcher,
             k,
             (label, value),
-            &input,
             &shape,
             &progress,
             read_state,
@@ -104,16 +103,26 @@ pub(crate) fn prepare<'g>(
     gpu: &'g Gpu,
     k: &KernelToMeasure,
     compiled: &nvrtc::Compiled,
-) -> Result<(Launcher<'g>, Shape, Vec<u32>), MeasureError> {
+) -> Result<(Launcher<'g>, Shape), MeasureError> {
     let m = &k.manifest;
     let func = gpu.load(compiled, &m.kernel)?;
+    let reference = gpu.load(compiled, &m.reference.kernel)?;
     let block = m.launch.block_threads;
     let per_sm = gpu::resident_blocks(&func, block)?;
-    if per_sm == 0 {
-        return Err(MeasureError::NoOccupancy {
-            kernel: k.name.clone(),
-            block_threads: block,
-        });
+    // The reference runs with the same grid: it must fit a block of this size too.
+    for (name, per_sm) in [
+        (&k.name, per_sm),
+        (
+            &m.reference.kernel,
+            gpu::resident_blocks(&reference, block)?,
+        ),
+    ] {
+        if per_sm == 0 {
+            return Err(MeasureError::NoOccupancy {
+                kernel: name.clone(),
+                block_threads: block,
+            });
+        }
     }
     let resident = per_sm * gpu.sm_count;
     let logical = m.launch.waves * resident;
@@ -131,8 +140,13 @@ pub(crate) fn prepare<'g>(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
     let input = reference::input(m.input_words, seed);
-    let launcher = Launcher::new(gpu, func, &input, (shape.grid, shape.logical, shape.block))?;
-    Ok((launcher, shape, input))
+    let launcher = Launcher::new(
+        gpu,
+        (func, reference),
+        &input,
+        (shape.grid, shape.logical, shape.block),
+    )?;
+    Ok((launcher, shape))
 }
 
 /// Launches row `label` once and waits: what ncu counts under `--counters`.
@@ -148,7 +162,7 @@ pub(crate) fn launch_once(gpu: &Gpu, k: &KernelToMeasure, label: &str) -> Result
         gpu.cc,
         &m.compile_options,
     )?;
-    let (mut launcher, _, _) = prepare(gpu, k, &compiled)?;
+    let (mut launcher, _) = prepare(gpu, k, &compiled)?;
     launcher.launch(value)?;
     launcher.sync()
 }
@@ -157,15 +171,13 @@ fn measure_row(
     l: &mut Launcher<'_>,
     k: &KernelToMeasure,
     (label, value): (&str, u32),
-    input: &[u32],
     shape: &Shape,
     progress: &Progress,
     read_state: ReadState<'_>,
 ) -> Result<Row, MeasureError> {
     let policy = &k.manifest.sampling;
-    let threads = u64::from(shape.logical) * u64::from(shape.block);
-    let expected = Expected::new(&k.manifest.reference, input, value, threads);
     progress.start_row(label);
+    let expected = l.reference(value)?;
     let threads_checked = check_against_reference(l, k, label, value, &expected)?;
     for _ in 0..policy.warmup_launches {
         l.launch(value)?;
@@ -218,7 +230,7 @@ fn check_against_reference(
     k: &KernelToMeasure,
     label: &str,
     value: u32,
-    expected: &Expected,
+    expected: &[u32],
 ) -> Result<u64, MeasureError> {
     l.checked(value, expected)?
         .map_err(|m| MeasureError::Mismatch {
@@ -327,7 +339,8 @@ impl Progress {
     fn start_row(&self, label: &str) {
         self.row.reset();
         self.row.set_prefix(label.to_owned());
-        self.row.set_message("checking against the CPU reference");
+        self.row
+            .set_message("checking against the reference kernel");
     }
 
     fn sample(&self, samples: &[f64]) {

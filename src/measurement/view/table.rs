@@ -2,60 +2,34 @@
 //! degree, global sectors or divergent passes) beside its measured ratio and counted value,
 //! the cells in column order, and the provenance lines.
 use super::{MODEL_BAND, RowView, bank_model};
-use crate::bank::{coalescing, divergence};
-use crate::measurement::manifest::{ColumnId, Manifest, ModelKind};
+use crate::bank::access::Prediction;
+use crate::measurement::manifest::{ColumnId, Manifest};
 use crate::measurement::record::{Loaded, Record, Row, StopReason};
 
-/// What the model says one request of a row costs: the conflict degree (shared-memory
-/// wavefronts per load instruction), the sectors one warp-wide global load touches, or the
-/// passes a divergent warp makes.
-pub(super) fn model_cost(m: &Manifest, r: &Record, value: u32) -> u32 {
-    match m.model {
-        ModelKind::SharedBanks => {
-            let geometry = bank_model::geometry(&r.device.compute_capability)
-                .unwrap_or(bank_model::Geometry::STANDARD);
-            bank_model::conflict_degree_for_stride(value, geometry)
-        }
-        ModelKind::GlobalSectors => coalescing::strided_load(value).sectors_per_request(),
-        ModelKind::WarpPaths => divergence::grouped(value).passes(),
-    }
-}
-
-/// What the model says one request of a row costs in time: the conflict degree (passes of
-/// the shared-memory pipe), the bytes device memory moves, or the warp's passes.
-fn time_cost(m: &Manifest, r: &Record, value: u32) -> f64 {
-    match m.model {
-        ModelKind::SharedBanks | ModelKind::WarpPaths => f64::from(model_cost(m, r, value)),
-        ModelKind::GlobalSectors => coalescing::strided_load(value).dram_bytes() as f64,
-    }
-}
-
-/// What the model says the row's hardware counter reads: the cost per request for banks and
-/// sectors, threads active per executed instruction (32 / passes) for divergent paths.
-fn counter_model(m: &Manifest, r: &Record, value: u32) -> f64 {
-    match m.model {
-        ModelKind::WarpPaths => divergence::grouped(value).threads_per_instruction(),
-        _ => f64::from(model_cost(m, r, value)),
-    }
+/// What the manifest's lane map predicts for the row of axis value `value` on the record's
+/// GPU (its bank geometry; the standard one for a CC the bank model does not know).
+pub(super) fn prediction(m: &Manifest, r: &Record, value: u32) -> Option<Prediction> {
+    let geometry = bank_model::geometry(&r.device.compute_capability)
+        .unwrap_or(bank_model::Geometry::STANDARD);
+    m.predict(value, geometry)
 }
 
 /// Every row of the record, with model columns, ratio to the best row, the counted value,
 /// and a warning when the ratio leaves the model's band ([`MODEL_BAND`]) or the counter
 /// differs from the model at all.
 pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
-    let geometry = bank_model::geometry(&r.device.compute_capability)
-        .unwrap_or(bank_model::Geometry::STANDARD);
     let best = r
         .rows
         .iter()
         .map(|row| row.median_ms)
         .fold(f64::INFINITY, f64::min);
+    let time_cost = |value| prediction(m, r, value).map_or(1.0, |p| p.time_cost());
     // Ratios are to the best row, so the prediction is too: cost over the best row's.
     let best_cost = r
         .rows
         .iter()
         .filter(|row| row.median_ms == best)
-        .map(|row| time_cost(m, r, row.value))
+        .map(|row| time_cost(row.value))
         .fold(f64::INFINITY, f64::min);
     let best_cost = if best_cost.is_finite() && best_cost > 0.0 {
         best_cost
@@ -65,12 +39,11 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
     r.rows
         .iter()
         .map(|row| {
-            let cost = model_cost(m, r, row.value);
+            let predicts = prediction(m, r, row.value);
             let ratio = row.median_ms / best;
-            let predicted = time_cost(m, r, row.value) / best_cost;
-            let load = coalescing::strided_load(row.value);
+            let predicted = time_cost(row.value) / best_cost;
             let counted = row.counters.as_ref().map(|c| c.per_request());
-            let counter_model = counter_model(m, r, row.value);
+            let counter_model = predicts.as_ref().map_or(0.0, Prediction::counter);
             let reasons: Vec<String> = [
                 disagreement(r, ratio, predicted),
                 counter_disagreement(row, counted, counter_model),
@@ -78,15 +51,17 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
             .into_iter()
             .flatten()
             .collect();
+            let c = model_columns(predicts.as_ref());
             let mut view = RowView {
                 label: row.label.clone(),
                 value: row.value,
-                banks: bank_model::banks_covered_by_stride(row.value, geometry),
-                degree: bank_model::conflict_degree_for_stride(row.value, geometry),
-                sectors: load.sectors_per_request(),
-                efficiency: load.efficiency(),
-                model_cost: cost,
-                active: divergence::grouped(row.value).active_per_pass()[0],
+                model_cost: predicts.as_ref().map_or(0, Prediction::cost),
+                banks: c.banks,
+                degree: c.degree,
+                sectors: c.sectors,
+                efficiency: c.efficiency,
+                active: c.active,
+                bytes_per_instruction: c.bytes,
                 counter_model,
                 predicted_ratio: predicted,
                 median_ms: row.median_ms,
@@ -113,6 +88,39 @@ pub(super) fn sweep_rows(m: &Manifest, r: &Record) -> Vec<RowView> {
             view
         })
         .collect()
+}
+
+/// The model's columns of a row.
+#[derive(Default)]
+struct ModelColumns {
+    banks: u32,
+    degree: u32,
+    sectors: u32,
+    efficiency: f64,
+    active: u32,
+    bytes: u64,
+}
+
+/// The columns each kind of prediction fills; the others read 0.
+fn model_columns(p: Option<&Prediction>) -> ModelColumns {
+    let mut c = ModelColumns::default();
+    match p {
+        Some(Prediction::Shared(s)) => {
+            c.banks = s.banks_covered;
+            c.degree = s.wavefronts;
+            c.bytes = s.bytes_per_instruction();
+        }
+        Some(Prediction::Global(g)) => {
+            c.sectors = g.sectors_per_request();
+            c.efficiency = g.efficiency();
+            c.bytes = g.bytes_per_instruction();
+        }
+        Some(Prediction::Branch(b)) => {
+            c.active = b.active_per_pass().first().copied().unwrap_or(0);
+        }
+        None => {}
+    }
+    c
 }
 
 /// Why a row's ratio to the best row is off the model, if it is.
@@ -186,6 +194,8 @@ fn cell(id: ColumnId, v: &RowView) -> String {
         ColumnId::Sectors => v.sectors.to_string(),
         ColumnId::Efficiency => format!("{:.1}%", v.efficiency * 100.0),
         ColumnId::Active => v.active.to_string(),
+        ColumnId::Bytes => v.bytes_per_instruction.to_string(),
+        ColumnId::Expected => number(v.counter_model),
     }
 }
 
@@ -211,7 +221,7 @@ pub(super) fn provenance(loaded: &Loaded) -> String {
     let file: std::path::PathBuf = file.into_iter().rev().collect();
     format!(
         "Measured {date} by coursegen {}{}: compute capability {}, {} SMs at {:.0} MHz during the run, \
-         median of at least {} timed launches per row, every thread checked against a CPU reference{}. \
+         median of at least {} timed launches per row, every thread checked against a reference kernel{}. \
          Record: {}.",
         r.run.coursegen_version,
         commit(r),
@@ -252,7 +262,7 @@ pub(super) fn provenance_of_several(group: &[&Loaded], d: &super::DeviceView) ->
         "Measured {} by coursegen {}{} on {} {}s (GPU ids {}): each time is the median of the \
          GPUs' medians, which differ by at most {:.2}% (row {label}); compute capability {}, \
          {} SMs, median of at least {} timed launches per row, every thread checked against a \
-         CPU reference{}.",
+         reference kernel{}.",
         dates.join(", "),
         r.run.coursegen_version,
         commit(r),

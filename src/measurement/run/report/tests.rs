@@ -56,14 +56,7 @@ fn refused_run_output() -> String {
     let m = coalescing();
     let rows = disturbed_rows();
     let busy = state(&[1036], &[]);
-    let verdict = nvml::judge(
-        &busy,
-        &busy,
-        &rows,
-        &m.sampling,
-        Some(1980.0),
-        m.model.bound(),
-    );
+    let verdict = nvml::judge(&busy, &busy, &rows, &m.sampling, Some(1980.0), m.bound());
     let causes: Vec<&'static str> = verdict.noise.iter().map(|p: &Problem| p.cause).collect();
     let mut refused_record = fixture::record("NVIDIA H200", b"k", b"m");
     refused_record.rows = rows;
