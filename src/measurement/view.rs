@@ -289,7 +289,7 @@ impl MeasuredView {
                     }
                     sentences.push(format!(
                         "This entry is written against compute capability {entry_cc}; the table \
-                         was measured on {cc}. The bank model's geometry, {} banks of {} bytes, \
+                         was measured on {cc}. The bank model’s geometry, {} banks of {} bytes, \
                          is the same for both, so the rows show what the entry describes.",
                         want.banks(),
                         want.word_bytes()
@@ -297,14 +297,14 @@ impl MeasuredView {
                 }
                 AccessKind::Global => sentences.push(format!(
                     "This entry is written against compute capability {entry_cc}; the table was \
-                     measured on {cc}. The coalescing model's {}-byte sectors and {}-byte lines \
+                     measured on {cc}. The coalescing model’s {}-byte sectors and {}-byte lines \
                      are the same for both, so the rows show what the entry describes.",
                     crate::bank::coalescing::SECTOR_BYTES,
                     crate::bank::coalescing::LINE_BYTES
                 )),
                 AccessKind::Branch => sentences.push(format!(
                     "This entry is written against compute capability {entry_cc}; the table was \
-                     measured on {cc}. The divergence model's warp of {} lanes, one pass per \
+                     measured on {cc}. The divergence model’s warp of {} lanes, one pass per \
                      path, is the same for both, so the rows show what the entry describes.",
                     crate::bank::divergence::LANES
                 )),

@@ -340,7 +340,7 @@ fn another_cc_with_the_same_geometry_is_stated_and_an_unknown_one_is_refused() {
     assert_eq!(v.cc_note("9.0").unwrap(), "");
     let note = v.cc_note("7.5").unwrap();
     assert!(
-        note.starts_with("This entry is written against compute capability 7.5; the table was measured on 9.0. The bank model's geometry, 32 banks of 4 bytes, is the same for both"),
+        note.starts_with("This entry is written against compute capability 7.5; the table was measured on 9.0. The bank model’s geometry, 32 banks of 4 bytes, is the same for both"),
         "{note}"
     );
     let mut odd = loaded("Fixture GPU");
