@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// The mode the new file gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// 0644, an ordinary file others read (a temporary file is created 0600).
     Ordinary,
     /// The mode of the file it replaces (an entry `sign` edits), else the temporary's.
@@ -14,7 +14,7 @@ pub enum Mode {
 }
 
 /// Writes `bytes` to `path` atomically, with the mode `mode` says.
-pub fn write(path: &Path, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
+pub(crate) fn write(path: &Path, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;

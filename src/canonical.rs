@@ -4,7 +4,7 @@
 /// Writes `value` as compact JSON with object keys sorted and null, empty-list and
 /// empty-object members left out, so a hash does not depend on field order, on
 /// formatting, or on optional fields that a later version adds.
-pub fn write_json(value: &serde_json::Value, out: &mut String) {
+pub(crate) fn write_json(value: &serde_json::Value, out: &mut String) {
     use serde_json::Value;
     match value {
         Value::Object(map) => {

@@ -11,16 +11,16 @@ use crate::config::{Config, ConfigError};
 use crate::content::Diagnostics;
 use crate::editorial::policy;
 
-pub mod build;
-pub mod eject;
-pub mod init;
-pub mod measure;
-pub mod new;
-pub mod serve;
-pub mod shell;
-pub mod sign;
-pub mod signers;
-pub mod status;
+pub(crate) mod build;
+pub(crate) mod eject;
+pub(crate) mod init;
+pub(crate) mod measure;
+pub(crate) mod new;
+pub(crate) mod serve;
+pub(crate) mod shell;
+pub(crate) mod sign;
+pub(crate) mod signers;
+pub(crate) mod status;
 
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]

@@ -12,14 +12,14 @@ use crate::content::Diagnostic;
 use crate::editorial::policy::Required;
 
 /// The config file's name at the site root.
-pub const FILE: &str = "coursegen.toml";
+pub(crate) const FILE: &str = "coursegen.toml";
 
 /// The site title when the config does not name one.
-pub const DEFAULT_TITLE: &str = "Untitled course";
+pub(crate) const DEFAULT_TITLE: &str = "Untitled course";
 
 /// The site config the build trusts: checked, normalised, defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
+pub(crate) struct Config {
     /// Shown in the header and every `<title>`.
     pub title: String,
     /// One sentence about the course: the home page's lede and meta description, and the
@@ -63,7 +63,7 @@ pub struct Config {
 
 /// A Markdown value of the file (`home`, `footer`) and where its lines are.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prose {
+pub(crate) struct Prose {
     /// The text, trimmed.
     pub text: String,
     /// The file's line where the text begins (its links' lines count from it).
@@ -75,7 +75,7 @@ pub struct Prose {
 
 /// One section as `sections` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SectionConfig {
+pub(crate) struct SectionConfig {
     /// Its folder under `content/` (`days`).
     pub name: String,
     /// What the sidebar, breadcrumbs, search results and cards call it (default: from the
@@ -86,7 +86,7 @@ pub struct SectionConfig {
 }
 
 /// Where the allowed-signers file is unless `[review] allowed_signers` says otherwise.
-pub const DEFAULT_ALLOWED_SIGNERS: &str = ".coursegen/allowed_signers";
+pub(crate) const DEFAULT_ALLOWED_SIGNERS: &str = ".coursegen/allowed_signers";
 
 impl Default for Config {
     fn default() -> Self {
@@ -114,7 +114,7 @@ impl Default for Config {
 
 /// Why the config could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     /// `--config FILE` names a file that cannot be read (a missing default file is fine).
     #[error("cannot read the config {path}: {error}")]
     Io {
@@ -211,7 +211,7 @@ const KEYS: &[(&str, &[&str])] = &[
 
 impl Config {
     /// Reads `explicit` (which must exist) or else `<root>/coursegen.toml` (defaults when absent).
-    pub fn load(root: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
         let path = explicit.map_or_else(|| root.join(FILE), Path::to_path_buf);
         let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
         let refuse = |why: String| {
@@ -251,7 +251,7 @@ impl Config {
     }
 
     /// Parses and checks the text of a config file; `file` names it in diagnostics.
-    pub fn parse(text: &str, file: &Path) -> Result<Config, Vec<Diagnostic>> {
+    pub(crate) fn parse(text: &str, file: &Path) -> Result<Config, Vec<Diagnostic>> {
         let at = |span: Range<usize>, key: &str, message: String| {
             Diagnostic::new(file, line_of(text, span.start), message).field(key)
         };
@@ -413,14 +413,14 @@ impl Config {
     }
 
     /// Sets the public address from `--base-url`, which overrides the config's.
-    pub fn override_base_url(&mut self, url: &str) -> Result<(), String> {
+    pub(crate) fn override_base_url(&mut self, url: &str) -> Result<(), String> {
         let url = base_url(url).map_err(|m| format!("--base-url: {m}"))?;
         self.set_checked_base_url(url);
         Ok(())
     }
 
     /// Builds for the domain root (what `serve` does: it always serves at `/`).
-    pub fn at_domain_root(mut self) -> Self {
+    pub(crate) fn at_domain_root(mut self) -> Self {
         self.base_url = None;
         self.root = "/".into();
         self
@@ -435,7 +435,7 @@ impl Config {
     }
 
     /// The "Edit this page" link of a source file (a path relative to the site root).
-    pub fn edit_link(&self, file: &Path) -> Option<String> {
+    pub(crate) fn edit_link(&self, file: &Path) -> Option<String> {
         let prefix = self.edit_url.as_deref()?;
         let rel = file.to_string_lossy().replace('\\', "/");
         let encoded: Vec<String> = rel.split('/').map(percent_encode).collect();
@@ -443,7 +443,7 @@ impl Config {
     }
 
     /// Whether a site-absolute path lives outside this site (`links.external_prefixes`).
-    pub fn is_external(&self, path: &str) -> bool {
+    pub(crate) fn is_external(&self, path: &str) -> bool {
         self.external_prefixes.iter().any(|p| {
             path.strip_prefix(p.as_str())
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '?', '#']))
@@ -523,7 +523,7 @@ const MAX_TITLE_CHARS: usize = 200;
 const MAX_URL_BYTES: usize = 2048;
 
 /// Largest config file: a complete one is a few hundred bytes.
-pub const MAX_FILE_BYTES: u64 = 64 << 10;
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 10;
 
 fn title(s: &str) -> Result<String, String> {
     one_line(s, "title", MAX_TITLE_CHARS)

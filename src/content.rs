@@ -2,19 +2,19 @@
 //! into `Entry` values; `scaffold` writes new ones. Depends on no other module of ours.
 use std::path::PathBuf;
 
-pub mod admit;
-pub mod body;
-pub mod diagnostic;
-pub mod front_matter;
-pub mod limits;
-pub mod load;
-pub mod meta;
-pub mod scaffold;
+pub(crate) mod admit;
+pub(crate) mod body;
+pub(crate) mod diagnostic;
+pub(crate) mod front_matter;
+pub(crate) mod limits;
+pub(crate) mod load;
+pub(crate) mod meta;
+pub(crate) mod scaffold;
 
-pub use diagnostic::{Diagnostic, Diagnostics};
-pub use load::{load, load_changed};
-pub use meta::{Meta, Status};
-pub use scaffold::{NewError, create_entry};
+pub(crate) use diagnostic::{Diagnostic, Diagnostics};
+pub(crate) use load::{load, load_changed};
+pub(crate) use meta::{Meta, Status};
+pub(crate) use scaffold::create_entry;
 
 /// What kind of page an entry makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub struct Entry {
 
 /// Everything under content/.
 #[derive(Debug, Clone, Default)]
-pub struct Site {
+pub(crate) struct Site {
     /// The entries, in path order; shared, so that a load that reuses its cache (see
     /// [`load_changed`]) hands an unchanged entry over without copying it.
     pub entries: Vec<std::sync::Arc<Entry>>,

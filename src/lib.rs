@@ -2,22 +2,22 @@
 //! the bank model and tables from measurement records. `main.rs` is the thin CLI wrapper.
 #![warn(unreachable_pub)]
 
-pub mod atomic;
+pub(crate) mod atomic;
 pub mod bank;
-pub mod canonical;
+pub(crate) mod canonical;
 pub mod cli;
-pub mod cmd;
-pub mod config;
-pub mod content;
+pub(crate) mod cmd;
+pub(crate) mod config;
+pub(crate) mod content;
 pub mod editorial;
 pub mod highlight;
 pub mod markdown;
 pub mod measurement;
 pub mod sanitize;
-pub mod serve;
-pub mod site;
-pub mod templates;
-pub mod theme;
+pub(crate) mod serve;
+pub(crate) mod site;
+pub(crate) mod templates;
+pub(crate) mod theme;
 
 /// The guide's reference pages, generated from the code (`guide/src/reference/`).
 #[cfg(test)]

@@ -19,7 +19,7 @@ mod slots;
 mod tests;
 mod watch;
 
-pub use watch::WatchError;
+pub(crate) use watch::WatchError;
 
 /// Connections held at once (each holds a thread, event streams too); past it, one still
 /// reading its request or the oldest event stream gives way (`slots`).
@@ -27,7 +27,7 @@ const MAX_CONNECTIONS: usize = 64;
 
 /// Why the preview server could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+pub(crate) enum ServeError {
     /// No temporary folder for the preview build.
     #[error("cannot create a folder for the preview build: {0}")]
     TempDir(std::io::Error),
@@ -51,7 +51,7 @@ pub enum ServeError {
 
 /// Where `serve` listens and whom it answers.
 #[derive(Debug, Clone)]
-pub struct Listen {
+pub(crate) struct Listen {
     /// The address to listen on: `127.0.0.1` by default; `0.0.0.0` or `::` for every
     /// interface.
     pub interface: IpAddr,
@@ -81,7 +81,7 @@ impl Listen {
 /// whatever the configured base path; the config (`config_file`, or the root's
 /// coursegen.toml) is read again on every rebuild. Diagrams are rasterised through the
 /// cache in `cache_dir`, if any.
-pub fn serve(
+pub(crate) fn serve(
     root: &Path,
     listen: Listen,
     drafts: bool,

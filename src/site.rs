@@ -22,7 +22,7 @@ use self::write::OutputError;
 
 /// Why a build failed.
 #[derive(Debug, thiserror::Error)]
-pub enum SiteError {
+pub(crate) enum SiteError {
     /// Content problems: exit 1, nothing written.
     #[error("{0}; nothing was written")]
     Content(Diagnostics),
@@ -48,7 +48,7 @@ pub enum SiteError {
 
 /// Builds the site under `root` (or only checks it when `opts.out` is `None`): load, check,
 /// and — only when check found nothing — render and write.
-pub fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
+pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
         write::check_out(root, out, opts.cache_dir.as_deref())?;
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// Why templates could not be loaded or a page not rendered.
 #[derive(Debug, thiserror::Error)]
-pub enum TemplateError {
+pub(crate) enum TemplateError {
     /// The templates folder is missing or unreadable.
     #[error("cannot read templates in {path}: {error}")]
     Io {
@@ -230,42 +230,11 @@ fn tag_end(attributes: &[u8]) -> Option<usize> {
     None
 }
 
-/// For `coursegen serve`: appends `script` (`<script>…</script>`) to a page and lets exactly
-/// that script run, by its SHA-256 in the page's policy, and fetch from the site.
-pub fn allow_inline_script(html: &[u8], script: &str) -> Vec<u8> {
-    let code = script
-        .strip_prefix("<script>")
-        .and_then(|s| s.strip_suffix("</script>"))
-        .unwrap_or(script);
-    let hash = sha256_base64(code);
-    let meta = b"<meta http-equiv=\"Content-Security-Policy\" content=\"";
-    let allow = b"script-src 'self'";
-    let mut out = Vec::with_capacity(html.len() + script.len() + 64);
-    let at = html
-        .windows(meta.len())
-        .position(|w| w == meta)
-        .and_then(|m| {
-            let end = m + html[m..].iter().position(|&b| b == b'>')?;
-            let i = html[m..end].windows(allow.len()).position(|w| w == allow)?;
-            Some(m + i + allow.len())
-        });
-    match at {
-        Some(i) => {
-            out.extend_from_slice(&html[..i]);
-            out.extend_from_slice(format!(" 'sha256-{hash}'").as_bytes());
-            out.extend_from_slice(&html[i..]);
-        }
-        None => out.extend_from_slice(html),
-    }
-    out.extend_from_slice(script.as_bytes());
-    out
-}
-
 /// The templates a site must provide.
-pub const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
+pub(crate) const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
 
 /// Compiled templates, shared by every page of a build.
-pub struct Templates {
+pub(crate) struct Templates {
     tera: tera::Tera,
     root: String,
     csp: String,
@@ -276,7 +245,7 @@ impl Templates {
     /// the site's own `templates/` file of the same path, and the site's others
     /// (`theme::files`); compiles them once. A site with no `templates/` uses the built-in
     /// ones.
-    pub fn load_site(root: &Path) -> Result<Self, TemplateError> {
+    pub(crate) fn load_site(root: &Path) -> Result<Self, TemplateError> {
         let dir = root.join("templates");
         let (files, refused) = crate::theme::files(root, "templates", Some("html"))
             .map_err(|e| TemplateError::Theme(e.to_string()))?;
@@ -299,7 +268,8 @@ impl Templates {
     }
 
     /// Loads every `*.html` template in `dir` (sub-folders included) and compiles them once.
-    pub fn load(dir: &Path) -> Result<Self, TemplateError> {
+    #[cfg(test)]
+    pub(crate) fn load(dir: &Path) -> Result<Self, TemplateError> {
         let mut sources = Vec::new();
         for item in walkdir::WalkDir::new(dir).sort_by_file_name() {
             let item = item.map_err(|e| TemplateError::Io {
@@ -354,31 +324,32 @@ impl Templates {
 
     /// The Content-Security-Policy every page carries: [`CSP_TEMPLATE`] with the hashes of
     /// the templates' inline scripts.
-    pub fn csp(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn csp(&self) -> &str {
         &self.csp
     }
 
     /// True when the site provides `template` (optional pages such as `404.html`).
-    pub fn has(&self, template: &str) -> bool {
+    pub(crate) fn has(&self, template: &str) -> bool {
         self.tera.contains_template(template)
     }
 
     /// The site's base path with a trailing slash (`/`, or `/course/` under a sub-path).
-    pub fn root(&self) -> &str {
+    pub(crate) fn root(&self) -> &str {
         &self.root
     }
 
     /// Sets `root`, the site's base path with a trailing slash (`/`, or `/course/` under a
     /// sub-path), which every template sees and writes site-absolute URLs with:
     /// `{{ root }}style.css`. URLs that come in a page's context already carry it.
-    pub fn with_root(mut self, root: &str) -> Self {
+    pub(crate) fn with_root(mut self, root: &str) -> Self {
         self.root = root.into();
         self
     }
 
     /// Renders `template` with `context` (any serialisable value whose top level is a map),
     /// plus `root`.
-    pub fn render(
+    pub(crate) fn render(
         &self,
         template: &str,
         context: &impl Serialize,
@@ -517,27 +488,6 @@ mod tests {
             !html.contains("<script>") && html.contains("<b>kept</b>"),
             "{html}"
         );
-    }
-
-    #[test]
-    fn serve_allows_its_own_script_and_nothing_else() {
-        let t = templates(&[]);
-        let html = t.render("entry.html", &serde_json::json!({})).unwrap();
-        let script = "<script>console.log(1)</script>";
-        let served = String::from_utf8(allow_inline_script(html.as_bytes(), script)).unwrap();
-        // echo -n 'console.log(1)' | openssl dgst -sha256 -binary | base64
-        assert!(
-            served.contains(
-                "script-src 'self' 'sha256-CihokcEcBW4atb/CW/XWsvWwbTjqwQlE9nj9ii5ww5M=' 'wasm-unsafe-eval'"
-            ),
-            "{served}"
-        );
-        assert_eq!(
-            served.matches("Content-Security-Policy").count(),
-            1,
-            "{served}"
-        );
-        assert!(served.ends_with(script));
     }
 
     #[test]

@@ -18,11 +18,11 @@ static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/static");
 static INIT: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/init");
 
 /// The two folders of a theme, under the site root.
-pub const FOLDERS: [&str; 2] = ["templates", "static"];
+pub(crate) const FOLDERS: [&str; 2] = ["templates", "static"];
 
 /// Where a theme file comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// The site's own file (absolute path).
     File(PathBuf),
     /// A built-in file: its theme folder (`static`), path in it (`style.css`) and bytes.
@@ -31,7 +31,7 @@ pub enum Source {
 
 impl Source {
     /// The bytes.
-    pub fn read(&self) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
+    pub(crate) fn read(&self) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
         match self {
             Source::File(p) => std::fs::read(p).map(Into::into),
             Source::Builtin(_, _, bytes) => Ok((*bytes).into()),
@@ -39,7 +39,7 @@ impl Source {
     }
 
     /// How a diagnostic names it: the file, or `static/x (built-in theme)`.
-    pub fn shown(&self) -> PathBuf {
+    pub(crate) fn shown(&self) -> PathBuf {
         match self {
             Source::File(p) => p.clone(),
             Source::Builtin(folder, rel, _) => {
@@ -51,7 +51,7 @@ impl Source {
 
 /// Why the site's theme files could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ThemeError {
+pub(crate) enum ThemeError {
     /// A folder could not be listed or a file read.
     #[error("cannot read {path}: {error}")]
     Io {
@@ -91,7 +91,7 @@ fn embedded(dir: &'static Dir<'static>) -> Vec<(&'static str, &'static [u8])> {
 }
 
 /// The built-in files of one theme folder (`templates` or `static`), by relative path.
-pub fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
+pub(crate) fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
     match folder {
         "templates" => embedded(&TEMPLATES),
         "static" => embedded(&STATIC),
@@ -114,7 +114,7 @@ const INIT_KERNEL: [(&str, &[u8]); 2] = [
 
 /// The files `coursegen init` writes, by path relative to the new course: `init/` and the
 /// kernel.
-pub fn init_files() -> Vec<(&'static str, &'static [u8])> {
+pub(crate) fn init_files() -> Vec<(&'static str, &'static [u8])> {
     let mut files = embedded(&INIT);
     files.extend(INIT_KERNEL);
     files.sort();
@@ -127,7 +127,7 @@ pub fn init_files() -> Vec<(&'static str, &'static [u8])> {
 /// file is admitted by what it resolves to: one that is not comes back among the refusals
 /// (and the built-in file, if any, stays). With `only_ext`, files of other extensions are
 /// left out (the templates folder may hold notes).
-pub fn files(
+pub(crate) fn files(
     root: &Path,
     folder: &'static str,
     only_ext: Option<&str>,
@@ -175,4 +175,4 @@ pub fn files(
 }
 
 /// A theme folder's files by relative path, and the site files that were refused.
-pub type Files = (BTreeMap<String, Source>, Vec<ThemeError>);
+pub(crate) type Files = (BTreeMap<String, Source>, Vec<ThemeError>);

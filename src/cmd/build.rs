@@ -95,7 +95,11 @@ pub enum Format {
 }
 
 /// Runs `coursegen build`.
-pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Result<(), Failure> {
+pub(crate) fn run_build(
+    root: &Path,
+    config_file: Option<&Path>,
+    args: BuildArgs,
+) -> Result<(), Failure> {
     let mut config = load_config(root, config_file)?;
     if let Some(url) = &args.base_url {
         config.override_base_url(url).map_err(|m| {
@@ -145,7 +149,11 @@ pub fn run_build(root: &Path, config_file: Option<&Path>, args: BuildArgs) -> Re
 }
 
 /// Runs `coursegen check`.
-pub fn run_check(root: &Path, config_file: Option<&Path>, args: CheckArgs) -> Result<(), Failure> {
+pub(crate) fn run_check(
+    root: &Path,
+    config_file: Option<&Path>,
+    args: CheckArgs,
+) -> Result<(), Failure> {
     let config = load_config(root, config_file)?;
     let opts = BuildOptions {
         drafts: args.drafts,

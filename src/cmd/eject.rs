@@ -18,7 +18,7 @@ pub struct EjectArgs {
 }
 
 /// Runs `coursegen eject`.
-pub fn run_eject(root: &Path, args: EjectArgs) -> Result<(), Failure> {
+pub(crate) fn run_eject(root: &Path, args: EjectArgs) -> Result<(), Failure> {
     let files: Vec<(PathBuf, &[u8])> = theme::FOLDERS
         .iter()
         .flat_map(|folder| {

@@ -26,7 +26,7 @@ pub struct InitArgs {
 }
 
 /// Runs `coursegen init`.
-pub fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
+pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
     let dir = args.dir.unwrap_or_else(|| root.to_path_buf());
     let usage = |m: String| Failure::Usage(anyhow!(m));
     match std::fs::symlink_metadata(&dir) {
@@ -74,7 +74,7 @@ pub fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
 
 /// Why files could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// A file is there and `--force` was not given.
     #[error(
         "{} already exist{}: pass --force to replace {}; nothing was written",
@@ -107,7 +107,11 @@ fn list(paths: &[PathBuf]) -> String {
 /// path is judged — no part of it a symbolic link, every folder on the way a folder, no
 /// file already there unless `force` — then each file is written whole (a temporary file
 /// renamed into place), so a reader never sees half a file.
-pub fn write_files(dir: &Path, files: &[(PathBuf, &[u8])], force: bool) -> Result<(), WriteError> {
+pub(crate) fn write_files(
+    dir: &Path,
+    files: &[(PathBuf, &[u8])],
+    force: bool,
+) -> Result<(), WriteError> {
     let mut existing = Vec::new();
     for (rel, _) in files {
         if rel.components().any(|c| !matches!(c, Component::Normal(_))) {

@@ -79,7 +79,7 @@ pub struct MeasureArgs {
 }
 
 /// Runs `coursegen measure`.
-pub fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure> {
+pub(crate) fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure> {
     if let Some(files) = &args.compare {
         return run_compare(root, &files[0], &files[1]);
     }

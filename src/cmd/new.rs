@@ -22,7 +22,11 @@ pub struct NewArgs {
 }
 
 /// Runs `coursegen new`: a glossary entry's fields come from `[new]` in the config.
-pub fn run_new(root: &Path, args: NewArgs, config_file: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn run_new(
+    root: &Path,
+    args: NewArgs,
+    config_file: Option<&Path>,
+) -> Result<(), Failure> {
     let config = super::load_config(root, config_file)?;
     let path = content::create_entry(
         root,

@@ -52,7 +52,7 @@ fn host_name(s: &str) -> Result<String, String> {
 }
 
 /// Runs `coursegen serve` until Ctrl-C.
-pub fn run_serve(
+pub(crate) fn run_serve(
     root: &Path,
     config_file: Option<PathBuf>,
     args: ServeArgs,

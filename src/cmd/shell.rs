@@ -16,7 +16,10 @@ pub struct CompletionsArgs {
 /// Writes the completion script of `args.shell` to stdout, e.g.
 /// `coursegen completions bash > ~/.local/share/bash-completion/completions/coursegen`.
 /// `command` is the whole command line's definition (`cli::Cli`), which `cli` passes in.
-pub fn run_completions(mut command: clap::Command, args: CompletionsArgs) -> Result<(), Failure> {
+pub(crate) fn run_completions(
+    mut command: clap::Command,
+    args: CompletionsArgs,
+) -> Result<(), Failure> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "coursegen", &mut out);
     print(&out)
@@ -26,7 +29,7 @@ pub fn run_completions(mut command: clap::Command, args: CompletionsArgs) -> Res
 /// `coursegen man > ~/.local/share/man/man1/coursegen.1`. One page holds every command, so
 /// it lists them by name (clap_mangen's own list would name `coursegen-build(1)` and the
 /// like, pages that do not exist) and its SEE ALSO names the guide.
-pub fn run_man(command: clap::Command) -> Result<(), Failure> {
+pub(crate) fn run_man(command: clap::Command) -> Result<(), Failure> {
     print(&man_page(command)?)
 }
 

@@ -46,7 +46,11 @@ pub struct SignArgs {
 }
 
 /// Runs `coursegen sign`.
-pub fn run_sign(root: &Path, args: SignArgs, config_file: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn run_sign(
+    root: &Path,
+    args: SignArgs,
+    config_file: Option<&Path>,
+) -> Result<(), Failure> {
     let config = super::load_config(root, config_file)?;
     let signers = crate::editorial::policy::signatures::rules_for(
         root,

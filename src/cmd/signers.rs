@@ -26,7 +26,11 @@ pub struct AddArgs {
 }
 
 /// Runs `coursegen signers add`.
-pub fn run_add(root: &Path, args: AddArgs, config_file: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn run_add(
+    root: &Path,
+    args: AddArgs,
+    config_file: Option<&Path>,
+) -> Result<(), Failure> {
     let config = load_config(root, config_file)?;
     let rel = &config.allowed_signers;
     let who = NewSigner {
@@ -69,7 +73,7 @@ pub fn run_add(root: &Path, args: AddArgs, config_file: Option<&Path>) -> Result
 }
 
 /// Runs `coursegen signers list`.
-pub fn run_list(root: &Path, config_file: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn run_list(root: &Path, config_file: Option<&Path>) -> Result<(), Failure> {
     let config = load_config(root, config_file)?;
     let rel = &config.allowed_signers;
     let listed = signers_file::list(root, rel)

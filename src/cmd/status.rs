@@ -20,7 +20,7 @@ pub struct StatusArgs {
 }
 
 /// Runs `coursegen status`.
-pub fn run_status(
+pub(crate) fn run_status(
     root: &Path,
     args: StatusArgs,
     config_file: Option<&Path>,

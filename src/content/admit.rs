@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// What a file is admitted as, which decides the types it may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
+pub(crate) enum Purpose {
     /// Copied beside its page (any type the loader lists as an asset).
     Asset,
     /// Copied from `static/` to the site root (the theme: any type).
@@ -24,7 +24,7 @@ pub enum Purpose {
 
 /// Extensions of a file a code block may include: source and data that no browser runs as
 /// a page or a script, whatever the server's type for it.
-pub const INCLUDE_EXTENSIONS: &[&str] = &[
+pub(crate) const INCLUDE_EXTENSIONS: &[&str] = &[
     "asm", "bash", "c", "cc", "cfg", "cmake", "conf", "cpp", "csv", "cu", "cuh", "cxx", "diff",
     "f90", "go", "h", "hh", "hpp", "hxx", "ini", "jl", "json", "log", "lua", "m", "mk", "patch",
     "ptx", "py", "r", "rs", "s", "sass", "sh", "sql", "tex", "toml", "tsv", "txt", "yaml", "yml",
@@ -34,11 +34,11 @@ pub const INCLUDE_EXTENSIONS: &[&str] = &[
 /// Largest file copied into the site (an asset under `content/`, a file under `static/`):
 /// 20 MiB, a long screen recording. A build copies every one and a deploy uploads it; a
 /// file past this belongs in a release or object storage, linked from the page.
-pub const MAX_COPIED_BYTES: u64 = 20 * 1024 * 1024;
+pub(crate) const MAX_COPIED_BYTES: u64 = 20 * 1024 * 1024;
 
 /// Why a file is not admitted; `Display` is the reason, after the path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// Nothing there, or a link to nothing (or a loop of links).
     #[error("does not exist (or is a symbolic link to nothing)")]
     Missing,
@@ -71,20 +71,20 @@ pub enum Refusal {
 
 /// The site root, resolved once, against which files are admitted.
 #[derive(Debug, Clone)]
-pub struct SiteRoot {
+pub(crate) struct SiteRoot {
     canon: PathBuf,
 }
 
 impl SiteRoot {
     /// The root `root` resolves to (itself, when it cannot be resolved).
-    pub fn new(root: &Path) -> Self {
+    pub(crate) fn new(root: &Path) -> Self {
         SiteRoot {
             canon: root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
         }
     }
 
     /// Resolves `path` and applies the rule for `purpose`: the resolved path, or why not.
-    pub fn admit(&self, path: &Path, purpose: Purpose) -> Result<PathBuf, Refusal> {
+    pub(crate) fn admit(&self, path: &Path, purpose: Purpose) -> Result<PathBuf, Refusal> {
         let resolved = path.canonicalize().map_err(|_| Refusal::Missing)?;
         let meta = std::fs::metadata(&resolved).map_err(|_| Refusal::Missing)?;
         if !meta.is_file() {

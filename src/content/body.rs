@@ -3,7 +3,7 @@
 
 /// Each line of `body` (newline included) and whether it is part of a fenced code block,
 /// fence lines included.
-pub fn fenced_lines(body: &str) -> impl Iterator<Item = (&str, bool)> {
+pub(crate) fn fenced_lines(body: &str) -> impl Iterator<Item = (&str, bool)> {
     let mut fence: Option<&'static str> = None;
     body.split_inclusive('\n').map(move |line| {
         let marker = ["```", "~~~"]

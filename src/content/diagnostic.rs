@@ -68,14 +68,14 @@ impl fmt::Display for Diagnostic {
 /// Whether `c` is one a terminal, a log or a CI runner acts on rather than shows: a control
 /// character (newline, carriage return, escape, bell, C1 controls) or a bidirectional
 /// override or isolate, which reorders the text around it.
-pub fn hidden(c: char) -> bool {
+pub(crate) fn hidden(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text` with every [`hidden`] character (newlines among them) written as a Rust escape
 /// (`\n`, `\u{1b}`): what content may put in a line of a terminal, a log or a CI
 /// annotation.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     escaped(text, hidden)
 }
 
@@ -84,7 +84,7 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 /// (`::error …` at a line's start, or `##[…` anywhere, which the runner also obeys), which
 /// only [`Diagnostics::github_annotations`] writes. Every command writes its output through
 /// this (`cmd::emit`), so a name quoted without [`printable`] still prints inert.
-pub fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
     let kept = escaped(text, |c| hidden(c) && c != '\n' && c != '\t');
     let command = |line: &str| line.trim_start().starts_with("::") || line.contains("##[");
     if !kept.lines().any(command) {
@@ -118,7 +118,10 @@ fn escaped(text: &str, hide: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str>
 /// The candidate `name` is most likely a typo of, for "did you mean": the nearest by edit
 /// distance, if within a third of `name`'s length (one to three edits). Short names are
 /// close to everything: `theme` is not a typo of `title`.
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let distance = |c: &str| strsim::levenshtein(name, c);
     (candidates.into_iter())
         .min_by_key(|c| distance(c))

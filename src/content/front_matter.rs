@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 /// An entry file cut in two.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Split<'a> {
+pub(crate) struct Split<'a> {
     /// The YAML between the `---` lines.
     pub yaml: &'a str,
     /// Whole-file line number of the YAML's first line.
@@ -19,7 +19,7 @@ pub struct Split<'a> {
 
 /// Why a file could not be cut into front matter and body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SplitError {
+pub(crate) enum SplitError {
     /// The file does not start with a `---` line.
     #[error("no front matter: the file must start with a line `---`")]
     NoOpening,
@@ -29,7 +29,7 @@ pub enum SplitError {
 }
 
 /// Cuts `text` (BOM removed, line endings normalised to `\n`) into YAML and body.
-pub fn split(text: &str) -> Result<Split<'_>, SplitError> {
+pub(crate) fn split(text: &str) -> Result<Split<'_>, SplitError> {
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| (text.trim_end() == "---").then_some(""))
@@ -53,7 +53,7 @@ pub fn split(text: &str) -> Result<Split<'_>, SplitError> {
 /// A list of names, or one name: `written_by: Ada` and `written_by: [Ada, Grace]` both work.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
-pub enum Names {
+pub(crate) enum Names {
     /// A single name (or "pending").
     One(String),
     /// Several names.
@@ -62,7 +62,7 @@ pub enum Names {
 
 impl Names {
     /// The names as a list, in the order written.
-    pub fn to_vec(&self) -> Vec<String> {
+    pub(crate) fn to_vec(&self) -> Vec<String> {
         match self {
             Names::One(name) => vec![name.clone()],
             Names::Many(names) => names.clone(),
@@ -73,7 +73,7 @@ impl Names {
 /// A scalar that authors may write as text or as a number (`cc: 7.5` as well as `cc: "7.5"`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub enum Scalar {
+pub(crate) enum Scalar {
     /// Written as text.
     Text(String),
     /// Written as a number.
@@ -83,7 +83,7 @@ pub enum Scalar {
 /// A source the page cites.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawSource {
+pub(crate) struct RawSource {
     /// Link text.
     pub title: String,
     /// Where it lives (http or https).
@@ -93,7 +93,7 @@ pub struct RawSource {
 /// `diagram.highlight`: the row and column the diagram picks out.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawCell {
+pub(crate) struct RawCell {
     /// Tile row.
     pub row: u32,
     /// Tile column.
@@ -103,7 +103,7 @@ pub struct RawCell {
 /// `diagram:` as written.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawDiagram {
+pub(crate) struct RawDiagram {
     /// Which drawing (`bank-map`, `lane-banks`).
     pub preset: String,
     /// The row and column to pick out.
@@ -121,7 +121,7 @@ pub struct RawDiagram {
 /// `byline:` as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawByline {
+pub(crate) struct RawByline {
     /// Author name(s), or "pending".
     pub written_by: Option<Names>,
     /// Reviewer name(s), or "pending".
@@ -141,7 +141,7 @@ pub struct RawByline {
 /// The front matter exactly as the file says it; see `meta::check_meta` for what we trust.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawFrontMatter {
+pub(crate) struct RawFrontMatter {
     /// The question, as the page heading.
     pub title: Option<String>,
     /// URL slug, when it should differ from the file name.
@@ -289,7 +289,7 @@ fn is_key_char(c: char) -> bool {
 
 /// A YAML problem, located in the whole file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct YamlProblem {
+pub(crate) struct YamlProblem {
     /// Whole-file line.
     pub line: usize,
     /// The field it concerns, when the parser says.
@@ -301,7 +301,7 @@ pub struct YamlProblem {
 }
 
 /// Parses the YAML of a split file into `RawFrontMatter`.
-pub fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
+pub(crate) fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
     super::limits::check_yaml(split.yaml).map_err(|limit| YamlProblem {
         line: split.yaml_line + limit.line - 1,
         field: limit.field,

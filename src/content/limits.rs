@@ -8,23 +8,23 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 /// Largest entry file (front matter and body) coursegen reads: 1 MiB, some hundred times
 /// a long entry; a bigger file is almost certainly generated or hostile.
-pub const MAX_ENTRY_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_ENTRY_BYTES: u64 = 1024 * 1024;
 
 /// Largest front matter: 64 KiB, some fifty times a complete one.
-pub const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
 
 /// Most `[` and `{` one front matter may hold. The YAML scanner's time grows with the
 /// square of how deeply flow lists and mappings nest (`[[[…` 30,000 deep, 59 KiB, took
 /// 4 s), and a count of the characters bounds the depth without parsing: nothing can nest
 /// deeper than the brackets it opens. An entry's front matter needs a handful.
-pub const MAX_FLOW_OPENINGS: usize = 256;
+pub(crate) const MAX_FLOW_OPENINGS: usize = 256;
 
 const BUDGET_EXCEEDED: &str = "coursegen: expansion budget exceeded";
 
 /// A front matter refused before it is parsed: where (the line within the YAML, 1-based,
 /// and the top-level field it is in, when there is one) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct YamlLimit {
+pub(crate) struct YamlLimit {
     /// Line within the YAML block, 1-based.
     pub line: usize,
     /// The top-level field the problem is in.
@@ -48,7 +48,7 @@ impl YamlLimit {
 /// parsed from. Without aliases a document never comes near that; a harmless alias or two
 /// stays within it. Aborts the walk as soon as the budget is spent, so a bomb costs little
 /// to refuse.
-pub fn check_yaml(yaml: &str) -> Result<(), YamlLimit> {
+pub(crate) fn check_yaml(yaml: &str) -> Result<(), YamlLimit> {
     if yaml.len() > MAX_FRONT_MATTER_BYTES {
         return Err(YamlLimit::whole(format!(
             "front matter is {} KiB; the limit is {} KiB",

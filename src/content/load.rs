@@ -13,18 +13,18 @@ use super::meta::{self, Meta};
 use super::{Entry, EntryKind, Site};
 
 mod cache;
-pub use cache::{Changed, LoadCache};
+pub(crate) use cache::{Changed, LoadCache};
 use cache::{Slot, Walked};
 
 /// The section whose entries `related:` names.
-pub const GLOSSARY: &str = "glossary";
+pub(crate) const GLOSSARY: &str = "glossary";
 /// The section whose entries `appears_in:` names.
-pub const DAYS: &str = "days";
+pub(crate) const DAYS: &str = "days";
 
 /// Loads every entry under `<root>/content`. Entries that fail to load are left out and
 /// their problems kept in [`Site::problems`], so that the check stage still runs on the
 /// rest and a build reports everything at once.
-pub fn load(root: &Path) -> Site {
+pub(crate) fn load(root: &Path) -> Site {
     load_changed(root, &mut LoadCache::default(), &Changed::All)
 }
 
@@ -32,7 +32,7 @@ pub fn load(root: &Path) -> Site {
 /// with everything else from `cache`, which is then updated (see [`Cache`]). The result
 /// equals a fresh [`load`] of the same files, as long as `changed` names every path that
 /// changed since the load that filled the cache.
-pub fn load_changed(root: &Path, cache: &mut LoadCache, changed: &Changed) -> Site {
+pub(crate) fn load_changed(root: &Path, cache: &mut LoadCache, changed: &Changed) -> Site {
     let content = root.join("content");
     let mut walked = cache.walked(root, &content, changed);
     // Entries not read yet (new or changed) and symbolic links (whose targets the watcher
@@ -113,7 +113,7 @@ fn url_of(dirs: &[String], slug: &str) -> String {
 }
 
 /// Extensions of files under content/ that are copied beside the pages.
-pub const ASSETS: &[&str] = &[
+pub(crate) const ASSETS: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "pdf", "mp4", "webm", "csv", "txt",
     "cu", "cuh", "py", "zip",
 ];
@@ -311,7 +311,7 @@ fn read_entry(file: &Path, abs: &Path) -> Result<Entry, Vec<Diagnostic>> {
 
 /// Splits, parses and checks the text of one entry file (`file` relative to the root; BOM
 /// removed, line endings `\n`); `coursegen sign` uses it to check a file before writing it.
-pub fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
+pub(crate) fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
     let split = front_matter::split(text).map_err(|e| {
         let line = if matches!(e, front_matter::SplitError::NoOpening) { 1 } else { text.lines().count().max(1) };
         vec![Diagnostic::new(file, line, e.to_string()).help(match e {
@@ -347,7 +347,7 @@ pub fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnostic>> {
 }
 
 /// Checks the bytes are UTF-8 (naming the line of the first bad byte); drops a BOM; CRLF → LF.
-pub fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
+pub(crate) fn decode(file: &Path, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let good = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count();
@@ -428,7 +428,7 @@ fn mark_intros(entries: &mut [Arc<Entry>]) -> Vec<usize> {
 
 /// Why a slug (or folder name) cannot be a URL path segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum SlugError {
+pub(crate) enum SlugError {
     /// Nothing at all.
     #[error("it is empty")]
     Empty,
@@ -450,7 +450,7 @@ pub enum SlugError {
 }
 
 /// A slug (or folder name) must be a plain URL path segment.
-pub fn check_slug(slug: &str) -> Result<(), SlugError> {
+pub(crate) fn check_slug(slug: &str) -> Result<(), SlugError> {
     if slug.is_empty() {
         Err(SlugError::Empty)
     } else if slug.contains("..") {

@@ -112,10 +112,10 @@ pub struct Meta {
 }
 
 /// Words that mean "not yet" in a byline date (names are judged by `policy::names`).
-pub const UNSIGNED: &[&str] = &["pending", "tbd", ""];
+pub(crate) const UNSIGNED: &[&str] = &["pending", "tbd", ""];
 
 /// Checks one entry's raw front matter; every problem found is pushed to `out`.
-pub fn check_meta(
+pub(crate) fn check_meta(
     raw: RawFrontMatter,
     file: &Path,
     lines: &FieldLines,
@@ -213,7 +213,7 @@ pub fn check_meta(
 }
 
 /// A kernel is named by its file stem: no folders, no `..`, nothing a path could hide in.
-pub fn is_kernel_name(name: &str) -> bool {
+pub(crate) fn is_kernel_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name

@@ -8,7 +8,7 @@ use super::load::{self, DAYS, GLOSSARY};
 
 /// Front-matter text a scaffold inserts for the author to replace: (field, text). A
 /// field whose value still contains the text (ignoring case) blocks publishing.
-pub const PLACEHOLDERS: &[(&str, &str)] = &[
+pub(crate) const PLACEHOLDERS: &[(&str, &str)] = &[
     ("title", "the day's topic"),
     ("category", "Uncategorised"),
     ("summary", "One sentence that defines the term."),
@@ -37,7 +37,7 @@ const PAGE_BODY: &str = "The body, in Markdown. Write what this page is for.
 
 /// The sentences of the body a scaffold inserts; a body still holding one of them, however
 /// re-wrapped, is not ready.
-pub fn body_sentences() -> impl Iterator<Item = &'static str> {
+pub(crate) fn body_sentences() -> impl Iterator<Item = &'static str> {
     [GLOSSARY_BODY, DAY_BODY, PAGE_BODY]
         .into_iter()
         .flat_map(|body| {
@@ -51,7 +51,7 @@ pub fn body_sentences() -> impl Iterator<Item = &'static str> {
 /// What `coursegen new` writes into a glossary entry where the course says nothing else
 /// (`[new]` in coursegen.toml).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Defaults {
+pub(crate) struct Defaults {
     /// `cc`: the compute capability a new entry is written against (`None`: no `cc` line).
     pub cc: Option<String>,
     /// `category`: "Uncategorised", a placeholder publishing refuses.
@@ -130,7 +130,7 @@ byline:
 /// The file `coursegen new <section> <slug>` writes: every field, with a note on each.
 /// `section` is the top-level section: `glossary` gets a glossary entry, `days` a day
 /// page, anything else a plain page.
-pub fn scaffold(section: &str, slug: &str, defaults: &Defaults) -> String {
+pub(crate) fn scaffold(section: &str, slug: &str, defaults: &Defaults) -> String {
     let term = slug.replace('-', " ");
     // Padded so that the notes line up with the other fields' (one space at least).
     let question = format!("What is {term}?");
@@ -189,7 +189,7 @@ fn capitalise(s: &str) -> String {
 
 /// Why `coursegen new` could not create an entry.
 #[derive(Debug, thiserror::Error)]
-pub enum NewError {
+pub(crate) enum NewError {
     /// A section folder or the slug is not a valid URL segment.
     #[error("`{part}` cannot be part of a URL: {why}; use lowercase letters, digits and hyphens")]
     BadSegment {
@@ -241,7 +241,7 @@ pub enum NewError {
 /// `glossary/memory`), never over an existing entry, and never with a slug another entry
 /// of the same top-level section uses. A top-level section that does not exist yet is
 /// refused unless `new_section`. A glossary entry's fields come from `defaults`.
-pub fn create_entry(
+pub(crate) fn create_entry(
     root: &Path,
     section: &str,
     slug: &str,

@@ -25,7 +25,7 @@ const LONGEST: Duration = Duration::from_millis(300);
 /// Why the watcher could not start.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot watch {path} for changes: {error}")]
-pub struct WatchError {
+pub(crate) struct WatchError {
     path: PathBuf,
     error: notify::Error,
 }

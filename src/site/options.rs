@@ -8,7 +8,7 @@ use crate::content::Diagnostic;
 
 /// How to build.
 #[derive(Debug, Clone)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     /// Preview: drafts rendered with a banner and `noindex`.
     pub drafts: bool,
     /// Stale or missing measurement records are errors.
@@ -36,7 +36,7 @@ pub struct BuildOptions {
 
 /// What a build did, for the summary.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     /// Pages written (or that would be).
     pub pages: usize,
     /// Entries published.
@@ -56,7 +56,7 @@ pub struct Report {
 
 /// How long each stage of a build took.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Timings {
+pub(crate) struct Timings {
     /// Walking content/ and parsing every entry.
     pub load: std::time::Duration,
     /// The check stage: the editorial rule, links, diagrams, records, bindings.
@@ -67,7 +67,7 @@ pub struct Timings {
 
 /// Build-cache entries by kind: reused from the cache, or made and stored.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct CacheCounts {
+pub(crate) struct CacheCounts {
     /// Rasterised diagrams and cards found in the cache.
     pub images_reused: usize,
     /// Rasterised afresh.
@@ -81,7 +81,7 @@ pub struct CacheCounts {
 impl BuildOptions {
     /// The publish build with a known address lists its pages in sitemap.xml; the preview,
     /// whose drafts are `noindex`, has none.
-    pub fn writes_sitemap(&self) -> bool {
+    pub(crate) fn writes_sitemap(&self) -> bool {
         self.config.base_url.is_some() && !self.drafts
     }
 }

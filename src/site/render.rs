@@ -27,7 +27,7 @@ pub(crate) mod urls;
 
 /// Why a checked page could not be rendered (templates or the rasteriser, not content).
 #[derive(Debug, thiserror::Error)]
-pub enum RenderError {
+pub(crate) enum RenderError {
     /// A template failed on a page.
     #[error("{file}: {error}")]
     Template {

@@ -5,7 +5,7 @@ use crate::site::options::Report;
 
 impl Report {
     /// The summary of this build; `preview` says whether drafts were rendered.
-    pub fn markdown(&self, preview: bool) -> String {
+    pub(crate) fn markdown(&self, preview: bool) -> String {
         let mut md = format!(
             "**{}** page{} · **{}** published entr{} · **{}** draft{} {}\n",
             self.pages,

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 /// Why the output could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum OutputError {
+pub(crate) enum OutputError {
     /// `--out` would overwrite or swallow sources.
     #[error("refusing to write output to {out}: it is {what}")]
     Refused {

@@ -16,7 +16,7 @@ use super::{Diagnostic, Entry, Found, check_references, check_unique, classify, 
 /// that did not change keeps the same allocation (`Arc`) from one load to the next, which
 /// later stages use to tell it is unchanged.
 #[derive(Debug, Default)]
-pub struct LoadCache {
+pub(crate) struct LoadCache {
     walked: Option<Walked>,
     across: Option<Across>,
     /// Walks made (a test checks that a plain edit makes none).
@@ -26,7 +26,7 @@ pub struct LoadCache {
 
 /// Which paths changed since the load that filled the [`LoadCache`].
 #[derive(Debug)]
-pub enum Changed {
+pub(crate) enum Changed {
     /// Anything may have changed: `content/` is walked and every file read again.
     All,
     /// These paths, relative to the root (paths outside `content/` are ignored; a folder

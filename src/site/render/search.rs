@@ -45,7 +45,7 @@ const PIPELINE_VERSION: u32 = 3;
 
 /// Why the search index could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum SearchError {
+pub(crate) enum SearchError {
     /// Pagefind refused a record or failed to build the index.
     #[error("cannot build the search index: {message}")]
     Pagefind {
