@@ -8,7 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::access::{AccessKind, LaneMap};
-use super::lane_sectors::MAX_LINES;
+pub use super::lane_sectors::MAX_LINES;
 use super::model::WARP_SIZE;
 use super::svg::Frame;
 pub use super::tile::{Cell, TILE_ROWS};
