@@ -20,7 +20,9 @@ use crate::bank::access::AccessKind;
 use crate::bank::diagram::{MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, TILE_WIDTHS};
 use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 use crate::config::{RawConfig, RawGlossary, RawLinks, RawNew, RawReview};
-use crate::content::front_matter::{RawByline, RawCell, RawDiagram, RawFrontMatter, RawSource};
+use crate::content::front_matter::{
+    RawByline, RawCell, RawDiagram, RawFrontMatter, RawLaneMap, RawSource,
+};
 use crate::editorial::policy::{self, Rules, Verdict};
 use crate::measurement::manifest::{
     Axis, ColumnId, CounterNames, Launch, Manifest, Model, Reference, Sampling, Table,
@@ -185,13 +187,53 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
     ("sources[].url", "http(s) address", "where the source lives"),
     (
         "diagram",
-        "`{preset, highlight: {row, column}, width, stride, paths, alt}`",
-        "the Diagram section, drawn from the bank, coalescing or divergence model: [Diagram options](diagrams.md)",
+        "`{preset, highlight: {row, column}, width, stride, paths, alt}`, `{kernel, row, alt}` or `{map: {kind, word, address, path, width}, alt}`",
+        "the Diagram section: a preset drawn from the bank, coalescing or divergence model, or the lanes of a kernel's row or of a lane map: [Diagram options](diagrams.md)",
     ),
     (
         "diagram.preset",
         "preset name",
-        "which drawing: `bank-map`, `lane-banks`, `lane-sectors` or `lane-paths`",
+        "which drawing: `bank-map`, `lane-banks`, `lane-sectors` or `lane-paths`; give one of `preset`, `kernel` and `map`",
+    ),
+    (
+        "diagram.kernel",
+        "kernel name (letters, digits, `-`, `_`)",
+        "draws the lanes of a row of `kernels/<name>.yaml`, from its `model`, with its kind's lane drawing (`lane-banks` for `shared`, `lane-sectors` for `global`, `lane-paths` for `branch`)",
+    ),
+    (
+        "diagram.row",
+        "row label",
+        "with `kernel`: the row drawn, one of the manifest's `axis.labels`",
+    ),
+    (
+        "diagram.map",
+        "`{kind, word, address, path, width}`",
+        "draws the lanes of a lane map written here, as a manifest's `model` writes one, without an axis or constants: an expression of `lane` (0 to 31)",
+    ),
+    (
+        "diagram.map.kind",
+        "`shared`, `global` or `branch`",
+        "the access model, and so the drawing: `lane-banks`, `lane-sectors` or `lane-paths`",
+    ),
+    (
+        "diagram.map.word",
+        "expression",
+        "`shared`: the 4-byte word lane `lane` reads, e.g. `lane * 33`",
+    ),
+    (
+        "diagram.map.address",
+        "expression",
+        "`shared`, `global`: the byte address lane `lane` reads, e.g. `lane * 16`",
+    ),
+    (
+        "diagram.map.path",
+        "expression",
+        "`branch`: the path lane `lane` takes, e.g. `lane % 4`",
+    ),
+    (
+        "diagram.map.width",
+        "4, 8 or 16",
+        "`shared`, `global`: bytes each lane reads (default 4)",
     ),
     (
         "diagram.highlight",
@@ -633,6 +675,9 @@ fn front_matter_fields() -> Vec<String> {
                     out.push(format!("diagram.{sub}"));
                     if sub == "highlight" {
                         out.extend(dotted("diagram.highlight.", &fields_of::<RawCell>()));
+                    }
+                    if sub == "map" {
+                        out.extend(dotted("diagram.map.", &fields_of::<RawLaneMap>()));
                     }
                 }
             }
@@ -1195,6 +1240,31 @@ fn diagrams_page() -> String {
          | `paths` | {} | 2 |\n",
         widths.join(" or "),
         paths.join(", ")
+    );
+    page.push_str(
+        "\n## The lanes of a kernel's row, or of a lane map\n\n\
+         Instead of `preset`, `kernel` with `row` draws the lanes of one row of a kernel's \
+         sweep from its manifest's `model` (`diagram: { kernel: swizzled_tile, row: naive, \
+         alt: … }`), and `map` draws a lane map written in the front matter, an expression \
+         of `lane` (`diagram: { map: { kind: shared, word: \"lane * 33\" }, alt: … }`). \
+         The picture follows from what each lane touches alone: a kernel's row and a map \
+         that agree on every lane draw the same pixels, however each is written. Each kind \
+         is drawn by one preset's drawing:\n\n| `kind` | drawn as |\n| --- | --- |\n",
+    );
+    for kind in AccessKind::ALL {
+        let _ = writeln!(
+            page,
+            "| `{}` | `{}` |",
+            kind.name(),
+            crate::bank::diagram::lane_preset(kind)
+        );
+    }
+    let _ = write!(
+        page,
+        "\nA `global` map whose lanes span more than {} lines of 128 bytes is refused: its \
+         sectors would be slivers. An unknown kernel or row, or an expression that does not \
+         parse or fails for a lane, is an error naming the entry's file, line and field.\n",
+        crate::bank::diagram::MAX_LINES
     );
     page
 }

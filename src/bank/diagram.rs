@@ -7,9 +7,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::access::{AccessKind, LaneMap};
+pub use super::lane_sectors::MAX_LINES;
+use super::model::WARP_SIZE;
 use super::svg::Frame;
 pub use super::tile::{Cell, TILE_ROWS};
 use super::{bank_map, lane_banks, lane_paths, lane_sectors};
+
+pub use super::access::LaneMapError;
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
 pub const TILE_WIDTHS: [u32; 2] = [32, 33];
@@ -171,6 +176,18 @@ pub enum DiagramError {
         /// The stride as written.
         stride: u32,
     },
+    /// A lane map that cannot be evaluated for the row drawn.
+    #[error(transparent)]
+    Map(#[from] LaneMapError),
+    /// A `global` map whose lanes spread over more lines than a picture can show.
+    #[error(
+        "the lanes touch bytes {lines} lines of 128 bytes apart; a lane-sectors diagram draws \
+         at most {MAX_LINES}"
+    )]
+    TooManyLines {
+        /// Lines from the first the warp touches to the last.
+        lines: u64,
+    },
 }
 
 fn preset_list() -> String {
@@ -281,10 +298,77 @@ pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String,
     })
 }
 
+/// The lane drawing of an access kind: `lane-banks` for `shared`, `lane-sectors` for
+/// `global`, `lane-paths` for `branch`.
+pub fn lane_preset(kind: AccessKind) -> Preset {
+    match kind {
+        AccessKind::Shared => Preset::LaneBanks,
+        AccessKind::Global => Preset::LaneSectors,
+        AccessKind::Branch => Preset::LanePaths,
+    }
+}
+
+/// Draws what `map` gives each lane at axis value `at` (`axis` names it in messages) with
+/// its kind's lane drawing ([`lane_preset`]). The picture follows from what the lanes touch
+/// alone, so two maps that agree on every lane draw the same bytes, however each is
+/// written; `title` and `desc` as for [`render_svg`].
+pub fn render_map(
+    map: &LaneMap,
+    at: i64,
+    axis: &str,
+    title: &str,
+    desc: &str,
+) -> Result<String, DiagramError> {
+    let preset = lane_preset(map.kind);
+    // What the picture shows, as the bytes of its key: the lanes' values and the width.
+    let (values, width) = match map.kind {
+        AccessKind::Branch => (Values::Paths(map.lanes(at, axis)?), 0),
+        AccessKind::Shared | AccessKind::Global => (
+            Values::Addresses(map.addresses(at, axis)?),
+            map.width_at(at, axis)?,
+        ),
+    };
+    let listed: Vec<String> = match &values {
+        Values::Paths(paths) => paths.iter().map(i64::to_string).collect(),
+        Values::Addresses(addresses) => addresses.iter().map(u64::to_string).collect(),
+    };
+    let key = format!("{preset}|map|{width}|{}|{title}|{desc}", listed.join(","));
+    let id = format!("{preset}-{:08x}", fnv(&key) >> 32);
+    let frame = |w, h| Frame {
+        id: &id,
+        width: w,
+        height: h,
+        title,
+        desc,
+    };
+    Ok(match values {
+        Values::Paths(paths) => lane_paths::render_map(&paths, frame),
+        Values::Addresses(addresses) if map.kind == AccessKind::Shared => {
+            lane_banks::render_map(&addresses, width, frame)
+        }
+        Values::Addresses(addresses) => lane_sectors::render_map(&addresses, width, frame)
+            .map_err(|lines| DiagramError::TooManyLines { lines })?,
+    })
+}
+
+/// What a map gives the lanes of one row.
+enum Values {
+    /// Each lane's path (`branch`).
+    Paths([i64; WARP_SIZE]),
+    /// Each lane's first byte (`shared`, `global`).
+    Addresses([u64; WARP_SIZE]),
+}
+
+/// FNV-1a: tiny, and unlike std's hasher its output is fixed across Rust releases.
+fn fnv(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// An id for the `<title>`/`<desc>` pair that is stable for the same input and unlikely to
 /// collide when a page inlines several diagrams.
 fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
-    // FNV-1a: tiny, and unlike std's hasher its output is fixed across Rust releases.
     let option = |value: Option<u32>| value.map_or_else(|| "-".to_owned(), |v| v.to_string());
     let highlight = spec
         .highlight
@@ -297,10 +381,7 @@ fn element_id(spec: &DiagramSpec, title: &str, desc: &str) -> String {
         option(spec.width),
         option(spec.stride)
     );
-    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{}-{:08x}", spec.preset, hash >> 32)
+    format!("{}-{:08x}", spec.preset, fnv(&key) >> 32)
 }
 
 #[cfg(test)]

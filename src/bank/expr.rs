@@ -554,7 +554,10 @@ impl Parser<'_> {
 }
 
 fn known(names: &[&str]) -> String {
-    let mut all: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    // An empty name (a map without an axis) can never be written, so it is not listed.
+    let mut all: Vec<String> = (names.iter().filter(|n| !n.is_empty()))
+        .map(|n| format!("`{n}`"))
+        .collect();
     all.extend(FUNCTIONS.iter().map(|(f, _)| format!("`{f}(a, b)`")));
     all.join(", ")
 }

@@ -2,8 +2,9 @@
 //! each lane to the bank it hits, and every bank shaded by how many distinct words it must
 //! serve.
 
+use super::access;
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN, box_left};
-use super::model::{self, Geometry, WarpAccess};
+use super::model::{self, Geometry, WARP_SIZE};
 use super::svg::{Anchor, FRAME, Frame, INK, LOAD_LEVELS, MUTED_INK, Svg, load_level};
 use super::tile::describe_access;
 
@@ -17,38 +18,78 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
     let geometry = Geometry::STANDARD;
     let addresses = model::strided_addresses(stride, geometry);
     let access = model::analyze(&addresses, geometry);
+    let cost = match access.slowdown() {
+        1 => "as fast as a conflict-free load".to_owned(),
+        n => format!("{n}× the time of a conflict-free load"),
+    };
+    let verdict = format!("Stride {stride}: {} ({cost})", describe_access(&access));
+    let bank = match stride {
+        0 => "0".to_owned(),
+        1 => "L mod 32".to_owned(),
+        s => format!("({s}·L) mod 32"),
+    };
+    let title = format!("{}, in bank {bank}", lanes::reads(stride));
+    draw(&addresses, access.words_per_bank(), &title, &verdict, frame)
+}
+
+/// Draws a warp whose lane L reads `width` bytes at byte `addresses[L]` (a lane map's row),
+/// shaded by the `shared` access model; `frame` sizes the document.
+pub(crate) fn render_map<'a>(
+    addresses: &[u64; WARP_SIZE],
+    width: u32,
+    frame: impl FnOnce(u32, u32) -> Frame<'a>,
+) -> String {
+    let load = access::shared(addresses, width, Geometry::STANDARD);
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut verdict = format!(
+        "{} per request; the lanes cover {} of the 32 banks",
+        plural(load.wavefronts, "wavefront", "wavefronts"),
+        load.banks_covered,
+    );
+    if load.degree_per_phase.len() > 1 {
+        verdict.push_str(&format!(
+            " ({} bytes a lane: {} phases of {} lanes)",
+            load.width,
+            load.degree_per_phase.len(),
+            WARP_SIZE / load.degree_per_phase.len()
+        ));
+    }
+    let title = lanes::reads_map(addresses, load.width);
+    draw(addresses, &load.words_per_bank, &title, &verdict, frame)
+}
+
+/// The picture: lanes, a line from each to the bank of its first byte, the banks shaded by
+/// `counts` (distinct words each serves), the legend and `verdict`.
+fn draw<'a>(
+    addresses: &[u64],
+    counts: &[u32],
+    title: &str,
+    verdict: &str,
+    frame: impl FnOnce(u32, u32) -> Frame<'a>,
+) -> String {
+    let geometry = Geometry::STANDARD;
     let mut svg = Svg::open(&frame(
         LEFT + geometry.banks() * PITCH + RIGHT_MARGIN,
         HEIGHT,
     ));
-    heading(&mut svg, stride);
+    heading(&mut svg, title);
     // A line from each lane down to the bank that serves it.
     let banks_read = addresses
         .iter()
         .map(|&address| box_left(geometry.bank_of_address(address)) + BOX / 2);
     lanes::connectors(&mut svg, banks_read, BANK_TOP);
     lanes::lane_row(&mut svg);
-    banks(&mut svg, &access);
+    banks(&mut svg, counts);
     legend(&mut svg, BANK_TOP + 72);
-    let cost = match access.slowdown() {
-        1 => "as fast as a conflict-free load".to_owned(),
-        n => format!("{n}× the time of a conflict-free load"),
-    };
-    let verdict = format!("Stride {stride}: {} ({cost})", describe_access(&access));
-    svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, &verdict);
+    svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, verdict);
     svg.finish()
 }
 
 /// The title (what lane L reads, and in which bank), how to read the shading, the rows' names.
-fn heading(svg: &mut Svg, stride: u32) {
-    let bank = match stride {
-        0 => "0".to_owned(),
-        1 => "L mod 32".to_owned(),
-        s => format!("({s}·L) mod 32"),
-    };
+fn heading(svg: &mut Svg, title: &str) {
     lanes::heading(
         svg,
-        &format!("{}, in bank {bank}", lanes::reads(stride)),
+        title,
         "Banks are shaded by how many distinct words they serve; lanes on one word share a multicast.",
         &[(BANK_TOP + 14, "bank"), (BANK_TOP + 40, "words")],
     );
@@ -56,8 +97,7 @@ fn heading(svg: &mut Svg, stride: u32) {
 
 /// Each bank shaded by its load, with the count of distinct words printed under it so the
 /// load reads without colour.
-fn banks(svg: &mut Svg, access: &WarpAccess) {
-    let counts = access.words_per_bank();
+fn banks(svg: &mut Svg, counts: &[u32]) {
     for (bank, &words) in (0u32..).zip(counts) {
         let x = box_left(bank);
         let level = load_level(words);

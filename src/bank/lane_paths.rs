@@ -2,8 +2,10 @@
 //! each group on a path of its own, and under them one row per pass the warp makes, the
 //! lanes switched on in that pass shaded.
 
+use super::access;
 use super::divergence::{self, Divergence, LANES};
 use super::lanes::{self, BOX, LANE_TOP, LEFT, PITCH, RIGHT_MARGIN, box_left};
+use super::model::WARP_SIZE;
 use super::svg::{Anchor, FRAME, Frame, INK, Svg};
 
 /// Top edge of the first pass row.
@@ -18,7 +20,28 @@ const IDLE: &str = "#f5f5f5";
 /// Draws a warp whose lanes take `paths` paths (1 to 32) and the passes it makes; `frame`
 /// sizes the document.
 pub(crate) fn render<'a>(paths: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
-    let warp = divergence::grouped(paths);
+    draw(&divergence::grouped(paths), &title(paths), frame)
+}
+
+/// Draws a warp whose lane L takes path `paths[L]` (a lane map's row) and the passes it
+/// makes; `frame` sizes the document.
+pub(crate) fn render_map<'a>(
+    paths: &[i64; WARP_SIZE],
+    frame: impl FnOnce(u32, u32) -> Frame<'a>,
+) -> String {
+    let warp = access::branch(paths);
+    let distinct = match warp.passes() {
+        1 => "1 path".to_owned(),
+        n => format!("{n} paths"),
+    };
+    let title = format!(
+        "{distinct}: lanes 0, 1, 2 … 31 take paths {}",
+        lanes::listed(|lane| paths[lane])
+    );
+    draw(&warp, &title, frame)
+}
+
+fn draw<'a>(warp: &Divergence, title: &str, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
     let rows = warp.passes();
     let height = PASS_TOP + rows * PITCH + FOOT;
     let mut svg = Svg::open(&frame(LEFT + LANES * PITCH + RIGHT_MARGIN, height));
@@ -28,13 +51,13 @@ pub(crate) fn render<'a>(paths: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>) 
     let names: Vec<(u32, &str)> = names.iter().map(|(y, n)| (*y, n.as_str())).collect();
     lanes::heading(
         &mut svg,
-        &title(paths),
+        title,
         "The warp runs one pass per path; a shaded box is a lane switched on in that pass.",
         &names,
     );
     lanes::lane_row(&mut svg);
-    passes(&mut svg, &warp);
-    let verdict = verdict(&warp);
+    passes(&mut svg, warp);
+    let verdict = verdict(warp);
     svg.text((LEFT, height - 20), 12, Anchor::Start, INK, &verdict);
     svg.finish()
 }

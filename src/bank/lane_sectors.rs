@@ -2,7 +2,7 @@
 //! global memory, a line from each lane to the 32-byte sector that holds its word, and the
 //! 128-byte lines the warp spans, each cut into its four sectors, fetched ones shaded.
 
-use super::access;
+use super::access::{self, GlobalLoad};
 use super::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN};
 use super::model::WARP_SIZE;
@@ -15,6 +15,9 @@ const STRIP: u32 = PITCH * WARP_SIZE as u32 - (PITCH - BOX);
 const FETCHED: &str = "#f28567";
 const IDLE: &str = "#f5f5f5";
 
+/// Most 128-byte lines a `lane-sectors` picture spans: beyond, the sectors would be slivers.
+pub const MAX_LINES: u64 = 64;
+
 /// Draws the lanes reading word `stride · L` and the sectors fetched for them; `frame` sizes
 /// the document.
 pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
@@ -22,25 +25,98 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
         std::array::from_fn(|lane| lane as u64 * u64::from(stride) * 4);
     let load = access::global(&addresses, 4);
     let last_line = addresses.iter().max().map_or(0, |a| a / LINE_BYTES);
-    let lines = (last_line + 1) as u32;
+    let verdict = format!(
+        "Stride {stride}: {} sectors in {} lines, {} bytes fetched for {} used ({:.1}% useful)",
+        load.sectors_per_request(),
+        load.lines,
+        load.fetched_bytes(),
+        load.useful_bytes,
+        load.efficiency() * 100.0
+    );
+    let picture = Picture {
+        addresses: &addresses,
+        load: &load,
+        lines: 0..=last_line,
+        title: &lanes::reads(stride),
+        verdict: &verdict,
+    };
+    draw(&picture, frame)
+}
+
+/// Draws a warp whose lane L reads `width` bytes at byte `addresses[L]` (a lane map's row),
+/// the lines from the first one a lane touches to the last; `None` when they span more than
+/// [`MAX_LINES`] (the count given instead).
+pub(crate) fn render_map<'a>(
+    addresses: &[u64; WARP_SIZE],
+    width: u32,
+    frame: impl FnOnce(u32, u32) -> Frame<'a>,
+) -> Result<String, u64> {
+    let load = access::global(addresses, width);
+    let first = load
+        .sectors
+        .first()
+        .map_or(0, |s| s * SECTOR_BYTES / LINE_BYTES);
+    let last = load
+        .sectors
+        .last()
+        .map_or(0, |s| s * SECTOR_BYTES / LINE_BYTES);
+    let span = last - first + 1;
+    if span > MAX_LINES {
+        return Err(span);
+    }
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let verdict = format!(
+        "{} in {}, {} bytes fetched for {} used ({:.1}% useful)",
+        plural(u64::from(load.sectors_per_request()), "sector", "sectors"),
+        plural(u64::from(load.lines), "line", "lines"),
+        load.fetched_bytes(),
+        load.useful_bytes,
+        load.efficiency() * 100.0
+    );
+    let picture = Picture {
+        addresses,
+        load: &load,
+        lines: first..=last,
+        title: &lanes::reads_map(addresses, load.width),
+        verdict: &verdict,
+    };
+    Ok(draw(&picture, frame))
+}
+
+/// What one picture shows.
+struct Picture<'p> {
+    /// Lane L's first byte.
+    addresses: &'p [u64; WARP_SIZE],
+    /// The access model's count.
+    load: &'p GlobalLoad,
+    /// The 128-byte lines drawn, by number.
+    lines: std::ops::RangeInclusive<u64>,
+    title: &'p str,
+    verdict: &'p str,
+}
+
+fn draw<'a>(p: &Picture<'_>, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> String {
+    let first_line = *p.lines.start();
+    let lines = (p.lines.end() - first_line + 1) as u32;
+    let first_sector = first_line * 4;
     let mut svg = Svg::open(&frame(LEFT + STRIP + RIGHT_MARGIN, HEIGHT));
     lanes::heading(
         &mut svg,
-        &lanes::reads(stride),
-        "Each 128-byte line is four 32-byte sectors; a warp's load fetches every sector a lane touches.",
+        p.title,
+        "Each 128-byte line is four 32-byte sectors; a warp’s load fetches every sector a lane touches.",
         &[(LINE_TOP + 14, "line")],
     );
     let sector_width = f64::from(STRIP) / f64::from(lines * 4);
-    let sector_x = |sector: u64| f64::from(LEFT) + sector as f64 * sector_width;
+    let sector_x = |sector: u64| f64::from(LEFT) + (sector - first_sector) as f64 * sector_width;
     // A line from each lane down to the middle of the sector that holds its word.
-    let sectors_read = addresses.iter().map(|&address| {
+    let sectors_read = p.addresses.iter().map(|&address| {
         let x = sector_x(address / SECTOR_BYTES) + sector_width / 2.0;
         format!("{x:.2}")
     });
     lanes::connectors(&mut svg, sectors_read, LINE_TOP);
     lanes::lane_row(&mut svg);
-    for sector in 0..u64::from(lines) * 4 {
-        let fill = if load.sectors.contains(&sector) {
+    for sector in first_sector..first_sector + u64::from(lines) * 4 {
+        let fill = if p.load.sectors.contains(&sector) {
             FETCHED
         } else {
             IDLE
@@ -52,27 +128,21 @@ pub(crate) fn render<'a>(stride: u32, frame: impl FnOnce(u32, u32) -> Frame<'a>)
         ));
     }
     // Heavier edges between lines, and line numbers when there is room for them.
+    let numbered = lines <= 16 && first_line + u64::from(lines) <= 100_000;
     for line in 0..=lines {
-        let x = sector_x(u64::from(line) * 4);
+        let x = sector_x(first_sector + u64::from(line) * 4);
         svg.line(format_args!(
             "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{}\" stroke=\"{INK}\" stroke-width=\"1.5\"/>",
             LINE_TOP - 4,
             LINE_TOP + BOX + 4
         ));
-        if line < lines && lines <= 16 {
+        if line < lines && numbered {
             let mid = x + 2.0 * sector_width;
-            svg.labels(Some(INK), [((mid.round() as u32, LINE_TOP + 40), line)]);
+            let number = first_line as u32 + line;
+            svg.labels(Some(INK), [((mid.round() as u32, LINE_TOP + 40), number)]);
         }
     }
-    let verdict = format!(
-        "Stride {stride}: {} sectors in {} lines, {} bytes fetched for {} used ({:.1}% useful)",
-        load.sectors_per_request(),
-        load.lines,
-        load.fetched_bytes(),
-        load.useful_bytes,
-        load.efficiency() * 100.0
-    );
-    svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, &verdict);
+    svg.text((LEFT, HEIGHT - 20), 12, Anchor::Start, INK, p.verdict);
     svg.finish()
 }
 

@@ -33,6 +33,34 @@ pub(crate) fn reads(stride: u32) -> String {
     }
 }
 
+/// Lanes 0, 1, 2 and 31 and what `value` gives each: "0, 33, 66 … 1023".
+pub(crate) fn listed<T: Display>(value: impl Fn(usize) -> T) -> String {
+    format!(
+        "{}, {}, {} … {}",
+        value(0),
+        value(1),
+        value(2),
+        value(WARP_SIZE - 1)
+    )
+}
+
+/// What the lanes of a map read, told from the values themselves, so two spellings of one
+/// map title one picture: "Lanes 0, 1, 2 … 31 read words 0, 33, 66 … 1023" (4-byte aligned
+/// words), else "Lanes 0, 1, 2 … 31 read 16 bytes at 0, 16, 32 … 496".
+pub(crate) fn reads_map(addresses: &[u64; WARP_SIZE], width: u32) -> String {
+    if width == 4 && addresses.iter().all(|a| a % 4 == 0) {
+        format!(
+            "Lanes 0, 1, 2 … 31 read words {}",
+            listed(|lane| addresses[lane] / 4)
+        )
+    } else {
+        format!(
+            "Lanes 0, 1, 2 … 31 read {width} bytes at {}",
+            listed(|lane| addresses[lane])
+        )
+    }
+}
+
 /// The title, the note under it that says how to read the picture, and the name of each
 /// row left of it: `lane`, then each of `rows`, `(baseline, name)`.
 pub(crate) fn heading(svg: &mut Svg, title: &str, note: &str, rows: &[(u32, &str)]) {

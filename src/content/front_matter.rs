@@ -100,12 +100,34 @@ pub(crate) struct RawCell {
     pub column: u32,
 }
 
+/// `diagram.map`: a lane map written in the front matter, as a manifest's `model` writes one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLaneMap {
+    /// The access model: `shared`, `global` or `branch`.
+    pub kind: String,
+    /// `shared`: the 4-byte word lane `lane` reads.
+    pub word: Option<String>,
+    /// `shared`, `global`: the byte address lane `lane` reads.
+    pub address: Option<String>,
+    /// `branch`: the path lane `lane` takes.
+    pub path: Option<String>,
+    /// Bytes each lane reads: 4 (default), 8 or 16.
+    pub width: Option<u32>,
+}
+
 /// `diagram:` as written.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawDiagram {
-    /// Which drawing (`bank-map`, `lane-banks`).
-    pub preset: String,
+    /// Which drawing (`bank-map`, `lane-banks`); or `kernel` and `row`, or `map`.
+    pub preset: Option<String>,
+    /// The kernel (`kernels/<name>.yaml`) whose model's lanes are drawn, at `row`.
+    pub kernel: Option<String>,
+    /// The row of `kernel`'s sweep drawn (a label of its `axis.labels`).
+    pub row: Option<String>,
+    /// A lane map drawn as it stands.
+    pub map: Option<RawLaneMap>,
     /// The row and column to pick out.
     pub highlight: Option<RawCell>,
     /// Declared row width in words (32, or 33 for the padded tile).
@@ -455,7 +477,8 @@ fn general_help(field: Option<&str>, message: &str) -> Option<String> {
                 "diagram sizes and positions are whole numbers, e.g. `width: 33`"
             }
             "diagram" => {
-                "diagram holds preset, highlight, width, stride, paths and alt (see README)"
+                "diagram holds preset, highlight, width, stride, paths, kernel, row, map and alt \
+                 (see the guide's Diagram options)"
             }
             _ => "see the front-matter reference in README.md for the type of each field",
         }

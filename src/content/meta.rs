@@ -36,11 +36,25 @@ pub struct Source {
     pub url: String,
 }
 
-/// A diagram declaration with its alt text present (the preset is checked by `bank::diagram`).
+/// A diagram declaration with its alt text present and one of `preset`, `kernel` (with
+/// `row`) and `map` given (the preset, the kernel's row and the map are checked by the
+/// check stage against `bank::diagram` and the kernel's manifest). The fields added for
+/// `kernel`, `row` and `map` are left out of the review hash when absent, so the hashes of
+/// entries that draw a preset stay as they were.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct DiagramMeta {
     /// Preset name as written.
-    pub preset: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// The kernel whose model's lanes are drawn (a kernel name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// The row of the kernel's sweep drawn (an axis label).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<String>,
+    /// A lane map written in the front matter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<LaneMapMeta>,
     /// Row and column to pick out.
     pub highlight: Option<(u32, u32)>,
     /// Declared row width in words.
@@ -51,6 +65,25 @@ pub struct DiagramMeta {
     pub paths: Option<u32>,
     /// The alt text.
     pub alt: String,
+}
+
+/// `diagram.map` as written (its kind and expressions are checked by the check stage).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LaneMapMeta {
+    /// `shared`, `global` or `branch`, as written.
+    pub kind: String,
+    /// The word each lane reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word: Option<String>,
+    /// The byte address each lane reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// The path each lane takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Bytes each lane reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
 }
 
 /// The byline, names as written ("pending" and friends kept: `policy` judges them).
@@ -234,6 +267,7 @@ fn diagram(
     at: &dyn Fn(&str) -> Diagnostic,
     out: &mut Vec<Diagnostic>,
 ) -> Option<DiagramMeta> {
+    let before = out.len();
     let alt = non_empty(d.alt);
     if alt.is_none() {
         out.push(Diagnostic {
@@ -242,8 +276,78 @@ fn diagram(
             ..at("diagram.alt")
         });
     }
+    let forms = [d.preset.is_some(), d.kernel.is_some(), d.map.is_some()];
+    if forms.iter().filter(|&&given| given).count() != 1 {
+        out.push(Diagnostic {
+            message: "a diagram draws a preset, the lanes of a kernel's row, or a lane map: \
+                      give exactly one of `preset`, `kernel` (with `row`) and `map`"
+                .into(),
+            help: Some(
+                "e.g. `preset: lane-banks`, `kernel: swizzled_tile` with `row: naive`, or \
+                 `map: { kind: shared, word: \"lane * 33\" }`"
+                    .into(),
+            ),
+            ..at("diagram")
+        });
+    }
+    match (&d.kernel, &d.row) {
+        (Some(kernel), _) if !is_kernel_name(kernel) => out.push(Diagnostic {
+            message: format!(
+                "`{}` is not a kernel name: it names kernels/<name>.yaml, so it may hold only \
+                 ASCII letters, digits, `-` and `_`",
+                kernel.escape_debug()
+            ),
+            help: Some(
+                "write the file name without folder or extension, e.g. `kernel: swizzled_tile`"
+                    .into(),
+            ),
+            ..at("diagram.kernel")
+        }),
+        (Some(_), None) => out.push(Diagnostic {
+            message: "`kernel` needs `row`: the label of the row of its sweep to draw".into(),
+            help: Some("add e.g. `row: naive` (a label of the manifest's `axis.labels`)".into()),
+            ..at("diagram.kernel")
+        }),
+        (None, Some(_)) => out.push(Diagnostic {
+            message: "`row` names a row of a kernel's sweep: it needs `kernel`".into(),
+            help: Some("add `kernel: <name>` (a manifest in kernels/)".into()),
+            ..at("diagram.row")
+        }),
+        _ => {}
+    }
+    if d.preset.is_none() {
+        for (option, given) in [
+            ("highlight", d.highlight.is_some()),
+            ("width", d.width.is_some()),
+            ("stride", d.stride.is_some()),
+            ("paths", d.paths.is_some()),
+        ] {
+            if given {
+                out.push(Diagnostic {
+                    message: format!(
+                        "`{option}` is an option of a preset; a kernel's row or a map says \
+                         itself what each lane touches"
+                    ),
+                    help: Some(format!("remove `{option}`, or draw a `preset`")),
+                    ..at(&format!("diagram.{option}"))
+                });
+            }
+        }
+    }
+    if out.len() != before {
+        return None;
+    }
     Some(DiagramMeta {
         preset: d.preset,
+        kernel: d.kernel,
+        row: d.row,
+        map: d.map.map(|m| LaneMapMeta {
+            kind: m.kind,
+            word: m.word,
+            address: m.address,
+            path: m.path,
+            width: m.width,
+        }),
         highlight: d.highlight.map(|c| (c.row, c.column)),
         width: d.width,
         stride: d.stride,

@@ -395,13 +395,15 @@ pub(crate) struct Parts {
     includes: IncludeCheck,
     /// The key of the terms its prose was linked with (`terms::terms`).
     terms_key: u64,
+    /// Whether its diagram is drawn from a kernel's manifest.
+    diagram_reads_kernel: bool,
 }
 
 impl Parts {
-    /// Whether its code blocks read files (`file=`), which may change unseen: a result
-    /// that read one holds only for this build.
+    /// Whether its code blocks read files (`file=`), or its diagram a kernel's manifest,
+    /// which may change unseen: a result that read one holds only for this build.
     pub(crate) fn reads_files(&self) -> bool {
-        self.includes.reads_files
+        self.includes.reads_files || self.diagram_reads_kernel
     }
 }
 
@@ -478,7 +480,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
             after.push(section_without_field(entry, heading, field));
         }
     }
-    let diagram = match (entry.kind, diagrams::draw(entry)) {
+    let diagram = match (entry.kind, diagrams::draw(entry, measurements.kernels())) {
         (_, Err(d)) => {
             after.push(d);
             None
@@ -505,6 +507,7 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         diagram: diagram.map(Arc::new),
         includes,
         terms_key,
+        diagram_reads_kernel: (entry.meta.diagram.as_ref()).is_some_and(|d| d.kernel.is_some()),
     }
 }
 

@@ -51,10 +51,12 @@ fn manifest(
 }
 
 /// A draft entry bound to `kernel`'s record, quoting counters and a ratio.
-fn entry(title: &str, kernel: &str, prose: &str) -> String {
+/// A draft entry bound to `kernel`'s record, its diagram the lanes of the kernel's `row`.
+fn entry(title: &str, kernel: &str, row: &str, prose: &str) -> String {
     format!(
         "---\ntitle: {title}\nterm: {title}\ncategory: Memory\nsummary: A term.\n\
          sources:\n  - title: Guide\n    url: https://docs.nvidia.com/\nmeasure: {kernel}\n\
+         diagram:\n  kernel: {kernel}\n  row: {row}\n  alt: The lanes of the {row} row.\n\
          status: draft\n---\n\nBody of {title}.\n\n## Measured\n\n{prose}\n"
     )
 }
@@ -143,6 +145,7 @@ fn two_concepts_written_as_files_build_with_their_tables_and_model_columns() {
             entry(
                 "Swizzle",
                 "swizzled_tile",
+                "swizzled",
                 "Naive {{% counter naive digits=0 %}}, swizzled {{% counter swizzled digits=0 %}}, \
                  {{% ratio naive swizzled digits=0 %}} times as long.",
             ),
@@ -152,6 +155,7 @@ fn two_concepts_written_as_files_build_with_their_tables_and_model_columns() {
             entry(
                 "Vector",
                 "vector_loads",
+                "float4",
                 "float4: {{% counter float4 digits=0 %}} wavefronts, {{% ratio float4 float digits=1 %}} times.",
             ),
         );
@@ -179,6 +183,17 @@ fn two_concepts_written_as_files_build_with_their_tables_and_model_columns() {
 
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 0);
+    // Each page's diagram is drawn from its kernel's model, with no change to coursegen.
+    let swizzle_svg = site.read("public/glossary/swizzle/diagram.svg");
+    assert!(
+        swizzle_svg.contains("1 wavefront per request; the lanes cover 32 of the 32 banks"),
+        "{swizzle_svg}"
+    );
+    let vector_svg = site.read("public/glossary/vector/diagram.svg");
+    assert!(
+        vector_svg.contains("4 wavefronts per request; the lanes cover 32 of the 32 banks"),
+        "{vector_svg}"
+    );
     let html = site.read("public/glossary/swizzle/index.html");
     // Layout, banks a column covers, bytes per load, wavefronts the map predicts, counted,
     // time, and the time the map predicts against the best row.

@@ -1,6 +1,6 @@
 //! Diagrams at course scale: the social card beside each page, the persistent raster cache
 //! (reuse across builds, corrupt entries, concurrent builds, where it lives) and the
-//! og:image tags.
+//! og:image tags; and diagrams drawn from a kernel's row or a front-matter lane map.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -250,5 +250,167 @@ fn check_renders_no_images_and_the_cache_is_never_inside_the_site() {
         png_header(&png).0,
         1200,
         "rendered, not the committed entry"
+    );
+}
+
+/// A site whose `kernels/` holds the course's swizzled-tile manifest (its `model`: lane L of
+/// row `layout` reads word 32·L + (5 ^ L), 33·L + 5 or 32·L + 5), and one entry per `(file,
+/// diagram)`.
+fn site_with_lane_diagrams(entries: &[(&str, &str)]) -> Site {
+    let site = Site::new();
+    let manifest = std::fs::read_to_string(repo().join("kernels/swizzled_tile.yaml")).unwrap();
+    site.write("kernels/swizzled_tile.yaml", manifest);
+    for (i, (file, diagram)) in entries.iter().enumerate() {
+        let title = format!("Tile {i}");
+        site.write(
+            &format!("content/glossary/{file}"),
+            published(&title, diagram),
+        );
+    }
+    site
+}
+
+/// The bank each lane's connector ends on in a lane-banks SVG, lane by lane: the picture's
+/// own account of what each lane reads.
+fn banks_of_lanes(svg: &str) -> Vec<u32> {
+    let group = svg
+        .split("<g stroke=")
+        .nth(1)
+        .expect("the connectors' group");
+    let group = &group[..group.find("</g>").unwrap()];
+    group
+        .split("<line ")
+        .skip(1)
+        .map(|line| {
+            let x2 = line.split("x2=\"").nth(1).unwrap();
+            let x2: u32 = x2[..x2.find('"').unwrap()].parse().unwrap();
+            // Lane and bank boxes: 20 px wide on a 22 px pitch from x = 64; the line ends mid-box.
+            (x2 - 64 - 10) / 22
+        })
+        .collect()
+}
+
+#[test]
+fn a_diagram_draws_the_lanes_of_a_kernels_row_or_of_a_map_in_the_front_matter() {
+    let site = site_with_lane_diagrams(&[
+        (
+            "swizzled.md",
+            "diagram:\n  kernel: swizzled_tile\n  row: swizzled\n  alt: A column of a swizzled tile.\n",
+        ),
+        (
+            "naive.md",
+            "diagram:\n  kernel: swizzled_tile\n  row: naive\n  alt: A column of a plain tile.\n",
+        ),
+        (
+            "padded.md",
+            "diagram:\n  map: { kind: shared, word: \"lane * 33\" }\n  alt: A column of a padded tile.\n",
+        ),
+    ]);
+    let o = site.run(&["build"]);
+    assert_code(&o, 0);
+    let svg = |slug: &str| site.read(&format!("public/glossary/{slug}/diagram.svg"));
+    // Swizzled: lane L reads word 32·L + (5 ^ L), in bank 5 ^ L: 32 distinct banks, one
+    // wavefront.
+    let swizzled = banks_of_lanes(&svg("swizzled"));
+    assert_eq!(swizzled, (0..32).map(|lane| 5 ^ lane).collect::<Vec<u32>>());
+    assert!(
+        svg("swizzled").contains("1 wavefront per request; the lanes cover 32 of the 32 banks")
+    );
+    // Naive: every lane in bank 5, 32 wavefronts.
+    assert_eq!(banks_of_lanes(&svg("naive")), vec![5; 32]);
+    assert!(svg("naive").contains("32 wavefronts per request; the lanes cover 1 of the 32 banks"));
+    // The front matter's map, word 33·L: bank L.
+    assert_eq!(
+        banks_of_lanes(&svg("padded")),
+        (0..32).collect::<Vec<u32>>()
+    );
+    // Drawn on the page too, beside its card.
+    let page = site.read("public/glossary/swizzled/index.html");
+    assert!(page.contains("lane-banks-"), "{page}");
+    assert!(site.exists("public/glossary/swizzled/diagram.png"));
+}
+
+#[test]
+fn a_kernels_row_and_a_map_that_agree_on_every_lane_draw_the_same_pixels() {
+    let alt = "alt: A column of a padded tile.\n";
+    let from_kernel = site_with_lane_diagrams(&[(
+        "padded.md",
+        &format!("diagram:\n  kernel: swizzled_tile\n  row: padded\n  {alt}"),
+    )]);
+    // The kernel's padded row reads word 33·L + 5: byte 132·L + 20.
+    let from_map = site_with_lane_diagrams(&[(
+        "padded.md",
+        &format!("diagram:\n  map: {{ kind: shared, address: \"132 * lane + 20\" }}\n  {alt}"),
+    )]);
+    for site in [&from_kernel, &from_map] {
+        assert_code(&site.run(&["build"]), 0);
+    }
+    let svg = |site: &Site| site.read("public/glossary/padded/diagram.svg");
+    assert_eq!(svg(&from_kernel), svg(&from_map));
+    let png = |site: &Site| {
+        std::fs::read(site.root().join("public/glossary/padded/diagram.png")).unwrap()
+    };
+    assert_eq!(png(&from_kernel), png(&from_map));
+}
+
+#[test]
+fn an_unknown_kernel_or_row_or_a_bad_expression_is_refused_at_its_field() {
+    let site = site_with_lane_diagrams(&[
+        (
+            "a.md",
+            "diagram:\n  kernel: no_such_kernel\n  row: naive\n  alt: Lanes.\n",
+        ),
+        (
+            "b.md",
+            "diagram:\n  kernel: swizzled_tile\n  row: diagonal\n  alt: Lanes.\n",
+        ),
+        (
+            "c.md",
+            "diagram:\n  map: { kind: shared, word: \"lane * / 2\" }\n  alt: Lanes.\n",
+        ),
+        (
+            "d.md",
+            "diagram:\n  map: { kind: shared, word: \"lane / (lane - 3)\" }\n  alt: Lanes.\n",
+        ),
+        (
+            "e.md",
+            "diagram:\n  map: { kind: bandwidth, word: lane }\n  alt: Lanes.\n",
+        ),
+        ("f.md", "diagram:\n  kernel: swizzled_tile\n  alt: Lanes.\n"),
+    ]);
+    let o = site.run(&["build"]);
+    let at = |file: &str, key: &str| {
+        let path = format!("content/glossary/{file}");
+        format!("{path}:{}", line_of(&site, &path, key))
+    };
+    assert_fails_at(
+        &o,
+        &at("a.md", "kernel"),
+        "field `diagram.kernel`: no kernel `no_such_kernel`: there is no manifest kernels/no_such_kernel.yaml",
+    );
+    assert_fails_at(
+        &o,
+        &at("b.md", "row"),
+        "field `diagram.row`: kernel `swizzled_tile` has no row `diagonal`; its rows are `naive`, `padded`, `swizzled`",
+    );
+    assert_fails_at(
+        &o,
+        &at("c.md", "map"),
+        "field `diagram.map.word`: column 8:",
+    );
+    assert_fails_at(
+        &o,
+        &at("d.md", "map"),
+        "field `diagram.map.word`: lane 3: `/` by zero (3 / 0)",
+    );
+    assert_fails_at(
+        &o,
+        &at("e.md", "map"),
+        "field `diagram.map.kind`: unknown access kind `bandwidth`; use one of `shared`, `global`, `branch`",
+    );
+    assert_fails_at(
+        &o,
+        &at("f.md", "kernel"),
+        "field `diagram.kernel`: `kernel` needs `row`",
     );
 }

@@ -3,7 +3,8 @@
 
 use resvg::usvg::{self, roxmltree};
 
-use super::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_svg};
+use super::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_map, render_svg};
+use crate::bank::access::{AccessKind, LaneMap, LaneValue};
 use crate::bank::bank_map::CELL;
 use crate::bank::bank_map::cell_origin;
 use crate::bank::model::{Geometry, tile_bank};
@@ -352,4 +353,93 @@ fn preset_names_parse_and_unknown_ones_list_the_valid_ones() {
     preset("bank-conflicts", Err(listing));
     preset("Bank-Map", Err(listing));
     preset("", Err("unknown diagram preset ``"));
+}
+
+fn map(kind: AccessKind, value: LaneValue, width: u32, text: &str) -> LaneMap {
+    let constants = [("COL", 0)];
+    LaneMap::new(kind, value, width, text, "layout", &constants).expect("valid map")
+}
+
+fn drawn(map: &LaneMap, at: i64) -> String {
+    render_map(
+        map,
+        at,
+        "layout",
+        "Shared memory swizzle",
+        "Lanes onto banks.",
+    )
+    .expect("draws")
+}
+
+/// The lane picture is a function of what the lanes touch: a kernel's row and a map written
+/// another way that agrees on every lane draw the same bytes.
+#[test]
+fn a_map_draws_the_same_bytes_however_it_is_written() {
+    use AccessKind::Shared;
+    let kernel = map(
+        Shared,
+        LaneValue::Word,
+        4,
+        "lane * (32 + (layout == 1)) + (COL ^ (lane * (layout == 2)))",
+    );
+    let padded = drawn(&kernel, 1);
+    assert_eq!(
+        padded,
+        drawn(&map(Shared, LaneValue::Word, 4, "lane * 33"), 0)
+    );
+    assert_eq!(
+        padded,
+        drawn(&map(Shared, LaneValue::Byte, 4, "lane * 132"), 0)
+    );
+    assert!(
+        padded.contains("Lanes 0, 1, 2 … 31 read words 0, 33, 66 … 1023"),
+        "{padded}"
+    );
+    assert!(padded.contains("1 wavefront per request; the lanes cover 32 of the 32 banks"));
+    let naive = drawn(&kernel, 0);
+    assert_ne!(naive, padded);
+    assert!(naive.contains("32 wavefronts per request; the lanes cover 1 of the 32 banks"));
+    let swizzled = drawn(&kernel, 2);
+    assert!(swizzled.contains("1 wavefront per request; the lanes cover 32 of the 32 banks"));
+    usvg::Tree::from_str(&swizzled, &usvg::Options::default()).expect("valid SVG");
+    assert!(swizzled.starts_with("<svg") && swizzled.contains("lane-banks-"));
+}
+
+/// Each kind draws with its lane drawing; a global map spread too wide is refused, not drawn
+/// with slivers.
+#[test]
+fn each_kind_draws_its_lanes_and_a_wide_global_map_is_refused() {
+    let vectors = map(AccessKind::Shared, LaneValue::Byte, 16, "lane * 16");
+    let text = drawn(&vectors, 0);
+    assert!(text.contains("4 wavefronts per request"), "{text}");
+    assert!(
+        text.contains("(16 bytes a lane: 4 phases of 8 lanes)"),
+        "{text}"
+    );
+    let global = map(AccessKind::Global, LaneValue::Byte, 4, "4096 + lane * 8");
+    let text = drawn(&global, 0);
+    assert!(
+        text.contains("8 sectors in 2 lines, 256 bytes fetched for 128 used (50.0% useful)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("fill=\"#f28567\"").count(), 8);
+    assert!(text.starts_with("<svg") && text.contains("lane-sectors-"));
+    let branch = map(AccessKind::Branch, LaneValue::Path, 4, "lane % 4");
+    let text = drawn(&branch, 0);
+    assert!(
+        text.contains("4 paths: lanes 0, 1, 2 … 31 take paths 0, 1, 2 … 3"),
+        "{text}"
+    );
+    assert!(text.contains("4 passes of 8 lanes"), "{text}");
+    let wide = map(AccessKind::Global, LaneValue::Byte, 4, "lane * 4096");
+    let err = render_map(&wide, 0, "layout", "t", "d").unwrap_err();
+    assert_eq!(err, DiagramError::TooManyLines { lines: 993 });
+    assert!(err.to_string().contains("at most 64"), "{err}");
+    let negative = map(AccessKind::Shared, LaneValue::Word, 4, "lane - 1");
+    let err = render_map(&negative, 0, "layout", "t", "d").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("lane 0 at layout = 0: the word is -1"),
+        "{err}"
+    );
 }

@@ -31,6 +31,8 @@ pub(crate) struct Measurements {
     /// Kernel sources (`kernels/K.cu`) changed since a record of theirs: the note a page
     /// including that source shows.
     pub(crate) stale_sources: HashMap<String, String>,
+    /// `kernels/`, each file read once: the manifests diagrams draw a kernel's row from.
+    kernels: records::KernelFiles,
 }
 
 impl Measurements {
@@ -133,7 +135,13 @@ impl Measurements {
             strict: opts.strict,
             views,
             stale_sources,
+            kernels,
         }
+    }
+
+    /// The kernels' files as this build read them.
+    pub(crate) fn kernels(&self) -> &records::KernelFiles {
+        &self.kernels
     }
 
     /// The entry's body with its number bindings resolved to recorded values, filled in
