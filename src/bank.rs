@@ -1,5 +1,6 @@
-//! Shared-memory banks, global-memory sectors and divergent warps: the pure bank, coalescing
-//! and divergence models, the diagrams drawn from them (SVG) and their PNG rendering. Depends on no other module of ours, so it could become its own crate.
+//! Shared-memory banks, global-memory sectors and divergent warps: the pure bank,
+//! coalescing and divergence models, the diagrams drawn from them (SVG) and their PNG
+//! rendering.
 
 pub mod access;
 mod bank_map;

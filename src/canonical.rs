@@ -1,5 +1,5 @@
 //! JSON in one spelling, for hashing what a file means rather than how it is written: the
-//! review pin and a record's checksum. Depends on no other module of ours.
+//! review pin and a record's checksum.
 
 /// Writes `value` as compact JSON with object keys sorted and null, empty-list and
 /// empty-object members left out, so a hash does not depend on field order, on

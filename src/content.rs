@@ -1,5 +1,5 @@
 //! Content: entry files under `content/`, split into front matter and Markdown, checked
-//! into `Entry` values; `scaffold` writes new ones. Depends on no other module of ours.
+//! into `Entry` values; `scaffold` writes new ones.
 use std::path::PathBuf;
 
 pub(crate) mod admit;

@@ -1,11 +1,9 @@
 //! Build-time highlighting of fenced code (CUDA, C++, C, Python, shell, terminal sessions,
-//! PTX, SASS, CMake, JSON, YAML) into HTML-escaped text
-//! with `<span class="hl-…">` tokens, colours left to `static/highlight.css`. Uses no other
-//! module of ours.
-//!
-//! The lexers are hand-written rather than TextMate grammars (syntect): syntect has no CUDA
-//! grammar, and `cargo bench --bench highlight` against `benches/syntect_compare` measures
-//! the difference in time (BENCHMARKS.md, The highlighter).
+//! PTX, SASS, CMake, JSON, YAML) into HTML-escaped text with `<span class="hl-…">` tokens,
+//! colours left to `static/highlight.css`. The lexers are hand-written rather than TextMate
+//! grammars (syntect): syntect has no CUDA grammar, and `cargo bench --bench highlight`
+//! against `benches/syntect_compare` measures the difference in time (BENCHMARKS.md, The
+//! highlighter).
 mod asm;
 mod block;
 mod c_family;

@@ -5,11 +5,10 @@
 //! Any other fragment is HTML that pulldown-cmark and our highlighter wrote from Markdown
 //! alone — text and attribute values escaped, every URL on the allow-list, heading
 //! attributes reduced to id and classes and table alignment written as classes by
-//! `markdown` — so it is used as written, not parsed again (`cargo bench --bench
-//! sanitize` and `benches/build.sh` measure what that saves; BENCHMARKS.md, Sanitiser). The
+//! `markdown` — so it is used as written, not parsed again (`cargo bench --bench sanitize`
+//! and `benches/build.sh` measure what that saves; BENCHMARKS.md, Sanitiser). The
 //! `plain_markdown_makes_no_script` test and the proptest fuzz suite hold both routes to
 //! the same rule. SVG assets are checked against an allowlist by [`check_svg`].
-//! Depends on no other module of ours.
 use std::collections::HashSet;
 use std::sync::OnceLock;
 

@@ -1,6 +1,6 @@
-//! Tera templates: loaded once from the built-in theme and the site's `templates/` (autoescaped), rendered with page contexts
-//! that are plain serialisable data; every page gets the site's Content-Security-Policy
-//! here, the one place it is written. Depends only on `theme`.
+//! Tera templates: loaded once from the built-in theme and the site's `templates/`
+//! (autoescaped), rendered with page contexts that are plain serialisable data; every page
+//! gets the site's Content-Security-Policy here, the one place it is written.
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;

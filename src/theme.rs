@@ -2,7 +2,7 @@
 //! binary with `include_dir`, and `init/`, the files `coursegen init` writes. A site's own
 //! file of the same path under `templates/` or `static/` overrides a built-in one; an
 //! override is admitted by what it resolves to (`content::admit`), the built-in files are
-//! trusted. Depends only on `content::admit`, a leaf.
+//! trusted.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,5 @@
 //! `coursegen new`: writes the scaffold of a glossary entry or a day page, and names the
 //! placeholder text it inserts so that `policy` can refuse to publish it unchanged.
-//! Depends on `content` only.
 use std::path::{Path, PathBuf};
 
 use super::front_matter;
