@@ -430,8 +430,8 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "bytes_per_thread",
-        "whole number",
-        "bytes each logical thread reads per launch (bytes per launch is this times the logical threads)",
+        "whole number, or an expression of the axis",
+        "bytes each logical thread reads per launch (bytes per launch is this times the logical threads); an expression of the axis when rows read different amounts (`4096 * width` for a sweep over 4-, 8- and 16-byte reads)",
     ),
     (
         "reference",

@@ -53,6 +53,16 @@ fn at_line(line: usize) -> String {
     }
 }
 
+/// `bytes_per_thread`: a number, or an expression of the axis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerThread {
+    /// The same for every row.
+    Bytes(u64),
+    /// Per row, e.g. `64 * width` for a sweep over float, float2 and float4.
+    Expr(String),
+}
+
 /// A kernel's manifest, as the YAML file says it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,8 +86,9 @@ pub struct Manifest {
     /// Words of the input buffer (the tile's words, the buffer read, or the lanes' seeds).
     pub input_words: u32,
     /// Bytes each logical thread reads per launch (bytes per launch is this times the
-    /// logical threads, which depend on the device: see [`Launch::waves`]).
-    pub bytes_per_thread: u64,
+    /// logical threads, which depend on the device: see [`Launch::waves`]); a number, or an
+    /// expression of the axis when the rows read different amounts.
+    pub bytes_per_thread: PerThread,
     /// The reference kernel every row's output is checked against.
     pub reference: Reference,
     /// When to stop sampling a row.
@@ -305,6 +316,21 @@ impl Manifest {
         model::predict(map, &self.axis.name, value, geometry)
     }
 
+    /// Bytes each logical thread reads per launch in the row of axis value `value`.
+    pub fn bytes_per_thread_at(&self, value: u32) -> Result<u64, String> {
+        let text = match &self.bytes_per_thread {
+            PerThread::Bytes(b) => return Ok(*b),
+            PerThread::Expr(text) => text,
+        };
+        let name = self.axis.name.as_str();
+        let expr = crate::bank::expr::Expr::parse(text, &[name]).map_err(|e| e.to_string())?;
+        let got = expr.eval(&[i64::from(value)]).map_err(|e| e.to_string())?;
+        u64::try_from(got)
+            .ok()
+            .filter(|b| *b > 0)
+            .ok_or_else(|| format!("is {got} where {name} = {value}: a row reads some bytes"))
+    }
+
     /// The axis value of a row label, if the sweep has that row.
     pub fn value_of(&self, label: &str) -> Option<u32> {
         let i = self.axis.labels.iter().position(|l| l == label)?;
@@ -347,6 +373,10 @@ impl Manifest {
         }
         if self.launch.waves == 0 {
             return Err(("launch.waves", "must be at least 1".into()));
+        }
+        for &v in &axis.values {
+            self.bytes_per_thread_at(v)
+                .map_err(|why| ("bytes_per_thread", why))?;
         }
         let s = &self.sampling;
         if s.min_samples < 2 || s.max_samples < s.min_samples {
@@ -452,6 +482,28 @@ mod tests {
             err.contains("kernels/x.yaml") && err.contains("strides"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn bytes_per_thread_may_follow_the_axis_and_must_be_positive_in_every_row() {
+        let per_row = FIXTURE.replace("bytes_per_thread: 8192", "bytes_per_thread: 2048 * stride");
+        let m = parse(&per_row).unwrap();
+        let bytes: Vec<u64> = (m.axis.values.iter())
+            .map(|&v| m.bytes_per_thread_at(v).unwrap())
+            .collect();
+        assert_eq!(bytes, [2048, 4096, 8192, 16384, 32768, 65536, 67584]);
+        assert_eq!(parse(FIXTURE).unwrap().bytes_per_thread_at(33), Ok(8192));
+        for (bad, want) in [
+            ("bytes_per_thread: 8192", "bytes_per_thread: 32 - stride"),
+            (
+                "bytes_per_thread: 8192",
+                "bytes_per_thread: 1 / (stride - 1)",
+            ),
+            ("bytes_per_thread: 8192", "bytes_per_thread: strid * 4"),
+        ] {
+            let err = parse(&FIXTURE.replace(bad, want)).unwrap_err().to_string();
+            assert!(err.contains("bytes_per_thread"), "{want}: {err}");
+        }
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub(crate) struct Shape {
     grid: u32,
     logical: u32,
     block: u32,
-    bytes: u64,
+    /// Logical threads per launch: bytes per launch is this times a row's bytes per thread.
+    threads: u64,
 }
 
 /// Reads the GPU's state (NVML) right after a row's samples.
@@ -59,7 +60,7 @@ pub(crate) fn measure_kernel(
         shape.block,
         shape.logical,
         if moves_bytes {
-            format!(", {:.2} GB per launch", shape.bytes as f64 / 1e9)
+            format!(", {} threads per launch", shape.threads)
         } else {
             String::new()
         }
@@ -134,7 +135,7 @@ pub(crate) fn prepare<'g>(
         },
         logical,
         block,
-        bytes: u64::from(logical) * u64::from(block) * m.bytes_per_thread,
+        threads: u64::from(logical) * u64::from(block),
     };
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -207,17 +208,19 @@ fn measure_row(
         rel_stdev,
     } = stats::summarize(&samples).expect("the stopping rule takes at least two samples");
     let sm_clock = stats::summarize(&clocks).map_or(0.0, |s| s.median);
+    // Checked with the manifest: every row's value gives a positive number.
+    let bytes = shape.threads * k.manifest.bytes_per_thread_at(value).unwrap_or(0);
     Ok(Row {
         label: label.to_owned(),
         value,
-        bandwidth_gb_s: shape.bytes as f64 / (median * 1e6),
+        bandwidth_gb_s: bytes as f64 / (median * 1e6),
         samples_ms: samples,
         median_ms: median,
         min_ms: min,
         max_ms: max,
         rel_stdev,
         stop,
-        bytes_per_launch: shape.bytes,
+        bytes_per_launch: bytes,
         sm_clock_mhz: sm_clock,
         threads_checked,
         gpu: Some(gpu_state),

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Issue 37, run 6: the whole course (five kernels) in one measure --gpu --counters run, after
+# vector_loads' bytes_per_thread became an expression of the axis (2048 * width: each row's
+# bytes and bandwidth recorded as that row moved them).
+set -u
+export PATH=$PATH:/usr/local/cuda/bin LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64
+D=/tmp/g; mkdir -p $D
+{ date -u; nvidia-smi; command -v ncu; ncu --version; } >$D/env.txt 2>&1
+find measurements -name '*.json' | sort | xargs sha256sum >$D/sums-before.txt
+./.dev/coursegen measure --gpu --counters --retries 2 >$D/measure.log 2>&1; echo "exit $?" >>$D/measure.log
+find measurements -name '*.json' | sort | xargs sha256sum >$D/sums-after.txt
+tar czf $OUT/records.tgz measurements
+cp $D/*.txt $D/measure.log $OUT/
+tail -n 30 $D/measure.log
