@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Browser tests (tests/browser/run.py): headless Chromium driven by Playwright from PyPI, with
-# axe-core from npm injected into each page. Installs what is missing, builds the debug
+# axe-core from npm injected into each page. Installs what is missing, builds the release
 # binaries, and runs the checks; extra arguments go to run.py (e.g. --screenshots DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ if [ ! -f "$DEPS/node_modules/axe-core/axe.min.js" ]; then
     mkdir -p "$DEPS"
     npm install --silent --no-audit --no-fund --prefix "$DEPS" axe-core@4.14.1
 fi
-cargo build --quiet --locked --bin coursegen --example gen_corpus
-python3 tests/browser/run.py --coursegen target/debug/coursegen \
-    --gen-corpus target/debug/examples/gen_corpus \
+cargo build --release --quiet --locked --bin coursegen --example gen_corpus
+python3 tests/browser/run.py --coursegen target/release/coursegen \
+    --gen-corpus target/release/examples/gen_corpus \
     --axe "$DEPS/node_modules/axe-core/axe.min.js" "$@"

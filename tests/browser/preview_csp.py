@@ -20,7 +20,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.argv[1] if len(sys.argv) > 1 else REPO / "target/debug/coursegen")
+BIN = Path(sys.argv[1] if len(sys.argv) > 1 else REPO / "target/release/coursegen")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 ENTRY = """---

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Browser tests: the built site as a reader meets it, in headless Chromium (Playwright).
 
-    python3 tests/browser/run.py --coursegen target/debug/coursegen \
-        --gen-corpus target/debug/examples/gen_corpus --axe PATH/axe.min.js [--screenshots DIR]
+    python3 tests/browser/run.py --coursegen target/release/coursegen \
+        --gen-corpus target/release/examples/gen_corpus --axe PATH/axe.min.js [--screenshots DIR]
 
 Builds two sites — this repository's content (the course preview) and a generated
 1,000-entry corpus with 12 day pages — serves each on 127.0.0.1, and checks: search finds

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The course preview's deployment, as a dry run: git only, no network, no GitHub.
 
-    python3 tests/ci/pages_preview.py --coursegen target/debug/coursegen
+    python3 tests/ci/pages_preview.py --coursegen target/release/coursegen
 
 A copy of this repository's course (one entry signed, so the publish build has a page) is
 built by .ci/preview and handed to .ci/preview-deploy as the preview workflow's artifacts
