@@ -6,10 +6,12 @@
 //!   to a walk of `content/`; the checks across entries run again when a name, place or
 //!   reference changed (`content::load_changed`).
 //! - **check** judges, converts and checks again only entries that changed, and holds
-//!   every page's links against the site's targets again when those changed; records,
-//!   copies, targets and the output plan are put together every time: the check stage
-//!   runs as for `build`, with its per-entry work through `memo::CheckMemo`. So every
-//!   problem is still found, as `build` would find it.
+//!   every page's links against the site's targets again when those changed; the
+//!   site-wide steps (clashing words, the term list, link targets, the output plan and its
+//!   collisions, the config's sections) are made again only when an entry changed in what
+//!   the step reads of it, or the rest of its inputs did; records and copies are put
+//!   together every time: the check stage runs as for `build`, with that work through
+//!   `memo::CheckMemo`. So every problem is still found, as `build` would find it.
 //! - **render** renders a page again when its entry, its HTML or its draft state changed,
 //!   or — when something lists show changed (a title, a category, a page added or gone) —
 //!   when its sidebar, breadcrumbs, previous/next or related links differ; the site-wide
@@ -172,6 +174,12 @@ impl Rebuilder {
                 self.pending.all = true;
             }
         }
+    }
+
+    /// The check stage's site-wide steps made afresh since the last call (not kept).
+    #[cfg(test)]
+    pub(super) fn site_steps_made(&self) -> Vec<&'static str> {
+        self.memo.site_steps_made()
     }
 
     /// The config file this serve reads (and whose changes rebuild every page).
