@@ -22,10 +22,55 @@ use crate::site::check::{self, EntryChecks, PageCx, Parts, SiteWide};
 pub(super) struct EntryMemo<K, V> {
     /// By the entry's address, in shards read-locked for a hit, so that the check stage's
     /// workers rarely touch one lock at once (`benches/serve_latency.sh`).
-    shards: [RwLock<HashMap<usize, Slot<K, V>>>; SHARDS],
+    shards: [RwLock<Slots<K, V>>; SHARDS],
 }
 
+/// One shard's results, by the entry's address.
+type Slots<K, V> = HashMap<usize, Slot<K, V>, ByAddress>;
+
 const SHARDS: usize = 64;
+
+/// Hashes an entry's address with one folded multiplication: addresses are ours, not the
+/// content's, so a keyed hash buys nothing here, and three of them per entry were a good
+/// part of a one-entry rebuild (`benches/serve_latency.sh`).
+#[derive(Default, Clone, Copy)]
+struct ByAddress;
+
+impl std::hash::BuildHasher for ByAddress {
+    type Hasher = AddressHasher;
+
+    fn build_hasher(&self) -> AddressHasher {
+        AddressHasher(0)
+    }
+}
+
+/// The hasher of [`ByAddress`].
+struct AddressHasher(u64);
+
+impl AddressHasher {
+    fn mix(&mut self, word: u64) {
+        // The high half of the product folded onto the low: every bit of the address
+        // reaches the bits the table picks a bucket by, and those it compares first.
+        let product = u128::from(self.0 ^ word) * 0x9e37_79b9_7f4a_7c15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+}
+
+impl std::hash::Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.mix(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, address: usize) {
+        self.mix(address as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 struct Slot<K, V> {
     entry: Arc<Entry>,
@@ -38,7 +83,7 @@ struct Slot<K, V> {
 impl<K, V> Default for EntryMemo<K, V> {
     fn default() -> Self {
         EntryMemo {
-            shards: std::array::from_fn(|_| RwLock::default()),
+            shards: std::array::from_fn(|_| RwLock::new(HashMap::with_hasher(ByAddress))),
         }
     }
 }

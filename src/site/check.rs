@@ -380,8 +380,11 @@ fn apply_verdicts(
     problems: &mut Vec<Diagnostic>,
     report: &mut Report,
 ) -> (Shown, Vec<Arc<Entry>>) {
-    let mut shown = Vec::new();
+    let mut shown = Vec::with_capacity(verdicts.len());
     let mut left_out = Vec::new();
+    // Every entry may carry a warning (a review about to expire): grown once.
+    let warned = verdicts.iter().map(|v| v.warnings().len()).sum();
+    report.warnings.reserve(warned);
     for v in verdicts {
         report.warnings.extend(v.warnings().iter().cloned());
         match v {
