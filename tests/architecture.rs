@@ -441,14 +441,12 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
             "theme",
         ],
     ),
-    // serve's memo keeps the check stage's term matcher (`markdown::terms`) between rebuilds.
     (
         "serve",
         &[
             "config",
             "content",
             "editorial",
-            "markdown",
             "site",
             "templates",
             "theme",

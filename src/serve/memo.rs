@@ -1,28 +1,76 @@
 //! What `serve` keeps of the check stage between rebuilds: one generic memo of a function
-//! of one entry ([`EntryMemo`]), and the check stage's per-entry work wrapped in it
-//! ([`CheckMemo`], an `EntryChecks`). An entry the load stage handed over unchanged (the
-//! same `Arc`) and asked about with equal arguments gets the result kept for it; any
-//! other is checked afresh. The stage runs the same steps as for `build`, so a rebuild
-//! finds exactly the problems a build would. For speed alone: `benches/serve_latency.sh`
-//! is the benchmark that justifies it.
+//! of one entry ([`EntryMemo`]), one of a site-wide step ([`SiteMemo`]), and the check
+//! stage's work wrapped in them ([`CheckMemo`], an `EntryChecks`). An entry the load stage
+//! handed over unchanged (the same `Arc`) and asked about with equal arguments gets the
+//! result kept for it; any other is checked afresh. A site-wide step whose entries are
+//! each unchanged or the same in what the step reads, and whose other inputs are equal,
+//! gets its last result. The stage runs the same steps as for `build`, so a rebuild finds
+//! exactly the problems a build would. For speed alone: `benches/serve_latency.sh` is the
+//! benchmark that justifies it.
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use crate::content::{Diagnostic, Entry};
 use crate::editorial::policy::{Rules, Verdict};
 use crate::site::check::links::Targets;
-use crate::site::check::{self, EntryChecks, PageCx, Parts};
+use crate::site::check::{self, EntryChecks, PageCx, Parts, SiteWide};
 
 /// Results of a function of one entry, each kept with the entry it was computed for (so
 /// its address is not reused while kept) and the key of the other arguments.
 pub(super) struct EntryMemo<K, V> {
     /// By the entry's address, in shards read-locked for a hit, so that the check stage's
     /// workers rarely touch one lock at once (`benches/serve_latency.sh`).
-    shards: [RwLock<HashMap<usize, Slot<K, V>>>; SHARDS],
+    shards: [RwLock<Slots<K, V>>; SHARDS],
 }
 
+/// One shard's results, by the entry's address.
+type Slots<K, V> = HashMap<usize, Slot<K, V>, ByAddress>;
+
 const SHARDS: usize = 64;
+
+/// Hashes an entry's address with one folded multiplication: addresses are ours, not the
+/// content's, so a keyed hash buys nothing here, and three of them per entry were a good
+/// part of a one-entry rebuild (`benches/serve_latency.sh`).
+#[derive(Default, Clone, Copy)]
+struct ByAddress;
+
+impl std::hash::BuildHasher for ByAddress {
+    type Hasher = AddressHasher;
+
+    fn build_hasher(&self) -> AddressHasher {
+        AddressHasher(0)
+    }
+}
+
+/// The hasher of [`ByAddress`].
+struct AddressHasher(u64);
+
+impl AddressHasher {
+    fn mix(&mut self, word: u64) {
+        // The high half of the product folded onto the low: every bit of the address
+        // reaches the bits the table picks a bucket by, and those it compares first.
+        let product = u128::from(self.0 ^ word) * 0x9e37_79b9_7f4a_7c15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+}
+
+impl std::hash::Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.mix(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, address: usize) {
+        self.mix(address as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 struct Slot<K, V> {
     entry: Arc<Entry>,
@@ -35,7 +83,7 @@ struct Slot<K, V> {
 impl<K, V> Default for EntryMemo<K, V> {
     fn default() -> Self {
         EntryMemo {
-            shards: std::array::from_fn(|_| RwLock::default()),
+            shards: std::array::from_fn(|_| RwLock::new(HashMap::with_hasher(ByAddress))),
         }
     }
 }
@@ -91,6 +139,67 @@ impl<K: PartialEq, V: Clone> EntryMemo<K, V> {
     }
 }
 
+/// The last result of each site-wide step, with what it was made from.
+#[derive(Default)]
+pub(super) struct SiteMemo {
+    /// By step: a [`Kept`] of that step's key and result types.
+    steps: Mutex<HashMap<&'static str, Box<dyn Any + Send>>>,
+    /// The steps made afresh (a test checks that a body edit makes none).
+    #[cfg(test)]
+    made: Mutex<Vec<&'static str>>,
+}
+
+/// One step's last result and its inputs.
+struct Kept<K, V> {
+    /// The entries it read: the same allocations as the stage handed over last time, or
+    /// (where an entry changed in nothing the step reads) the newer ones.
+    entries: Vec<Arc<Entry>>,
+    key: K,
+    value: V,
+}
+
+impl SiteMemo {
+    /// The step's last result when `inputs` are the same as then, else `make()` (kept).
+    pub(super) fn get_or<K, V>(&self, inputs: SiteWide<'_, K>, make: impl FnOnce() -> V) -> V
+    where
+        K: PartialEq + Send + 'static,
+        V: Clone + Send + 'static,
+    {
+        let mut steps = self.steps.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = (steps.get_mut(inputs.step)).and_then(|k| k.downcast_mut::<Kept<K, V>>());
+        if let Some(kept) = kept
+            && kept.key == inputs.key
+            && kept.entries.len() == inputs.entries.len()
+        {
+            let mut same = true;
+            for (was, now) in kept.entries.iter_mut().zip(&inputs.entries) {
+                if Arc::ptr_eq(was, now) {
+                    continue;
+                }
+                if !(inputs.same)(was, now) {
+                    same = false;
+                    break;
+                }
+                // Compared once: the next rebuild finds the same allocation.
+                *was = Arc::clone(now);
+            }
+            if same {
+                return kept.value.clone();
+            }
+        }
+        let value = make();
+        #[cfg(test)]
+        (self.made.lock().unwrap_or_else(PoisonError::into_inner)).push(inputs.step);
+        let kept = Kept {
+            entries: inputs.entries.into_iter().cloned().collect(),
+            key: inputs.key,
+            value: value.clone(),
+        };
+        steps.insert(inputs.step, Box::new(kept));
+        value
+    }
+}
+
 /// The check stage's per-entry work through [`EntryMemo`]s. Valid only for the options,
 /// config, records and kernels it was filled with: its owner makes a new one when one of
 /// those changes.
@@ -108,11 +217,23 @@ pub(super) struct CheckMemo {
     /// The address of those targets, read without a lock by every entry's call (they are
     /// kept alive above, so the address names them until replaced).
     current: AtomicUsize,
-    /// The term matcher of the last rebuild, by its list's key.
-    terms: std::sync::Mutex<Option<(u64, Arc<crate::markdown::terms::Terms>)>>,
+    /// The site-wide steps' last results.
+    site: SiteMemo,
 }
 
 impl CheckMemo {
+    /// The site-wide steps made afresh since the last call.
+    #[cfg(test)]
+    pub(super) fn site_steps_made(&self) -> Vec<&'static str> {
+        std::mem::take(
+            &mut *self
+                .site
+                .made
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
     /// Ends a rebuild: what it did not ask for is dropped.
     pub(super) fn keep_only_seen(&mut self) {
         self.verdicts.keep_only_seen();
@@ -163,20 +284,12 @@ impl EntryChecks for CheckMemo {
         self.links.get_or(entry, generation, compute, keep)
     }
 
-    fn terms(
-        &self,
-        key: u64,
-        make: impl FnOnce() -> crate::markdown::terms::Terms,
-    ) -> Arc<crate::markdown::terms::Terms> {
-        let mut last = self.terms.lock().unwrap_or_else(|e| e.into_inner());
-        match &*last {
-            Some((k, terms)) if *k == key => Arc::clone(terms),
-            _ => {
-                let terms = Arc::new(make());
-                *last = Some((key, Arc::clone(&terms)));
-                terms
-            }
-        }
+    fn site_wide<K, V>(&self, inputs: SiteWide<'_, K>, make: impl FnOnce() -> V) -> V
+    where
+        K: PartialEq + Send + 'static,
+        V: Clone + Send + 'static,
+    {
+        self.site.get_or(inputs, make)
     }
 }
 
@@ -225,5 +338,55 @@ mod tests {
         memo.keep_only_seen();
         assert_eq!(memo.get_or(&a, (), || 10, |_| true), 1);
         assert_eq!(memo.get_or(&b, (), || 20, |_| true), 20);
+    }
+
+    #[test]
+    fn a_site_wide_result_is_kept_while_its_inputs_are_the_same() {
+        fn inputs(entries: Vec<&Arc<Entry>>, key: u32) -> SiteWide<'_, u32> {
+            SiteWide {
+                step: "titles",
+                entries,
+                same: |a, b| a.meta.title == b.meta.title,
+                key,
+            }
+        }
+        let memo = SiteMemo::default();
+        let (a, b, c) = (entry("A"), entry("B"), entry("C"));
+        let calls = std::cell::Cell::new(0);
+        let make = |v: &str| {
+            calls.set(calls.get() + 1);
+            v.to_string()
+        };
+        assert_eq!(
+            memo.get_or(inputs(vec![&a, &b], 1), || make("first")),
+            "first"
+        );
+        assert_eq!(memo.get_or(inputs(vec![&a, &b], 1), || make("x")), "first");
+        // Another allocation, the same in what the step reads: kept.
+        let b2 = entry("B");
+        assert_eq!(memo.get_or(inputs(vec![&a, &b2], 1), || make("x")), "first");
+        assert_eq!(calls.get(), 1);
+        // An entry that differs in what it reads, another order, one more, another key.
+        assert_eq!(memo.get_or(inputs(vec![&a, &c], 1), || make("c")), "c");
+        assert_eq!(memo.get_or(inputs(vec![&c, &a], 1), || make("ca")), "ca");
+        assert_eq!(
+            memo.get_or(inputs(vec![&c, &a, &b], 1), || make("cab")),
+            "cab"
+        );
+        assert_eq!(
+            memo.get_or(inputs(vec![&c, &a, &b], 2), || make("key 2")),
+            "key 2"
+        );
+        assert_eq!(calls.get(), 5);
+        // Another step keeps its own.
+        let other = SiteWide {
+            step: "other",
+            ..inputs(vec![&c, &a, &b], 2)
+        };
+        assert_eq!(memo.get_or(other, || make("other")), "other");
+        assert_eq!(
+            memo.get_or(inputs(vec![&c, &a, &b], 2), || make("x")),
+            "key 2"
+        );
     }
 }

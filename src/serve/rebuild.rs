@@ -6,10 +6,12 @@
 //!   to a walk of `content/`; the checks across entries run again when a name, place or
 //!   reference changed (`content::load_changed`).
 //! - **check** judges, converts and checks again only entries that changed, and holds
-//!   every page's links against the site's targets again when those changed; records,
-//!   copies, targets and the output plan are put together every time: the check stage
-//!   runs as for `build`, with its per-entry work through `memo::CheckMemo`. So every
-//!   problem is still found, as `build` would find it.
+//!   every page's links against the site's targets again when those changed; the
+//!   site-wide steps (clashing words, the term list, link targets, the output plan and its
+//!   collisions, the config's sections) are made again only when an entry changed in what
+//!   the step reads of it, or the rest of its inputs did; records and copies are put
+//!   together every time: the check stage runs as for `build`, with that work through
+//!   `memo::CheckMemo`. So every problem is still found, as `build` would find it.
 //! - **render** renders a page again when its entry, its HTML or its draft state changed,
 //!   or — when something lists show changed (a title, a category, a page added or gone) —
 //!   when its sidebar, breadcrumbs, previous/next or related links differ; the site-wide
@@ -174,6 +176,12 @@ impl Rebuilder {
         }
     }
 
+    /// The check stage's site-wide steps made afresh since the last call (not kept).
+    #[cfg(test)]
+    pub(super) fn site_steps_made(&self) -> Vec<&'static str> {
+        self.memo.site_steps_made()
+    }
+
     /// The config file this serve reads (and whose changes rebuild every page).
     pub(super) fn config_path(&self) -> PathBuf {
         (self.config_file.clone()).unwrap_or_else(|| self.root.join(crate::config::FILE))
@@ -224,9 +232,13 @@ impl Rebuilder {
         self.remember(&site, &checked, plan, &files);
         self.pending = Pending::default();
         let done = start.elapsed();
+        // Dropped off the way to the served page: freeing every page and warning of a large
+        // site is a good part of a one-entry rebuild (`benches/serve_latency.sh`).
+        let pages = checked.report.pages;
+        rayon::spawn(move || drop((site, checked, files)));
         Ok(Done {
             rendered,
-            pages: checked.report.pages,
+            pages,
             written,
             millis: done.as_millis(),
             stages: [
@@ -251,16 +263,20 @@ impl Rebuilder {
                 nav: Arc::new(Renderer::nav_of(checked, &self.opts)),
             };
         };
-        let listed = listings_changed(last, site, checked);
+        // Each page as the last build rendered it, looked up once.
+        let was: Vec<Option<&Rendered>> = (checked.pages.par_iter())
+            .map(|p| last.pages.get(&p.entry.url))
+            .collect();
+        let listed = listings_changed(last, site, checked, &was);
         // Nothing lists show changed: the reading order is the last one.
         let nav = match listed {
             true => Arc::new(Renderer::nav_of(checked, &self.opts)),
             false => Arc::clone(&last.nav),
         };
         let frame = listed && nav.same_frame(&last.nav);
-        let dirty = (checked.pages.par_iter())
-            .filter_map(|p| {
-                let Some(was) = last.pages.get(&p.entry.url) else {
+        let dirty = (checked.pages.par_iter().zip(&was))
+            .filter_map(|(p, was)| {
+                let Some(was) = was else {
                     return Some((p, links(p, checked)));
                 };
                 let own = !Arc::ptr_eq(&was.entry, &p.entry)
@@ -579,8 +595,13 @@ fn same_bodies(a: &Arc<Bodies>, b: &Arc<Bodies>) -> bool {
 
 /// Whether anything the site's lists show may have changed since `last`: an entry added,
 /// removed, or changed in anything but its body and field lines; a page's draft state; a
-/// section intro.
-fn listings_changed(last: &Last, site: &content::Site, checked: &CheckedSite) -> bool {
+/// section intro. `was`: each page's last rendering.
+fn listings_changed(
+    last: &Last,
+    site: &content::Site,
+    checked: &CheckedSite,
+    was: &[Option<&Rendered>],
+) -> bool {
     if site.entries.len() != last.entries.len()
         || checked.pages.len() != last.pages.len()
         || checked.intros.len() != last.intros.len()
@@ -602,13 +623,10 @@ fn listings_changed(last: &Last, site: &content::Site, checked: &CheckedSite) ->
     // Both in path order: an entry added and another removed differ in `file` somewhere.
     let entries = (site.entries.iter().zip(&last.entries))
         .any(|(e, was)| !Arc::ptr_eq(was, e) && listing(was) != listing(e));
-    let pages = checked
-        .pages
-        .iter()
-        .any(|p| match last.pages.get(&p.entry.url) {
-            None => true,
-            Some(was) => was.draft_reason.is_some() != p.draft_reason.is_some(),
-        });
+    let pages = (checked.pages.iter().zip(was)).any(|(p, was)| match was {
+        None => true,
+        Some(was) => was.draft_reason.is_some() != p.draft_reason.is_some(),
+    });
     let intros = checked
         .intros
         .iter()

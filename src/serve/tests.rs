@@ -392,6 +392,191 @@ fn the_publish_preview_equals_a_full_build_after_every_edit() {
     sequence(false);
 }
 
+const DIAGRAM: &str =
+    "diagram:\n  preset: lane-banks\n  stride: 32\n  alt: Every lane in bank 0.\n";
+
+/// Edits that change only what one site-wide step of the check stage reads (serve keeps a
+/// step's result while every entry it reads is the same in what it reads, `memo::SiteMemo`):
+/// each reaches the output, or the problems, as a full build has them.
+#[test]
+fn an_edit_reaches_each_site_wide_step_that_reads_what_it_changed() {
+    let mut f = Fixture::new(true, |root| {
+        course(root);
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("coursegen.toml", "sections = [\"glossary\", \"notes\"]\n");
+        // Where sector's diagram image would go: a file of its own while it draws none.
+        write("content/glossary/sector/diagram.png", "png");
+        write(
+            "content/about.md",
+            "---\ntitle: About\nstatus: draft\n---\nAbout.\n",
+        );
+        // A term without a summary: its preview is its title.
+        write(
+            "content/glossary/bucket.md",
+            "---\ntitle: Bucket\nterm: Bucket\nstatus: draft\n---\nA bucket.\n",
+        );
+        write(
+            "content/notes/first.md",
+            "---\ntitle: First\nstatus: draft\n---\nA note.\n",
+        );
+    });
+    ok(f.step("first build", vec![]));
+    let (lane, sector) = ("content/glossary/lane.md", "content/glossary/sector.md");
+    // The clash of words: an alias claims another entry's term, then its line moves.
+    let p = f.write(
+        lane,
+        &f.read(lane)
+            .replace("related: [warp]\n", "related: [warp]\naliases: [Sector]\n"),
+    );
+    failed(f.step("an alias claims a term", vec![p]), "already names");
+    let p = f.write(lane, &f.read(lane).replacen("---\n", "---\n# Moved.\n", 1));
+    failed(f.step("the alias's line moves", vec![p]), "already names");
+    let p = f.write(lane, &f.read(lane).replace("aliases: [Sector]\n", ""));
+    ok(f.step("the alias gone", vec![p]));
+    // The terms: lane's page mentions a word that becomes sector's alias (first: the
+    // mention linked), sector (its summary and compute capability), and bucket (its title).
+    let p = f.write(
+        lane,
+        &f.read(lane)
+            .replace("A lane.", "A lane in a Pail, of a Sector, by a Bucket."),
+    );
+    ok(f.step("mentions", vec![p]));
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace("term: Sector\n", "term: Sector\naliases: [Pail]\n"),
+    );
+    ok(f.step("an alias", vec![p]));
+    let bucket = "content/glossary/bucket.md";
+    let p = f.write(
+        bucket,
+        &f.read(bucket).replace("title: Bucket", "title: A tub"),
+    );
+    ok(f.step("the title of a term without a summary", vec![p]));
+    assert!(f.served("glossary/lane/index.html").contains("A tub"));
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace("summary: A term.", "summary: Part of a line."),
+    );
+    ok(f.step("the term's summary", vec![p]));
+    assert!(
+        f.served("glossary/lane/index.html")
+            .contains("Part of a line.")
+    );
+    let p = f.write(
+        sector,
+        &f.read(sector).replace("cc: \"8.0\"", "cc: \"9.0\""),
+    );
+    ok(f.step("the term's compute capability", vec![p]));
+    // The link targets: a link to lane's diagram, drawn, then not.
+    let p = f.write(
+        sector,
+        &f.read(sector).replace(
+            "A sector.",
+            "A sector ([lanes](/glossary/lane/diagram.svg)).",
+        ),
+    );
+    failed(
+        f.step("a link to a diagram not drawn", vec![p]),
+        "broken link",
+    );
+    let p = f.write(
+        lane,
+        &f.read(lane)
+            .replace("status:", &format!("{DIAGRAM}status:")),
+    );
+    ok(f.step("the diagram drawn", vec![p]));
+    let p = f.write(lane, &f.read(lane).replace(DIAGRAM, ""));
+    failed(f.step("the diagram gone", vec![p]), "broken link");
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace(" ([lanes](/glossary/lane/diagram.svg))", ""),
+    );
+    ok(f.step("the link gone", vec![p]));
+    // A page's URL changes (lane links to it).
+    let p = f.write(
+        sector,
+        &f.read(sector).replace("status:", "slug: sector\nstatus:"),
+    );
+    ok(f.step("a slug of its own", vec![p]));
+    let p = f.write(
+        sector,
+        &f.read(sector).replace("slug: sector\n", "slug: sector-2\n"),
+    );
+    failed(f.step("its URL changed", vec![p]), "broken link");
+    let p = f.write(
+        sector,
+        &f.read(sector).replace("slug: sector-2\n", "slug: sector\n"),
+    );
+    ok(f.step("its URL back", vec![p]));
+    // The output plan: sector's diagram image where a file is (its field on one line, so
+    // that no field's line moves), then a page where the build writes its search page,
+    // its line moved.
+    let p = f.write(
+        sector,
+        &f.read(sector).replace("status:", "diagram: null\nstatus:"),
+    );
+    ok(f.step("no diagram yet", vec![p]));
+    let drawn = "diagram: {preset: lane-banks, stride: 32, alt: Every lane in bank 0.}";
+    let p = f.write(sector, &f.read(sector).replace("diagram: null", drawn));
+    failed(f.step("a diagram over a file", vec![p]), "written twice");
+    let p = f.write(sector, &f.read(sector).replace(drawn, "diagram: null"));
+    ok(f.step("no diagram", vec![p]));
+    let about = "content/about.md";
+    let p = f.write(
+        about,
+        &f.read(about).replace("status:", "slug: search\nstatus:"),
+    );
+    failed(f.step("a page at /search/", vec![p]), "writes it itself");
+    let p = f.write(
+        about,
+        &f.read(about).replacen("---\n", "---\n# Moved.\n", 1),
+    );
+    failed(f.step("its slug's line moves", vec![p]), "writes it itself");
+    let p = f.write(about, &f.read(about).replace("slug: search\n", ""));
+    ok(f.step("the slug gone", vec![p]));
+    // The config's sections: the one note moves to another section.
+    let gone = f.remove("content/notes/first.md");
+    let p = f.write(
+        "content/zz/first.md",
+        "---\ntitle: First\nstatus: draft\n---\nA note.\n",
+    );
+    failed(
+        f.step("a listed section emptied", vec![gone, p]),
+        "no section `notes`",
+    );
+}
+
+/// A body edit makes none of the check stage's site-wide steps afresh; an edit of what
+/// one of them reads makes that one.
+#[test]
+fn a_body_edit_makes_no_site_wide_step_afresh() {
+    let mut f = Fixture::new(true, course);
+    ok(f.step("first build", vec![]));
+    let first = f.rebuilder.site_steps_made();
+    assert!(
+        first.contains(&"terms") && first.contains(&"targets"),
+        "{first:?}"
+    );
+    let (lane, sector) = ("content/glossary/lane.md", "content/glossary/sector.md");
+    let p = f.write(lane, &f.read(lane).replace("A lane.", "A lane, edited."));
+    ok(f.step("a body", vec![p]));
+    assert_eq!(f.rebuilder.site_steps_made(), Vec::<&str>::new());
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace("summary: A term.", "summary: Part of a line."),
+    );
+    ok(f.step("a summary", vec![p]));
+    assert_eq!(f.rebuilder.site_steps_made(), ["terms"]);
+}
+
 /// More entries in a section than its sidebar lists whole (windows round each page): a
 /// retitled entry moves in the order, and every page whose window shows it, or whose
 /// window shifted, shows the new order — without rendering every page.
@@ -468,9 +653,12 @@ fn present<'a>(root: &Path, section: &str, names: &[&'a str]) -> Vec<&'a str> {
         .collect()
 }
 
-/// A random entry: published or draft, a term and category from short lists (so that
-/// terms tie and categories fill and empty), references mostly to entries that exist, a
-/// body that may link to another entry or to the asset, sometimes a diagram.
+/// A random entry: published or draft, a term, alias, category, compute capability and
+/// summary from short lists (so that terms tie, aliases clash, categories fill and empty,
+/// and term previews change), references mostly to entries that exist, a body that may
+/// mention a term, link to another entry, its diagram or to the asset, sometimes a
+/// diagram, sometimes a comment first (every field's line moves), now and then (unless
+/// `valid`) a slug of its own.
 fn random_entry(rng: &mut Rng, root: &Path, title: &str, valid: bool) -> String {
     let glossary = present(root, "glossary", &GLOSSARY);
     let days = present(root, "days", &DAYS);
@@ -483,13 +671,28 @@ fn random_entry(rng: &mut Rng, root: &Path, title: &str, valid: bool) -> String 
             false => Some(existing[rng.below(existing.len())].to_string()),
         }
     };
-    let mut fm = format!("title: {title}\n");
+    let mut fm = match rng.below(4) {
+        0 => "# A comment: the fields below move down a line.\n".to_string(),
+        _ => String::new(),
+    };
+    fm += &format!("title: {title}\n");
     fm += &format!("term: {}\n", rng.pick(&["Alpha", "Beta", "Gamma", "Delta"]));
+    if rng.below(4) == 0 {
+        fm += &format!("aliases: [{}]\n", rng.pick(&["Omega", "Sigma", "Alpha"]));
+    }
+    if !valid && rng.below(10) == 0 {
+        fm += &format!("slug: {}\n", rng.pick(&GLOSSARY));
+    }
     fm += &format!(
         "category: {}\n",
         rng.pick(&["Memory", "Execution", "Numerics"])
     );
-    fm += "cc: \"8.0\"\nsummary: A term.\nsources:\n  - title: Guide\n    url: https://docs.nvidia.com/\n";
+    fm += &format!(
+        "cc: \"{}\"\nsummary: {}\n",
+        rng.pick(&["8.0", "9.0"]),
+        rng.pick(&["A term.", "Another term."])
+    );
+    fm += "sources:\n  - title: Guide\n    url: https://docs.nvidia.com/\n";
     let related: Vec<String> = (0..rng.below(3))
         .filter_map(|_| name(rng, &glossary, &GLOSSARY))
         .collect();
@@ -512,14 +715,23 @@ fn random_entry(rng: &mut Rng, root: &Path, title: &str, valid: bool) -> String 
     };
     fm += SIGNED;
     let mut body = format!("Body of {title}, version {}.", rng.below(1000));
-    match rng.below(5) {
+    match rng.below(6) {
         0 => {
             if let Some(other) = name(rng, &glossary, &GLOSSARY) {
                 body += &format!(" See [it](/glossary/{other}/).");
             }
         }
         1 if asset || !valid => body += " ![figure](/glossary/fig.png)",
+        // Broken unless that entry draws a diagram.
+        2 if !valid => {
+            let other = rng.pick(&GLOSSARY);
+            body += &format!(" See [its diagram](/glossary/{other}/diagram.svg).");
+        }
         _ => {}
+    }
+    if rng.below(2) == 0 {
+        let word = rng.pick(&["Alpha", "Beta", "Omega"]);
+        body += &format!(" It mentions {word}.");
     }
     format!("---\n{fm}---\n\n{body}\n")
 }

@@ -58,9 +58,9 @@ pub(crate) struct CheckedSite {
     pub(crate) footer_html: Option<String>,
 }
 
-/// The check stage's work on one entry. Each result depends only on the entry (the same
-/// allocation) and the arguments, so an implementation may hand out an earlier result for
-/// the same entry and equal arguments.
+/// The check stage's work on one entry, and its site-wide steps. Each result depends only
+/// on the entry (the same allocation) and the arguments, so an implementation may hand out
+/// an earlier result for the same entry and equal arguments.
 pub(crate) trait EntryChecks: Sync {
     /// The editorial verdict ([`policy::verdict_of`]).
     fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict;
@@ -73,17 +73,32 @@ pub(crate) trait EntryChecks: Sync {
         parts: &Parts,
         targets: &Arc<Targets>,
     ) -> Arc<[Diagnostic]>;
-    /// The matcher of the build's terms, whose list has the key `key` ([`terms::terms`]):
-    /// `make` builds it, an implementation may hand out the one it made for the same key
-    /// (serve: a 10,000-term matcher is most of a one-entry rebuild, `benches/serve_latency.sh`).
-    fn terms(
-        &self,
-        key: u64,
-        make: impl FnOnce() -> crate::markdown::terms::Terms,
-    ) -> Arc<crate::markdown::terms::Terms> {
-        let _ = key;
-        Arc::new(make())
+    /// The result of a site-wide step of the stage (`make`), which reads `inputs`: an
+    /// implementation may hand out the result it made for inputs that differ in nothing the
+    /// step reads (serve: at 10,000 entries these steps were most of a one-entry rebuild,
+    /// `benches/serve_latency.sh`).
+    fn site_wide<K, V>(&self, inputs: SiteWide<'_, K>, make: impl FnOnce() -> V) -> V
+    where
+        K: PartialEq + Send + 'static,
+        V: Clone + Send + 'static,
+    {
+        let _ = inputs;
+        make()
     }
+}
+
+/// What a site-wide step of the check stage reads: the entries, each seen through `same`,
+/// and everything else in `key`. Two inputs with equal keys whose entries are, place by
+/// place, the same allocation or `same` give the step the same result.
+pub(crate) struct SiteWide<'a, K> {
+    /// The step, to tell the results an implementation keeps apart.
+    pub(crate) step: &'static str,
+    /// The entries it reads, in order.
+    pub(crate) entries: Vec<&'a Arc<Entry>>,
+    /// Whether two versions of an entry agree in everything the step reads of it.
+    pub(crate) same: fn(&Entry, &Entry) -> bool,
+    /// Everything else the step reads.
+    pub(crate) key: K,
 }
 
 /// The per-entry checks as they are, for `build` and `check`.
@@ -194,8 +209,20 @@ pub(crate) fn check_site_with(
     checks: &impl EntryChecks,
 ) -> Result<CheckedSite, Vec<Diagnostic>> {
     let mut problems = site.problems.clone();
-    problems.extend(unlisted_sections(&opts.config, site));
-    let (clashes, shared_terms) = terms::clashes(&site.entries);
+    let section_inputs = SiteWide {
+        step: "sections",
+        entries: site.entries.iter().collect(),
+        same: |a, b| a.section == b.section,
+        key: (opts.config.sections.clone(), opts.config.file.clone()),
+    };
+    problems.extend(checks.site_wide(section_inputs, || unlisted_sections(&opts.config, site)));
+    let clash_inputs = SiteWide {
+        step: "clashes",
+        entries: site.entries.iter().collect(),
+        same: terms::same_words,
+        key: (),
+    };
+    let (clashes, shared_terms) = checks.site_wide(clash_inputs, || terms::clashes(&site.entries));
     problems.extend(clashes);
     let mut report = Report {
         warnings: site.warnings.clone(),
@@ -215,10 +242,12 @@ pub(crate) fn check_site_with(
         .collect();
     let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
     // Links to a refused entry say so, not that there is no such page.
-    let refused = (site.entries.iter().zip(&verdicts)).filter_map(|(e, v)| match v {
-        Verdict::Refused(d) => Some((&**e, d.first())),
-        _ => None,
-    });
+    let refused: Vec<(&Arc<Entry>, Option<&Diagnostic>)> = (site.entries.iter().zip(&verdicts))
+        .filter_map(|(e, v)| match v {
+            Verdict::Refused(d) => Some((e, d.first())),
+            _ => None,
+        })
+        .collect();
     let lookup = Lookup::new(&verdicts, opts.drafts);
     let measurements = Measurements::load(
         root,
@@ -228,8 +257,16 @@ pub(crate) fn check_site_with(
         &mut report.warnings,
     );
     let sources = Sources::new(root, measurements.stale_sources.clone());
-    let (list, terms_key) = terms::terms(shown.iter().map(|(e, _)| &**e));
-    let terms = checks.terms(terms_key, || crate::markdown::terms::Terms::new(list));
+    let term_inputs = SiteWide {
+        step: "terms",
+        entries: shown.iter().map(|(e, _)| e).collect(),
+        same: terms::same_terms,
+        key: (),
+    };
+    let (terms, terms_key) = checks.site_wide(term_inputs, || {
+        let (list, key) = terms::terms(shown.iter().map(|(e, _)| &**e));
+        (Arc::new(crate::markdown::terms::Terms::new(list)), key)
+    });
     let cx = PageCx {
         measurements: &measurements,
         sources: &sources,
@@ -253,15 +290,33 @@ pub(crate) fn check_site_with(
         .collect();
     let included = include_findings(&parted, opts.strict, (&mut problems, &mut report.warnings));
     let copies = copies(root, site, (&included, &sources), &mut problems);
-    let targets = Arc::new(Targets::new(
-        parted.iter().map(|(e, ..)| &**e),
-        left_out.iter().map(|e| &**e),
-        refused,
-        copies.iter().map(|c| c.0.clone()),
-        &site.unloaded,
-        &opts.config,
-        opts.writes_sitemap(),
-    ));
+    let target_inputs = SiteWide {
+        step: "targets",
+        entries: (parted.iter().map(|(e, ..)| e))
+            .chain(&left_out)
+            .chain(refused.iter().map(|(e, _)| *e))
+            .collect(),
+        same: links::same_targets,
+        key: (
+            (parted.len(), left_out.len()),
+            refused.iter().map(|(_, d)| d.cloned()).collect::<Vec<_>>(),
+            copies.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
+            site.unloaded.clone(),
+            opts.config.clone(),
+            opts.writes_sitemap(),
+        ),
+    };
+    let targets = checks.site_wide(target_inputs, || {
+        Arc::new(Targets::new(
+            parted.iter().map(|(e, ..)| &**e),
+            left_out.iter().map(|e| &**e),
+            refused.iter().map(|(e, d)| (&***e, *d)),
+            copies.iter().map(|c| c.0.clone()),
+            &site.unloaded,
+            &opts.config,
+            opts.writes_sitemap(),
+        ))
+    });
     let checked: Vec<Result<Page, Vec<Diagnostic>>> = parted
         .into_par_iter()
         .map(|(entry, reason, parts)| {
@@ -272,14 +327,31 @@ pub(crate) fn check_site_with(
     let home_html = prose(&opts.config, "home", &targets, &mut problems);
     let footer_html = prose(&opts.config, "footer", &targets, &mut problems);
     let (pages, intros) = sort_pages(checked, &mut problems);
-    let outputs = plan::outputs(&pages, &intros, opts);
-    problems.extend(plan::collisions(root, &outputs, &copies, &pages));
+    let output_inputs = SiteWide {
+        step: "outputs",
+        entries: pages.iter().chain(&intros).map(|p| &p.entry).collect(),
+        same: plan::same_outputs,
+        key: (
+            pages.len(),
+            (copies.iter())
+                .map(|(rel, src)| (rel.clone(), src.shown()))
+                .collect::<Vec<_>>(),
+            opts.writes_sitemap(),
+            root.to_path_buf(),
+        ),
+    };
+    let (indexes, collisions) = checks.site_wide(output_inputs, || {
+        let outputs = plan::outputs(&pages, &intros, opts);
+        let indexes = outputs.iter().filter(|p| is_index(p)).count();
+        (indexes, plan::collisions(root, &outputs, &copies, &pages))
+    });
+    problems.extend(collisions);
     if !problems.is_empty() {
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         problems.dedup();
         return Err(problems);
     }
-    report.pages = outputs.iter().filter(|p| is_index(p)).count();
+    report.pages = indexes;
     if !opts.drafts && !opts.strict {
         // A published page must not tell readers to run the tool: say so at build time.
         let entries = pages.iter().chain(&intros).map(|p| &*p.entry);
@@ -308,8 +380,11 @@ fn apply_verdicts(
     problems: &mut Vec<Diagnostic>,
     report: &mut Report,
 ) -> (Shown, Vec<Arc<Entry>>) {
-    let mut shown = Vec::new();
+    let mut shown = Vec::with_capacity(verdicts.len());
     let mut left_out = Vec::new();
+    // Every entry may carry a warning (a review about to expire): grown once.
+    let warned = verdicts.iter().map(|v| v.warnings().len()).sum();
+    report.warnings.reserve(warned);
     for v in verdicts {
         report.warnings.extend(v.warnings().iter().cloned());
         match v {

@@ -20,6 +20,15 @@ pub(crate) struct Targets {
     config: crate::config::Config,
 }
 
+/// Whether two versions of an entry give [`Targets::new`] the same targets, wherever it
+/// lists them (shown, left out or refused): the same file, URL, section and diagram files.
+pub(crate) fn same_targets(a: &Entry, b: &Entry) -> bool {
+    a.file == b.file
+        && a.url == b.url
+        && a.section == b.section
+        && a.meta.diagram.is_some() == b.meta.diagram.is_some()
+}
+
 impl Targets {
     /// Indexes pages (`shown`), left-out drafts, refused entries (with their first
     /// problem), and copied files (paths relative to the output); `/sitemap.xml` only when

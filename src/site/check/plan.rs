@@ -47,6 +47,19 @@ pub(crate) fn outputs(pages: &[Page], intros: &[Page], opts: &BuildOptions) -> V
     paths
 }
 
+/// Whether two versions of a shown entry give [`outputs`] and [`collisions`] the same
+/// paths and problems: the same file, place (the URL ends in the slug), kind, diagram
+/// (drawn or not from it alone, with the same kernels) and field lines.
+pub(crate) fn same_outputs(a: &Entry, b: &Entry) -> bool {
+    a.file == b.file
+        && a.url == b.url
+        && a.section == b.section
+        && a.kind == b.kind
+        && a.meta.slug == b.meta.slug
+        && a.meta.diagram == b.meta.diagram
+        && a.lines == b.lines
+}
+
 /// Files the build may generate at the site root whatever its options (a sitemap only with
 /// --base-url, but `check` must find the clash without it).
 const GENERATED: &[&str] = &[

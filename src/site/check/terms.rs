@@ -50,6 +50,29 @@ pub(crate) fn terms<'a>(
     (list, h.finish())
 }
 
+/// Whether two versions of an entry give [`terms`] the same list: the same URL (which ends
+/// in the slug), words and preview.
+pub(crate) fn same_terms(a: &Entry, b: &Entry) -> bool {
+    let (x, y) = (&a.meta, &b.meta);
+    a.url == b.url
+        && x.term == y.term
+        && x.aliases == y.aliases
+        && x.summary == y.summary
+        && x.title == y.title
+        && x.cc == y.cc
+}
+
+/// Whether two versions of an entry look the same to [`clashes`]: the same file, words,
+/// and lines of its fields.
+pub(crate) fn same_words(a: &Entry, b: &Entry) -> bool {
+    let (x, y) = (&a.meta, &b.meta);
+    a.file == b.file
+        && x.term == y.term
+        && x.aliases == y.aliases
+        && x.title == y.title
+        && a.lines == b.lines
+}
+
 /// Every word (term or alias, case ignored) that two entries claim, reported at the second
 /// entry's field, naming the first: an error when an alias claims it (aliases exist for
 /// linking), a warning when two entries share a term (neither is linked). Returns the
