@@ -233,6 +233,27 @@ fn tag_end(attributes: &[u8]) -> Option<usize> {
 /// The templates a site must provide.
 pub(crate) const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
 
+/// Part of a page's context turned into the templates' value beforehand, which a context
+/// then takes whole, without serialising it again: what many pages show alike (their
+/// navigation) is turned once per build, not once per page (`benches/build.sh`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Prepared(tera::Value);
+
+impl Prepared {
+    /// `value` as the templates see it when it is part of a context. For plain data
+    /// (text, numbers, lists and structs of them), which always converts.
+    pub(crate) fn new(value: &impl Serialize) -> Self {
+        Prepared(tera::Value::from_serializable(value))
+    }
+}
+
+impl Serialize for Prepared {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Inside a context, tera takes its own value as it is (a shared pointer's copy).
+        self.0.serialize(serializer)
+    }
+}
+
 /// Compiled templates, shared by every page of a build.
 pub(crate) struct Templates {
     tera: tera::Tera,
