@@ -125,13 +125,10 @@ fn csp_meta(policy: &str) -> String {
 /// before the head — white space, comments, a doctype and the `<html>` tag — may come
 /// first. Anything else (text, another tag) would make the parser open a head of its own
 /// earlier, or none where the policy counts, so such a page is refused.
-fn add_csp(template: &str, html: String, policy: &str) -> Result<String, TemplateError> {
+fn add_csp(template: &str, mut html: String, policy: &str) -> Result<String, TemplateError> {
     let at = head_opened_at(&html).ok_or_else(|| TemplateError::NoHead(template.into()))?;
-    let mut out = String::with_capacity(html.len() + policy.len() + 64);
-    out.push_str(&html[..at]);
-    out.push_str(&csp_meta(policy));
-    out.push_str(&html[at..]);
-    Ok(out)
+    html.insert_str(at, &csp_meta(policy));
+    Ok(html)
 }
 
 /// The offset just after the `<head …>` tag that opens the page's head element, if the
