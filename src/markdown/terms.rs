@@ -74,15 +74,20 @@ impl Terms {
 /// starting at `s` spans the window `s..s + window` (`window` is the shortest word's
 /// length), so the window's last two bytes must be two neighbouring bytes of some word's
 /// first `window`; where they are not, no word starts before the window has moved on past
-/// them. Only where they end a word's first `window` is the trie walked. aho-corasick
-/// reads every byte: past a few thousand words its NFA costs some 35 instructions a
-/// byte, and its DFA 20 MiB and a tenth of a second to build at 10,000 words; this costs
-/// about 6 (`benches/build.sh`, the plain 10,000-entry build).
+/// them. Only where they end a word's first `window`, and the window starts with a word's
+/// first two bytes, is the trie walked. aho-corasick reads every byte: past a few
+/// thousand words its NFA costs some 35 instructions a byte, and its DFA 20 MiB and a
+/// tenth of a second to build at 10,000 words; this costs about 4 (`benches/build.sh`,
+/// the plain 10,000-entry build).
 #[derive(Debug)]
 struct Words {
     /// How far the window may move when it ends in these two bytes (`first | second << 8`,
     /// in any ASCII case): 0 where they end some word's first `window` bytes.
     shift: Box<[u8; 1 << 16]>,
+    /// Whether some word starts with these two bytes (`first | second << 8`, in any ASCII
+    /// case). Most windows that end right start wrong (`benches/build.sh`: seven in eight
+    /// at 10,000 words), and this is one look where the trie is several.
+    starts: Box<[bool; 1 << 16]>,
     /// The shortest word's length in bytes, at most [`MAX_WINDOW`].
     window: usize,
     /// The trie's first level: the node each ASCII-lowercased byte leads to.
@@ -112,6 +117,10 @@ impl Words {
             .into_boxed_slice()
             .try_into()
             .expect("a slice of 2^16");
+        let mut starts: Box<[bool; 1 << 16]> = vec![false; 1 << 16]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a slice of 2^16");
         let mut root: Box<[u32; 256]> = Box::new([NO_NODE; 256]);
         let mut nodes: Vec<Node> = Vec::new();
         for (i, word) in words.iter().enumerate() {
@@ -122,8 +131,9 @@ impl Words {
             for (j, pair) in bytes[..window].windows(2).enumerate() {
                 for a in cases(pair[0]) {
                     for b in cases(pair[1]) {
-                        let s = &mut shift[usize::from(a) | usize::from(b) << 8];
-                        *s = (*s).min((window - 2 - j) as u8);
+                        let at = usize::from(a) | usize::from(b) << 8;
+                        shift[at] = shift[at].min((window - 2 - j) as u8);
+                        starts[at] |= j == 0;
                     }
                 }
             }
@@ -150,6 +160,7 @@ impl Words {
         }
         Words {
             shift,
+            starts,
             window,
             root,
             nodes,
@@ -167,10 +178,16 @@ impl Words {
         let mut s = from;
         while let Some(pair) = text.get(s + m - 2..s + m) {
             match self.shift[usize::from(pair[0]) | usize::from(pair[1]) << 8] {
-                0 => match self.longest(text, s) {
-                    Some((end, word)) => return Some((s, end, word)),
-                    None => s += 1,
-                },
+                0 => {
+                    // The window holds at least two bytes (`m` of them).
+                    let first = usize::from(text[s]) | usize::from(text[s + 1]) << 8;
+                    if let Some((end, word)) =
+                        self.starts[first].then(|| self.longest(text, s)).flatten()
+                    {
+                        return Some((s, end, word));
+                    }
+                    s += 1;
+                }
                 shift => s += usize::from(shift),
             }
         }
