@@ -328,6 +328,8 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
             .collect()
     });
     let m = &entry.meta;
+    // Each field folded once, however many placeholders it is held against.
+    let mut folded: Vec<(&str, Option<String>)> = Vec::new();
     for ((field, text), wanted) in scaffold::PLACEHOLDERS.iter().zip(wanted_all) {
         let value = match *field {
             "title" => Some(m.title.as_str()),
@@ -336,9 +338,20 @@ fn placeholders(entry: &Entry, out: &mut Vec<Finding>) {
             "diagram.alt" => m.diagram.as_ref().map(|d| d.alt.as_str()),
             _ => None,
         };
-        // Folded (case, punctuation, spacing, invisible characters, spelling): deleting the
-        // full stop or lower-casing is not writing the text.
-        if value.is_some_and(|v| contains_words(&names::fold_text(v), wanted)) {
+        let at = match folded.iter().position(|(f, _)| f == field) {
+            Some(at) => at,
+            None => {
+                // Folded (case, punctuation, spacing, invisible characters, spelling):
+                // deleting the full stop or lower-casing is not writing the text.
+                folded.push((field, value.map(names::fold_text)));
+                folded.len() - 1
+            }
+        };
+        if folded[at]
+            .1
+            .as_deref()
+            .is_some_and(|v| contains_words(v, wanted))
+        {
             out.push(
                 finding(
                     entry,
