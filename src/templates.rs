@@ -125,13 +125,10 @@ fn csp_meta(policy: &str) -> String {
 /// before the head — white space, comments, a doctype and the `<html>` tag — may come
 /// first. Anything else (text, another tag) would make the parser open a head of its own
 /// earlier, or none where the policy counts, so such a page is refused.
-fn add_csp(template: &str, html: String, policy: &str) -> Result<String, TemplateError> {
+fn add_csp(template: &str, mut html: String, policy: &str) -> Result<String, TemplateError> {
     let at = head_opened_at(&html).ok_or_else(|| TemplateError::NoHead(template.into()))?;
-    let mut out = String::with_capacity(html.len() + policy.len() + 64);
-    out.push_str(&html[..at]);
-    out.push_str(&csp_meta(policy));
-    out.push_str(&html[at..]);
-    Ok(out)
+    html.insert_str(at, &csp_meta(policy));
+    Ok(html)
 }
 
 /// The offset just after the `<head …>` tag that opens the page's head element, if the
@@ -232,6 +229,27 @@ fn tag_end(attributes: &[u8]) -> Option<usize> {
 
 /// The templates a site must provide.
 pub(crate) const REQUIRED: &[&str] = &["entry.html", "section.html", "index.html"];
+
+/// Part of a page's context turned into the templates' value beforehand, which a context
+/// then takes whole, without serialising it again: what many pages show alike (their
+/// navigation) is turned once per build, not once per page (`benches/build.sh`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Prepared(tera::Value);
+
+impl Prepared {
+    /// `value` as the templates see it when it is part of a context. For plain data
+    /// (text, numbers, lists and structs of them), which always converts.
+    pub(crate) fn new(value: &impl Serialize) -> Self {
+        Prepared(tera::Value::from_serializable(value))
+    }
+}
+
+impl Serialize for Prepared {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Inside a context, tera takes its own value as it is (a shared pointer's copy).
+        self.0.serialize(serializer)
+    }
+}
 
 /// Compiled templates, shared by every page of a build.
 pub(crate) struct Templates {

@@ -197,13 +197,31 @@ pub(crate) struct RawFrontMatter {
 }
 
 /// Whole-file line numbers of the front-matter keys, dotted for nested keys. Keeps the
-/// front matter's text and finds a key's line when asked (diagnostics, and a few fields
-/// such as `slug` for every entry that has them). Two are equal when they have the same
-/// keys on the same lines, whatever the values.
+/// front matter's text and its keys, read once, and finds a key's line when asked
+/// (diagnostics, the byline's names, and a few fields such as `slug` for every entry that
+/// has them). Two are equal when they have the same keys on the same lines, whatever the
+/// values.
 #[derive(Debug, Clone, Default)]
 pub struct FieldLines {
     yaml: String,
     first_line: usize,
+    /// The keys in file order. Read when the text is kept, not when asked: every entry's
+    /// byline asks three times (`benches/build.sh`).
+    keys: Vec<Key>,
+}
+
+/// A key of the front matter, as offsets in its text (which is at most
+/// `limits::MAX_FRONT_MATTER_BYTES` long).
+#[derive(Debug, Clone)]
+struct Key {
+    /// Where its line starts.
+    line_start: u32,
+    /// Where the key's name starts and ends.
+    name: (u32, u32),
+    /// The top-level key it sits under (an index into `keys`), `None` for a top-level key.
+    parent: Option<u32>,
+    /// Its line within the text, from 0.
+    line: u32,
 }
 
 impl PartialEq for FieldLines {
@@ -217,9 +235,42 @@ impl Eq for FieldLines {}
 impl FieldLines {
     /// The keys of `yaml`, whose first line is whole-file line `first_line`.
     pub fn index(yaml: &str, first_line: usize) -> Self {
+        let mut keys = Vec::new();
+        let mut parent: Option<Option<u32>> = None;
+        for (i, line) in yaml.lines().enumerate() {
+            let line_start = line.as_ptr() as usize - yaml.as_ptr() as usize;
+            let mut trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            while let Some(rest) = trimmed.strip_prefix("- ") {
+                trimmed = rest;
+            }
+            // A key is the key characters before the line's first `:`.
+            let len = trimmed
+                .bytes()
+                .take_while(|&b| is_key_char(b.into()))
+                .count();
+            if len == 0 || trimmed.as_bytes().get(len) != Some(&b':') {
+                continue;
+            }
+            let start = trimmed.as_ptr() as usize - yaml.as_ptr() as usize;
+            let key = |parent| Key {
+                line_start: line_start as u32,
+                name: (start as u32, (start + len) as u32),
+                parent,
+                line: i as u32,
+            };
+            if indent == 0 {
+                parent = Some(Some(keys.len() as u32));
+                keys.push(key(None));
+            } else if let Some(Some(p)) = parent {
+                // A nested key before any top-level one has no parent and is left out.
+                keys.push(key(Some(p)));
+            }
+        }
         FieldLines {
             yaml: yaml.to_string(),
             first_line,
+            keys,
         }
     }
 
@@ -227,15 +278,8 @@ impl FieldLines {
     pub fn of(&self, field: &str) -> usize {
         let mut name = field;
         loop {
-            let found = self.keys().find(|(parent, key, _)| match parent {
-                None => *key == name,
-                Some(p) => name
-                    .strip_prefix(p)
-                    .and_then(|rest| rest.strip_prefix('.'))
-                    .is_some_and(|rest| rest == *key),
-            });
-            if let Some((.., line)) = found {
-                return line;
+            if let Some(key) = self.key(name) {
+                return self.first_line + key.line as usize;
             }
             match name.rsplit_once('.') {
                 Some((parent, _)) => name = parent,
@@ -249,19 +293,16 @@ impl FieldLines {
     /// next line, `Grace Hopper`, read as one name `Ada Lovelace Grace Hopper`), a quoted
     /// one broken over lines, or a block scalar (`>`, `|`).
     pub fn folds(&self, field: &str) -> bool {
-        let Some((_, key, line)) = self.keys().find(|(parent, key, _)| match parent {
-            None => *key == field,
-            Some(p) => field.strip_prefix(p).and_then(|r| r.strip_prefix('.')) == Some(*key),
-        }) else {
+        let Some(key) = self.key(field) else {
             return false;
         };
-        let mut lines = self.yaml.lines().skip(line - self.first_line);
+        let mut lines = self.yaml[key.line_start as usize..].lines();
         let Some(own_line) = lines.next() else {
             return false;
         };
         let indent = |l: &str| l.len() - l.trim_start().len();
         let own = own_line.trim_start().trim_start_matches("- ");
-        let value = own[key.len() + 1..].trim();
+        let value = own[self.name(key).len() + 1..].trim();
         let key_indent = indent(own_line);
         let mut open_item = !value.is_empty();
         for l in lines {
@@ -283,24 +324,26 @@ impl FieldLines {
         false
     }
 
+    /// The first key `field` (dotted) names.
+    fn key(&self, field: &str) -> Option<&Key> {
+        self.keys.iter().find(|k| match k.parent {
+            None => self.name(k) == field,
+            Some(p) => (field.strip_prefix(self.name(&self.keys[p as usize])))
+                .and_then(|rest| rest.strip_prefix('.'))
+                .is_some_and(|rest| rest == self.name(k)),
+        })
+    }
+
+    fn name(&self, key: &Key) -> &str {
+        &self.yaml[key.name.0 as usize..key.name.1 as usize]
+    }
+
     /// Each key with the top-level key it sits under (`None` for a top-level key) and its
     /// whole-file line, in file order.
     fn keys(&self) -> impl Iterator<Item = (Option<&str>, &str, usize)> {
-        let mut parent: Option<&str> = None;
-        self.yaml.lines().enumerate().filter_map(move |(i, line)| {
-            let indent = line.len() - line.trim_start().len();
-            let trimmed = line.trim_start().trim_start_matches("- ");
-            let (key, _) = trimmed.split_once(':')?;
-            if key.is_empty() || key.starts_with('#') || !key.chars().all(is_key_char) {
-                return None;
-            }
-            let line = self.first_line + i;
-            if indent == 0 {
-                parent = Some(key);
-                Some((None, key, line))
-            } else {
-                Some((Some(parent?), key, line))
-            }
+        self.keys.iter().map(|k| {
+            let parent = k.parent.map(|p| self.name(&self.keys[p as usize]));
+            (parent, self.name(k), self.first_line + k.line as usize)
         })
     }
 }
@@ -588,6 +631,44 @@ mod tests {
         assert_eq!(lines.of("byline.url"), 9);
         assert_eq!(lines.of("url"), 11, "a nested key is not a top-level one");
         assert_eq!(lines.of("note"), 4, "a comment is not a key");
+    }
+
+    /// The keys as they were read before `keys` read them byte by byte: the same keys,
+    /// parents and lines for any text.
+    fn keys_as_searched(yaml: &str, first_line: usize) -> Vec<(Option<&str>, &str, usize)> {
+        let mut parent: Option<&str> = None;
+        (yaml.lines().enumerate())
+            .filter_map(|(i, line)| {
+                let indent = line.len() - line.trim_start().len();
+                let trimmed = line.trim_start().trim_start_matches("- ");
+                let (key, _) = trimmed.split_once(':')?;
+                if key.is_empty() || key.starts_with('#') || !key.chars().all(is_key_char) {
+                    return None;
+                }
+                if indent == 0 {
+                    parent = Some(key);
+                    Some((None, key, first_line + i))
+                } else {
+                    Some((Some(parent?), key, first_line + i))
+                }
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, failure_persistence: None, ..Default::default() })]
+        #[test]
+        fn keys_are_read_as_they_were_searched(
+            picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..40),
+        ) {
+            const PIECES: &[&str] = &[
+                "a", "b_c", "x-y", "7", ":", ": v", "- ", "- - ", "-", " ", "  ", "\t", "\n",
+                "\n", "\n- ", "#", "é", "\u{3000}", "\r\n", "\"q:\"", ".",
+            ];
+            let yaml: String = picks.iter().map(|p| *p.get(PIECES)).collect();
+            let lines = FieldLines::index(&yaml, 2);
+            proptest::prop_assert_eq!(lines.keys().collect::<Vec<_>>(), keys_as_searched(&yaml, 2));
+        }
     }
 
     /// What `serve` compares to know whether checks across entries must run again.

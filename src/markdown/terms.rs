@@ -6,7 +6,6 @@
 //! `markdown` only; the check stage builds the [`Terms`] of a build.
 use std::collections::HashSet;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 
 /// What an author writes just before a mention that should stay plain text: an HTML
@@ -30,9 +29,9 @@ pub struct Term {
 #[derive(Debug, Default)]
 pub struct Terms {
     terms: Vec<Term>,
-    /// For each pattern of `matcher`, the index of its term.
+    /// For each word of `matcher`, the index of its term.
     owner: Vec<usize>,
-    matcher: Option<AhoCorasick>,
+    matcher: Option<Words>,
 }
 
 impl Terms {
@@ -52,18 +51,7 @@ impl Terms {
             }
             terms.push(term);
         }
-        // A DFA matches about twice as fast as the NFA the builder picks for this many
-        // words (every text of every page goes through it); past a few thousand words its
-        // tables grow large, and the builder chooses.
-        let kind = (words.len() <= 5_000).then_some(AhoCorasickKind::DFA);
-        let matcher = (!words.is_empty()).then(|| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostLongest)
-                .kind(kind)
-                .build(&words)
-                .expect("a few thousand literal words build a matcher")
-        });
+        let matcher = (!words.is_empty()).then(|| Words::new(&words));
         Terms {
             terms,
             owner,
@@ -77,13 +65,169 @@ impl Terms {
     }
 }
 
+/// The words that name terms, found in a text as a leftmost-longest matcher that ignores
+/// ASCII case finds them (aho-corasick's, which this replaced and which the tests hold it
+/// to): from the first place where some word matches, the longest word there, and the
+/// next search starts where it ends.
+///
+/// Every text of every page is searched, so the search skips (Wu and Manber's): a word
+/// starting at `s` spans the window `s..s + window` (`window` is the shortest word's
+/// length), so the window's last two bytes must be two neighbouring bytes of some word's
+/// first `window`; where they are not, no word starts before the window has moved on past
+/// them. Only where they end a word's first `window`, and the window starts with a word's
+/// first two bytes, is the trie walked. aho-corasick reads every byte: past a few
+/// thousand words its NFA costs some 35 instructions a byte, and its DFA 20 MiB and a
+/// tenth of a second to build at 10,000 words; this costs about 4 (`benches/build.sh`,
+/// the plain 10,000-entry build).
+#[derive(Debug)]
+struct Words {
+    /// How far the window may move when it ends in these two bytes (`first | second << 8`,
+    /// in any ASCII case): 0 where they end some word's first `window` bytes.
+    shift: Box<[u8; 1 << 16]>,
+    /// Whether some word starts with these two bytes (`first | second << 8`, in any ASCII
+    /// case). Most windows that end right start wrong (`benches/build.sh`: seven in eight
+    /// at 10,000 words), and this is one look where the trie is several.
+    starts: Box<[bool; 1 << 16]>,
+    /// The shortest word's length in bytes, at most [`MAX_WINDOW`].
+    window: usize,
+    /// The trie's first level: the node each ASCII-lowercased byte leads to.
+    root: Box<[u32; 256]>,
+    nodes: Vec<Node>,
+}
+
+/// The longest window: shifts are bytes.
+const MAX_WINDOW: usize = 128;
+
+/// A node of the trie: the words' bytes so far, ASCII-lowercased.
+#[derive(Debug, Default)]
+struct Node {
+    /// The next byte (lowercased) and its node.
+    next: Vec<(u8, u32)>,
+    /// The word that ends here.
+    word: Option<usize>,
+}
+
+/// No node: a byte no word continues with.
+const NO_NODE: u32 = u32::MAX;
+
+impl Words {
+    fn new(words: &[String]) -> Self {
+        let window = (words.iter().map(String::len).min()).map_or(0, |w| w.min(MAX_WINDOW));
+        let mut shift: Box<[u8; 1 << 16]> = vec![window.saturating_sub(1) as u8; 1 << 16]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a slice of 2^16");
+        let mut starts: Box<[bool; 1 << 16]> = vec![false; 1 << 16]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a slice of 2^16");
+        let mut root: Box<[u32; 256]> = Box::new([NO_NODE; 256]);
+        let mut nodes: Vec<Node> = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            let bytes = word.as_bytes();
+            let Some(&first) = bytes.first() else {
+                continue;
+            };
+            for (j, pair) in bytes[..window].windows(2).enumerate() {
+                for a in cases(pair[0]) {
+                    for b in cases(pair[1]) {
+                        let at = usize::from(a) | usize::from(b) << 8;
+                        shift[at] = shift[at].min((window - 2 - j) as u8);
+                        starts[at] |= j == 0;
+                    }
+                }
+            }
+            let slot = &mut root[usize::from(first.to_ascii_lowercase())];
+            if *slot == NO_NODE {
+                *slot = nodes.len() as u32;
+                nodes.push(Node::default());
+            }
+            let mut at = *slot as usize;
+            for &b in &bytes[1..] {
+                let b = b.to_ascii_lowercase();
+                at = match nodes[at].next.iter().find(|(c, _)| *c == b) {
+                    Some(&(_, n)) => n as usize,
+                    None => {
+                        let n = nodes.len();
+                        nodes[at].next.push((b, n as u32));
+                        nodes.push(Node::default());
+                        n
+                    }
+                };
+            }
+            // Words equal but for ASCII case were merged before (`Terms::new`).
+            nodes[at].word.get_or_insert(i);
+        }
+        Words {
+            shift,
+            starts,
+            window,
+            root,
+            nodes,
+        }
+    }
+
+    /// The first word in `text` at or after `from`: its start, end and index.
+    fn find(&self, text: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+        let m = self.window;
+        if m < 2 {
+            // A one-byte word: any byte may start one.
+            return (from..text.len())
+                .find_map(|s| self.longest(text, s).map(|(end, word)| (s, end, word)));
+        }
+        let mut s = from;
+        while let Some(pair) = text.get(s + m - 2..s + m) {
+            match self.shift[usize::from(pair[0]) | usize::from(pair[1]) << 8] {
+                0 => {
+                    // The window holds at least two bytes (`m` of them).
+                    let first = usize::from(text[s]) | usize::from(text[s + 1]) << 8;
+                    if let Some((end, word)) =
+                        self.starts[first].then(|| self.longest(text, s)).flatten()
+                    {
+                        return Some((s, end, word));
+                    }
+                    s += 1;
+                }
+                shift => s += usize::from(shift),
+            }
+        }
+        None
+    }
+
+    /// The longest word at `start` of `text`: its end and index.
+    fn longest(&self, text: &[u8], start: usize) -> Option<(usize, usize)> {
+        let mut node = self.root[usize::from(text[start].to_ascii_lowercase())];
+        let mut found = None;
+        let mut end = start + 1;
+        while let Some(n) = self.nodes.get(node as usize) {
+            if let Some(word) = n.word {
+                found = Some((end, word));
+            }
+            let Some(b) = text.get(end).map(u8::to_ascii_lowercase) else {
+                break;
+            };
+            node = (n.next.iter().find(|(c, _)| *c == b)).map_or(NO_NODE, |&(_, n)| n);
+            end += 1;
+        }
+        found
+    }
+}
+
+/// A byte in either ASCII case (a byte that is no letter, once).
+fn cases(b: u8) -> [u8; 2] {
+    [b.to_ascii_lowercase(), b.to_ascii_uppercase()]
+}
+
 /// One page's linking: which terms it already links (across its fragments).
 #[derive(Debug)]
 pub struct Linking<'a> {
     terms: &'a Terms,
     /// The page's own site path: an entry never links to itself.
     page: String,
-    linked: Vec<bool>,
+    /// One bit per term, set once the page links it: a page mentions a few of a build's
+    /// thousands of terms, and a bit each keeps making this cheap for every page
+    /// (`benches/build.sh`).
+    linked: Vec<u64>,
 }
 
 impl<'a> Linking<'a> {
@@ -92,7 +236,7 @@ impl<'a> Linking<'a> {
         Linking {
             terms,
             page: page.to_string(),
-            linked: vec![false; terms.terms.len()],
+            linked: vec![0; terms.terms.len().div_ceil(64)],
         }
     }
 }
@@ -154,15 +298,16 @@ pub(super) fn link_terms<'e>(
 /// One text event, with its first mentions linked, onto `out`.
 fn link_text<'e>(
     text: &CowStr<'e>,
-    matcher: &AhoCorasick,
+    matcher: &Words,
     linking: &mut Linking<'_>,
     anchors: &mut HashSet<String>,
     skip_next: &mut bool,
     out: &mut Vec<Event<'e>>,
 ) {
     let mut copied = 0;
-    for m in matcher.find_iter(text.as_ref()) {
-        let (start, end) = (m.start(), m.end());
+    let mut from = 0;
+    while let Some((start, end, word)) = matcher.find(text.as_bytes(), from) {
+        from = end;
         let word_start = !text[..start]
             .chars()
             .next_back()
@@ -174,15 +319,16 @@ fn link_text<'e>(
         if !(word_start && word_end) {
             continue;
         }
-        let i = linking.terms.owner[m.pattern().as_usize()];
+        let i = linking.terms.owner[word];
         let term = &linking.terms.terms[i];
-        if linking.linked[i] || term.url == linking.page {
+        let bit = 1 << (i % 64);
+        if linking.linked[i / 64] & bit != 0 || term.url == linking.page {
             continue;
         }
         if std::mem::take(skip_next) {
             continue;
         }
-        linking.linked[i] = true;
+        linking.linked[i / 64] |= bit;
         if copied < start {
             out.push(Event::Text(CowStr::from(text[copied..start].to_string())));
         }
@@ -323,5 +469,63 @@ mod tests {
         let second = render("A warp.\n", opts, &mut state).html;
         assert_eq!(links_to(&first).len(), 1);
         assert!(links_to(&second).is_empty(), "{second}");
+    }
+
+    mod matcher {
+        use crate::markdown::terms::Words;
+        use aho_corasick::{AhoCorasickBuilder, MatchKind};
+        use proptest::prelude::*;
+
+        /// Letters in both cases, gaps, digits, and bytes beyond ASCII (a letter whose
+        /// lower case is ASCII, `K` the Kelvin sign, among them).
+        const PIECES: &[&str] = &[
+            "a", "b", "ab", "ba", "A", "B", " ", "-", "1", "é", "É", "\u{212a}", "k", "K",
+        ];
+
+        fn join(picks: &[prop::sample::Index]) -> String {
+            picks.iter().map(|p| *p.get(PIECES)).collect()
+        }
+
+        /// Every word found in `text` from its start, each search from the end of the last.
+        fn found(words: &Words, text: &str) -> Vec<(usize, usize, usize)> {
+            let mut out = Vec::new();
+            let mut from = 0;
+            while let Some(m) = words.find(text.as_bytes(), from) {
+                from = m.1;
+                out.push(m);
+            }
+            out
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+            /// The trie finds what aho-corasick's leftmost-longest, ASCII-case-insensitive
+            /// matcher found before it, word for word.
+            #[test]
+            fn the_trie_finds_what_aho_corasick_found(
+                names in prop::collection::vec(prop::collection::vec(any::<prop::sample::Index>(), 1..7), 1..12),
+                shortest in 1usize..7,
+                text in prop::collection::vec(any::<prop::sample::Index>(), 0..60),
+            ) {
+                // As `Terms::new` keeps them: trimmed, not empty, once whatever the case;
+                // and none shorter than `shortest` bytes, so that windows of every length
+                // are tried.
+                let mut seen = std::collections::HashSet::new();
+                let words: Vec<String> = (names.iter().map(|n| join(n).trim().to_string()))
+                    .filter(|w| w.len() >= shortest && seen.insert(w.to_lowercase()))
+                    .collect();
+                prop_assume!(!words.is_empty());
+                let text = join(&text);
+                let aho = AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&words)
+                    .unwrap();
+                let want: Vec<_> = (aho.find_iter(&text))
+                    .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
+                    .collect();
+                prop_assert_eq!(found(&Words::new(&words), &text), want, "{:?} in {:?}", words, text);
+            }
+        }
     }
 }

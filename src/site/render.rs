@@ -337,7 +337,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         sources: &m.sources,
         byline,
         draft_reason: p.draft_reason.clone(),
-        nav: nav.page(&entry.url, &m.title),
+        nav: nav.page_for_templates(&entry.url, &m.title),
         markdown: published.then(|| generated::MARKDOWN.to_string()),
     };
     let html = templates

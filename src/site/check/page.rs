@@ -1,6 +1,7 @@
 //! What the check stage hands the render stage for each page: a [`Page`] (its entry, HTML
 //! fragments and drawn diagram) and the [`Lookup`] that resolves `related:` and
 //! `appears_in:`. Plain data: the stages after check, and `coursegen serve`, read it.
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::bodies::Bodies;
@@ -23,8 +24,10 @@ pub(crate) struct Page {
 
 /// The pages of one build, by section and slug, for resolving `related:` and `appears_in:`.
 pub(crate) struct Lookup {
-    /// Sorted by section and slug (the load stage's path order mostly is already).
-    by_section: Vec<(Arc<Entry>, bool)>,
+    /// Section → slug → entry, and whether it is a draft (the load stage refuses a slug
+    /// used twice in a section). Hashed: every page resolves its links here, and a binary
+    /// search went through a dozen entries each (`benches/build.sh`).
+    by_section: HashMap<String, HashMap<String, (Arc<Entry>, bool)>>,
     /// The preview links drafts; the publish build leaves them unlinked.
     pub(crate) preview: bool,
 }
@@ -32,14 +35,16 @@ pub(crate) struct Lookup {
 impl Lookup {
     /// Indexes the verdicts (drafts marked; refused entries never reach here).
     pub(crate) fn new(verdicts: &[Verdict], preview: bool) -> Self {
-        let mut by_section: Vec<(Arc<Entry>, bool)> = (verdicts.iter())
-            .filter_map(|v| match v {
-                Verdict::Publish(p) => Some((Arc::clone(p.entry()), false)),
-                Verdict::Draft(d) => Some((Arc::clone(d.entry()), true)),
-                Verdict::Refused(_) => None,
-            })
-            .collect();
-        by_section.sort_by(|(a, _), (b, _)| key(a).cmp(&key(b)));
+        let mut by_section: HashMap<String, HashMap<String, (Arc<Entry>, bool)>> = HashMap::new();
+        for v in verdicts {
+            let (e, draft) = match v {
+                Verdict::Publish(p) => (p.entry(), false),
+                Verdict::Draft(d) => (d.entry(), true),
+                Verdict::Refused(_) => continue,
+            };
+            (by_section.entry(e.section.clone()).or_default())
+                .insert(e.slug.clone(), (Arc::clone(e), draft));
+        }
         Lookup {
             by_section,
             preview,
@@ -48,14 +53,7 @@ impl Lookup {
 
     /// The entry `slug` of `section` names, and whether it is a draft.
     pub(crate) fn target(&self, section: &str, slug: &str) -> Option<(&Arc<Entry>, bool)> {
-        let i = (self.by_section)
-            .binary_search_by(|(e, _)| key(e).cmp(&(section, slug)))
-            .ok()?;
-        let (e, draft) = &self.by_section[i];
+        let (e, draft) = self.by_section.get(section)?.get(slug)?;
         Some((e, *draft))
     }
-}
-
-fn key(e: &Entry) -> (&str, &str) {
-    (&e.section, &e.slug)
 }

@@ -2,12 +2,14 @@
 //! and what each page shows of it — sidebar tree, breadcrumbs, previous/next. Built once per
 //! build from the pages shown (drafts only in the preview), then queried per page.
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
 use super::urls::href;
 use crate::content::Entry;
 use crate::content::load::{DAYS, GLOSSARY};
+use crate::templates::Prepared;
 
 /// Above this many entries in a section, the sidebar lists only the current category's
 /// neighbourhood: listing every entry on every page would make a 10,000-entry site's pages
@@ -43,9 +45,10 @@ pub(crate) struct Crumb {
     pub href: Option<String>,
 }
 
-/// A category of a section in the sidebar.
+/// A category of a section in the sidebar; its links are [`NavLink`]s, or the same
+/// prepared for the templates.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct NavGroup {
+pub(crate) struct NavGroup<L = NavLink> {
     /// Category name, or `None` for a section read in order (days).
     pub name: Option<String>,
     /// Where the section index lists this group.
@@ -55,16 +58,17 @@ pub(crate) struct NavGroup {
     /// Expanded: the current page is in it.
     pub open: bool,
     /// Its pages (in a large section, only a window round the current one).
-    pub items: Vec<NavLink>,
+    pub items: Vec<L>,
     /// Pages of the group not listed here.
     pub more: usize,
     /// Total pages of the group.
     pub count: usize,
 }
 
-/// A section in the sidebar.
+/// A section in the sidebar; its groups are [`NavGroup`]s, or the same prepared for the
+/// templates.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct NavSection {
+pub(crate) struct NavSection<G = NavGroup> {
     /// Heading ("Days", "Glossary").
     pub title: String,
     /// Section index URL.
@@ -74,21 +78,25 @@ pub(crate) struct NavSection {
     /// Expanded: the current page is in it.
     pub open: bool,
     /// Its groups, in reading order.
-    pub groups: Vec<NavGroup>,
+    pub groups: Vec<G>,
 }
 
-/// What one page shows of the navigation.
+/// What one page shows of the navigation: as plain data, or with its sections and links
+/// prepared for the templates ([`Nav::page_for_templates`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
-pub(crate) struct PageNav {
+pub(crate) struct PageNav<S = NavSection, L = NavLink> {
     /// The sidebar tree.
-    pub sections: Vec<NavSection>,
+    pub sections: Vec<S>,
     /// Breadcrumb trail from the home page.
     pub crumbs: Vec<Crumb>,
     /// Previous page in reading order (same category for glossary entries).
-    pub prev: Option<NavLink>,
+    pub prev: Option<L>,
     /// Next page in reading order.
-    pub next: Option<NavLink>,
+    pub next: Option<L>,
 }
+
+/// A page's navigation as the entry template receives it.
+pub(crate) type PreparedNav = PageNav<Prepared, Prepared>;
 
 #[derive(PartialEq)]
 struct Item {
@@ -161,14 +169,50 @@ impl SectionNames {
     }
 }
 
+/// Where a page is listed: its section, group and item.
+type Place = (usize, usize, usize);
+
 /// The reading order of one build.
 pub(crate) struct Nav {
     sections: Vec<Section>,
     names: SectionNames,
-    /// Page URL → (section, group, item).
-    at: HashMap<String, (usize, usize, usize)>,
+    /// Page URL → where it is listed.
+    at: HashMap<String, Place>,
     /// The base path (`/`, `/course/`), which every `href` starts with.
     root: String,
+    /// What pages show alike, prepared for the templates when a page first shows it.
+    prepared: PreparedParts,
+}
+
+/// The parts of the navigation that many pages show alike, each prepared for the
+/// templates once: a page's sidebar is mostly groups and sections it is not in, and links
+/// that other pages list too (`benches/build.sh`: serialised for every page, they were
+/// the largest part of its context). Filled as pages ask, so a `serve` rebuild that
+/// renders one page prepares what that page shows.
+#[derive(Default)]
+struct PreparedParts {
+    /// Each item's link as the pages other than its own show it: by section, group, item.
+    links: Vec<Vec<Vec<OnceLock<Prepared>>>>,
+    /// Each group as a page outside it shows it: by section and group.
+    groups: Vec<Vec<OnceLock<Prepared>>>,
+    /// Each section as a page outside it shows it, closed and open.
+    sections: Vec<[OnceLock<Prepared>; 2]>,
+}
+
+impl PreparedParts {
+    fn new(sections: &[Section]) -> Self {
+        PreparedParts {
+            links: (sections.iter())
+                .map(|s| s.groups.iter().map(|g| slots(g.items.len())).collect())
+                .collect(),
+            groups: sections.iter().map(|s| slots(s.groups.len())).collect(),
+            sections: sections.iter().map(|_| Default::default()).collect(),
+        }
+    }
+}
+
+fn slots(n: usize) -> Vec<OnceLock<Prepared>> {
+    (0..n).map(|_| OnceLock::new()).collect()
 }
 
 impl Nav {
@@ -218,6 +262,7 @@ impl Nav {
             }
         }
         Nav {
+            prepared: PreparedParts::new(&sections),
             sections,
             names,
             at,
@@ -242,15 +287,11 @@ impl Nav {
 
     fn page_with(&self, url: &str, title: &str, full: bool) -> PageNav {
         let here = self.at.get(url).copied();
-        let section_here = here.map(|(s, _, _)| s).or_else(|| {
-            self.sections
-                .iter()
-                .position(|s| section_url(&s.name) == url)
-        });
+        let section_here = self.section_here(url, here);
         // A page opens its own section; the others stay open only while the whole course is
         // small enough to list, so a glossary page of a large course does not open below the
         // whole list of days.
-        let small = self.sections.iter().map(|s| s.len).sum::<usize>() <= FULL_TREE;
+        let small = self.small();
         let sections = self
             .sections
             .iter()
@@ -266,19 +307,127 @@ impl Nav {
                     .enumerate()
                     .map(|(g, group)| {
                         let current = here.filter(|h| (h.0, h.1) == (s, g)).map(|h| h.2);
-                        nav_group(section, group, current, url, full, &self.root)
+                        nav_group(section, group, current, full, &self.root, |k| {
+                            link(&group.items[k], group.items[k].url == url)
+                        })
                     })
                     .collect(),
             })
             .collect();
+        let (before, after) = here.map_or((None, None), |(s, g, i)| self.neighbours(s, g, i));
+        PageNav {
+            sections,
+            crumbs: self.crumbs(url, title, here),
+            prev: before.map(|item| link(item, false)),
+            next: after.map(|item| link(item, false)),
+        }
+    }
+
+    /// What [`Nav::page`] gives, with the parts other pages show alike prepared once for
+    /// the templates and shared: the same values in the template.
+    pub(crate) fn page_for_templates(&self, url: &str, title: &str) -> PreparedNav {
+        let here = self.at.get(url).copied();
+        let section_here = self.section_here(url, here);
+        let small = self.small();
+        let sections = (self.sections.iter().enumerate())
+            .map(|(s, section)| {
+                let open = section_here == Some(s) || (small && section.len <= FULL_TREE);
+                match here.filter(|h| h.0 == s) {
+                    Some((_, g, i)) => Prepared::new(&NavSection {
+                        title: section.title.clone(),
+                        url: section_url(&section.name),
+                        href: href(&self.root, &section_url(&section.name)),
+                        open,
+                        groups: (0..section.groups.len())
+                            .map(|k| match k == g {
+                                true => self.open_group(s, g, i),
+                                false => self.closed_group(s, k),
+                            })
+                            .collect(),
+                    }),
+                    None => (self.prepared.sections[s][usize::from(open)])
+                        .get_or_init(|| {
+                            Prepared::new(&NavSection {
+                                title: section.title.clone(),
+                                url: section_url(&section.name),
+                                href: href(&self.root, &section_url(&section.name)),
+                                open,
+                                groups: (0..section.groups.len())
+                                    .map(|k| self.closed_group(s, k))
+                                    .collect(),
+                            })
+                        })
+                        .clone(),
+                }
+            })
+            .collect();
+        let (before, after) = here.map_or((None, None), |(s, g, i)| self.neighbours_at(s, g, i));
+        let prepared = |(s, g, i): Place| self.prepared_link(s, g, i);
+        PageNav {
+            sections,
+            crumbs: self.crumbs(url, title, here),
+            prev: before.map(prepared),
+            next: after.map(prepared),
+        }
+    }
+
+    /// The section the page at `url` is in, or whose index it is.
+    fn section_here(&self, url: &str, here: Option<Place>) -> Option<usize> {
+        here.map(|(s, _, _)| s)
+            .or_else(|| (self.sections.iter()).position(|s| section_url(&s.name) == url))
+    }
+
+    /// Whether the whole course is small enough to list.
+    fn small(&self) -> bool {
+        self.sections.iter().map(|s| s.len).sum::<usize>() <= FULL_TREE
+    }
+
+    /// Group `g` of section `s` as a page outside it shows it, prepared.
+    fn closed_group(&self, s: usize, g: usize) -> Prepared {
+        (self.prepared.groups[s][g])
+            .get_or_init(|| {
+                let section = &self.sections[s];
+                let group = &section.groups[g];
+                Prepared::new(&nav_group(section, group, None, false, &self.root, |k| {
+                    link(&group.items[k], false)
+                }))
+            })
+            .clone()
+    }
+
+    /// Group `g` of section `s` as its item `i` shows it, prepared, its other items shared.
+    fn open_group(&self, s: usize, g: usize, i: usize) -> Prepared {
+        let section = &self.sections[s];
+        let group = &section.groups[g];
+        Prepared::new(&nav_group(
+            section,
+            group,
+            Some(i),
+            false,
+            &self.root,
+            |k| match k == i {
+                true => Prepared::new(&link(&group.items[k], true)),
+                false => self.prepared_link(s, g, k),
+            },
+        ))
+    }
+
+    /// Item `i` of group `g` of section `s`, as the pages other than its own link it.
+    fn prepared_link(&self, s: usize, g: usize, i: usize) -> Prepared {
+        (self.prepared.links[s][g][i])
+            .get_or_init(|| Prepared::new(&link(&self.sections[s].groups[g].items[i], false)))
+            .clone()
+    }
+
+    /// The breadcrumb trail of the page at `url`.
+    fn crumbs(&self, url: &str, title: &str, here: Option<Place>) -> Vec<Crumb> {
         let crumb = |text: String, url: Option<String>| Crumb {
             text,
             href: url.as_deref().map(|u| href(&self.root, u)),
             url,
         };
         let mut crumbs = vec![crumb("Home".into(), (url != "/").then(|| "/".to_string()))];
-        let (mut prev, mut next) = (None, None);
-        if let Some((s, g, i)) = here {
+        if let Some((s, g, _)) = here {
             let section = &self.sections[s];
             crumbs.push(crumb(
                 section.title.clone(),
@@ -288,35 +437,41 @@ impl Nav {
             if let Some(name) = &group.name {
                 crumbs.push(crumb(name.clone(), Some(group_url(&section.name, name))));
             }
-            let (before, after) = self.neighbours(s, g, i);
-            prev = before.map(|item| link(item, false));
-            next = after.map(|item| link(item, false));
         }
         if url != "/" {
             crumbs.push(crumb(title.to_string(), None));
         }
-        PageNav {
-            sections,
-            crumbs,
-            prev,
-            next,
-        }
+        crumbs
     }
 
     /// The pages before and after item `i` of group `g` of section `s` in reading order:
     /// across the end of a category into the next (a section's last page has no next).
     fn neighbours(&self, s: usize, g: usize, i: usize) -> (Option<&Item>, Option<&Item>) {
+        let item = |(s, g, i): Place| &self.sections[s].groups[g].items[i];
+        let (before, after) = self.neighbours_at(s, g, i);
+        (before.map(item), after.map(item))
+    }
+
+    /// Where the pages before and after item `i` of group `g` of section `s` are
+    /// ([`Nav::neighbours`]).
+    fn neighbours_at(&self, s: usize, g: usize, i: usize) -> (Option<Place>, Option<Place>) {
         let groups = &self.sections[s].groups;
-        let items = &groups[g].items;
         let before = match i.checked_sub(1) {
-            Some(p) => items.get(p),
-            None => groups[..g].iter().rev().find_map(|gr| gr.items.last()),
+            Some(p) => Some((s, g, p)),
+            None => (0..g).rev().find_map(|k| {
+                groups[k]
+                    .items
+                    .len()
+                    .checked_sub(1)
+                    .map(|last| (s, k, last))
+            }),
         };
-        let after = items.get(i + 1).or_else(|| {
-            groups
-                .get(g + 1..)
-                .and_then(|rest| rest.iter().find_map(|gr| gr.items.first()))
-        });
+        let after = match i + 1 < groups[g].items.len() {
+            true => Some((s, g, i + 1)),
+            false => (g + 1..groups.len())
+                .find(|&k| !groups[k].items.is_empty())
+                .map(|k| (s, k, 0)),
+        };
         (before, after)
     }
 
@@ -369,14 +524,16 @@ impl Nav {
     }
 }
 
-fn nav_group(
+/// Group `group` of `section` as a page shows it, `current` being the page's item in it;
+/// `link` makes the link of each item listed, by its index.
+fn nav_group<L>(
     section: &Section,
     group: &Group,
     current: Option<usize>,
-    url: &str,
     full: bool,
     root: &str,
-) -> NavGroup {
+    link: impl FnMut(usize) -> L,
+) -> NavGroup<L> {
     let count = group.items.len();
     let range = listed(section.len, current, count, full);
     let more = count - range.len();
@@ -389,10 +546,7 @@ fn nav_group(
         href: href(root, &group_url),
         url: group_url,
         open: current.is_some() || group.name.is_none(),
-        items: group.items[range]
-            .iter()
-            .map(|item| link(item, item.url == url))
-            .collect(),
+        items: range.map(link).collect(),
         more,
         count,
     }
@@ -661,6 +815,44 @@ mod tests {
             unchanged * 10 > compared,
             "{unchanged} of {compared} pages found unchanged"
         );
+    }
+
+    /// What the entry template receives is what it would receive from `page`, for every
+    /// page (the home page, an index and a page outside the sections too), asked once and
+    /// again (the shared parts then made), in sites large and small, with drafts.
+    #[test]
+    fn the_prepared_navigation_is_the_navigation() {
+        let categories = [None, Some("Memory".to_string()), Some("Ex".to_string())];
+        for (glossary, days) in [(FULL_TREE + 30, 8), (20, 5), (FULL_TREE - 5, 5), (3, 0)] {
+            let site: Vec<(String, Option<String>, String, bool)> = (0..glossary)
+                .map(|i| {
+                    let category = categories[i * 7 % 3].clone();
+                    (
+                        GLOSSARY.into(),
+                        category,
+                        format!("term {i:03}"),
+                        i % 11 == 0,
+                    )
+                })
+                .chain((1..=days).map(|d| (DAYS.into(), None, format!("day {d}"), d == 2)))
+                .collect();
+            let (nav, mut urls) = nav_of(&site);
+            urls.extend([
+                "/".into(),
+                "/glossary/".into(),
+                "/days/".into(),
+                "/about/".into(),
+            ]);
+            for round in 0..2 {
+                for url in &urls {
+                    assert_eq!(
+                        Prepared::new(&nav.page_for_templates(url, "t")),
+                        Prepared::new(&nav.page(url, "t")),
+                        "{glossary} entries, round {round}: {url}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

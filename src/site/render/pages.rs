@@ -140,7 +140,7 @@ pub(crate) struct EntryCtx<'a> {
     /// Social-card image URL.
     pub og_image: Option<String>,
     /// Sidebar, breadcrumbs, previous/next.
-    pub nav: super::nav::PageNav,
+    pub nav: super::nav::PreparedNav,
     /// The Markdown copy beside the page (published pages only).
     pub markdown: Option<String>,
     /// "Edit this page": the source file in the repository, when `repository` is configured.
