@@ -458,6 +458,53 @@ fn an_edit_reaches_each_site_wide_step_that_reads_what_it_changed() {
     );
     ok(f.step("the title of a term without a summary", vec![p]));
     assert!(f.served("glossary/lane/index.html").contains("A tub"));
+    // A page without a term claims bucket's word too: a mention links to neither.
+    let about = "content/about.md";
+    let p = f.write(
+        about,
+        &f.read(about)
+            .replace("status:", "aliases: [Bucket]\nstatus:"),
+    );
+    ok(f.step("an alias without a term", vec![p]));
+    assert!(!f.served("glossary/lane/index.html").contains("A tub"));
+    let p = f.write(about, &f.read(about).replace("aliases: [Bucket]\n", ""));
+    ok(f.step("that alias gone", vec![p]));
+    // A term, an alias and a URL changed in place (no field's line moves): the mention
+    // of bucket unlinked; bucket's term, then sector's alias, claiming the other's word.
+    let p = f.write(bucket, &f.read(bucket).replace("term: Bucket", "term: Pot"));
+    ok(f.step("a term renamed", vec![p]));
+    let p = f.write(bucket, &f.read(bucket).replace("term: Pot", "term: Pail"));
+    failed(
+        f.step("a term that an alias claims", vec![p]),
+        "already names",
+    );
+    let p = f.write(
+        bucket,
+        &f.read(bucket).replace("term: Pail", "term: Bucket"),
+    );
+    ok(f.step("the term back", vec![p]));
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace("aliases: [Pail]", "aliases: [Bucket]"),
+    );
+    failed(
+        f.step("an alias that claims a term", vec![p]),
+        "already names",
+    );
+    let p = f.write(
+        sector,
+        &f.read(sector)
+            .replace("aliases: [Bucket]", "aliases: [Pail]"),
+    );
+    ok(f.step("the alias back", vec![p]));
+    let p = f.write(
+        bucket,
+        &f.read(bucket).replace("status:", "slug: bucket\nstatus:"),
+    );
+    ok(f.step("bucket's slug of its own", vec![p]));
+    let p = f.write(bucket, &f.read(bucket).replace("slug: bucket", "slug: pot"));
+    ok(f.step("bucket's URL changed", vec![p]));
     let p = f.write(
         sector,
         &f.read(sector)
@@ -575,6 +622,13 @@ fn a_body_edit_makes_no_site_wide_step_afresh() {
     );
     ok(f.step("a summary", vec![p]));
     assert_eq!(f.rebuilder.site_steps_made(), ["terms"]);
+    // Its title: shown in lists, but not in its term's preview (the summary is).
+    let p = f.write(
+        sector,
+        &f.read(sector).replace("title: Sector", "title: Sectors"),
+    );
+    ok(f.step("a title", vec![p]));
+    assert_eq!(f.rebuilder.site_steps_made(), Vec::<&str>::new());
 }
 
 /// More entries in a section than its sidebar lists whole (windows round each page): a

@@ -218,7 +218,9 @@ pub(crate) fn check_site_with(
     problems.extend(checks.site_wide(section_inputs, || unlisted_sections(&opts.config, site)));
     let clash_inputs = SiteWide {
         step: "clashes",
-        entries: site.entries.iter().collect(),
+        entries: (site.entries.iter())
+            .filter(|e| e.meta.term.is_some())
+            .collect(),
         same: terms::same_words,
         key: (),
     };
@@ -259,7 +261,9 @@ pub(crate) fn check_site_with(
     let sources = Sources::new(root, measurements.stale_sources.clone());
     let term_inputs = SiteWide {
         step: "terms",
-        entries: shown.iter().map(|(e, _)| e).collect(),
+        entries: (shown.iter().map(|(e, _)| e))
+            .filter(|e| terms::has_words(e))
+            .collect(),
         same: terms::same_terms,
         key: (),
     };

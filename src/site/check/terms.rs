@@ -50,6 +50,11 @@ pub(crate) fn terms<'a>(
     (list, h.finish())
 }
 
+/// Whether [`terms`] reads anything of an entry: its term, or words it claims.
+pub(crate) fn has_words(e: &Entry) -> bool {
+    e.meta.term.is_some() || !e.meta.aliases.is_empty()
+}
+
 /// Whether two versions of an entry give [`terms`] the same list: the same URL (which ends
 /// in the slug), words and preview.
 pub(crate) fn same_terms(a: &Entry, b: &Entry) -> bool {
@@ -57,20 +62,16 @@ pub(crate) fn same_terms(a: &Entry, b: &Entry) -> bool {
     a.url == b.url
         && x.term == y.term
         && x.aliases == y.aliases
-        && x.summary == y.summary
-        && x.title == y.title
         && x.cc == y.cc
+        && x.summary.as_ref().unwrap_or(&x.title) == y.summary.as_ref().unwrap_or(&y.title)
 }
 
-/// Whether two versions of an entry look the same to [`clashes`]: the same file, words,
-/// and lines of its fields.
+/// Whether two versions of an entry with a term look the same to [`clashes`] (which skips
+/// entries without one, and names a term's entry by its term, never its title): the same
+/// file, words, and lines of its fields.
 pub(crate) fn same_words(a: &Entry, b: &Entry) -> bool {
     let (x, y) = (&a.meta, &b.meta);
-    a.file == b.file
-        && x.term == y.term
-        && x.aliases == y.aliases
-        && x.title == y.title
-        && a.lines == b.lines
+    a.file == b.file && x.term == y.term && x.aliases == y.aliases && a.lines == b.lines
 }
 
 /// Every word (term or alias, case ignored) that two entries claim, reported at the second
