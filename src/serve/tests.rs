@@ -120,6 +120,15 @@ impl Fixture {
         p
     }
 
+    /// Replaces `from` with `to` in the file at `rel`, which must hold `from` (an edit that
+    /// changed nothing would test nothing).
+    #[track_caller]
+    pub(super) fn edit(&self, rel: &str, from: &str, to: &str) -> PathBuf {
+        let text = self.read(rel);
+        assert!(text.contains(from), "{rel} does not contain {from:?}");
+        self.write(rel, &text.replace(from, to))
+    }
+
     pub(super) fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.root().join(rel)).unwrap()
     }
@@ -251,18 +260,11 @@ fn sequence(drafts: bool) {
     let lane = "content/glossary/lane.md";
     let sector = "content/glossary/sector.md";
     let warp = "content/glossary/warp.md";
-    let p = f.write(lane, &f.read(lane).replace("A lane.", "A lane, edited."));
+    let p = f.edit(lane, "A lane.", "A lane, edited.");
     ok(f.step("a body", vec![p]));
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace("term: Sector", "term: Sector, renamed"),
-    );
+    let p = f.edit(sector, "term: Sector", "term: Sector, renamed");
     ok(f.step("a term others list", vec![p]));
-    let p = f.write(
-        warp,
-        &f.read(warp).replace("term: Warp", "term: Warp, renamed"),
-    );
+    let p = f.edit(warp, "term: Warp", "term: Warp, renamed");
     ok(f.step("a draft's term, named in related:", vec![p]));
     let p = f.write(
         "content/glossary/line.md",
@@ -278,11 +280,7 @@ fn sequence(drafts: bool) {
         f.step("an entry linked to, removed", vec![p]),
         "broken link",
     );
-    let p = f.write(
-        lane,
-        &f.read(lane)
-            .replace(" See [sector](/glossary/sector/).", ""),
-    );
+    let p = f.edit(lane, " See [sector](/glossary/sector/).", "");
     failed(
         f.step("one of two problems fixed", vec![p]),
         "`sector` is not a glossary entry",
@@ -303,27 +301,18 @@ fn sequence(drafts: bool) {
         "---\ntitle: The glossary\nstatus: draft\n---\nAn intro, edited.\n",
     );
     ok(f.step("the intro edited", vec![p]));
-    let p = f.write(
-        lane,
-        &f.read(lane).replace("status: published", "status: draft"),
-    );
+    let p = f.edit(lane, "status: published", "status: draft");
     let r = f.step("a published entry made a draft", vec![p]);
     if drafts {
         ok(r);
     } else {
         failed(r, "points at a draft");
     }
-    let p = f.write(
-        lane,
-        &f.read(lane).replace("status: draft", "status: published"),
-    );
+    let p = f.edit(lane, "status: draft", "status: published");
     ok(f.step("and published again", vec![p]));
-    let p = f.write(
-        lane,
-        &f.read(lane).replace("byline:\n", "colour: red\nbyline:\n"),
-    );
+    let p = f.edit(lane, "byline:\n", "colour: red\nbyline:\n");
     failed(f.step("front matter broken", vec![p]), "colour");
-    let p = f.write(lane, &f.read(lane).replace("colour: red\n", ""));
+    let p = f.edit(lane, "colour: red\n", "");
     ok(f.step("front matter fixed", vec![p]));
     let moved = f.remove("content/glossary/line.md");
     let p = f.write(
@@ -427,166 +416,109 @@ fn an_edit_reaches_each_site_wide_step_that_reads_what_it_changed() {
     ok(f.step("first build", vec![]));
     let (lane, sector) = ("content/glossary/lane.md", "content/glossary/sector.md");
     // The clash of words: an alias claims another entry's term, then its line moves.
-    let p = f.write(
+    let p = f.edit(
         lane,
-        &f.read(lane)
-            .replace("related: [warp]\n", "related: [warp]\naliases: [Sector]\n"),
+        "related: [warp]\n",
+        "related: [warp]\naliases: [Sector]\n",
     );
     failed(f.step("an alias claims a term", vec![p]), "already names");
     let p = f.write(lane, &f.read(lane).replacen("---\n", "---\n# Moved.\n", 1));
     failed(f.step("the alias's line moves", vec![p]), "already names");
-    let p = f.write(lane, &f.read(lane).replace("aliases: [Sector]\n", ""));
+    let p = f.edit(lane, "aliases: [Sector]\n", "");
     ok(f.step("the alias gone", vec![p]));
     // The terms: lane's page mentions a word that becomes sector's alias (first: the
     // mention linked), sector (its summary and compute capability), and bucket (its title).
-    let p = f.write(
+    let p = f.edit(
         lane,
-        &f.read(lane)
-            .replace("A lane.", "A lane in a Pail, of a Sector, by a Bucket."),
+        "A lane.",
+        "A lane in a Pail, of a Sector, by a Bucket.",
     );
     ok(f.step("mentions", vec![p]));
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace("term: Sector\n", "term: Sector\naliases: [Pail]\n"),
-    );
+    let p = f.edit(sector, "term: Sector\n", "term: Sector\naliases: [Pail]\n");
     ok(f.step("an alias", vec![p]));
     let bucket = "content/glossary/bucket.md";
-    let p = f.write(
-        bucket,
-        &f.read(bucket).replace("title: Bucket", "title: A tub"),
-    );
+    let p = f.edit(bucket, "title: Bucket", "title: A tub");
     ok(f.step("the title of a term without a summary", vec![p]));
     assert!(f.served("glossary/lane/index.html").contains("A tub"));
     // A page without a term claims bucket's word too: a mention links to neither.
     let about = "content/about.md";
-    let p = f.write(
-        about,
-        &f.read(about)
-            .replace("status:", "aliases: [Bucket]\nstatus:"),
-    );
+    let p = f.edit(about, "status:", "aliases: [Bucket]\nstatus:");
     ok(f.step("an alias without a term", vec![p]));
     assert!(!f.served("glossary/lane/index.html").contains("A tub"));
-    let p = f.write(about, &f.read(about).replace("aliases: [Bucket]\n", ""));
+    let p = f.edit(about, "aliases: [Bucket]\n", "");
     ok(f.step("that alias gone", vec![p]));
     // A term, an alias and a URL changed in place (no field's line moves): the mention
     // of bucket unlinked; bucket's term, then sector's alias, claiming the other's word.
-    let p = f.write(bucket, &f.read(bucket).replace("term: Bucket", "term: Pot"));
+    let p = f.edit(bucket, "term: Bucket", "term: Pot");
     ok(f.step("a term renamed", vec![p]));
-    let p = f.write(bucket, &f.read(bucket).replace("term: Pot", "term: Pail"));
+    let p = f.edit(bucket, "term: Pot", "term: Pail");
     failed(
         f.step("a term that an alias claims", vec![p]),
         "already names",
     );
-    let p = f.write(
-        bucket,
-        &f.read(bucket).replace("term: Pail", "term: Bucket"),
-    );
+    let p = f.edit(bucket, "term: Pail", "term: Bucket");
     ok(f.step("the term back", vec![p]));
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace("aliases: [Pail]", "aliases: [Bucket]"),
-    );
+    let p = f.edit(sector, "aliases: [Pail]", "aliases: [Bucket]");
     failed(
         f.step("an alias that claims a term", vec![p]),
         "already names",
     );
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace("aliases: [Bucket]", "aliases: [Pail]"),
-    );
+    let p = f.edit(sector, "aliases: [Bucket]", "aliases: [Pail]");
     ok(f.step("the alias back", vec![p]));
-    let p = f.write(
-        bucket,
-        &f.read(bucket).replace("status:", "slug: bucket\nstatus:"),
-    );
+    let p = f.edit(bucket, "status:", "slug: bucket\nstatus:");
     ok(f.step("bucket's slug of its own", vec![p]));
-    let p = f.write(bucket, &f.read(bucket).replace("slug: bucket", "slug: pot"));
+    let p = f.edit(bucket, "slug: bucket", "slug: pot");
     ok(f.step("bucket's URL changed", vec![p]));
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace("summary: A term.", "summary: Part of a line."),
-    );
+    let p = f.edit(sector, "summary: A term.", "summary: Part of a line.");
     ok(f.step("the term's summary", vec![p]));
     assert!(
         f.served("glossary/lane/index.html")
             .contains("Part of a line.")
     );
-    let p = f.write(
-        sector,
-        &f.read(sector).replace("cc: \"8.0\"", "cc: \"9.0\""),
-    );
+    let p = f.edit(sector, "cc: \"8.0\"", "cc: \"9.0\"");
     ok(f.step("the term's compute capability", vec![p]));
     // The link targets: a link to lane's diagram, drawn, then not.
-    let p = f.write(
+    let p = f.edit(
         sector,
-        &f.read(sector).replace(
-            "A sector.",
-            "A sector ([lanes](/glossary/lane/diagram.svg)).",
-        ),
+        "A sector.",
+        "A sector ([lanes](/glossary/lane/diagram.svg)).",
     );
     failed(
         f.step("a link to a diagram not drawn", vec![p]),
         "broken link",
     );
-    let p = f.write(
-        lane,
-        &f.read(lane)
-            .replace("status:", &format!("{DIAGRAM}status:")),
-    );
+    let p = f.edit(lane, "status:", &format!("{DIAGRAM}status:"));
     ok(f.step("the diagram drawn", vec![p]));
-    let p = f.write(lane, &f.read(lane).replace(DIAGRAM, ""));
+    let p = f.edit(lane, DIAGRAM, "");
     failed(f.step("the diagram gone", vec![p]), "broken link");
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace(" ([lanes](/glossary/lane/diagram.svg))", ""),
-    );
+    let p = f.edit(sector, " ([lanes](/glossary/lane/diagram.svg))", "");
     ok(f.step("the link gone", vec![p]));
     // A page's URL changes (lane links to it).
-    let p = f.write(
-        sector,
-        &f.read(sector).replace("status:", "slug: sector\nstatus:"),
-    );
+    let p = f.edit(sector, "status:", "slug: sector\nstatus:");
     ok(f.step("a slug of its own", vec![p]));
-    let p = f.write(
-        sector,
-        &f.read(sector).replace("slug: sector\n", "slug: sector-2\n"),
-    );
+    let p = f.edit(sector, "slug: sector\n", "slug: sector-2\n");
     failed(f.step("its URL changed", vec![p]), "broken link");
-    let p = f.write(
-        sector,
-        &f.read(sector).replace("slug: sector-2\n", "slug: sector\n"),
-    );
+    let p = f.edit(sector, "slug: sector-2\n", "slug: sector\n");
     ok(f.step("its URL back", vec![p]));
     // The output plan: sector's diagram image where a file is (its field on one line, so
     // that no field's line moves), then a page where the build writes its search page,
     // its line moved.
-    let p = f.write(
-        sector,
-        &f.read(sector).replace("status:", "diagram: null\nstatus:"),
-    );
+    let p = f.edit(sector, "status:", "diagram: null\nstatus:");
     ok(f.step("no diagram yet", vec![p]));
     let drawn = "diagram: {preset: lane-banks, stride: 32, alt: Every lane in bank 0.}";
-    let p = f.write(sector, &f.read(sector).replace("diagram: null", drawn));
+    let p = f.edit(sector, "diagram: null", drawn);
     failed(f.step("a diagram over a file", vec![p]), "written twice");
-    let p = f.write(sector, &f.read(sector).replace(drawn, "diagram: null"));
+    let p = f.edit(sector, drawn, "diagram: null");
     ok(f.step("no diagram", vec![p]));
     let about = "content/about.md";
-    let p = f.write(
-        about,
-        &f.read(about).replace("status:", "slug: search\nstatus:"),
-    );
+    let p = f.edit(about, "status:", "slug: search\nstatus:");
     failed(f.step("a page at /search/", vec![p]), "writes it itself");
     let p = f.write(
         about,
         &f.read(about).replacen("---\n", "---\n# Moved.\n", 1),
     );
     failed(f.step("its slug's line moves", vec![p]), "writes it itself");
-    let p = f.write(about, &f.read(about).replace("slug: search\n", ""));
+    let p = f.edit(about, "slug: search\n", "");
     ok(f.step("the slug gone", vec![p]));
     // The config's sections: the one note moves to another section.
     let gone = f.remove("content/notes/first.md");
@@ -612,21 +544,14 @@ fn a_body_edit_makes_no_site_wide_step_afresh() {
         "{first:?}"
     );
     let (lane, sector) = ("content/glossary/lane.md", "content/glossary/sector.md");
-    let p = f.write(lane, &f.read(lane).replace("A lane.", "A lane, edited."));
+    let p = f.edit(lane, "A lane.", "A lane, edited.");
     ok(f.step("a body", vec![p]));
     assert_eq!(f.rebuilder.site_steps_made(), Vec::<&str>::new());
-    let p = f.write(
-        sector,
-        &f.read(sector)
-            .replace("summary: A term.", "summary: Part of a line."),
-    );
+    let p = f.edit(sector, "summary: A term.", "summary: Part of a line.");
     ok(f.step("a summary", vec![p]));
     assert_eq!(f.rebuilder.site_steps_made(), ["terms"]);
     // Its title: shown in lists, but not in its term's preview (the summary is).
-    let p = f.write(
-        sector,
-        &f.read(sector).replace("title: Sector", "title: Sectors"),
-    );
+    let p = f.edit(sector, "title: Sector", "title: Sectors");
     ok(f.step("a title", vec![p]));
     assert_eq!(f.rebuilder.site_steps_made(), Vec::<&str>::new());
 }
