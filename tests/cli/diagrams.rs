@@ -2,7 +2,6 @@
 //! (reuse across builds, corrupt entries, concurrent builds, where it lives) and the
 //! og:image tags; and diagrams drawn from a kernel's row or a front-matter lane map.
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::util::*;
 
@@ -172,12 +171,8 @@ fn builds_running_at_once_share_one_cache() {
     }
     let builds: Vec<_> = (0..2)
         .map(|n| {
-            Command::new(env!("CARGO_BIN_EXE_coursegen"))
-                .env("XDG_CACHE_HOME", site.cache_home())
-                .args(["build", "--root"])
-                .arg(site.root())
-                .arg("--out")
-                .arg(site.root().join(format!("out-{n}")))
+            let out = site.root().join(format!("out-{n}"));
+            (site.command(&["build", "--out", out.to_str().unwrap()]))
                 .stdout(std::process::Stdio::null())
                 .spawn()
                 .unwrap()

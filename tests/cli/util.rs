@@ -102,7 +102,9 @@ impl Site {
         self.command_in(root, args).output().unwrap()
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    /// The command [`Site::run`] runs, to spawn instead (with today and the cache set, and
+    /// the caller's colour and CI settings left out, as for every run).
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         self.command_in(self.root(), args)
     }
 
