@@ -166,10 +166,8 @@ fn check_format_json_lists_every_problem_on_stdout() {
     assert_eq!(problems[0]["file"], "content/glossary/a.md");
     assert_eq!(problems[0]["line"], 3);
     assert!(problems.iter().all(|p| p["message"].is_string()), "{out}");
-    assert!(
-        stderr(&o).contains("2 problems found"),
-        "stderr as with text"
-    );
+    // stderr as with text
+    assert_stderr_has(&o, &["2 problems found"]);
     site.write("content/glossary/a.md", "---\ntitle: a\n---\n");
     site.write("content/glossary/b.md", "---\ntitle: b\n---\n");
     let o = site.run(&["check", "--format", "json"]);
@@ -221,7 +219,7 @@ fn quiet_prints_problems_only() {
     site.write("content/glossary/a.md", "---\ntitle: a\ntitel: b\n---\n");
     let o = site.run(&["check", "-q"]);
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("a.md:3"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["a.md:3"]);
 }
 
 #[test]
@@ -234,11 +232,7 @@ fn all_problems_are_reported_together() {
     );
     let o = site.run(&["check"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
-    assert!(
-        err.contains("a.md:3") && err.contains("b.md:3") && err.contains("2 problems found"),
-        "{err}"
-    );
+    assert_stderr_has(&o, &["a.md:3", "b.md:3", "2 problems found"]);
 }
 
 #[test]
@@ -248,12 +242,14 @@ fn duplicate_slugs_are_refused_even_when_case_differs() {
     site.write("content/glossary/sub/Warp.md", draft("Warp again"));
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
-    assert!(
-        err.contains("content/glossary/warp.md") && err.contains("content/glossary/sub/Warp.md"),
-        "{err}"
+    assert_stderr_has(
+        &o,
+        &[
+            "content/glossary/warp.md",
+            "content/glossary/sub/Warp.md",
+            "is already used by",
+        ],
     );
-    assert!(err.contains("is already used by"), "{err}");
 }
 
 #[test]
@@ -325,13 +321,7 @@ fn diagram_and_cc_mistakes_are_errors() {
         site.write("content/glossary/bank.md", published("Bank", extra));
         let o = site.run(&["build"]);
         assert_code(&o, 1);
-        for want in *wants {
-            assert!(
-                stderr(&o).contains(want),
-                "wanted {want:?} in {}",
-                stderr(&o)
-            );
-        }
+        assert_stderr_has(&o, wants);
     }
     let site = Site::new();
     site.write(
@@ -339,13 +329,12 @@ fn diagram_and_cc_mistakes_are_errors() {
         published("Bank", "").replace("cc: \"8.0\"", "cc: \"7.7\""),
     );
     let o = site.run(&["build"]);
-    assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("bank.md:5: field `cc`: `7.7` is not a compute capability")
-            && stderr(&o).contains("7.5"),
-        "{}",
-        stderr(&o)
+    assert_fails_at(
+        &o,
+        "bank.md:5",
+        "field `cc`: `7.7` is not a compute capability",
     );
+    assert_stderr_has(&o, &["7.5"]);
 }
 
 #[test]
@@ -384,7 +373,7 @@ fn new_refuses_case_twins_and_allows_nested_sections() {
     site.write("content/glossary/warp.md", draft("Warp"));
     let o = site.run(&["new", "glossary", "Warp"]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["already exists"]);
     assert_code(&site.run(&["new", "glossary/memory", "smem-carveout"]), 0);
     assert!(site.exists("content/glossary/memory/smem-carveout.md"));
     assert_code(&site.run(&["new", "glossary/..", "x"]), 2);
@@ -410,16 +399,12 @@ fn crlf_files_report_the_same_line_numbers() {
         site.write(&format!("content/glossary/{name}-y.md"), fix(body));
     }
     let o = site.run(&["check", "--drafts"]);
-    assert_code(&o, 1);
-    let err = stderr(&o);
     for name in ["lf", "crlf"] {
-        assert!(
-            err.contains(&format!("{name}-x.md:3: field `categroy`")),
-            "{err}"
-        );
-        assert!(
-            err.contains(&format!("{name}-y.md:7: broken link: `/glossary/nope/`")),
-            "{err}"
+        assert_fails_at(&o, &format!("{name}-x.md:3"), "field `categroy`");
+        assert_fails_at(
+            &o,
+            &format!("{name}-y.md:7"),
+            "broken link: `/glossary/nope/`",
         );
     }
 }
@@ -437,18 +422,19 @@ fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
         "content/glossary/a.md",
         format!("---\ntitle: a\n{diagram}---\nBody.\n"),
     );
-    let first = stderr(&site.run(&["build", "--drafts", "--no-search", "-v"]));
-    for want in [
-        "config: none (coursegen.toml absent: the defaults); base path /\n",
-        "theme: built-in (the site has no templates/ or static/ files)\n",
-        // The diagram's PNG.
-        "(diagrams: 0 reused, 1 rendered; search shards: 0 reused, 0 indexed)\n",
-        "stages: load ",
-        " (1 entry), check ",
-        ", render and write ",
-    ] {
-        assert!(first.contains(want), "{want:?} not in {first}");
-    }
+    let first = site.run(&["build", "--drafts", "--no-search", "-v"]);
+    assert_stderr_has(
+        &first,
+        &[
+            "config: none (coursegen.toml absent: the defaults); base path /\n",
+            "theme: built-in (the site has no templates/ or static/ files)\n",
+            // The diagram's PNG.
+            "(diagrams: 0 reused, 1 rendered; search shards: 0 reused, 0 indexed)\n",
+            "stages: load ",
+            " (1 entry), check ",
+            ", render and write ",
+        ],
+    );
     site.write(
         "coursegen.toml",
         "title = \"T\"\nbase_url = \"https://e.org/c/\"\n",
@@ -459,33 +445,24 @@ fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
         "static/style.css",
         std::fs::read(repo().join("static/style.css")).unwrap(),
     );
-    let second = stderr(&site.run(&["build", "--drafts", "--no-search", "--verbose"]));
-    for want in [
-        "config: coursegen.toml; base path /c/\n",
-        "theme: built-in, with the site's own files: 1 overriding the built-in one \
-         (templates/404.html); 1 added (static/extra.txt); 1 the same as the built-in one\n",
-        // The PNG again (the title it shows changed), and the site's card, which only a
-        // site with an address has.
-        "(diagrams: 0 reused, 2 rendered;",
-    ] {
-        assert!(second.contains(want), "{want:?} not in {second}");
-    }
-    let third = stderr(&site.run(&["build", "--drafts", "--no-search", "--verbose"]));
-    assert!(
-        third.contains("(diagrams: 2 reused, 0 rendered;"),
-        "{third}"
+    let second = site.run(&["build", "--drafts", "--no-search", "--verbose"]);
+    assert_stderr_has(
+        &second,
+        &[
+            "config: coursegen.toml; base path /c/\n",
+            "theme: built-in, with the site's own files: 1 overriding the built-in one \
+             (templates/404.html); 1 added (static/extra.txt); 1 the same as the built-in one\n",
+            // The PNG again (the title it shows changed), and the site's card, which only a
+            // site with an address has.
+            "(diagrams: 0 reused, 2 rendered;",
+        ],
     );
-    let check = stderr(&site.run(&["check", "-v"]));
-    assert!(
-        check.contains("stages: load ") && !check.contains("cache:"),
-        "{check}"
-    );
-    assert!(!check.contains("render and write"), "{check}");
+    let third = site.run(&["build", "--drafts", "--no-search", "--verbose"]);
+    assert_stderr_has(&third, &["(diagrams: 2 reused, 0 rendered;"]);
+    let check = site.run(&["check", "-v"]);
+    assert_stderr_has(&check, &["stages: load "]);
+    assert_stderr_lacks(&check, &["cache:", "render and write"]);
     let both = site.run(&["build", "-q", "-v"]);
     assert_code(&both, 2);
-    assert!(
-        stderr(&both).contains("cannot be used with"),
-        "{}",
-        stderr(&both)
-    );
+    assert_stderr_has(&both, &["cannot be used with"]);
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::util::{Site, assert_code, copy_dir, published, repo, stderr};
+use crate::util::{Site, assert_code, assert_stderr_has, copy_dir, published, repo};
 
 /// A fixture site with no theme folders of its own (the built-in theme only).
 fn bare() -> Site {
@@ -167,22 +167,16 @@ fn init_sets_up_the_allowed_signers_file_and_its_code_owners() {
     ];
     let o = site.run_in(&course, &sign);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("--key"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["--key"]);
     let o = site.run_in(&course, &strict);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("content/glossary/lane.md")
-            && stderr(&o).contains("no author signature"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["content/glossary/lane.md", "no author signature"]);
     std::fs::remove_file(course.join(".coursegen/allowed_signers")).unwrap();
     let o = site.run_in(&course, &strict);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("`require_signatures = true`, but there is no allowed-signers file"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &["`require_signatures = true`, but there is no allowed-signers file"],
     );
 }
 
@@ -194,12 +188,7 @@ fn init_refuses_a_folder_that_is_not_empty_and_writes_nothing() {
     std::fs::write(course.join("notes.txt"), "mine").unwrap();
     let o = site.run(&["init", course.to_str().unwrap()]);
     assert_code(&o, 2);
-    let err = stderr(&o);
-    assert!(
-        err.contains("is not empty") && err.contains("--force"),
-        "{err}"
-    );
-    assert!(err.contains("nothing was written"), "{err}");
+    assert_stderr_has(&o, &["is not empty", "--force", "nothing was written"]);
     assert_eq!(tree(&course).len(), 1);
     // --force writes beside what is there.
     let o = site.run(&["init", course.to_str().unwrap(), "--force"]);
@@ -220,14 +209,14 @@ fn init_writes_through_no_symbolic_link() {
     std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
     let o = site.run(&["init", link.to_str().unwrap()]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["symbolic link"]);
     // A link inside the folder, even with --force: refused before anything is written.
     let course = site.root().join("course2");
     std::fs::create_dir_all(&course).unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), course.join("content")).unwrap();
     let o = site.run(&["init", course.to_str().unwrap(), "--force"]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["symbolic link"]);
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     assert!(!course.join("coursegen.toml").exists());
 }
@@ -270,12 +259,7 @@ fn an_override_that_links_out_of_the_site_is_refused() {
     .unwrap();
     let o = site.run(&["check"]);
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("static/style.css"), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("outside the site root"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["static/style.css", "outside the site root"]);
     std::fs::remove_file(site.root().join("static/style.css")).unwrap();
     std::fs::create_dir_all(site.root().join("templates")).unwrap();
     std::fs::write(outside.path().join("x.html"), "<html><head></head></html>").unwrap();
@@ -286,7 +270,7 @@ fn an_override_that_links_out_of_the_site_is_refused() {
     .unwrap();
     let o = site.run(&["build", "--out", outside.path().join("p").to_str().unwrap()]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("templates/404.html"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["templates/404.html"]);
 }
 
 #[test]
@@ -310,7 +294,7 @@ fn an_ejected_theme_builds_what_the_built_in_one_builds() {
     site.write("templates/404.html", "changed");
     let o = site.run(&["eject"]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("already exist"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["already exist"]);
     assert_eq!(site.read("templates/404.html"), "changed");
     assert_code(&site.run(&["eject", "--force"]), 0);
     assert_ne!(site.read("templates/404.html"), "changed");

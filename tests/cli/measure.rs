@@ -94,11 +94,12 @@ fn compare_refuses_records_of_two_kernels_and_files_that_are_not_records() {
     let other = path(&site, &committed_record("coalescing"));
     let o = site.run(&["measure", "--compare", &path(&site, OLD), &other]);
     assert_code(&o, 2);
-    assert!(
-        stderr(&o).contains("records kernel `bank_conflicts`")
-            && stderr(&o).contains("compare two records of one kernel"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &[
+            "records kernel `bank_conflicts`",
+            "compare two records of one kernel",
+        ],
     );
     site.write("not-a-record.json", "{}");
     let o = site.run(&[
@@ -108,7 +109,7 @@ fn compare_refuses_records_of_two_kernels_and_files_that_are_not_records() {
         &path(&site, "not-a-record.json"),
     ]);
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("not-a-record.json"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["not-a-record.json"]);
 }
 
 #[test]
@@ -116,10 +117,10 @@ fn measure_needs_gpu_or_compare_and_not_both() {
     let site = measured_site(true);
     let o = site.run(&["measure"]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("--gpu"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["--gpu"]);
     let o = site.run(&["measure", "--gpu", "--compare", OLD, NEW]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["cannot be used with"]);
     // The help says what a run does and how a re-measurement compares.
     let o = site.run(&["measure", "--help"]);
     assert_code(&o, 0);

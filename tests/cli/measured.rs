@@ -63,20 +63,13 @@ fn editing_the_kernel_makes_strict_builds_fail_as_stale() {
     std::fs::write(&cu, source).unwrap();
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
     for file in H200S {
-        assert!(
-            err.contains(file) && err.contains("`bank_conflicts` is stale"),
-            "{file}: {err}"
-        );
+        assert_stderr_has(&o, &[file, "`bank_conflicts` is stale"]);
     }
     let o = site.run(&["check"]);
     assert_code(&o, 0);
-    assert!(
-        stderr(&o).contains("warning:") && stderr(&o).contains("stale"),
-        "check warns: {}",
-        stderr(&o)
-    );
+    // check warns
+    assert_stderr_has(&o, &["warning:", "stale"]);
 }
 
 #[test]
@@ -96,11 +89,7 @@ fn without_a_record_the_preview_says_not_measured_and_strict_fails() {
     );
     let o = site.run(&["build", "--drafts", "--strict"]);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("field `measure`") && stderr(&o).contains("no measurement record"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["field `measure`", "no measurement record"]);
 }
 
 #[test]
@@ -113,11 +102,7 @@ fn unknown_bindings_are_errors_with_lines() {
     );
     let o = site.run(&["build"]);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("bank.md:23:") && stderr(&o).contains("64L"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["bank.md:23:", "64L"]);
     let site = Site::new();
     site.write(
         "content/glossary/x.md",
@@ -125,11 +110,8 @@ fn unknown_bindings_are_errors_with_lines() {
     );
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("x.md:5:"),
-        "a binding needs `measure:`: {}",
-        stderr(&o)
-    );
+    // a binding needs `measure:`
+    assert_stderr_has(&o, &["x.md:5:"]);
 }
 
 #[test]
@@ -210,22 +192,22 @@ fn a_stale_record_beside_a_fresh_one_fails_strict_builds() {
     });
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
-    assert!(
-        err.contains("measurements/bank_conflicts/tesla-t4-412f3331.json")
-            && err.contains("`bank_conflicts` is stale"),
-        "{err}"
+    assert_stderr_has(
+        &o,
+        &[
+            "measurements/bank_conflicts/tesla-t4-412f3331.json",
+            "`bank_conflicts` is stale",
+        ],
     );
-    assert!(
-        !err.contains("nvidia-h200-"),
-        "the H200 record is fresh: {err}"
-    );
+    // the H200 record is fresh
+    assert_stderr_lacks(&o, &["nvidia-h200-"]);
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    assert!(
-        stderr(&o).contains("warning: measurements/bank_conflicts/tesla-t4-412f3331.json: record `measurements/bank_conflicts/tesla-t4-412f3331.json`"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &[
+            "warning: measurements/bank_conflicts/tesla-t4-412f3331.json: record `measurements/bank_conflicts/tesla-t4-412f3331.json`",
+        ],
     );
 }
 
@@ -264,9 +246,5 @@ fn the_divergence_entry_builds_strict_from_its_committed_record() {
     site.write("content/glossary/t.md", body);
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("`limit` has no meaning for a divergence kernel"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["`limit` has no meaning for a divergence kernel"]);
 }

@@ -182,13 +182,13 @@ fn a_listed_section_that_is_not_there_is_refused_with_its_line_and_a_suggestion(
     );
     let out = site.run(&["check"]);
     assert_code(&out, 1);
-    let err = stderr(&out);
-    for want in [
-        "coursegen.toml:2: field `sections`: no section `glosary` under content/\n  help: did you mean `glossary`?",
-        "coursegen.toml:2: field `sections`: no section `labs` under content/\n  help: the sections under content/ are days, glossary",
-    ] {
-        assert!(err.contains(want), "{want}\nnot in\n{err}");
-    }
+    assert_stderr_has(
+        &out,
+        &[
+            "coursegen.toml:2: field `sections`: no section `glosary` under content/\n  help: did you mean `glossary`?",
+            "coursegen.toml:2: field `sections`: no section `labs` under content/\n  help: the sections under content/ are days, glossary",
+        ],
+    );
 }
 
 #[test]
@@ -505,30 +505,30 @@ fn the_home_text_is_link_checked_and_its_links_move_under_the_base_path() {
         config("Then [gone](/glossary/gone/) and [tile](/glossary/tile/).\n"),
     );
     let out = site.run(&["build"]);
-    assert_code(&out, 1);
-    let err = stderr(&out);
-    for want in [
-        "coursegen.toml:5: field `home`: broken link: `/glossary/gone/` is not a page or file of this site",
-        "coursegen.toml:5: field `home`: link to `/glossary/tile/` points at a draft (content/glossary/tile.md) that this build leaves out",
-    ] {
-        assert!(err.contains(want), "{want}\nnot in\n{err}");
-    }
-    assert!(!err.contains("/glossary/warp/"), "{err}");
-    // The preview has the draft: only the missing page is still wrong.
-    let preview = stderr(&site.run(&["build", "--drafts"]));
-    assert!(
-        preview.contains("`/glossary/gone/`") && !preview.contains("`/glossary/tile/`"),
-        "{preview}"
+    assert_fails_at(
+        &out,
+        "coursegen.toml:5",
+        "field `home`: broken link: `/glossary/gone/` is not a page or file of this site",
     );
+    assert_fails_at(
+        &out,
+        "coursegen.toml:5",
+        "field `home`: link to `/glossary/tile/` points at a draft (content/glossary/tile.md) that this build leaves out",
+    );
+    assert_stderr_lacks(&out, &["/glossary/warp/"]);
+    // The preview has the draft: only the missing page is still wrong.
+    let preview = site.run(&["build", "--drafts"]);
+    assert_stderr_has(&preview, &["`/glossary/gone/`"]);
+    assert_stderr_lacks(&preview, &["`/glossary/tile/`"]);
     // Escapes change the lines: the problem is named at the key's line.
     site.write(
         "coursegen.toml",
         "title = \"C\"\nhome = \"One.\\n\\nSee [gone](/glossary/gone/).\"\n",
     );
-    let escaped = stderr(&site.run(&["build"]));
-    assert!(
-        escaped.contains("coursegen.toml:2: field `home`: broken link: `/glossary/gone/`"),
-        "{escaped}"
+    let escaped = site.run(&["build"]);
+    assert_stderr_has(
+        &escaped,
+        &["coursegen.toml:2: field `home`: broken link: `/glossary/gone/`"],
     );
     site.write("coursegen.toml", config(""));
     assert_code(
@@ -648,11 +648,9 @@ fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
     );
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 0);
-    assert!(
-        stderr(&o)
-            .contains("content/glossary/bank.md:3: field `term`: `Bank` already names `bank`"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &["content/glossary/bank.md:3: field `term`: `Bank` already names `bank`"],
     );
     let lane = site.read("public/glossary/lane/index.html");
     assert!(!lane.contains("class=\"term\""), "{lane}");

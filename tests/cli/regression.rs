@@ -15,12 +15,9 @@ fn a_broken_entry_does_not_cascade_into_its_referrers() {
     );
     let o = site.run(&["check"]);
     assert_fails_at(&o, "bank.md:3", "field `row`");
-    let err = stderr(&o);
-    assert!(
-        !err.contains("warp.md"),
-        "only the real problem is reported: {err}"
-    );
-    assert!(err.contains("1 problem found"), "{err}");
+    // only the real problem is reported
+    assert_stderr_lacks(&o, &["warp.md"]);
+    assert_stderr_has(&o, &["1 problem found"]);
 }
 
 #[test]
@@ -29,15 +26,9 @@ fn a_broken_record_is_reported_once_and_by_name() {
     site.write("measurements/bank_conflicts/nvidia-h200.json", "{ not json");
     let o = site.run(&["build"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
-    assert!(
-        err.contains("nvidia-h200.json") && err.contains("not valid JSON"),
-        "{err}"
-    );
-    assert!(
-        err.contains("1 problem found"),
-        "no echo as missing records or bindings: {err}"
-    );
+    assert_stderr_has(&o, &["nvidia-h200.json", "not valid JSON"]);
+    // no echo as missing records or bindings
+    assert_stderr_has(&o, &["1 problem found"]);
 }
 
 /// The Modal GPU glossary (CC BY 4.0, tests/fixtures/modal-gpu-glossary): real content in a
@@ -71,7 +62,7 @@ fn real_glossary_corpus_is_reported_then_built() {
         with_abbreviation,
         "{err}"
     );
-    assert!(!err.contains("panicked"));
+    assert_stderr_lacks(&o, &["panicked"]);
     // Drop the field we do not have: now its links, mounted under /gpu-glossary/, are broken here.
     let edit = |f: &dyn Fn(String) -> String| {
         for p in &entries {
@@ -86,11 +77,7 @@ fn real_glossary_corpus_is_reported_then_built() {
     });
     let o = site.run(&["build", "--drafts"]);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("broken link: `/gpu-glossary/"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["broken link: `/gpu-glossary/"]);
     // Mount the links at our root.
     edit(&|text| {
         text.replace("](/gpu-glossary/", "](/")

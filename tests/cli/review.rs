@@ -45,19 +45,18 @@ fn sign_publish_edit_refused_sign_again_published() {
         site.read(WARP).replace("Body of Warp.", "Body of Warps."),
     );
     let o = site.run(&["build", "--strict"]);
-    assert_code(&o, 1);
-    let err = stderr(&o);
     let line = line_of(&site, WARP, "reviewed_hash:");
-    assert!(
-        err.contains(&format!(
-            "content/glossary/warp.md:{line}: field `byline.reviewed_hash`: edited since review"
-        )),
-        "{err}"
+    assert_fails_at(
+        &o,
+        &format!("content/glossary/warp.md:{line}"),
+        "field `byline.reviewed_hash`: edited since review",
     );
-    assert!(err.contains("Grace Hopper must review it again"), "{err}");
-    assert!(
-        err.contains("run `coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\"`"),
-        "{err}"
+    assert_stderr_has(
+        &o,
+        &[
+            "Grace Hopper must review it again",
+            "run `coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\"`",
+        ],
     );
     // A plain build refuses it too (its status says published), and leaves the site alone.
     assert_code(&site.run(&["build"]), 1);
@@ -213,7 +212,7 @@ fn sign_refuses_signatures_that_break_the_rule() {
         assert_fails_at(&o, "content/glossary/warp.md:13", "");
         let err = stderr(&o);
         assert!(err.contains(message), "{reviewer}: {err}");
-        assert!(err.contains("the file was not changed"), "{err}");
+        assert_stderr_has(&o, &["the file was not changed"]);
         assert_eq!(
             site.read(WARP),
             before,
@@ -242,8 +241,12 @@ fn strict_builds_require_a_pinned_review() {
         "warp.md:11",
         "field `byline.reviewed_hash`: no `reviewed_hash`",
     );
-    let err = stderr(&o);
-    assert!(err.contains("the reviewer runs `coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\"`"), "{err}");
+    assert_stderr_has(
+        &o,
+        &[
+            "the reviewer runs `coursegen sign content/glossary/warp.md --reviewer \"Grace Hopper\"`",
+        ],
+    );
     assert_code(&site.run(&["check", "--strict"]), 1);
     // A hash that is not one is an error in every build.
     site.write(
@@ -254,13 +257,10 @@ fn strict_builds_require_a_pinned_review() {
         ),
     );
     let o = site.run(&["build"]);
-    assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains(
-            "warp.md:14: field `byline.reviewed_hash`: `sha256:beef` is not a review hash"
-        ),
-        "{}",
-        stderr(&o)
+    assert_fails_at(
+        &o,
+        "warp.md:14",
+        "field `byline.reviewed_hash`: `sha256:beef` is not a review hash",
     );
 }
 
@@ -282,8 +282,12 @@ fn reviews_expire_and_dates_must_be_possible() {
     assert!(site.read(WARP).contains("last_checked_on: 2025-07-01"));
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    let err = stderr(&o);
-    assert!(err.contains("warning: content/glossary/warp.md:15: field `byline.last_checked_on`: last checked on 2025-07-01, 517 days ago: a review is valid for 365 days"), "{err}");
+    assert_stderr_has(
+        &o,
+        &[
+            "warning: content/glossary/warp.md:15: field `byline.last_checked_on`: last checked on 2025-07-01, 517 days ago: a review is valid for 365 days",
+        ],
+    );
     let o = site.run(&["build", "--strict"]);
     assert_fails_at(
         &o,
@@ -325,11 +329,7 @@ fn reviews_expire_and_dates_must_be_possible() {
         .output()
         .unwrap();
     assert_code(&bad, 2);
-    assert!(
-        stderr(&bad).contains("SOURCE_DATE_EPOCH"),
-        "{}",
-        stderr(&bad)
-    );
+    assert_stderr_has(&bad, &["SOURCE_DATE_EPOCH"]);
 }
 
 #[test]
@@ -400,11 +400,12 @@ fn scaffold_text_is_never_published() {
     let scaffold = site.read(file);
     let o = sign(true);
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("field `summary`: still holds the scaffold's placeholder")
-            && stderr(&o).contains("--publish refused"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &[
+            "field `summary`: still holds the scaffold's placeholder",
+            "--publish refused",
+        ],
     );
     assert_eq!(site.read(file), scaffold);
     // Published by hand and signed, it still does not build.
@@ -422,14 +423,16 @@ fn scaffold_text_is_never_published() {
         "warp-divergence.md:4",
         "field `category`: still holds the scaffold's placeholder \"Uncategorised\"",
     );
-    let err = stderr(&o);
-    assert!(err.contains("warp-divergence.md:6: field `summary`: still holds the scaffold's placeholder \"One sentence that defines the term.\""), "{err}");
+    assert_fails_at(
+        &o,
+        "warp-divergence.md:6",
+        "field `summary`: still holds the scaffold's placeholder \"One sentence that defines the term.\"",
+    );
     let body = line_of(&site, file, "The body, in Markdown.");
-    assert!(
-        err.contains(&format!(
-            "warp-divergence.md:{body}: the body still holds the scaffold's placeholder text"
-        )),
-        "{err}"
+    assert_fails_at(
+        &o,
+        &format!("warp-divergence.md:{body}"),
+        "the body still holds the scaffold's placeholder text",
     );
     let o = site.run(&["status"]);
     assert_code(&o, 0);
@@ -453,7 +456,12 @@ fn new_scaffolds_day_pages_and_refuses_unknown_sections_and_taken_slugs() {
 
     let o = site.run(&["new", "glosary", "warp"]);
     assert_code(&o, 2);
-    assert!(stderr(&o).contains("there is no section `glosary` under content/ (sections now: days, glossary); did you mean `glossary`?"), "{}", stderr(&o));
+    assert_stderr_has(
+        &o,
+        &[
+            "there is no section `glosary` under content/ (sections now: days, glossary); did you mean `glossary`?",
+        ],
+    );
     assert!(!site.exists("content/glosary"));
     assert_code(&site.run(&["new", "notes", "setup", "--new-section"]), 0);
     assert!(site.read("content/notes/setup.md").contains("title: Setup"));
@@ -462,10 +470,9 @@ fn new_scaffolds_day_pages_and_refuses_unknown_sections_and_taken_slugs() {
     site.write(WARP, draft("Warp"));
     let o = site.run(&["new", "glossary/memory", "WARP"]);
     assert_code(&o, 2);
-    assert!(
-        stderr(&o).contains("slug `WARP` is already used by content/glossary/warp.md"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &["slug `WARP` is already used by content/glossary/warp.md"],
     );
     site.write(
         "content/glossary/lanes.md",
@@ -473,11 +480,7 @@ fn new_scaffolds_day_pages_and_refuses_unknown_sections_and_taken_slugs() {
     );
     let o = site.run(&["new", "glossary/memory", "lane"]);
     assert_code(&o, 2);
-    assert!(
-        stderr(&o).contains("already used by content/glossary/lanes.md"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["already used by content/glossary/lanes.md"]);
     // The build checks the same across sub-folders, naming the `slug:` line.
     site.write(
         "content/glossary/zz/x.md",
@@ -604,9 +607,5 @@ fn status_reports_broken_entries_and_a_missing_content_folder() {
         .output()
         .unwrap();
     assert_code(&o, 2);
-    assert!(
-        stderr(&o).contains("has no content/ folder"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["has no content/ folder"]);
 }

@@ -532,9 +532,8 @@ fn serve_refuses_a_bad_address_name_or_taken_port_with_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
     assert!(left.is_empty(), "serve left {left:?} behind");
-    let err = stderr(&out);
-    assert!(
-        err.contains(&format!("cannot listen on 127.0.0.1:{port}")) && err.contains("--port"),
-        "{err}"
+    assert_stderr_has(
+        &out,
+        &[&format!("cannot listen on 127.0.0.1:{port}"), "--port"],
     );
 }

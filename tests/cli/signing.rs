@@ -25,16 +25,16 @@ fn sign_publish_refuses_an_entry_that_cannot_be_published_yet() {
     site.write(WARP, unfinished);
     let o = site.run(&["sign", WARP, "--reviewer", "Grace Hopper", "--publish"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
-    for want in [
-        "content/glossary/warp.md",
-        "field `summary`: a published entry needs this field",
-        "field `sources`: a published entry needs this field",
-        "--publish refused",
-        "the file was not changed",
-    ] {
-        assert!(err.contains(want), "wanted `{want}` in:\n{err}");
-    }
+    assert_stderr_has(
+        &o,
+        &[
+            "content/glossary/warp.md",
+            "field `summary`: a published entry needs this field",
+            "field `sources`: a published entry needs this field",
+            "--publish refused",
+            "the file was not changed",
+        ],
+    );
     assert_eq!(site.read(WARP), unfinished, "nothing written");
     // Complete, it publishes.
     site.write(
@@ -76,11 +76,12 @@ fn re_signing_leaves_no_stale_signature() {
     let before = site.read(WARP);
     let o = review(None);
     assert_code(&o, 2);
-    let err = stderr(&o);
-    assert!(
-        err.contains("this course checks review signatures against .coursegen/allowed_signers")
-            && err.contains("--key"),
-        "{err}"
+    assert_stderr_has(
+        &o,
+        &[
+            "this course checks review signatures against .coursegen/allowed_signers",
+            "--key",
+        ],
     );
     assert_eq!(site.read(WARP), before, "nothing written");
 
@@ -126,19 +127,21 @@ fn a_key_that_nothing_checks_is_said_so() {
     };
     let o = sign();
     assert_code(&o, 0);
-    assert!(
-        stderr(&o).contains("warning: no allowed-signers file at .coursegen/allowed_signers: nothing checks this signature, so any key would pass"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &[
+            "warning: no allowed-signers file at .coursegen/allowed_signers: nothing checks this signature, so any key would pass",
+        ],
     );
     site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
     let before = site.read(WARP);
     let o = sign();
     assert_code(&o, 1);
-    assert!(
-        stderr(&o).contains("`require_signatures = true`, but there is no allowed-signers file at .coursegen/allowed_signers"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        &[
+            "`require_signatures = true`, but there is no allowed-signers file at .coursegen/allowed_signers",
+        ],
     );
     assert_eq!(site.read(WARP), before, "nothing written");
 }
@@ -308,7 +311,7 @@ fn signers_add_lists_keys_that_sign_and_refuses_what_would_not_verify() {
             "{name} {key}: wanted `{want}` in {}",
             stderr(&o)
         );
-        assert!(stderr(&o).contains("nothing was written"), "{}", stderr(&o));
+        assert_stderr_has(&o, &["nothing was written"]);
         assert_eq!(site.read(SIGNERS), listed, "{name} {key} wrote");
     }
 
@@ -471,5 +474,5 @@ fn the_help_for_an_edited_entry_names_the_key_where_keys_are_listed() {
     assert_code(&o, 1);
     let want =
         format!("run `coursegen sign {WARP} --reviewer \"Grace Hopper\" --key ~/.ssh/id_ed25519`");
-    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert_stderr_has(&o, &[&want]);
 }

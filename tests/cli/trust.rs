@@ -39,11 +39,9 @@ fn row<'a>(record: &'a mut serde_json::Value, label: &str) -> &'a mut serde_json
 fn strict_fails_with(site: &Site, needles: &[&str]) {
     let o = site.run(&["build", "--strict"]);
     assert_code(&o, 1);
-    let err = stderr(&o);
-    for needle in needles {
-        assert!(err.contains(needle), "{needle:?} missing from: {err}");
-    }
-    assert!(err.contains("bank.md:"), "names the entry: {err}");
+    assert_stderr_has(&o, needles);
+    // names the entry
+    assert_stderr_has(&o, &["bank.md:"]);
     assert!(!site.exists("public"), "nothing written");
 }
 
@@ -62,7 +60,7 @@ fn a_noisy_record_fails_strict_and_the_preview_says_so() {
     );
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    assert!(stderr(&o).contains("warning:") && stderr(&o).contains("marked noisy"));
+    assert_stderr_has(&o, &["warning:", "marked noisy"]);
     let html = site.read("public/glossary/bank/index.html");
     assert!(html.contains("This run was disturbed"), "{html}");
     assert!(
@@ -113,11 +111,7 @@ fn a_record_edited_by_hand_or_unsealed_fails_strict_naming_the_record() {
     );
     let o = scaled.run(&["build"]);
     assert_code(&o, 0);
-    assert!(
-        stderr(&o).contains("warning:") && stderr(&o).contains("its checksum does not match"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, &["warning:", "its checksum does not match"]);
     let unsealed = site_edited_by_hand(|text| {
         let mut r: serde_json::Value = serde_json::from_str(text).unwrap();
         r.as_object_mut().unwrap().remove("checksum");
@@ -172,7 +166,7 @@ fn a_time_that_disagrees_with_the_model_fails_strict() {
     // Without --strict it is a warning and the row is marked.
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    assert!(stderr(&o).contains("warning:"), "{}", stderr(&o));
+    assert_stderr_has(&o, &["warning:"]);
     assert!(
         site.read("public/glossary/bank/index.html")
             .contains("model-disagrees")
@@ -337,15 +331,13 @@ fn a_counter_the_record_lacks_is_not_measured_in_the_preview_and_refused_by_stri
     sign_bank(&site);
     let o = site.run(&["build"]);
     assert_code(&o, 0);
-    let err = stderr(&o);
-    assert!(
-        err.contains("warning: content/glossary/bank.md:")
-            && err.contains("row `32L` on NVIDIA H200 has no hardware counters"),
-        "{err}"
-    );
-    assert!(
-        err.contains("it has no hardware counters, which the table's counter column shows"),
-        "{err}"
+    assert_stderr_has(
+        &o,
+        &[
+            "warning: content/glossary/bank.md:",
+            "row `32L` on NVIDIA H200 has no hardware counters",
+            "it has no hardware counters, which the table's counter column shows",
+        ],
     );
     let html = site.read("public/glossary/bank/index.html");
     assert!(

@@ -161,6 +161,33 @@ pub(crate) fn assert_fails_at(o: &Output, place: &str, message: &str) {
     );
 }
 
+/// Each of `parts` is somewhere in the run's stderr (anywhere, in any order: one
+/// `assert!(stderr(&o).contains(..))` each); on failure, says which are missing and prints
+/// stderr and stdout. The exit code is not checked: pair it with [`assert_code`].
+#[track_caller]
+pub(crate) fn assert_stderr_has(o: &Output, parts: &[&str]) {
+    let err = stderr(o);
+    let missing: Vec<&str> = parts.iter().copied().filter(|p| !err.contains(p)).collect();
+    assert!(
+        missing.is_empty(),
+        "stderr lacks {missing:?} (of {parts:?})\nstderr:\n{err}\nstdout:\n{}",
+        stdout(o)
+    );
+}
+
+/// None of `parts` is anywhere in the run's stderr; on failure, says which are there and
+/// prints stderr and stdout.
+#[track_caller]
+pub(crate) fn assert_stderr_lacks(o: &Output, parts: &[&str]) {
+    let err = stderr(o);
+    let found: Vec<&str> = parts.iter().copied().filter(|p| err.contains(p)).collect();
+    assert!(
+        found.is_empty(),
+        "stderr has {found:?}, which it must not\nstderr:\n{err}\nstdout:\n{}",
+        stdout(o)
+    );
+}
+
 /// A record's JSON, edited by a test, as `measure` would have written it: sealed with its
 /// checksum, so the test is about what the record says (a hand edit left unsealed is
 /// refused by `build --strict`, and `trust.rs` tests that).
