@@ -426,7 +426,7 @@ ratios() {
 {
     echo "# Anchors: coursegen against Zola and Hugo ($(date -u '+%F %H:%M UTC'))"
     echo
-    echo "\`$(printf '%s ' SIZES="\"$SIZES\"" RUNS="$RUNS" SEED="$SEED" ${COURSEGEN:+COURSEGEN="$COURSEGEN"} ZOLA_FULL_MAX="$ZOLA_FULL_MAX" ZOLA_CUDA_AS="$ZOLA_CUDA_AS")bash benches/anchors.sh\`"
+    echo "\`$(printf '%s ' SIZES="\"$SIZES\"" RUNS="$RUNS" SEED="$SEED" ${COURSEGEN:+COURSEGEN="$COURSEGEN"} ZOLA_FULL_MAX="$ZOLA_FULL_MAX" ZOLA_CUDA_AS="$ZOLA_CUDA_AS" TOOLS="\"$TOOLS\"")bash benches/anchors.sh\`"
     echo
     echo "- machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM; store: $STORE ($(df -T "$STORE" | awk 'NR == 2 { print $2 }'))"
     echo "- load at the start: \`${LOAD_START#*load average: }\`; at the end: \`${LOAD_END#*load average: }\` (uptime: 1, 5, 15 min)"
