@@ -54,10 +54,51 @@ pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteErro
     }
     let start = std::time::Instant::now();
     let site = load(root)?;
+    build_loaded(root, &site, opts, start)
+}
+
+/// Checks the site twice on one load of its content (nothing written): as it would be
+/// published (`opts`), then as the preview shows it (drafts rendered, not strict), so
+/// `coursegen check` can say which problem blocks which build. The outer error: no content.
+pub(crate) fn check_published_and_preview(
+    root: &Path,
+    opts: &BuildOptions,
+) -> Result<Checks, SiteError> {
+    let opts = BuildOptions {
+        out: None,
+        ..opts.clone()
+    };
+    let start = std::time::Instant::now();
+    let site = load(root)?;
+    let published = build_loaded(root, &site, &opts, start);
+    let preview = BuildOptions {
+        drafts: true,
+        strict: false,
+        ..opts
+    };
+    let preview = build_loaded(root, &site, &preview, std::time::Instant::now());
+    Ok(Checks { published, preview })
+}
+
+/// The two checks of [`check_published_and_preview`].
+pub(crate) struct Checks {
+    /// The site as it would be published.
+    pub(crate) published: Result<Report, SiteError>,
+    /// The site as the preview shows it, drafts rendered.
+    pub(crate) preview: Result<Report, SiteError>,
+}
+
+/// [`build`] after the load stage, which began at `start`.
+fn build_loaded(
+    root: &Path,
+    site: &content::Site,
+    opts: &BuildOptions,
+    start: std::time::Instant,
+) -> Result<Report, SiteError> {
     let loaded = std::time::Instant::now();
     let templates = Templates::load_site(root)?.with_root(&opts.config.root);
     let checked =
-        check::check_site(root, &site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+        check::check_site(root, site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
     let done_check = std::time::Instant::now();
     let mut warnings = Vec::new();
     let mut cache = None;

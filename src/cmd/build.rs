@@ -173,10 +173,20 @@ pub(crate) fn run_check(
         (false, true) => Summary::Stderr,
         (false, false) => Summary::Stdout,
     };
-    let mut result = build(root, &opts, "checked, nothing written:", summary);
-    if !opts.drafts {
-        result = with_preview_problems(root, &opts, result);
-    }
+    let verb = "checked, nothing written:";
+    let result = if opts.drafts {
+        build(root, &opts, verb, summary)
+    } else {
+        // One load for both checks: the content read once, checked as published and as
+        // the preview.
+        let start = Instant::now();
+        match site::check_published_and_preview(root, &opts) {
+            Ok(site::Checks { published, preview }) => {
+                with_preview_problems(preview, reported(published, &opts, verb, start, summary))
+            }
+            Err(err) => reported(Err(err), &opts, verb, start, summary),
+        }
+    };
     if let (true, Ok(report)) = (args.verbose, &result) {
         emit_err(&verbose(root, config_file, &opts, report));
     }
@@ -203,16 +213,10 @@ pub(crate) fn run_check(
 /// problem that blocks only one of the two builds saying which: a draft's broken link
 /// stops only the preview, a published entry's missing signature only the published site.
 fn with_preview_problems(
-    root: &Path,
-    opts: &BuildOptions,
+    preview: Result<Report, SiteError>,
     result: Result<Report, Failure>,
 ) -> Result<Report, Failure> {
-    let preview = BuildOptions {
-        drafts: true,
-        strict: false,
-        ..opts.clone()
-    };
-    let preview = match site::build(root, &preview) {
+    let preview = match preview {
         Ok(_) => Vec::new(),
         Err(SiteError::Content(problems)) => problems.0,
         // Not a content problem (no content/, templates): the publish check said it.
@@ -266,7 +270,19 @@ fn build(
     summary: Summary,
 ) -> Result<Report, Failure> {
     let start = Instant::now();
-    let report = site::build(root, opts).map_err(|err| match err {
+    reported(site::build(root, opts), opts, verb, start, summary)
+}
+
+/// A build's (or check's) result, begun at `start`, as the command reports it: the report
+/// printed, content problems apart from the failures that are not the content's.
+fn reported(
+    result: Result<Report, SiteError>,
+    opts: &BuildOptions,
+    verb: &str,
+    start: Instant,
+    summary: Summary,
+) -> Result<Report, Failure> {
+    let report = result.map_err(|err| match err {
         SiteError::Content(problems) => Failure::Problems(problems),
         SiteError::NoContent(_)
         | SiteError::Templates(_)
