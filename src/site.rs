@@ -54,12 +54,14 @@ pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteErro
     }
     let start = std::time::Instant::now();
     let site = load(root)?;
-    build_loaded(root, &site, opts, start)
+    let templates = Templates::load_site(root)?.with_root(&opts.config.root);
+    build_loaded(root, &site, &templates, opts, start)
 }
 
-/// Checks the site twice on one load of its content (nothing written): as it would be
-/// published (`opts`), then as the preview shows it (drafts rendered, not strict), so
-/// `coursegen check` can say which problem blocks which build. The outer error: no content.
+/// Checks the site twice on one load of its content and templates (nothing written): as it
+/// would be published (`opts`), then as the preview shows it (drafts rendered, not strict),
+/// so `coursegen check` can say which problem blocks which build. The outer error: no
+/// content, or templates that do not load.
 pub(crate) fn check_published_and_preview(
     root: &Path,
     opts: &BuildOptions,
@@ -70,13 +72,14 @@ pub(crate) fn check_published_and_preview(
     };
     let start = std::time::Instant::now();
     let site = load(root)?;
-    let published = build_loaded(root, &site, &opts, start);
+    let templates = Templates::load_site(root)?.with_root(&opts.config.root);
+    let published = build_loaded(root, &site, &templates, &opts, start);
     let preview = BuildOptions {
         drafts: true,
         strict: false,
         ..opts
     };
-    let preview = build_loaded(root, &site, &preview, std::time::Instant::now());
+    let preview = build_loaded(root, &site, &templates, &preview, std::time::Instant::now());
     Ok(Checks { published, preview })
 }
 
@@ -88,22 +91,22 @@ pub(crate) struct Checks {
     pub(crate) preview: Result<Report, SiteError>,
 }
 
-/// [`build`] after the load stage, which began at `start`.
+/// [`build`] after the load stage (the content and the templates), which began at `start`.
 fn build_loaded(
     root: &Path,
     site: &content::Site,
+    templates: &Templates,
     opts: &BuildOptions,
     start: std::time::Instant,
 ) -> Result<Report, SiteError> {
     let loaded = std::time::Instant::now();
-    let templates = Templates::load_site(root)?.with_root(&opts.config.root);
     let checked =
         check::check_site(root, site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
     let done_check = std::time::Instant::now();
     let mut warnings = Vec::new();
     let mut cache = None;
     if let Some(out) = &opts.out {
-        let written = write(out, &checked, &templates, opts)?;
+        let written = write(out, &checked, templates, opts)?;
         warnings.extend(written.warning);
         cache = written.counts;
     }
