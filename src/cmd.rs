@@ -118,12 +118,20 @@ pub(crate) fn today() -> Result<jiff::civil::Date, Failure> {
 /// `CLICOLOR_FORCE`), as compilers do. Made printable first, as [`emit`] does.
 pub(crate) fn emit_err(text: &str) {
     use anstyle::{AnsiColor, Style};
+    let mut stderr = anstream::stderr();
+    let text = printable_lines(text);
+    // Uncoloured (a pipe, a file, CI): the text as it is, in one write. anstream would strip
+    // the labels' escape codes by writing the text between them piece by piece: four
+    // system calls a warning, 40,000 for a course whose 10,000 reviews have expired.
+    if stderr.current_choice() == anstream::ColorChoice::Never {
+        write_ignoring_failure(&mut std::io::stderr(), &text);
+        return;
+    }
     let paint =
         |style: Style, label: &str| format!("{}{label}{}", style.render(), style.render_reset());
     let error = Style::new().bold().fg_color(Some(AnsiColor::Red.into()));
     let warning = Style::new().bold().fg_color(Some(AnsiColor::Yellow.into()));
     let help = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
-    let text = printable_lines(text);
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
         if let Some(rest) = line.strip_prefix("error:") {
@@ -140,7 +148,7 @@ pub(crate) fn emit_err(text: &str) {
             out.push_str(line);
         }
     }
-    write_ignoring_failure(&mut anstream::stderr(), &out);
+    write_ignoring_failure(&mut stderr, &out);
 }
 
 /// Writes to stdout or stderr and ignores failure: a reader that went away
