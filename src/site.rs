@@ -55,7 +55,7 @@ pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteErro
     let start = std::time::Instant::now();
     let site = load(root)?;
     let templates = Templates::load_site(root)?.with_root(&opts.config.root);
-    build_loaded(root, &site, &templates, opts, start)
+    build_loaded(root, &site, (&templates, &check::Direct), opts, start)
 }
 
 /// Checks the site twice on one load of its content and templates (nothing written): as it
@@ -73,13 +73,15 @@ pub(crate) fn check_published_and_preview(
     let start = std::time::Instant::now();
     let site = load(root)?;
     let templates = Templates::load_site(root)?.with_root(&opts.config.root);
-    let published = build_loaded(root, &site, &templates, &opts, start);
+    let checks = check::TwoChecks::default();
+    let published = build_loaded(root, &site, (&templates, &checks), &opts, start);
     let preview = BuildOptions {
         drafts: true,
         strict: false,
         ..opts
     };
-    let preview = build_loaded(root, &site, &templates, &preview, std::time::Instant::now());
+    let (checks, now) = (checks.second(), std::time::Instant::now());
+    let preview = build_loaded(root, &site, (&templates, &checks), &preview, now);
     Ok(Checks { published, preview })
 }
 
@@ -91,17 +93,18 @@ pub(crate) struct Checks {
     pub(crate) preview: Result<Report, SiteError>,
 }
 
-/// [`build`] after the load stage (the content and the templates), which began at `start`.
+/// [`build`] after the load stage (the content and the templates), which began at `start`,
+/// each entry checked by `checks`.
 fn build_loaded(
     root: &Path,
     site: &content::Site,
-    templates: &Templates,
+    (templates, checks): (&Templates, &impl check::EntryChecks),
     opts: &BuildOptions,
     start: std::time::Instant,
 ) -> Result<Report, SiteError> {
     let loaded = std::time::Instant::now();
-    let checked =
-        check::check_site(root, site, opts).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    let checked = check::check_site_with(root, site, opts, checks)
+        .map_err(|d| SiteError::Content(Diagnostics(d)))?;
     let done_check = std::time::Instant::now();
     let mut warnings = Vec::new();
     let mut cache = None;

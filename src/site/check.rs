@@ -6,12 +6,13 @@
 //!
 //! The work on one entry is three functions of that entry and the site-wide facts they
 //! need ([`EntryChecks`]): its editorial verdict, its parts (bindings, Markdown, diagram)
-//! and its link problems. `build` runs them as they are ([`Direct`]); `coursegen serve`
+//! and its link problems. `build` runs them as they are ([`Direct`]); `coursegen check`
+//! hands its second check the parts its first made ([`TwoChecks`]); `coursegen serve`
 //! hands in a memo that keeps their results for entries that did not change. The stage
 //! keeps nothing between builds and runs the same steps either way.
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use rayon::prelude::*;
 
@@ -123,13 +124,63 @@ impl EntryChecks for Direct {
     }
 }
 
-/// Runs every check on `site`; all problems come back together, sorted by file and line.
-pub(crate) fn check_site(
-    root: &Path,
-    site: &content::Site,
-    opts: &BuildOptions,
-) -> Result<CheckedSite, Vec<Diagnostic>> {
-    check_site_with(root, site, opts, &Direct)
+/// `coursegen check`'s per-entry checks, the same as [`Direct`]'s but for one thing: the
+/// parts of an entry that the first of its two checks (as published) made are handed to the
+/// second (as the preview) when they read nothing that differs between the two — no
+/// measured bindings (`--strict` binds them differently) and no files (code blocks'
+/// `file=`, a diagram from a kernel's manifest) — so each body is converted once
+/// (`benches/build.sh`, check). A changed term list is caught by the terms key, as for
+/// serve's memo. The entries outlive both checks, so an address names one entry.
+#[derive(Default)]
+pub(crate) struct TwoChecks {
+    /// The first check's reusable parts, by entry address.
+    kept: std::sync::Mutex<std::collections::HashMap<usize, Arc<Parts>>>,
+    /// Set once the first check is over: parts are then taken, not kept.
+    second: bool,
+}
+
+impl TwoChecks {
+    /// The second check's: hands out what the first kept.
+    pub(crate) fn second(self) -> Self {
+        TwoChecks {
+            second: true,
+            ..self
+        }
+    }
+
+    fn address(entry: &Arc<Entry>) -> usize {
+        Arc::as_ptr(entry) as usize
+    }
+}
+
+impl EntryChecks for TwoChecks {
+    fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
+        Direct.verdict(entry, rules)
+    }
+
+    fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
+        let kept = || self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.second {
+            if let Some(parts) = kept().get(&Self::address(entry)) {
+                return Arc::clone(parts);
+            }
+            return Direct.parts(entry, cx);
+        }
+        let parts = Direct.parts(entry, cx);
+        if entry.meta.measure.is_none() && !parts.reads_files() {
+            kept().insert(Self::address(entry), Arc::clone(&parts));
+        }
+        parts
+    }
+
+    fn link_problems(
+        &self,
+        entry: &Arc<Entry>,
+        parts: &Parts,
+        targets: &Arc<Targets>,
+    ) -> Arc<[Diagnostic]> {
+        Direct.link_problems(entry, parts, targets)
+    }
 }
 
 /// The config's `sections` that name no section of the site (a typo, or a folder renamed).
@@ -201,7 +252,8 @@ fn prose(
     Some(rendered.html)
 }
 
-/// [`check_site`], with each entry's work done by `checks`.
+/// Runs every check on `site`, each entry's work done by `checks`; all problems come back
+/// together, sorted by file and line.
 pub(crate) fn check_site_with(
     root: &Path,
     site: &content::Site,

@@ -248,3 +248,22 @@ fn the_divergence_entry_builds_strict_from_its_committed_record() {
     assert_code(&o, 1);
     assert_stderr_has(&o, &["`limit` has no meaning for a divergence kernel"]);
 }
+
+/// `check --strict` converts each body once for its two checks, but an entry with bindings
+/// is bound again for the preview, which is not strict: a binding without a record blocks
+/// the published site only (regression: handing the preview the published check's parts).
+#[test]
+fn check_strict_binds_the_preview_without_strict() {
+    let site = measured_site(false);
+    sign_bank(&site);
+    let o = site.run(&["check", "--strict"]);
+    assert_fails_at(
+        &o,
+        "content/glossary/bank.md:24",
+        "`{{% ratio 32L L digits=0 %}}`: kernel bank_conflicts has no measurement record yet",
+    );
+    assert_stderr_has(
+        &o,
+        &["(the preview shows “(not measured yet)”) (blocks the published site only)"],
+    );
+}
