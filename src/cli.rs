@@ -111,7 +111,8 @@ pub enum Command {
         #[command(flatten)]
         args: NewArgs,
     },
-    /// Start a new course in DIR (default: the current folder), which must be empty:
+    /// Start a new course in DIR (default: the current folder), which must be empty (a `.git`
+    /// is allowed):
     /// coursegen.toml, an example entry and kernel, a GitHub workflow, a README for authors.
     Init {
         #[command(flatten)]

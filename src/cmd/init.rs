@@ -17,7 +17,7 @@ use crate::theme;
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The new course's folder (created if missing; default: the current folder). It must
-    /// be empty unless --force.
+    /// be empty unless --force; a `.git` there is allowed and left alone.
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Write into a folder that is not empty, replacing files of the same name.
@@ -43,8 +43,11 @@ pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
             )));
         }
         Ok(_) => {
-            let mut items = std::fs::read_dir(&dir)
+            let items = std::fs::read_dir(&dir)
                 .map_err(|e| usage(format!("cannot list {}: {e}", dir.display())))?;
+            // A repository made for the course first (`git init`, a clone of an empty one)
+            // holds only `.git`, which init leaves alone.
+            let mut items = items.filter(|i| i.as_ref().map_or(true, |i| i.file_name() != ".git"));
             if items.next().is_some() && !args.force {
                 return Err(usage(format!(
                     "{} is not empty: init starts a new course in an empty folder (pass \

@@ -200,6 +200,24 @@ fn init_refuses_a_folder_that_is_not_empty_and_writes_nothing() {
     assert!(course.join("coursegen.toml").is_file());
 }
 
+/// `git init` (or a clone of an empty repository), then `coursegen init` in it: the folder
+/// holds only `.git`, which counts as empty and is left as it was.
+#[test]
+fn init_starts_a_course_in_a_new_git_repository() {
+    let site = bare();
+    let course = site.root().join("course");
+    std::fs::create_dir_all(course.join(".git")).unwrap();
+    std::fs::write(course.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let o = site.run_in(&course, &["init"]);
+    assert_code(&o, 0);
+    assert!(course.join("coursegen.toml").is_file());
+    assert_eq!(
+        std::fs::read_to_string(course.join(".git/HEAD")).unwrap(),
+        "ref: refs/heads/main\n"
+    );
+    assert_eq!(tree(&course.join(".git")).len(), 1);
+}
+
 #[cfg(unix)]
 #[test]
 fn init_writes_through_no_symbolic_link() {
