@@ -64,16 +64,22 @@ pub(crate) struct CheckedSite {
 /// an earlier result for the same entry and equal arguments.
 pub(crate) trait EntryChecks: Sync {
     /// The editorial verdict ([`policy::verdict_of`]).
-    fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict;
+    fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
+        policy::verdict_of(entry, rules)
+    }
     /// Everything but its links ([`entry_parts`]).
-    fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts>;
+    fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
+        Arc::new(entry_parts(entry, cx))
+    }
     /// The problems of its links against what the build contains ([`Targets::link_problems`]).
     fn link_problems(
         &self,
         entry: &Arc<Entry>,
         parts: &Parts,
         targets: &Arc<Targets>,
-    ) -> Arc<[Diagnostic]>;
+    ) -> Arc<[Diagnostic]> {
+        targets.link_problems(entry, &parts.links).into()
+    }
     /// The result of a site-wide step of the stage (`make`), which reads `inputs`: an
     /// implementation may hand out the result it made for inputs that differ in nothing the
     /// step reads (serve: at 10,000 entries these steps were most of a one-entry rebuild,
@@ -102,27 +108,10 @@ pub(crate) struct SiteWide<'a, K> {
     pub(crate) key: K,
 }
 
-/// The per-entry checks as they are, for `build` and `check`.
+/// The per-entry checks as they are (the trait's own), for `build`.
 pub(crate) struct Direct;
 
-impl EntryChecks for Direct {
-    fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
-        policy::verdict_of(entry, rules)
-    }
-
-    fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
-        Arc::new(entry_parts(entry, cx))
-    }
-
-    fn link_problems(
-        &self,
-        entry: &Arc<Entry>,
-        parts: &Parts,
-        targets: &Arc<Targets>,
-    ) -> Arc<[Diagnostic]> {
-        targets.link_problems(entry, &parts.links).into()
-    }
-}
+impl EntryChecks for Direct {}
 
 /// `coursegen check`'s per-entry checks, the same as [`Direct`]'s but for one thing: the
 /// parts of an entry that the first of its two checks (as published) made are handed to the
@@ -154,10 +143,6 @@ impl TwoChecks {
 }
 
 impl EntryChecks for TwoChecks {
-    fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
-        Direct.verdict(entry, rules)
-    }
-
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
         let kept = || self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         if self.second {
@@ -171,15 +156,6 @@ impl EntryChecks for TwoChecks {
             kept().insert(Self::address(entry), Arc::clone(&parts));
         }
         parts
-    }
-
-    fn link_problems(
-        &self,
-        entry: &Arc<Entry>,
-        parts: &Parts,
-        targets: &Arc<Targets>,
-    ) -> Arc<[Diagnostic]> {
-        Direct.link_problems(entry, parts, targets)
     }
 }
 
