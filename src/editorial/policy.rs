@@ -4,7 +4,7 @@
 //! previewable `Draft`) can be made.
 use std::sync::Arc;
 
-use crate::content::{Diagnostic, Entry, Status};
+use crate::content::{Diagnostic, Entry, Meta, Status};
 use jiff::civil::Date;
 
 mod findings;
@@ -69,6 +69,22 @@ impl Required {
     /// Whether `field` is required.
     pub fn contains(self, field: &str) -> bool {
         (Self::FIELDS.iter().position(|f| *f == field)).is_some_and(|i| self.0 & 1 << i != 0)
+    }
+
+    /// The required fields that `meta` leaves empty, in the order of [`Required::FIELDS`].
+    pub(crate) fn unfilled(self, meta: &Meta) -> impl Iterator<Item = &'static str> {
+        let m = meta;
+        // In the order of FIELDS.
+        let filled = [
+            m.term.is_some(),
+            m.category.is_some(),
+            m.cc.is_some(),
+            m.summary.is_some(),
+            !m.sources.is_empty(),
+        ];
+        (Self::FIELDS.into_iter().zip(filled).enumerate())
+            .filter(move |(i, (_, filled))| !filled && self.0 & 1 << i != 0)
+            .map(|(_, (field, _))| field)
     }
 }
 

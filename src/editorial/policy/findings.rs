@@ -284,18 +284,7 @@ fn missing_fields(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
     let m = &entry.meta;
     let mut missing: Vec<&str> = Vec::new();
     if entry.section == GLOSSARY {
-        let fields = [
-            ("term", m.term.is_some()),
-            ("category", m.category.is_some()),
-            ("cc", m.cc.is_some()),
-            ("summary", m.summary.is_some()),
-            ("sources", !m.sources.is_empty()),
-        ];
-        missing.extend(
-            (fields.iter())
-                .filter(|(f, present)| !present && rules.required.contains(f))
-                .map(|(f, _)| *f),
-        );
+        missing.extend(rules.required.unfilled(m));
     }
     if m.byline.written_on.is_none() {
         missing.push("byline.written_on");
