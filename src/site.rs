@@ -80,7 +80,7 @@ pub(crate) fn check_published_and_preview(
         strict: false,
         ..opts
     };
-    let (checks, now) = (checks.second(), std::time::Instant::now());
+    let now = std::time::Instant::now();
     let preview = build_loaded(root, &site, (&templates, &checks), &preview, now);
     Ok(Checks { published, preview })
 }

@@ -12,7 +12,7 @@
 //! keeps nothing between builds and runs the same steps either way.
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -32,6 +32,7 @@ use crate::site::write::Copies;
 pub(crate) mod assets;
 pub(crate) mod bodies;
 pub(crate) mod diagrams;
+pub(crate) mod entry_memo;
 pub(crate) mod links;
 pub(crate) mod measurements;
 pub(crate) mod page;
@@ -119,43 +120,18 @@ impl EntryChecks for Direct {}
 /// measured bindings (`--strict` binds them differently) and no files (code blocks'
 /// `file=`, a diagram from a kernel's manifest) — so each body is converted once
 /// (`benches/build.sh`, check). A changed term list is caught by the terms key, as for
-/// serve's memo. The entries outlive both checks, so an address names one entry.
+/// serve's memo.
 #[derive(Default)]
 pub(crate) struct TwoChecks {
-    /// The first check's reusable parts, by entry address.
-    kept: std::sync::Mutex<std::collections::HashMap<usize, Arc<Parts>>>,
-    /// Set once the first check is over: parts are then taken, not kept.
-    second: bool,
-}
-
-impl TwoChecks {
-    /// The second check's: hands out what the first kept.
-    pub(crate) fn second(self) -> Self {
-        TwoChecks {
-            second: true,
-            ..self
-        }
-    }
-
-    fn address(entry: &Arc<Entry>) -> usize {
-        Arc::as_ptr(entry) as usize
-    }
+    /// The parts kept by the first check.
+    parts: entry_memo::EntryMemo<(), Arc<Parts>>,
 }
 
 impl EntryChecks for TwoChecks {
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {
-        let kept = || self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.second {
-            if let Some(parts) = kept().get(&Self::address(entry)) {
-                return Arc::clone(parts);
-            }
-            return Direct.parts(entry, cx);
-        }
-        let parts = Direct.parts(entry, cx);
-        if entry.meta.measure.is_none() && !parts.reads_files() {
-            kept().insert(Self::address(entry), Arc::clone(&parts));
-        }
-        parts
+        let compute = || Direct.parts(entry, cx);
+        let keep = |p: &Arc<Parts>| entry.meta.measure.is_none() && !p.reads_files();
+        self.parts.get_or(entry, (), compute, keep)
     }
 }
 
