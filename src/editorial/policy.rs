@@ -73,14 +73,12 @@ impl Required {
 
     /// The required fields that `meta` leaves empty, in the order of [`Required::FIELDS`].
     pub(crate) fn unfilled(self, meta: &Meta) -> impl Iterator<Item = &'static str> {
-        let m = meta;
-        // In the order of FIELDS.
         let filled = [
-            m.term.is_some(),
-            m.category.is_some(),
-            m.cc.is_some(),
-            m.summary.is_some(),
-            !m.sources.is_empty(),
+            meta.term.is_some(),
+            meta.category.is_some(),
+            meta.cc.is_some(),
+            meta.summary.is_some(),
+            !meta.sources.is_empty(),
         ];
         (Self::FIELDS.into_iter().zip(filled).enumerate())
             .filter(move |(i, (_, filled))| !filled && self.0 & 1 << i != 0)
