@@ -175,12 +175,7 @@ impl EntryChecks for CheckMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn entry(title: &str) -> Arc<Entry> {
-        let text = format!("---\ntitle: {title}\n---\nBody.\n");
-        let file = std::path::Path::new("content/glossary/x.md");
-        Arc::new(crate::content::load::parse_entry(file, &text).expect("parses"))
-    }
+    use crate::site::check::entry_memo::tests::entry;
 
     #[test]
     fn a_site_wide_result_is_kept_while_its_inputs_are_the_same() {

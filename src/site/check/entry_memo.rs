@@ -132,10 +132,11 @@ impl<K: PartialEq, V: Clone> EntryMemo<K, V> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entry(title: &str) -> Arc<Entry> {
+    /// An entry titled `title`, in an allocation of its own (serve's memo tests use it too).
+    pub(crate) fn entry(title: &str) -> Arc<Entry> {
         let text = format!("---\ntitle: {title}\n---\nBody.\n");
         let file = std::path::Path::new("content/glossary/x.md");
         Arc::new(crate::content::load::parse_entry(file, &text).expect("parses"))
