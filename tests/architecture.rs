@@ -45,7 +45,8 @@ fn modules() -> BTreeMap<String, String> {
     out
 }
 
-/// The code with `//` comments and the trailing `#[cfg(test)] mod tests` removed.
+/// The code with `//` comments and the trailing `#[cfg(test)] mod tests` (or `pub(crate)`, whose
+/// helpers other tests share) removed.
 fn without_tests_and_comments(text: &str) -> String {
     let mut code = String::new();
     let mut lines = text.lines().peekable();
@@ -53,7 +54,8 @@ fn without_tests_and_comments(text: &str) -> String {
         if line.trim() == "#[cfg(test)]"
             && lines
                 .peek()
-                .is_some_and(|next| next.trim_start().starts_with("mod tests {"))
+                .map(|next| next.trim_start().trim_start_matches("pub(crate) "))
+                .is_some_and(|next| next.starts_with("mod tests {"))
         {
             break;
         }
