@@ -1,11 +1,11 @@
 //! `build` and `check` as four stages — load → check → render → write — each returning
-//! its own problems; `check` is load + check. The only module that knows all the others
-//! (see ARCHITECTURE.md for the route of one build).
+//! its own problems; `check` is load + check. A build renders and stages each entry page as
+//! soon as the check has passed it, while other entries are checked, and swaps the output
+//! in only when the whole check passed. The only module that knows all the others (see
+//! ARCHITECTURE.md for the route of one build).
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
-use crate::content::{self, Diagnostic, Diagnostics};
+use crate::content::{self, Diagnostics};
 use crate::templates::Templates;
 
 pub(crate) mod check;
@@ -16,7 +16,7 @@ pub(crate) mod render;
 pub(crate) mod summary;
 pub(crate) mod write;
 
-use self::options::{BuildOptions, CacheCounts, Report, Timings};
+use self::options::{BuildOptions, Report, Timings};
 use self::render::{RenderError, Renderer};
 use self::write::OutputError;
 
@@ -47,7 +47,7 @@ pub(crate) enum SiteError {
 }
 
 /// Builds the site under `root` (or only checks it when `opts.out` is `None`): load, check,
-/// and — only when check found nothing — render and write.
+/// and — only when check found nothing — the output swapped in.
 pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteError> {
     if let Some(out) = &opts.out {
         write::check_out(root, out, opts.cache_dir.as_deref())?;
@@ -55,7 +55,10 @@ pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteErro
     let start = std::time::Instant::now();
     let site = load(root)?;
     let templates = Templates::load_site(root)?.with_root(&opts.config.root);
-    build_loaded(root, &site, (&templates, &check::Direct), opts, start)
+    match &opts.out {
+        Some(out) => build_to(out, root, &site, &templates, opts, start),
+        None => build_loaded(root, &site, &check::Direct, opts, start),
+    }
 }
 
 /// Checks the site twice on one load of its content and templates (nothing written): as it
@@ -72,16 +75,17 @@ pub(crate) fn check_published_and_preview(
     };
     let start = std::time::Instant::now();
     let site = load(root)?;
-    let templates = Templates::load_site(root)?.with_root(&opts.config.root);
+    // Templates that do not load fail the check as they would fail the build.
+    Templates::load_site(root)?;
     let checks = check::TwoChecks::default();
-    let published = build_loaded(root, &site, (&templates, &checks), &opts, start);
+    let published = build_loaded(root, &site, &checks, &opts, start);
     let preview = BuildOptions {
         drafts: true,
         strict: false,
         ..opts
     };
     let now = std::time::Instant::now();
-    let preview = build_loaded(root, &site, (&templates, &checks), &preview, now);
+    let preview = build_loaded(root, &site, &checks, &preview, now);
     Ok(Checks { published, preview })
 }
 
@@ -93,28 +97,76 @@ pub(crate) struct Checks {
     pub(crate) preview: Result<Report, SiteError>,
 }
 
-/// [`build`] after the load stage (the content and the templates), which began at `start`,
-/// each entry checked by `checks`.
+/// [`build`]'s check alone after the load stage (the content and the templates), which
+/// began at `start`, each entry checked by `checks`.
 fn build_loaded(
     root: &Path,
     site: &content::Site,
-    (templates, checks): (&Templates, &impl check::EntryChecks),
+    checks: &impl check::EntryChecks,
     opts: &BuildOptions,
     start: std::time::Instant,
 ) -> Result<Report, SiteError> {
     let loaded = std::time::Instant::now();
     let checked = check::check_site_with(root, site, opts, checks)
         .map_err(|d| SiteError::Content(Diagnostics(d)))?;
-    let done_check = std::time::Instant::now();
-    let mut warnings = Vec::new();
-    let mut cache = None;
-    if let Some(out) = &opts.out {
-        let written = write(out, &checked, templates, opts)?;
-        warnings.extend(written.warning);
-        cache = written.counts;
-    }
     let mut report = checked.report;
-    report.warnings.extend(warnings);
+    report.entries = site.entries.len();
+    report.timings = Timings {
+        load: loaded - start,
+        check: loaded.elapsed(),
+        write: Default::default(),
+    };
+    Ok(report)
+}
+
+/// [`build`] into `out` after the load stage, which began at `start`. Each entry page is
+/// rendered and stored in the staging folder as soon as its own checks pass, while other
+/// entries are still being checked, and its HTML fragments are let go of then: a build
+/// never holds every page's HTML at once (`benches/build.sh`, memory). The files made from
+/// the whole site and the search index follow the check; the folder is swapped in only
+/// when the whole check passed and every page and copy is there, and removed otherwise.
+fn build_to(
+    out: &Path,
+    root: &Path,
+    site: &content::Site,
+    templates: &Templates,
+    opts: &BuildOptions,
+    start: std::time::Instant,
+) -> Result<Report, SiteError> {
+    let loaded = std::time::Instant::now();
+    let checks = check::Direct;
+    let checking = check::Checking::start(root, site, opts, &checks);
+    let facts = std::sync::Arc::clone(checking.facts());
+    let nav = Renderer::nav_of(checking.listed(), opts);
+    let renderer = Renderer::new(&facts, templates, opts, &nav);
+    let staging = write::Staging::new(out)?;
+    let each = |p: &check::page::Page| {
+        staging.write_all(&renderer.page(p)?)?;
+        Ok::<_, SiteError>(renderer.record(p))
+    };
+    let converted = checking.convert(&checks, Some(&each));
+    let (checked, rendered) =
+        (checking.finish(&checks, converted)).map_err(|d| SiteError::Content(Diagnostics(d)))?;
+    // The check passed: every page was rendered, in order.
+    let records: Vec<_> = rendered
+        .into_iter()
+        .filter_map(Result::transpose)
+        .collect::<Result<_, _>>()?;
+    let done_check = std::time::Instant::now();
+    // The files made from the whole site (indexes, feed, llms.txt) and the search index at
+    // once: the site files are one thread's work.
+    let (files, index) = rayon::join(
+        || renderer.site_files(&checked),
+        || renderer.search_index(records),
+    );
+    let mut files = files?;
+    files.extend(index?);
+    files.extend(renderer.site_card()?);
+    staging.write_all(&files)?;
+    staging.commit(&checked.copies)?;
+    let (warning, cache) = renderer.cache_report();
+    let mut report = checked.report;
+    report.warnings.extend(warning);
     report.entries = site.entries.len();
     report.cache = cache;
     report.timings = Timings {
@@ -144,49 +196,4 @@ pub(crate) fn load_changed(
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
     Ok(content::load_changed(root, cache, changed))
-}
-
-/// Render and write: pages are rendered in parallel and stored in the staging folder as
-/// soon as each is done, so a build never holds the whole site in memory; the folder is
-/// swapped in only when every page and copy is there.
-fn write(
-    out: &Path,
-    checked: &check::CheckedSite,
-    templates: &Templates,
-    opts: &BuildOptions,
-) -> Result<Written, SiteError> {
-    let nav = Renderer::nav_of(checked, opts);
-    let renderer = Renderer::new(checked, templates, opts, &nav);
-    let staging = write::Staging::new(out)?;
-    let records = (checked.pages.par_iter())
-        .filter_map(|p| renderer.record(p))
-        .collect();
-    // The pages, the files made from the whole site (indexes, feed, llms.txt) and the
-    // search index at once: the site files are one thread's work, and an edit re-indexes
-    // one shard on one thread; either would otherwise follow the pages alone.
-    let (pages, (files, index)) = rayon::join(
-        || {
-            checked.pages.par_iter().try_for_each(|p| {
-                staging.write_all(&renderer.page(p)?)?;
-                Ok::<_, SiteError>(())
-            })
-        },
-        || rayon::join(|| renderer.site_files(), || renderer.search_index(records)),
-    );
-    pages?;
-    let mut files = files?;
-    files.extend(index?);
-    files.extend(renderer.site_card()?);
-    staging.write_all(&files)?;
-    staging.commit(&checked.copies)?;
-    let (warning, counts) = renderer.cache_report();
-    Ok(Written { warning, counts })
-}
-
-/// What [`write`] reports besides the files.
-struct Written {
-    /// The build cache could not keep what was rendered.
-    warning: Option<Diagnostic>,
-    /// What the build cache held and what was made (`None`: no cache).
-    counts: Option<CacheCounts>,
 }

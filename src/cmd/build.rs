@@ -366,15 +366,21 @@ fn verbose(
         _ => out.push_str("cache: off (--no-cache): every diagram rendered, every shard indexed\n"),
     }
     let t = report.timings;
+    // A build renders and writes each page as the check passes it, so the pages' time is
+    // the check's.
+    let check = match opts.out {
+        Some(_) => "check and pages",
+        None => "check",
+    };
     out.push_str(&format!(
-        "stages: load {} ({} entr{}), check {}",
+        "stages: load {} ({} entr{}), {check} {}",
         ms(t.load),
         report.entries,
         if report.entries == 1 { "y" } else { "ies" },
         ms(t.check)
     ));
     if opts.out.is_some() {
-        out.push_str(&format!(", render and write {}", ms(t.write)));
+        out.push_str(&format!(", site files and write {}", ms(t.write)));
     }
     out.push('\n');
     out

@@ -260,7 +260,10 @@ impl Rebuilder {
                     .collect(),
                 site: true,
                 listed: true,
-                nav: Arc::new(Renderer::nav_of(checked, &self.opts)),
+                nav: Arc::new(Renderer::nav_of(
+                    checked.pages.iter().map(Page::listed),
+                    &self.opts,
+                )),
             };
         };
         // Each page as the last build rendered it, looked up once.
@@ -270,7 +273,10 @@ impl Rebuilder {
         let listed = listings_changed(last, site, checked, &was);
         // Nothing lists show changed: the reading order is the last one.
         let nav = match listed {
-            true => Arc::new(Renderer::nav_of(checked, &self.opts)),
+            true => Arc::new(Renderer::nav_of(
+                checked.pages.iter().map(Page::listed),
+                &self.opts,
+            )),
             false => Arc::clone(&last.nav),
         };
         let frame = listed && nav.same_frame(&last.nav);
@@ -308,12 +314,12 @@ impl Rebuilder {
         templates: &Templates,
         plan: &Plan<'_>,
     ) -> Result<(Rendering, usize), SiteError> {
-        let renderer = Renderer::new(checked, templates, &self.opts, &plan.nav);
+        let renderer = Renderer::new(&checked.facts, templates, &self.opts, &plan.nav);
         let pages = (plan.dirty.par_iter())
             .map(|(p, _)| renderer.page(p))
             .collect::<Result<Vec<_>, _>>()?;
         let site = match plan.site {
-            true => Some(renderer.site_files()?),
+            true => Some(renderer.site_files(checked)?),
             false => None,
         };
         // Pages as the report counts them: entries, section indexes and the home page.
@@ -563,7 +569,7 @@ fn links(p: &Page, checked: &CheckedSite) -> Links {
         (m.related.iter().map(|s| (GLOSSARY, s))).chain(m.appears_in.iter().map(|s| (DAYS, s)));
     named
         .map(|(section, slug)| {
-            let (e, draft) = checked.lookup.target(section, slug)?;
+            let (e, draft) = checked.facts.lookup.target(section, slug)?;
             Some((Arc::clone(e), draft))
         })
         .collect()

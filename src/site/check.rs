@@ -9,7 +9,9 @@
 //! and its link problems. `build` runs them as they are ([`Direct`]); `coursegen check`
 //! hands its second check the parts its first made ([`TwoChecks`]); `coursegen serve`
 //! hands in a memo that keeps their results for entries that did not change. The stage
-//! keeps nothing between builds and runs the same steps either way.
+//! keeps nothing between builds and runs the same steps either way: [`Checking`]'s three,
+//! of which the middle one, per entry, may hand each page on as soon as it passed its own
+//! checks (the build renders and stages it then).
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -46,18 +48,12 @@ pub(crate) struct CheckedSite {
     pub(crate) pages: Vec<Page>,
     /// Section introductions this build shows.
     pub(crate) intros: Vec<Page>,
-    /// Resolves `related:` and `appears_in:` to links.
-    pub(crate) lookup: Lookup,
-    /// Measured views, per kernel.
-    pub(crate) measurements: Measurements,
+    /// What every page renders with (lookup, records, the config's prose).
+    pub(crate) facts: Arc<Facts>,
     /// Static files and content assets to copy.
     pub(crate) copies: Copies,
     /// The summary (warnings, drafts, counts).
     pub(crate) report: Report,
-    /// The config's home text, rendered and cleaned (site links not yet under the base path).
-    pub(crate) home_html: Option<String>,
-    /// The config's footer, the same way.
-    pub(crate) footer_html: Option<String>,
 }
 
 /// The check stage's work on one entry, and its site-wide steps. Each result depends only
@@ -166,42 +162,64 @@ fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Ve
     problems
 }
 
-/// The config's `key` text (`home`, `footer`) rendered (sanitised), and checked as an
-/// entry's body is: its links must reach pages or files of this build, and its raw HTML
-/// must stay within what the cleaner takes.
-fn prose(
-    config: &crate::config::Config,
-    key: &str,
-    targets: &Targets,
-    problems: &mut Vec<Diagnostic>,
-) -> Option<String> {
-    let text = match key {
-        "home" => config.home.as_ref()?,
-        _ => config.footer.as_ref()?,
-    };
-    let opts = RenderOptions { highlight: false };
-    let rendered = crate::markdown::render(&text.text, opts, &mut Default::default());
-    // (It links no terms: it is the course's own words, around every list.)
-    let mut found = targets.problems_at("/", &config.file, text.line, &rendered.links);
-    if let Some(line) = rendered.too_much_html {
-        let message = format!(
-            "the {key} text has more than {} HTML tags, or a tag with more than {} attributes",
-            crate::markdown::MAX_HTML_TAGS,
-            crate::sanitize::MAX_ATTRIBUTES
-        );
-        found.push(
-            Diagnostic::new(&config.file, text.line + line - 1, message)
-                .help("write it in Markdown; raw HTML is for a few tags"),
-        );
+/// The config's `key` text (`home`, `footer`) rendered (sanitised), and what is checked
+/// of it as of an entry's body: its links must reach pages or files of this build, and its
+/// raw HTML must stay within what the cleaner takes.
+struct Prose {
+    key: &'static str,
+    html: String,
+    links: Vec<Link>,
+    too_much_html: Option<usize>,
+}
+
+impl Prose {
+    /// The text rendered; `None` when the config has none.
+    fn render(config: &crate::config::Config, key: &'static str) -> Option<Prose> {
+        let text = match key {
+            "home" => config.home.as_ref()?,
+            _ => config.footer.as_ref()?,
+        };
+        let opts = RenderOptions { highlight: false };
+        // (It links no terms: it is the course's own words, around every list.)
+        let rendered = crate::markdown::render(&text.text, opts, &mut Default::default());
+        Some(Prose {
+            key,
+            html: rendered.html,
+            links: rendered.links,
+            too_much_html: rendered.too_much_html,
+        })
     }
-    for p in &mut found {
-        p.field = Some(key.into());
-        if text.lines_moved {
-            p.line = text.line;
+
+    /// Its problems against what the build contains.
+    fn problems(&self, config: &crate::config::Config, targets: &Targets) -> Vec<Diagnostic> {
+        let key = self.key;
+        let text = match key {
+            "home" => config.home.as_ref(),
+            _ => config.footer.as_ref(),
+        };
+        let Some(text) = text else {
+            return Vec::new();
+        };
+        let mut found = targets.problems_at("/", &config.file, text.line, &self.links);
+        if let Some(line) = self.too_much_html {
+            let message = format!(
+                "the {key} text has more than {} HTML tags, or a tag with more than {} attributes",
+                crate::markdown::MAX_HTML_TAGS,
+                crate::sanitize::MAX_ATTRIBUTES
+            );
+            found.push(
+                Diagnostic::new(&config.file, text.line + line - 1, message)
+                    .help("write it in Markdown; raw HTML is for a few tags"),
+            );
         }
+        for p in &mut found {
+            p.field = Some(key.into());
+            if text.lines_moved {
+                p.line = text.line;
+            }
+        }
+        found
     }
-    problems.extend(found);
-    Some(rendered.html)
 }
 
 /// Runs every check on `site`, each entry's work done by `checks`; all problems come back
@@ -212,169 +230,342 @@ pub(crate) fn check_site_with(
     opts: &BuildOptions,
     checks: &impl EntryChecks,
 ) -> Result<CheckedSite, Vec<Diagnostic>> {
-    let mut problems = site.problems.clone();
-    let section_inputs = SiteWide {
-        step: "sections",
-        entries: site.entries.iter().collect(),
-        same: |a, b| a.section == b.section,
-        key: (opts.config.sections.clone(), opts.config.file.clone()),
-    };
-    problems.extend(checks.site_wide(section_inputs, || unlisted_sections(&opts.config, site)));
-    let clash_inputs = SiteWide {
-        step: "clashes",
-        entries: (site.entries.iter())
-            .filter(|e| e.meta.term.is_some())
-            .collect(),
-        same: terms::same_words,
-        key: (),
-    };
-    let (clashes, shared_terms) = checks.site_wide(clash_inputs, || terms::clashes(&site.entries));
-    problems.extend(clashes);
-    let mut report = Report {
-        warnings: site.warnings.clone(),
-        ..Report::default()
-    };
-    report.warnings.extend(shared_terms);
-    let rules = Rules {
-        today: opts.today.unwrap_or_else(policy::clock_today),
-        review_max_age_days: opts.review_max_age_days,
-        strict: opts.strict,
-        preview: opts.drafts,
-        signatures: signers::signature_rules(root, opts, &mut problems, &mut report.warnings),
-        required: opts.config.glossary_required,
-    };
-    let verdicts: Vec<Verdict> = (site.entries.par_iter())
-        .map(|e| checks.verdict(e, &rules))
-        .collect();
-    let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
-    // Links to a refused entry say so, not that there is no such page.
-    let refused: Vec<(&Arc<Entry>, Option<&Diagnostic>)> = (site.entries.iter().zip(&verdicts))
-        .filter_map(|(e, v)| match v {
-            Verdict::Refused(d) => Some((e, d.first())),
-            _ => None,
-        })
-        .collect();
-    let lookup = Lookup::new(&verdicts, opts.drafts);
-    let measurements = Measurements::load(
-        root,
-        opts,
-        shown.iter().map(|(e, _)| &**e),
-        &mut problems,
-        &mut report.warnings,
-    );
-    let sources = Sources::new(root, measurements.stale_sources.clone());
-    let term_inputs = SiteWide {
-        step: "terms",
-        entries: (shown.iter().map(|(e, _)| e))
-            .filter(|e| terms::has_words(e))
-            .collect(),
-        same: terms::same_terms,
-        key: (),
-    };
-    let (terms, terms_key) = checks.site_wide(term_inputs, || {
-        let (list, key) = terms::terms(shown.iter().map(|(e, _)| &**e));
-        (Arc::new(crate::markdown::terms::Terms::new(list)), key)
-    });
-    let cx = PageCx {
-        measurements: &measurements,
-        sources: &sources,
-        terms: (&*terms, terms_key),
-        render: RenderOptions {
-            highlight: opts.highlight,
-        },
-    };
-    // Each page converted (and its code blocks checked) first: the files its code blocks
-    // include are copied, and links may point at them.
-    let parted: Vec<(Arc<Entry>, Option<String>, Arc<Parts>)> = shown
-        .into_par_iter()
-        .map(|(entry, reason)| {
-            let mut parts = checks.parts(&entry, &cx);
+    let checking = Checking::start(root, site, opts, checks);
+    let converted = checking.convert::<()>(checks, None);
+    checking
+        .finish(checks, converted)
+        .map(|(checked, _)| checked)
+}
+
+/// The check stage in its three steps, for a build that renders each page as soon as its
+/// own checks pass ([`Checking::convert`]): the site-wide facts a page's render needs are
+/// known before any body is converted, and a page's HTML fragments need not be held until
+/// every page is checked (at 10,000 entries they were a third of a build's heap:
+/// `benches/build.sh`, memory).
+pub(crate) struct Checking<'s> {
+    root: &'s Path,
+    site: &'s content::Site,
+    opts: &'s BuildOptions,
+    problems: Vec<Diagnostic>,
+    report: Report,
+    /// The entries this build shows, in the load stage's order.
+    shown: Shown,
+    /// Drafts the publish build leaves out (links to them say so).
+    left_out: Vec<Arc<Entry>>,
+    /// Refused entries and their first problem (links to them say so).
+    refused: Vec<(&'s Arc<Entry>, Option<Diagnostic>)>,
+    facts: Arc<Facts>,
+    sources: Sources,
+    /// The build's glossary terms, and their key.
+    terms: (Arc<crate::markdown::terms::Terms>, u64),
+    /// The config's home and footer text: their links and raw HTML, checked at the end.
+    prose: Vec<Prose>,
+}
+
+/// What every page of a checked site renders with besides its own parts.
+pub(crate) struct Facts {
+    /// Resolves `related:` and `appears_in:` to links.
+    pub(crate) lookup: Lookup,
+    /// Measured views, per kernel.
+    pub(crate) measurements: Measurements,
+    /// The config's home text, rendered and cleaned (site links not yet under the base path).
+    pub(crate) home_html: Option<String>,
+    /// The config's footer, the same way.
+    pub(crate) footer_html: Option<String>,
+}
+
+/// How many entries [`Checking::convert`] converts before it hands them on in turn: one
+/// entry at a time (converted, rendered, written) made the plain 10,000-entry build ~10 %
+/// slower in CPU than converting every entry first, as the Markdown conversion and the
+/// templates took turns on one core's caches; in runs of 64 it is as fast and holds only
+/// 64 pages' HTML per thread (`benches/build.sh`, memory; 256 and 512 were no faster).
+const CHUNK: usize = 64;
+
+/// Each shown entry after [`Checking::convert`], and what its `each` returned.
+pub(crate) struct Converted<T> {
+    parted: Vec<(Arc<Entry>, Option<String>, Arc<Parts>)>,
+    kept: Vec<T>,
+}
+
+impl<'s> Checking<'s> {
+    /// The site-wide steps before any body is converted: the config's sections, the terms'
+    /// clashes, the editorial verdicts, records and the term list.
+    pub(crate) fn start(
+        root: &'s Path,
+        site: &'s content::Site,
+        opts: &'s BuildOptions,
+        checks: &impl EntryChecks,
+    ) -> Self {
+        let mut problems = site.problems.clone();
+        let section_inputs = SiteWide {
+            step: "sections",
+            entries: site.entries.iter().collect(),
+            same: |a, b| a.section == b.section,
+            key: (opts.config.sections.clone(), opts.config.file.clone()),
+        };
+        problems.extend(checks.site_wide(section_inputs, || unlisted_sections(&opts.config, site)));
+        let clash_inputs = SiteWide {
+            step: "clashes",
+            entries: (site.entries.iter())
+                .filter(|e| e.meta.term.is_some())
+                .collect(),
+            same: terms::same_words,
+            key: (),
+        };
+        let (clashes, shared_terms) =
+            checks.site_wide(clash_inputs, || terms::clashes(&site.entries));
+        problems.extend(clashes);
+        let mut report = Report {
+            warnings: site.warnings.clone(),
+            ..Report::default()
+        };
+        report.warnings.extend(shared_terms);
+        let rules = Rules {
+            today: opts.today.unwrap_or_else(policy::clock_today),
+            review_max_age_days: opts.review_max_age_days,
+            strict: opts.strict,
+            preview: opts.drafts,
+            signatures: signers::signature_rules(root, opts, &mut problems, &mut report.warnings),
+            required: opts.config.glossary_required,
+        };
+        let verdicts: Vec<Verdict> = (site.entries.par_iter())
+            .map(|e| checks.verdict(e, &rules))
+            .collect();
+        let (shown, left_out) = apply_verdicts(&verdicts, opts.drafts, &mut problems, &mut report);
+        // Links to a refused entry say so, not that there is no such page.
+        let refused = (site.entries.iter().zip(&verdicts))
+            .filter_map(|(e, v)| match v {
+                Verdict::Refused(d) => Some((e, d.first().cloned())),
+                _ => None,
+            })
+            .collect();
+        let lookup = Lookup::new(&verdicts, opts.drafts);
+        let measurements = Measurements::load(
+            root,
+            opts,
+            shown.iter().map(|(e, _)| &**e),
+            &mut problems,
+            &mut report.warnings,
+        );
+        let sources = Sources::new(root, measurements.stale_sources.clone());
+        let term_inputs = SiteWide {
+            step: "terms",
+            entries: (shown.iter().map(|(e, _)| e))
+                .filter(|e| terms::has_words(e))
+                .collect(),
+            same: terms::same_terms,
+            key: (),
+        };
+        let terms = checks.site_wide(term_inputs, || {
+            let (list, key) = terms::terms(shown.iter().map(|(e, _)| &**e));
+            (Arc::new(crate::markdown::terms::Terms::new(list)), key)
+        });
+        let prose: Vec<Prose> = ["home", "footer"]
+            .into_iter()
+            .filter_map(|key| Prose::render(&opts.config, key))
+            .collect();
+        let html = |key: &str| (prose.iter().find(|p| p.key == key)).map(|p| p.html.clone());
+        let facts = Arc::new(Facts {
+            lookup,
+            measurements,
+            home_html: html("home"),
+            footer_html: html("footer"),
+        });
+        Checking {
+            root,
+            site,
+            opts,
+            problems,
+            report,
+            shown,
+            left_out,
+            refused,
+            facts,
+            sources,
+            terms,
+            prose,
+        }
+    }
+
+    /// What every page renders with: known before any page is.
+    pub(crate) fn facts(&self) -> &Arc<Facts> {
+        &self.facts
+    }
+
+    /// The entry pages this build shows (not the section introductions), in order, and
+    /// whether each is a draft: the pages of the checked site, if the check passes.
+    pub(crate) fn listed(&self) -> impl Iterator<Item = (&Entry, bool)> {
+        (self.shown.iter())
+            .filter(|(e, _)| e.kind != EntryKind::Intro)
+            .map(|(e, reason)| (&**e, reason.is_some()))
+    }
+
+    /// Checks and converts each shown entry, everything but its links, in parallel. With
+    /// `each`, every entry page whose own checks passed is handed to it as soon as they
+    /// did, and its HTML fragments are let go of after it (its page in the checked site
+    /// then has none): the build renders and writes it there and then.
+    pub(crate) fn convert<T: Send>(
+        &self,
+        checks: &impl EntryChecks,
+        each: Option<&(dyn Fn(&Page) -> T + Sync)>,
+    ) -> Converted<T> {
+        let cx = PageCx {
+            measurements: &self.facts.measurements,
+            sources: &self.sources,
+            terms: (&*self.terms.0, self.terms.1),
+            render: RenderOptions {
+                highlight: self.opts.highlight,
+            },
+        };
+        let terms_key = self.terms.1;
+        let let_go = Arc::new(Bodies::default());
+        let convert = |entry: &Arc<Entry>| {
+            let parts = checks.parts(entry, &cx);
             // A memo may hand back parts made with another build's terms.
-            if parts.terms_key != terms_key {
-                parts = Direct.parts(&entry, &cx);
+            match parts.terms_key == terms_key {
+                true => parts,
+                false => Arc::new(entry_parts(entry, &cx)),
             }
-            (entry, reason, parts)
-        })
-        .collect();
-    let included = include_findings(&parted, opts.strict, (&mut problems, &mut report.warnings));
-    let copies = copies(root, site, (&included, &sources), &mut problems);
-    let target_inputs = SiteWide {
-        step: "targets",
-        entries: (parted.iter().map(|(e, ..)| e))
-            .chain(&left_out)
-            .chain(refused.iter().map(|(e, _)| *e))
-            .collect(),
-        same: links::same_targets,
-        key: (
-            (parted.len(), left_out.len()),
-            refused.iter().map(|(_, d)| d.cloned()).collect::<Vec<_>>(),
-            copies.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
-            site.unloaded.clone(),
-            opts.config.clone(),
-            opts.writes_sitemap(),
-        ),
-    };
-    let targets = checks.site_wide(target_inputs, || {
-        Arc::new(Targets::new(
-            parted.iter().map(|(e, ..)| &**e),
-            left_out.iter().map(|e| &**e),
-            refused.iter().map(|(e, d)| (&***e, *d)),
-            copies.iter().map(|c| c.0.clone()),
-            &site.unloaded,
-            &opts.config,
-            opts.writes_sitemap(),
-        ))
-    });
-    let checked: Vec<Result<Page, Vec<Diagnostic>>> = parted
-        .into_par_iter()
-        .map(|(entry, reason, parts)| {
-            let links = checks.link_problems(&entry, &parts, &targets);
-            page(entry, reason, &parts, &links)
-        })
-        .collect();
-    let home_html = prose(&opts.config, "home", &targets, &mut problems);
-    let footer_html = prose(&opts.config, "footer", &targets, &mut problems);
-    let (pages, intros) = sort_pages(checked, &mut problems);
-    let output_inputs = SiteWide {
-        step: "outputs",
-        entries: pages.iter().chain(&intros).map(|p| &p.entry).collect(),
-        same: plan::same_outputs,
-        key: (
-            pages.len(),
-            (copies.iter())
-                .map(|(rel, src)| (rel.clone(), src.shown()))
-                .collect::<Vec<_>>(),
-            opts.writes_sitemap(),
-            root.to_path_buf(),
-        ),
-    };
-    let (indexes, collisions) = checks.site_wide(output_inputs, || {
-        let outputs = plan::outputs(&pages, &intros, opts);
-        let indexes = outputs.iter().filter(|p| is_index(p)).count();
-        (indexes, plan::collisions(root, &outputs, &copies, &pages))
-    });
-    problems.extend(collisions);
-    if !problems.is_empty() {
-        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-        problems.dedup();
-        return Err(problems);
+        };
+        let hand_on =
+            |((entry, reason), mut parts): (&(Arc<Entry>, Option<String>), Arc<Parts>)| {
+                let passed = parts.before.is_empty() && parts.after.is_empty();
+                let kept = match each {
+                    Some(each) if passed && entry.kind != EntryKind::Intro => {
+                        let page = Page {
+                            entry: Arc::clone(entry),
+                            draft_reason: reason.clone(),
+                            bodies: Arc::clone(&parts.bodies),
+                            diagram: parts.diagram.clone(),
+                        };
+                        let kept = each(&page);
+                        drop(page);
+                        // Unique but where a memo keeps them, for another check.
+                        if let Some(p) = Arc::get_mut(&mut parts) {
+                            p.bodies = Arc::clone(&let_go);
+                        }
+                        Some(kept)
+                    }
+                    _ => None,
+                };
+                ((Arc::clone(entry), reason.clone(), parts), kept)
+            };
+        let (parted, kept): (Vec<_>, Vec<_>) = (self.shown.par_chunks(CHUNK))
+            .flat_map_iter(|chunk| {
+                let parts: Vec<_> = chunk.iter().map(|(e, _)| convert(e)).collect();
+                chunk.iter().zip(parts).map(&hand_on)
+            })
+            .unzip();
+        Converted {
+            parted,
+            kept: kept.into_iter().flatten().collect(),
+        }
     }
-    report.pages = indexes;
-    if !opts.drafts && !opts.strict {
-        // A published page must not tell readers to run the tool: say so at build time.
-        let entries = pages.iter().chain(&intros).map(|p| &*p.entry);
-        report.warnings.extend(measurements.unmeasured(entries));
+
+    /// The checks that need every entry converted: includes, links, the config's prose and
+    /// the outputs. Every problem of the stage at once, or the checked site and what
+    /// `convert`'s `each` returned, one per entry page, in order.
+    pub(crate) fn finish<T>(
+        self,
+        checks: &impl EntryChecks,
+        converted: Converted<T>,
+    ) -> Result<(CheckedSite, Vec<T>), Vec<Diagnostic>> {
+        let Checking {
+            root,
+            site,
+            opts,
+            mut problems,
+            mut report,
+            left_out,
+            refused,
+            facts,
+            sources,
+            prose,
+            ..
+        } = self;
+        let Converted { parted, kept } = converted;
+        let included =
+            include_findings(&parted, opts.strict, (&mut problems, &mut report.warnings));
+        let copies = copies(root, site, (&included, &sources), &mut problems);
+        let target_inputs = SiteWide {
+            step: "targets",
+            entries: (parted.iter().map(|(e, ..)| e))
+                .chain(&left_out)
+                .chain(refused.iter().map(|(e, _)| *e))
+                .collect(),
+            same: links::same_targets,
+            key: (
+                (parted.len(), left_out.len()),
+                refused.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>(),
+                copies.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
+                site.unloaded.clone(),
+                opts.config.clone(),
+                opts.writes_sitemap(),
+            ),
+        };
+        let targets = checks.site_wide(target_inputs, || {
+            Arc::new(Targets::new(
+                parted.iter().map(|(e, ..)| &**e),
+                left_out.iter().map(|e| &**e),
+                refused.iter().map(|(e, d)| (&***e, d.as_ref())),
+                copies.iter().map(|c| c.0.clone()),
+                &site.unloaded,
+                &opts.config,
+                opts.writes_sitemap(),
+            ))
+        });
+        let checked: Vec<Result<Page, Vec<Diagnostic>>> = parted
+            .into_par_iter()
+            .map(|(entry, reason, parts)| {
+                let links = checks.link_problems(&entry, &parts, &targets);
+                page(entry, reason, &parts, &links)
+            })
+            .collect();
+        for p in &prose {
+            problems.extend(p.problems(&opts.config, &targets));
+        }
+        let (pages, intros) = sort_pages(checked, &mut problems);
+        let output_inputs = SiteWide {
+            step: "outputs",
+            entries: pages.iter().chain(&intros).map(|p| &p.entry).collect(),
+            same: plan::same_outputs,
+            key: (
+                pages.len(),
+                (copies.iter())
+                    .map(|(rel, src)| (rel.clone(), src.shown()))
+                    .collect::<Vec<_>>(),
+                opts.writes_sitemap(),
+                root.to_path_buf(),
+            ),
+        };
+        let (indexes, collisions) = checks.site_wide(output_inputs, || {
+            let outputs = plan::outputs(&pages, &intros, opts);
+            let indexes = outputs.iter().filter(|p| is_index(p)).count();
+            (indexes, plan::collisions(root, &outputs, &copies, &pages))
+        });
+        problems.extend(collisions);
+        if !problems.is_empty() {
+            problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+            problems.dedup();
+            return Err(problems);
+        }
+        report.pages = indexes;
+        if !opts.drafts && !opts.strict {
+            // A published page must not tell readers to run the tool: say so at build time.
+            let entries = pages.iter().chain(&intros).map(|p| &*p.entry);
+            report
+                .warnings
+                .extend(facts.measurements.unmeasured(entries));
+        }
+        let checked = CheckedSite {
+            pages,
+            intros,
+            facts,
+            copies,
+            report,
+        };
+        Ok((checked, kept))
     }
-    Ok(CheckedSite {
-        pages,
-        intros,
-        lookup,
-        measurements,
-        copies,
-        report,
-        home_html,
-        footer_html,
-    })
 }
 
 /// A shown entry and, in the preview, why it is a draft.

@@ -59,9 +59,10 @@ pub(crate) struct Report {
 pub(crate) struct Timings {
     /// Walking content/ and parsing every entry.
     pub load: std::time::Duration,
-    /// The check stage: the editorial rule, links, diagrams, records, bindings.
+    /// The check stage: the editorial rule, links, diagrams, records, bindings; in a
+    /// build, with every entry page rendered and staged as the check passed it.
     pub check: std::time::Duration,
-    /// Rendering every page and file, the search index, and the output swap.
+    /// The files made from the whole site, the search index, and the output swap.
     pub write: std::time::Duration,
 }
 

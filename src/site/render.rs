@@ -8,10 +8,10 @@ use self::nav::{Nav, SectionNames};
 use self::pages::{DiagramCtx, EntryCtx, SiteInfo};
 use self::urls::Urls;
 use crate::content::{self, Diagnostic, Entry};
-use crate::site::check::CheckedSite;
 use crate::site::check::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
 use crate::site::check::page::Page;
 use crate::site::check::plan::page_path;
+use crate::site::check::{CheckedSite, Facts};
 use crate::site::options::{BuildOptions, CacheCounts};
 use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
@@ -49,16 +49,16 @@ pub(crate) enum RenderError {
     SiteTemplate(#[from] TemplateError),
 }
 
-/// The render stage's one entry, for `build` and `serve` alike: made from the checked
-/// site, the templates, the options and the reading order, it renders a page, a page's
-/// search record and the files made from the whole site.
+/// The render stage's one entry, for `build` and `serve` alike: made from what every page
+/// renders with, the templates, the options and the reading order, it renders a page, a
+/// page's search record and the files made from the whole checked site.
 pub(crate) struct Renderer<'a> {
     /// Site-wide values.
     info: SiteInfo,
     /// The compiled templates.
     templates: &'a Templates,
-    /// The checked site.
-    checked: &'a CheckedSite,
+    /// What every page renders with.
+    facts: &'a Facts,
     /// Build options.
     opts: &'a BuildOptions,
     /// The reading order (sidebar, breadcrumbs, previous/next).
@@ -70,7 +70,7 @@ pub(crate) struct Renderer<'a> {
 impl<'a> Renderer<'a> {
     /// A renderer for one build (or one rebuild of `serve`).
     pub(crate) fn new(
-        checked: &'a CheckedSite,
+        facts: &'a Facts,
         templates: &'a Templates,
         opts: &'a BuildOptions,
         nav: &'a Nav,
@@ -79,23 +79,27 @@ impl<'a> Renderer<'a> {
             info: SiteInfo::new(
                 &opts.config,
                 opts.drafts,
-                checked.home_html.clone(),
-                (checked.footer_html.as_deref())
+                facts.home_html.clone(),
+                (facts.footer_html.as_deref())
                     .map(|f| Urls::new(&opts.config).content_html(f).into_owned()),
             ),
             templates,
-            checked,
+            facts,
             opts,
             nav,
             build_cache: BuildCache::new(opts.cache_dir.clone()),
         }
     }
 
-    /// The reading order of a checked site, which a renderer is made with (`serve` keeps
-    /// the last one to see what a change moved).
-    pub(crate) fn nav_of(checked: &CheckedSite, opts: &BuildOptions) -> Nav {
+    /// The reading order of the entry pages of a site (each with whether it is a draft),
+    /// which a renderer is made with (`serve` keeps the last one to see what a change
+    /// moved).
+    pub(crate) fn nav_of<'e>(
+        pages: impl IntoIterator<Item = (&'e Entry, bool)>,
+        opts: &BuildOptions,
+    ) -> Nav {
         Nav::new(
-            &checked.pages,
+            pages,
             &opts.config.root,
             SectionNames::new(&opts.config.sections),
         )
@@ -140,14 +144,8 @@ impl<'a> Renderer<'a> {
     /// indexes (with `search-index.json`), the sitemap (publish build with an address),
     /// `404.html` and the search page, `feed.xml`, `robots.txt` and `llms.txt`, and the
     /// site's card (with an address: pages without a diagram name it as their og:image).
-    pub(crate) fn site_files(&self) -> Result<Vec<OutFile>, RenderError> {
-        let (checked, info, templates, nav, opts) = (
-            self.checked,
-            &self.info,
-            self.templates,
-            self.nav,
-            self.opts,
-        );
+    pub(crate) fn site_files(&self, checked: &CheckedSite) -> Result<Vec<OutFile>, RenderError> {
+        let (info, templates, nav, opts) = (&self.info, self.templates, self.nav, self.opts);
         let urls = Urls::new(&opts.config);
         let mut files =
             indexes::indexes(&checked.pages, &checked.intros, info, templates, nav, urls)?;
@@ -198,7 +196,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
     let Renderer {
         info,
         templates,
-        checked,
+        facts,
         opts,
         nav,
         build_cache,
@@ -239,11 +237,11 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             })
         }
     };
-    let measured = checked
+    let measured = facts
         .measurements
         .section(entry, content(&p.bodies.measured));
     let m = &entry.meta;
-    let lookup = &checked.lookup;
+    let lookup = &facts.lookup;
     let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
     let published = p.draft_reason.is_none();
     let section_title = nav.names().title(&entry.section);

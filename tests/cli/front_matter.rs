@@ -431,8 +431,8 @@ fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
             // The diagram's PNG.
             "(diagrams: 0 reused, 1 rendered; search shards: 0 reused, 0 indexed)\n",
             "stages: load ",
-            " (1 entry), check ",
-            ", render and write ",
+            " (1 entry), check and pages ",
+            ", site files and write ",
         ],
     );
     site.write(
@@ -461,7 +461,7 @@ fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
     assert_stderr_has(&third, &["(diagrams: 2 reused, 0 rendered;"]);
     let check = site.run(&["check", "-v"]);
     assert_stderr_has(&check, &["stages: load "]);
-    assert_stderr_lacks(&check, &["cache:", "render and write"]);
+    assert_stderr_lacks(&check, &["cache:", "check and pages", "site files"]);
     let both = site.run(&["build", "-q", "-v"]);
     assert_code(&both, 2);
     assert_stderr_has(&both, &["cannot be used with"]);

@@ -81,6 +81,15 @@ fn site_with_every_kind_of_error() -> (Site, Vec<(&'static str, &'static str)>) 
 #[test]
 fn every_kind_of_error_is_reported_in_one_run_sorted_and_nothing_is_written() {
     let (site, wants) = site_with_every_kind_of_error();
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(site.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
     for args in [
         &["check"][..],
         &["check", "--drafts"],
@@ -114,6 +123,8 @@ fn every_kind_of_error_is_reported_in_one_run_sorted_and_nothing_is_written() {
             "{args:?}: {err}"
         );
         assert!(!site.exists("public"), "{args:?}: nothing may be written");
+        // Nor left beside it: a build stages pages as the check passes them.
+        assert_eq!(listing(), before, "{args:?}: a file or folder was left");
     }
 }
 

@@ -8,7 +8,9 @@ use crate::markdown::terms::Linking;
 use crate::markdown::{self, Heading, PageState, RenderOptions};
 use crate::measurement::bindings::Expanded;
 
-/// Renders the body's main text and the prose of its special sections.
+/// Renders the body's main text and the prose of its special sections. (Empty, the
+/// default, in a page that was rendered as soon as it was checked: `check::Checking`.)
+#[derive(Default)]
 pub(crate) struct Bodies {
     /// Main text.
     pub(crate) main: String,

@@ -16,10 +16,19 @@ pub(crate) struct Page {
     pub(crate) entry: Arc<Entry>,
     /// Why it is a draft (preview only); `None` when published.
     pub(crate) draft_reason: Option<String>,
-    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole).
+    /// The body as HTML, cut at `## Measured` and `## Diagram` (intros: whole). Empty in a
+    /// build's checked site: the build rendered the page as soon as it passed its own
+    /// checks (`check::Checking::convert`).
     pub(crate) bodies: Arc<Bodies>,
     /// The diagram, when the entry declares one.
     pub(crate) diagram: Option<Arc<Drawn>>,
+}
+
+impl Page {
+    /// Its entry, and whether it is a draft: what the reading order lists.
+    pub(crate) fn listed(&self) -> (&Entry, bool) {
+        (&self.entry, self.draft_reason.is_some())
+    }
 }
 
 /// The pages of one build, by section and slug, for resolving `related:` and `appears_in:`.

@@ -220,19 +220,18 @@ impl Nav {
     /// glossary and any other section by name; days by the number in their slug, the
     /// glossary by category and term, any other section by title. Top-level pages are left
     /// out. `root` is the base path links are written under.
-    pub(crate) fn new(
-        shown: &[crate::site::check::page::Page],
+    pub(crate) fn new<'e>(
+        shown: impl IntoIterator<Item = (&'e Entry, bool)>,
         root: &str,
         names: SectionNames,
     ) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
-        for p in shown {
-            let e = &*p.entry;
+        for (e, draft) in shown {
             if !e.section.is_empty() {
                 by_section
                     .entry(e.section.as_str())
                     .or_default()
-                    .push((e, p.draft_reason.is_some()));
+                    .push((e, draft));
             }
         }
         let mut order: Vec<&str> = by_section.keys().copied().collect();
@@ -719,28 +718,9 @@ mod tests {
                 e
             })
             .collect();
-        let pages: Vec<crate::site::check::page::Page> = entries
-            .iter()
-            .zip(site)
-            .map(|(entry, (.., draft))| crate::site::check::page::Page {
-                entry: std::sync::Arc::new(entry.clone()),
-                draft_reason: draft.then(|| "a draft".to_string()),
-                bodies: std::sync::Arc::new(crate::site::check::bodies::Bodies {
-                    main: String::new(),
-                    measured: None,
-                    diagram: None,
-                    links: Vec::new(),
-                    includes: Default::default(),
-                    too_much_html: None,
-                    source: Default::default(),
-                    headings: Vec::new(),
-                    math_errors: Vec::new(),
-                }),
-                diagram: None,
-            })
-            .collect();
         let urls = entries.iter().map(|e| e.url.clone()).collect();
-        (Nav::new(&pages, "/course/", SectionNames::default()), urls)
+        let pages = entries.iter().zip(site).map(|(e, (.., draft))| (e, *draft));
+        (Nav::new(pages, "/course/", SectionNames::default()), urls)
     }
 
     /// `same_frame` and `same_page` never call a page's navigation unchanged when it
