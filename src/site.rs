@@ -1,9 +1,11 @@
 //! `build` and `check` as four stages — load → check → render → write — each returning
-//! its own problems; `check` is load + check. A build renders and stages each entry page as
-//! soon as the check has passed it, while other entries are checked, and swaps the output
-//! in only when the whole check passed. The only module that knows all the others (see
+//! its own problems; `check` is load + check. A build without search renders and stages
+//! each entry page as soon as the check has passed it, while other entries are checked,
+//! and swaps the output in only when the whole check passed. The only module that knows all the others (see
 //! ARCHITECTURE.md for the route of one build).
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use crate::content::{self, Diagnostics};
 use crate::templates::Templates;
@@ -119,12 +121,13 @@ fn build_loaded(
     Ok(report)
 }
 
-/// [`build`] into `out` after the load stage, which began at `start`. Each entry page is
-/// rendered and stored in the staging folder as soon as its own checks pass, while other
-/// entries are still being checked, and its HTML fragments are let go of then: a build
-/// never holds every page's HTML at once (`benches/build.sh`, memory). The files made from
-/// the whole site and the search index follow the check; the folder is swapped in only
-/// when the whole check passed and every page and copy is there, and removed otherwise.
+/// [`build`] into `out` after the load stage, which began at `start`. Without search, each
+/// entry page is rendered and stored in the staging folder as soon as its own checks pass,
+/// while other entries are still being checked, and its HTML fragments are let go of then:
+/// the build never holds every page's HTML at once (`benches/build.sh`, memory). With
+/// search, the pages are rendered after the check, beside the index. The files made from
+/// the whole site follow the check; the folder is swapped in only when the whole check
+/// passed and every page and copy is there, and removed otherwise.
 fn build_to(
     out: &Path,
     root: &Path,
@@ -142,23 +145,38 @@ fn build_to(
     let staging = write::Staging::new(out)?;
     let each = |p: &check::page::Page| {
         staging.write_all(&renderer.page(p)?)?;
-        Ok::<_, SiteError>(renderer.record(p))
+        Ok::<_, SiteError>(())
     };
-    let converted = checking.convert(&checks, Some(&each));
+    // With search, the pages are rendered after the check, beside the index: the index
+    // needs every record first, and after pages rendered during the check it ran alone on
+    // one thread (a shard re-indexed after a one-entry edit, ~0.4 s at 10,000 entries): the
+    // warm build after an edit was 12-15 % slower (`benches/build.sh`, search).
+    let late = opts.search;
+    let converted = checking.convert(&checks, (!late).then_some(&each as _));
     let (checked, rendered) =
         (checking.finish(&checks, converted)).map_err(|d| SiteError::Content(Diagnostics(d)))?;
-    // The check passed: every page was rendered, in order.
-    let records: Vec<_> = rendered
-        .into_iter()
-        .filter_map(Result::transpose)
-        .collect::<Result<_, _>>()?;
+    // The check passed: every page was rendered (without search).
+    rendered.into_iter().collect::<Result<(), _>>()?;
     let done_check = std::time::Instant::now();
-    // The files made from the whole site (indexes, feed, llms.txt) and the search index at
-    // once: the site files are one thread's work.
-    let (files, index) = rayon::join(
-        || renderer.site_files(&checked),
-        || renderer.search_index(records),
+    let records = (checked.pages.par_iter())
+        .filter_map(|p| renderer.record(p))
+        .collect();
+    // The pages (with search), the files made from the whole site (indexes, feed,
+    // llms.txt) and the search index at once: the site files are one thread's work, and an
+    // edit re-indexes one shard on one thread.
+    let (pages, (files, index)) = rayon::join(
+        || match late {
+            true => checked.pages.par_iter().try_for_each(each),
+            false => Ok(()),
+        },
+        || {
+            rayon::join(
+                || renderer.site_files(&checked),
+                || renderer.search_index(records),
+            )
+        },
     );
+    pages?;
     let mut files = files?;
     files.extend(index?);
     files.extend(renderer.site_card()?);

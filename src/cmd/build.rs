@@ -366,11 +366,12 @@ fn verbose(
         _ => out.push_str("cache: off (--no-cache): every diagram rendered, every shard indexed\n"),
     }
     let t = report.timings;
-    // A build renders and writes each page as the check passes it, so the pages' time is
-    // the check's.
-    let check = match opts.out {
-        Some(_) => "check and pages",
-        None => "check",
+    // A build without search renders and writes each page as the check passes it, so the
+    // pages' time is the check's.
+    let (check, rest) = match (&opts.out, opts.search) {
+        (None, _) => ("check", None),
+        (Some(_), false) => ("check and pages", Some("site files and write")),
+        (Some(_), true) => ("check", Some("render and write")),
     };
     out.push_str(&format!(
         "stages: load {} ({} entr{}), {check} {}",
@@ -379,8 +380,8 @@ fn verbose(
         if report.entries == 1 { "y" } else { "ies" },
         ms(t.check)
     ));
-    if opts.out.is_some() {
-        out.push_str(&format!(", site files and write {}", ms(t.write)));
+    if let Some(rest) = rest {
+        out.push_str(&format!(", {rest} {}", ms(t.write)));
     }
     out.push('\n');
     out

@@ -60,9 +60,10 @@ pub(crate) struct Timings {
     /// Walking content/ and parsing every entry.
     pub load: std::time::Duration,
     /// The check stage: the editorial rule, links, diagrams, records, bindings; in a
-    /// build, with every entry page rendered and staged as the check passed it.
+    /// build without search, with every entry page rendered and staged as the check passed it.
     pub check: std::time::Duration,
-    /// The files made from the whole site, the search index, and the output swap.
+    /// The pages (with search), the files made from the whole site, the search index, and
+    /// the output swap.
     pub write: std::time::Duration,
 }
 

@@ -461,7 +461,10 @@ fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
     assert_stderr_has(&third, &["(diagrams: 2 reused, 0 rendered;"]);
     let check = site.run(&["check", "-v"]);
     assert_stderr_has(&check, &["stages: load "]);
-    assert_stderr_lacks(&check, &["cache:", "check and pages", "site files"]);
+    assert_stderr_lacks(&check, &["cache:", "check and pages", "write"]);
+    // With search, the pages are rendered after the check, beside the index.
+    let searched = site.run(&["build", "--drafts", "-v"]);
+    assert_stderr_has(&searched, &[" (1 entry), check ", ", render and write "]);
     let both = site.run(&["build", "-q", "-v"]);
     assert_code(&both, 2);
     assert_stderr_has(&both, &["cannot be used with"]);

@@ -95,6 +95,8 @@ fn every_kind_of_error_is_reported_in_one_run_sorted_and_nothing_is_written() {
         &["check", "--drafts"],
         &["build"],
         &["build", "--drafts"],
+        // Pages are staged as the check passes them (with search: after it).
+        &["build", "--no-search"],
     ] {
         let o = site.run(args);
         assert_code(&o, 1);
