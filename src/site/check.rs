@@ -19,21 +19,24 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use self::bodies::Bodies;
+use self::config_texts::{Prose, unlisted_sections};
+use self::entry::page;
+pub(crate) use self::entry::{PageCx, Parts, entry_parts};
 use self::links::Targets;
 use self::measurements::Measurements;
 use self::page::{Lookup, Page};
-use crate::bank;
 use crate::content::{self, Diagnostic, Entry, EntryKind};
 use crate::editorial::policy::{self, Rules, Verdict};
-use crate::highlight::include::{IncludeCheck, SOURCE_DIR, Sources};
-use crate::markdown::{Link, RenderOptions};
-use crate::measurement::bindings::Expanded;
+use crate::highlight::include::{SOURCE_DIR, Sources};
+use crate::markdown::RenderOptions;
 use crate::site::options::{BuildOptions, Report};
 use crate::site::write::Copies;
 
 pub(crate) mod assets;
 pub(crate) mod bodies;
+mod config_texts;
 pub(crate) mod diagrams;
+pub(crate) mod entry;
 pub(crate) mod entry_memo;
 pub(crate) mod links;
 pub(crate) mod measurements;
@@ -128,97 +131,6 @@ impl EntryChecks for TwoChecks {
         let compute = || Direct.parts(entry, cx);
         let keep = |p: &Arc<Parts>| entry.meta.measure.is_none() && !p.reads_files();
         self.parts.get_or(entry, (), compute, keep)
-    }
-}
-
-/// The config's `sections` that name no section of the site (a typo, or a folder renamed).
-fn unlisted_sections(config: &crate::config::Config, site: &content::Site) -> Vec<Diagnostic> {
-    let present: BTreeSet<&str> = (site.entries.iter())
-        .map(|e| e.section.as_str())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let mut problems = Vec::new();
-    for s in config
-        .sections
-        .iter()
-        .filter(|s| !present.contains(s.name.as_str()))
-    {
-        let closest = content::diagnostic::closest(&s.name, present.iter().copied());
-        let help = match (closest, present.is_empty()) {
-            (Some(p), _) => format!("did you mean `{p}`?"),
-            (None, true) => "content/ has no sections yet: a section is a folder of entries".into(),
-            (None, false) => format!(
-                "the sections under content/ are {}",
-                present.iter().copied().collect::<Vec<_>>().join(", ")
-            ),
-        };
-        let message = format!("no section `{}` under content/", s.name);
-        problems.push(
-            Diagnostic::new(&config.file, s.line, message)
-                .field("sections")
-                .help(help),
-        );
-    }
-    problems
-}
-
-/// The config's `key` text (`home`, `footer`) rendered (sanitised), and what is checked
-/// of it as of an entry's body: its links must reach pages or files of this build, and its
-/// raw HTML must stay within what the cleaner takes.
-struct Prose {
-    key: &'static str,
-    html: String,
-    links: Vec<Link>,
-    too_much_html: Option<usize>,
-}
-
-impl Prose {
-    /// The text rendered; `None` when the config has none.
-    fn render(config: &crate::config::Config, key: &'static str) -> Option<Prose> {
-        let text = match key {
-            "home" => config.home.as_ref()?,
-            _ => config.footer.as_ref()?,
-        };
-        let opts = RenderOptions { highlight: false };
-        // (It links no terms: it is the course's own words, around every list.)
-        let rendered = crate::markdown::render(&text.text, opts, &mut Default::default());
-        Some(Prose {
-            key,
-            html: rendered.html,
-            links: rendered.links,
-            too_much_html: rendered.too_much_html,
-        })
-    }
-
-    /// Its problems against what the build contains.
-    fn problems(&self, config: &crate::config::Config, targets: &Targets) -> Vec<Diagnostic> {
-        let key = self.key;
-        let text = match key {
-            "home" => config.home.as_ref(),
-            _ => config.footer.as_ref(),
-        };
-        let Some(text) = text else {
-            return Vec::new();
-        };
-        let mut found = targets.problems_at("/", &config.file, text.line, &self.links);
-        if let Some(line) = self.too_much_html {
-            let message = format!(
-                "the {key} text has more than {} HTML tags, or a tag with more than {} attributes",
-                crate::markdown::MAX_HTML_TAGS,
-                crate::sanitize::MAX_ATTRIBUTES
-            );
-            found.push(
-                Diagnostic::new(&config.file, text.line + line - 1, message)
-                    .help("write it in Markdown; raw HTML is for a few tags"),
-            );
-        }
-        for p in &mut found {
-            p.field = Some(key.into());
-            if text.lines_moved {
-                p.line = text.line;
-            }
-        }
-        found
     }
 }
 
@@ -644,170 +556,6 @@ fn sort_pages(
     (pages, intros)
 }
 
-/// The site-wide facts checking one entry needs.
-pub(crate) struct PageCx<'a> {
-    measurements: &'a Measurements,
-    sources: &'a Sources,
-    /// The build's glossary terms, and their key.
-    terms: (&'a crate::markdown::terms::Terms, u64),
-    render: RenderOptions,
-}
-
-/// What checking one entry found, before its links are held against the site's targets.
-pub(crate) struct Parts {
-    /// Compute capability and bindings.
-    before: Vec<Diagnostic>,
-    /// Special sections without their field, the diagram.
-    after: Vec<Diagnostic>,
-    /// Every link of the body, with its body-relative line.
-    links: Vec<Link>,
-    /// The body as HTML.
-    bodies: Arc<Bodies>,
-    /// The drawn diagram.
-    diagram: Option<Arc<diagrams::Drawn>>,
-    /// What its code blocks' options and includes came to (body-relative lines).
-    includes: IncludeCheck,
-    /// The key of the terms its prose was linked with (`terms::terms`).
-    terms_key: u64,
-    /// Whether its diagram is drawn from a kernel's manifest.
-    diagram_reads_kernel: bool,
-}
-
-impl Parts {
-    /// Whether its code blocks read files (`file=`), or its diagram a kernel's manifest,
-    /// which may change unseen: a result that read one holds only for this build.
-    pub(crate) fn reads_files(&self) -> bool {
-        self.includes.reads_files || self.diagram_reads_kernel
-    }
-}
-
-/// Checks one shown entry and converts its Markdown; everything but its links.
-pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
-    let PageCx {
-        measurements,
-        render,
-        ..
-    } = *cx;
-    let mut before: Vec<Diagnostic> = check_cc(entry).into_iter().collect();
-    before.extend(measurements.check_cc(entry));
-    let body = measurements.expand_bindings(entry).unwrap_or_else(|d| {
-        before.extend(d);
-        Expanded::plain(&entry.body)
-    });
-    let (terms, terms_key) = cx.terms;
-    let linking = (entry.meta.link_terms && !terms.is_empty())
-        .then(|| crate::markdown::terms::Linking::new(terms, &entry.url));
-    let mut bodies = bodies::bodies(
-        &body.markdown,
-        render,
-        entry.kind == EntryKind::Page,
-        Some(cx.sources),
-        linking,
-    );
-    for (line, message) in std::mem::take(&mut bodies.math_errors) {
-        before.push(
-            Diagnostic::new(&entry.file, entry.body_line + line - 1, message).help(
-                "write the formula in LaTeX math (`$x^2$`, `$$\\frac{a}{b}$$`); a dollar sign \
-                 that is not math is written `\\$`",
-            ),
-        );
-    }
-    if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
-        before.extend(d);
-    }
-    if let Some(line) = bodies.too_much_html {
-        before.push(
-            Diagnostic::new(
-                &entry.file,
-                entry.body_line + line - 1,
-                format!(
-                    "more than {} tags of raw HTML in one part of the body, or a tag with more \
-                     than {} attributes: the HTML cleaner cannot check that much in bounded time",
-                    crate::markdown::MAX_HTML_TAGS,
-                    crate::sanitize::MAX_ATTRIBUTES
-                ),
-            )
-            .help("write the content in Markdown, or split it over pages"),
-        );
-    }
-    let links = std::mem::take(&mut bodies.links);
-    let includes = std::mem::take(&mut bodies.includes);
-    // The copy of the page is made from the same text; the body itself serves when it is
-    // that text.
-    bodies.source.bound = body.has_bindings().then_some(body);
-    let mut after = Vec::new();
-    for (prose, heading, field, present) in [
-        (
-            &bodies.measured,
-            "Measured",
-            "measure",
-            entry.meta.measure.is_some(),
-        ),
-        (
-            &bodies.diagram,
-            "Diagram",
-            "diagram",
-            entry.meta.diagram.is_some(),
-        ),
-    ] {
-        if prose.is_some() && !present {
-            after.push(section_without_field(entry, heading, field));
-        }
-    }
-    let diagram = match (entry.kind, diagrams::draw(entry, measurements.kernels())) {
-        (_, Err(d)) => {
-            after.push(d);
-            None
-        }
-        (EntryKind::Intro, Ok(Some(_))) => {
-            after.push(
-                Diagnostic::new(
-                    &entry.file,
-                    entry.lines.of("diagram"),
-                    "a section introduction shows no diagram",
-                )
-                .field("diagram")
-                .help("draw it on an entry of the section instead"),
-            );
-            None
-        }
-        (_, Ok(d)) => d,
-    };
-    Parts {
-        before,
-        after,
-        links,
-        bodies: Arc::new(bodies),
-        diagram: diagram.map(Arc::new),
-        includes,
-        terms_key,
-        diagram_reads_kernel: (entry.meta.diagram.as_ref()).is_some_and(|d| d.kernel.is_some()),
-    }
-}
-
-/// The checked page, or every problem of the entry at once (`links`: its link problems).
-fn page(
-    entry: Arc<Entry>,
-    draft_reason: Option<String>,
-    parts: &Parts,
-    links: &[Diagnostic],
-) -> Result<Page, Vec<Diagnostic>> {
-    if parts.before.is_empty() && links.is_empty() && parts.after.is_empty() {
-        Ok(Page {
-            entry,
-            draft_reason,
-            bodies: parts.bodies.clone(),
-            diagram: parts.diagram.clone(),
-        })
-    } else {
-        Err((parts.before.iter())
-            .chain(links)
-            .chain(&parts.after)
-            .cloned()
-            .collect())
-    }
-}
-
 /// Every `file=` include of the shown pages must resolve (errors), and an include of a
 /// kernel whose record is stale is a warning (an error under `--strict`). Returns the files
 /// included, to publish beside the pages.
@@ -849,38 +597,4 @@ fn is_index(path: &Path) -> bool {
     bytes.ends_with(name)
         && (bytes.len() == name.len()
             || std::path::is_separator(bytes[bytes.len() - name.len() - 1].into()))
-}
-
-/// `cc` must be a compute capability the bank model knows.
-fn check_cc(entry: &Entry) -> Option<Diagnostic> {
-    let cc = entry.meta.cc.as_deref()?;
-    if bank::geometry(cc).is_some() {
-        return None;
-    }
-    let known: Vec<&str> = bank::known_ccs().collect();
-    Some(
-        Diagnostic::new(
-            &entry.file,
-            entry.lines.of("cc"),
-            format!("`{cc}` is not a compute capability coursegen knows"),
-        )
-        .field("cc")
-        .help(format!("use one of {}", known.join(", "))),
-    )
-}
-
-fn section_without_field(entry: &Entry, heading: &str, field: &str) -> Diagnostic {
-    let line = entry
-        .body
-        .lines()
-        .position(|l| l.trim() == format!("## {heading}"))
-        .map_or(0, |i| entry.body_line + i);
-    Diagnostic::new(
-        &entry.file,
-        line,
-        format!("a `## {heading}` section needs `{field}:` in the front matter"),
-    )
-    .help(format!(
-        "add `{field}:` (see the README), or rename the heading"
-    ))
 }
