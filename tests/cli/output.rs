@@ -287,6 +287,55 @@ fn two_runs_of_the_binary_write_byte_identical_sites() {
 }
 
 #[test]
+fn pages_rendered_as_the_check_passes_them_are_the_pages_rendered_after_it() {
+    // Without search a build renders each page as soon as the check has passed it and lets
+    // its HTML go; with search it renders them after the check, beside the index. Every
+    // file but the index must come out the same either way.
+    let site = Site::new();
+    let diagram = "diagram:\n  preset: lane-banks\n  stride: 2\n  alt: Two lanes per bank.\n";
+    let body = "\n## Why\n\nA [warp](/glossary/warp/) of $32$ lanes.\n\n```cuda\n\
+                __global__ void k(float *x) { x[threadIdx.x] = 0; }\n```\n";
+    site.write(
+        "content/glossary/bank.md",
+        format!("{}{body}", published("Bank", diagram)),
+    );
+    site.write(
+        "content/glossary/warp.md",
+        published("Warp", "related: [bank]\n"),
+    );
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let mut trees = Vec::new();
+    for (out, search) in [("plain", &["--no-search"][..]), ("searched", &[])] {
+        let path = site.root().join(out);
+        let mut args = vec!["build", "--drafts", "--out", path.to_str().unwrap()];
+        args.extend(search);
+        assert_code(&site.run(&args), 0);
+        trees.push(tree(&path));
+    }
+    let searched: std::collections::BTreeMap<_, _> = (trees.pop().unwrap().into_iter())
+        .filter(|(path, _)| !path.starts_with("pagefind"))
+        .collect();
+    let plain = trees.pop().unwrap();
+    assert!(
+        String::from_utf8_lossy(&plain[std::path::Path::new("glossary/bank/index.html")])
+            .contains("lanes."),
+        "{:?}",
+        plain.keys()
+    );
+    assert_eq!(
+        plain.keys().collect::<Vec<_>>(),
+        searched.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &plain {
+        assert!(
+            &searched[path] == bytes,
+            "{} differs between the build with search and the one without",
+            path.display()
+        );
+    }
+}
+
+#[test]
 fn no_highlight_shows_code_plainly_and_escaped() {
     let site = Site::new();
     let code = "\n```cuda\n__global__ void k(int *a) { if (a < 0) {} }\n```\n";
