@@ -1,8 +1,8 @@
 //! `build` and `check` as four stages — load → check → render → write — each returning
 //! its own problems; `check` is load + check. A build without search renders and stages
 //! each entry page as soon as the check has passed it, while other entries are checked,
-//! and swaps the output in only when the whole check passed. The only module that knows all the others (see
-//! ARCHITECTURE.md for the route of one build).
+//! and swaps the output in only when the whole check passed. The only module that knows
+//! all the others (see ARCHITECTURE.md for the route of one build).
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;

@@ -54,10 +54,7 @@ pub(super) struct Prose {
 impl Prose {
     /// The text rendered; `None` when the config has none.
     pub(super) fn render(config: &crate::config::Config, key: &'static str) -> Option<Prose> {
-        let text = match key {
-            "home" => config.home.as_ref()?,
-            _ => config.footer.as_ref()?,
-        };
+        let text = text_of(config, key)?;
         let opts = RenderOptions { highlight: false };
         // (It links no terms: it is the course's own words, around every list.)
         let rendered = crate::markdown::render(&text.text, opts, &mut Default::default());
@@ -76,11 +73,7 @@ impl Prose {
         targets: &Targets,
     ) -> Vec<Diagnostic> {
         let key = self.key;
-        let text = match key {
-            "home" => config.home.as_ref(),
-            _ => config.footer.as_ref(),
-        };
-        let Some(text) = text else {
+        let Some(text) = text_of(config, key) else {
             return Vec::new();
         };
         let mut found = targets.problems_at("/", &config.file, text.line, &self.links);
@@ -102,5 +95,13 @@ impl Prose {
             }
         }
         found
+    }
+}
+
+/// The config's `key` text (`home`, `footer`), as written.
+fn text_of<'c>(config: &'c crate::config::Config, key: &str) -> Option<&'c crate::config::Prose> {
+    match key {
+        "home" => config.home.as_ref(),
+        _ => config.footer.as_ref(),
     }
 }
