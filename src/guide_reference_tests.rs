@@ -327,7 +327,7 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     (
         "kernel",
         "text",
-        "the `extern \"C\"` entry point in the `.cu` file",
+        "the measured kernel: an `extern \"C\" __global__` entry point of the `.cu` file with the five parameters of [the kernel contract](../measuring/kernel-contract.md#the-arguments); `coursegen check` compiles it with NVRTC and finds it",
     ),
     (
         "summary",
@@ -426,7 +426,7 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     (
         "input_words",
         "whole number",
-        "words of the input buffer (the tile's words, the buffer read, or the lanes' seeds)",
+        "words of the input buffer (the tile's words, the buffer read, or the lanes' seeds); a kernel that includes `<coursegen.cuh>` reads it as `coursegen::input_words`, so the size is written once, here",
     ),
     (
         "bytes_per_thread",
@@ -1136,7 +1136,9 @@ fn manifest_page() -> String {
          `coursegen measure --gpu` runs and what the Measured table shows. Every field, from \
          the structs that parse it; \"required\" is asked of the parser, by taking the field out \
          of `kernels/bank_conflicts.yaml`. Editing a manifest makes the kernel's records stale, \
-         as editing the kernel does. How a kernel is measured: [On a \
+         as editing the kernel does. What a kernel must do: [The kernel \
+         contract](../measuring/kernel-contract.md); a new one from scratch: [Add a measured \
+         concept](../measuring/new-concept.md); how it is measured: [On a \
          workstation](../measuring/workstation.md).\n\n\
          | field | type | required | meaning |\n| --- | --- | --- | --- |\n",
     );

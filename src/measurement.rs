@@ -3,12 +3,15 @@
 //! behind `measure --gpu`, the only code that touches CUDA), `view` (a kernel's Measured
 //! section, built from its records with no GPU), `bindings` (numbers in prose read from
 //! that view), `needs` (what the pages need of a record, which `measure` keeps), `samples`
-//! (the median and the Mann–Whitney test) and `compare` (same, faster or slower, row by row,
-//! between two records). `manifest`, `record` and `samples` are leaves; `needs` uses the
+//! (the median and the Mann–Whitney test), `compare` (same, faster or slower, row by row,
+//! between two records) and `contract` (the header `coursegen.cuh` and what a compiled
+//! kernel must offer). `manifest`, `record` and `samples` are leaves; `needs` uses the
 //! first two; `compare` uses `record` and `samples`; `view` uses them and `bank`; `bindings`
-//! uses `view`; `run` uses `manifest`, `record`, `needs`, `samples` and `compare`.
+//! uses `view`; `contract` uses `manifest` and `record`; `run` uses `manifest`, `record`, `needs`,
+//! `samples`, `compare` and `contract`.
 pub mod bindings;
 pub mod compare;
+pub mod contract;
 pub mod manifest;
 pub mod needs;
 pub mod record;

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::content::diagnostic::{printable, printable_lines};
 use crate::content::{Diagnostic, Diagnostics};
+use crate::measurement::run::kernel_check::{self, KernelCheck};
 use crate::site::options::{BuildOptions, Report};
 use crate::site::{self, SiteError};
 
@@ -79,6 +80,12 @@ pub struct CheckArgs {
     /// Also print, on stderr, what the check used and how long each stage took.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Do not compile the course's kernels. By default, where NVRTC can be loaded (a CUDA
+    /// toolkit, or PyPI's nvidia-cuda-nvrtc), every kernels/NAME.cu is compiled for compute_90
+    /// with no GPU and its manifest's `kernel` and `reference.kernel` must be entry points
+    /// with the kernel contract's parameters.
+    #[arg(long)]
+    pub no_kernels: bool,
     #[command(flatten)]
     pub review: ReviewArgs,
     #[command(flatten)]
@@ -174,19 +181,36 @@ pub(crate) fn run_check(
         (false, false) => Summary::Stdout,
     };
     let verb = "checked, nothing written:";
+    let start = Instant::now();
+    // The kernels are compiled (no GPU) before anything is printed: their problems are
+    // reported with the content's, sorted by file and line.
+    let kernels = match args.no_kernels {
+        true => KernelCheck::NoKernels,
+        false => kernel_check::check_kernels(root),
+    };
+    // Said first, where the summary goes: whether the kernels were compiled.
+    match (summary, kernel_note(&kernels)) {
+        (Summary::Stdout, Some(note)) => emit(&mut std::io::stdout(), &note),
+        (Summary::Stderr, Some(note)) => emit_err(&note),
+        _ => {}
+    }
     let result = if opts.drafts {
-        build(root, &opts, verb, summary)
+        let built = with_kernel_problems(site::build(root, &opts), &kernels);
+        reported(built, &opts, verb, start, summary)
     } else {
         // One load for both checks: the content read once, checked as published and as
         // the preview.
-        let start = Instant::now();
         match site::check_published_and_preview(root, &opts) {
             Ok(site::Checks { published, preview }) => {
+                // The kernels block both builds, as any content problem of both does.
+                let published = with_kernel_problems(published, &kernels);
+                let preview = with_kernel_problems(preview, &kernels);
                 with_preview_problems(preview, reported(published, &opts, verb, start, summary))
             }
             Err(err) => reported(Err(err), &opts, verb, start, summary),
         }
     };
+
     if let (true, Ok(report)) = (args.verbose, &result) {
         emit_err(&verbose(root, config_file, &opts, report));
     }
@@ -207,6 +231,50 @@ pub(crate) fn run_check(
         );
     }
     result.map(drop)
+}
+
+/// A check's `result` with the kernel check's problems added, sorted with the rest.
+fn with_kernel_problems(
+    result: Result<Report, SiteError>,
+    kernels: &KernelCheck,
+) -> Result<Report, SiteError> {
+    let KernelCheck::Checked { problems, .. } = kernels else {
+        return result;
+    };
+    if problems.is_empty() {
+        return result;
+    }
+    let mut all = match result {
+        Ok(_) => Vec::new(),
+        Err(SiteError::Content(Diagnostics(found))) => found,
+        Err(other) => return Err(other),
+    };
+    all.extend(problems.iter().cloned());
+    all.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    Err(SiteError::Content(Diagnostics(all)))
+}
+
+/// The line `check` prints about the kernels: how many compiled, or that none could be.
+fn kernel_note(kernels: &KernelCheck) -> Option<String> {
+    match kernels {
+        KernelCheck::NoKernels => None,
+        KernelCheck::NoNvrtc { kernels } => Some(format!(
+            "note: {kernels} kernel{} not compiled: no NVRTC (libnvrtc) found. To check kernels \
+             without a GPU, {}\n",
+            if *kernels == 1 { " was" } else { "s were" },
+            kernel_check::HOW_TO_GET_NVRTC
+        )),
+        KernelCheck::Checked {
+            kernels,
+            nvrtc,
+            problems,
+        } if problems.is_empty() => Some(format!(
+            "kernels: {kernels} compiled with NVRTC {nvrtc} for compute_{}, entry points as the \
+             contract says\n",
+            kernel_check::ARCH
+        )),
+        KernelCheck::Checked { .. } => None,
+    }
 }
 
 /// The publish check's `result` joined with the preview's problems (drafts rendered), a

@@ -10,6 +10,7 @@ use crate::bank::access::{AccessKind, LaneMap, Prediction};
 use crate::bank::model::Geometry;
 
 mod model;
+pub(crate) use model::line_of;
 pub use model::{CounterNames, Model, Width, default_counters};
 
 /// What can be wrong with a manifest; each variant names the file.

@@ -203,6 +203,10 @@ pub struct Build {
     pub source_sha256: String,
     /// SHA-256 (hex) of the manifest as measured.
     pub manifest_sha256: String,
+    /// SHA-256 (hex) of the contract header `coursegen.cuh` as compiled, when the kernel
+    /// includes it (absent otherwise, and in records made before the header existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_sha256: Option<String>,
 }
 
 /// When and how the sweep ran. `Default` leaves every field empty: a sweep fills in what

@@ -8,6 +8,7 @@
 //! unsigned long long* clock)`, thread 0 of block 0 writing `[SM cycles, ns]` to `clock`.
 mod counters;
 mod gpu;
+pub mod kernel_check;
 mod nvml;
 pub mod nvrtc;
 mod per_gpu;
@@ -21,8 +22,10 @@ use std::path::{Path, PathBuf};
 
 use cudarc::driver::DriverError;
 
+use crate::measurement::contract;
 use crate::measurement::manifest::{Manifest, ManifestError};
 use crate::measurement::needs::Needs;
+use crate::measurement::record::KernelFiles;
 use crate::measurement::record::RecordsError;
 
 /// Everything that can stop a measurement; [`MeasureError::is_content`] picks the exit code.
@@ -318,6 +321,20 @@ pub(crate) struct KernelToMeasure {
     pub(crate) source: String,
     pub(crate) manifest_bytes: Vec<u8>,
     pub(crate) manifest: Manifest,
+    /// The contract header `#include <coursegen.cuh>` reads (`contract::header`).
+    pub(crate) header: std::sync::Arc<[u8]>,
+}
+
+impl KernelToMeasure {
+    /// What NVRTC compiles for this kernel, named `file` in its messages.
+    pub(crate) fn unit<'a>(&'a self, file: &'a str, options: &'a [String]) -> nvrtc::Unit<'a> {
+        nvrtc::Unit {
+            source: &self.source,
+            file,
+            header: &self.header,
+            options,
+        }
+    }
 }
 
 /// What `coursegen measure` was asked to do.
@@ -418,6 +435,8 @@ fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelToMeasure>, Meas
             available,
         });
     }
+    let header =
+        contract::header(&KernelFiles::new(dir)).map_err(io(&dir.join(contract::HEADER_NAME)))?;
     names
         .into_iter()
         .map(|name| {
@@ -434,6 +453,7 @@ fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelToMeasure>, Meas
                 source,
                 manifest_bytes,
                 manifest,
+                header: header.clone(),
             })
         })
         .collect()

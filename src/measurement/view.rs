@@ -10,6 +10,7 @@ mod table;
 use serde::Serialize;
 
 use crate::bank::access::AccessKind;
+use crate::measurement::contract;
 use crate::measurement::manifest::{ColumnId, Manifest, ManifestError};
 use crate::measurement::record::{Freshness, KernelFiles, Loaded, Record, RecordSet, Row};
 
@@ -169,6 +170,8 @@ pub struct Kernel<'a> {
     pub source: &'a [u8],
     /// Current bytes of `kernels/<name>.yaml`.
     pub manifest_bytes: &'a [u8],
+    /// The contract header the course compiles with (`contract::header`).
+    pub header: &'a [u8],
 }
 
 /// Builds the view of one kernel from its records (pure: no I/O, no GPU).
@@ -234,11 +237,15 @@ pub fn load(
     let manifest_path = kernels.path(kernel, "yaml");
     let text = String::from_utf8_lossy(&manifest_bytes);
     let manifest = Manifest::parse(&manifest_path, &text)?;
+    // A course header that cannot be read is reported by the check stage; staleness then
+    // judges by the built-in one.
+    let header = contract::header(kernels).unwrap_or_else(|_| contract::HEADER.as_bytes().into());
     let k = Kernel {
         name: kernel,
         manifest: &manifest,
         source: &source,
         manifest_bytes: &manifest_bytes,
+        header: &header,
     };
     Ok(view(k, records.for_kernel(kernel)))
 }
@@ -419,20 +426,19 @@ pub(crate) fn fraction_of_limit(kind: AccessKind, r: &Record, row: &Row, efficie
 }
 
 fn staleness(kernel: Kernel<'_>, loaded: &Loaded) -> (bool, String) {
-    match loaded
-        .record
-        .freshness(kernel.source, kernel.manifest_bytes)
-    {
+    match (loaded.record).freshness(kernel.source, kernel.manifest_bytes, kernel.header) {
         Freshness::Fresh => (false, String::new()),
         Freshness::Stale {
             source_changed,
             manifest_changed,
+            header_changed,
         } => {
             let stale = crate::measurement::record::StaleRecord {
                 kernel: kernel.name.to_owned(),
                 path: loaded.path.clone(),
                 source_changed,
                 manifest_changed,
+                header_changed,
             };
             (true, stale.to_string())
         }

@@ -230,3 +230,128 @@ fn two_concepts_written_as_files_build_with_their_tables_and_model_columns() {
     );
     assert!(html.contains("float4: 4 wavefronts, 4.1 times."), "{html}");
 }
+
+/// Every manifest is read, whether an entry measures its kernel or not (issue 48): a
+/// broken manifest no entry uses fails `check` and `build` at its own line and field, a
+/// kernel source without a manifest (which `measure` would refuse) is named, and a manifest
+/// an entry does use is reported once, at the manifest, not again at the entry.
+#[test]
+fn every_manifest_is_checked_at_its_own_line_used_or_not() {
+    let site = Site::new();
+    let model = "  kind: shared\n  word: lane * stride\n";
+    let good = manifest(
+        "unused",
+        model,
+        "stride",
+        "[1, 32]",
+        "[L, 32L]",
+        "Lane reads",
+    );
+    site.write("kernels/unused.cu", kernel("unused"))
+        .write(
+            "kernels/unused.yaml",
+            good.replace("rows: [L, 32L]", "rows: [L, 64L]"),
+        )
+        .write("kernels/orphan.cu", kernel("orphan"))
+        .write("kernels/used.cu", kernel("used"))
+        .write(
+            "kernels/used.yaml",
+            manifest("used", model, "stride", "[1, 32]", "[L, 32L]", "Lane reads")
+                .replace("bytes_per_thread: 8192", "bytes_per_thread: 8192\nextra: 1"),
+        )
+        .write(
+            "content/glossary/used.md",
+            entry("Used", "used", "L", "No numbers."),
+        );
+    let rows_line = line_of(&site, "kernels/unused.yaml", "rows");
+    let extra_line = line_of(&site, "kernels/used.yaml", "extra");
+    for args in [&["check", "--no-kernels"][..], &["build", "--drafts"][..]] {
+        let o = site.run(args);
+        assert_code(&o, 1);
+        assert_stderr_has(
+            &o,
+            &[
+                &format!("error: kernels/unused.yaml:{rows_line}: field `table.rows`:"),
+                "error: kernels/orphan.cu: has no manifest",
+                &format!("error: kernels/used.yaml:{extra_line}: unknown field `extra`"),
+            ],
+        );
+        let err = stderr(&o);
+        assert_eq!(
+            err.matches("unknown field `extra`").count(),
+            1,
+            "once: {err}"
+        );
+        assert!(
+            !err.contains("content/glossary/used.md"),
+            "not at the entry: {err}"
+        );
+    }
+}
+
+/// `coursegen eject --kernel-header` writes the contract header NVRTC gets, which the
+/// guide's kernel contract describes; a second eject refuses to replace it.
+#[test]
+fn eject_writes_the_kernel_contract_header() {
+    let site = Site::new();
+    let o = site.run(&["eject", "--kernel-header"]);
+    assert_code(&o, 0);
+    let header = site.read("kernels/coursegen.cuh");
+    assert_eq!(
+        header,
+        std::fs::read_to_string(repo().join("assets/cuda/coursegen.cuh")).unwrap()
+    );
+    for promised in [
+        "COURSEGEN_PARAMS",
+        "class Witness",
+        "blocks(int logical_blocks)",
+        "thread_of",
+        "load_tile",
+        "input_words",
+        "block_threads",
+    ] {
+        assert!(header.contains(promised), "{promised}");
+    }
+    assert!(stdout(&o).contains("kernels/coursegen.cuh"), "{}", stdout(&o));
+    site.write("kernels/coursegen.cuh", "// edited");
+    assert_code(&site.run(&["eject", "--kernel-header"]), 2);
+    assert_eq!(site.read("kernels/coursegen.cuh"), "// edited");
+}
+
+/// Without NVRTC, `check` says once that the kernels were not compiled and how to get NVRTC
+/// (where the machine has a system NVRTC, it says how many it compiled instead).
+#[test]
+fn check_says_whether_kernels_were_compiled() {
+    let site = Site::new();
+    site.write("kernels/used.cu", kernel("used")).write(
+        "kernels/used.yaml",
+        manifest(
+            "used",
+            "  kind: shared\n  word: lane\n",
+            "stride",
+            "[1]",
+            "[L]",
+            "Lane",
+        ),
+    );
+    let mut command = site.command(&["check"]);
+    command.env_remove("LD_LIBRARY_PATH");
+    let o = command.output().unwrap();
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    if out.contains("not compiled") {
+        assert_eq!(out.matches("not compiled").count(), 1, "{out}");
+        assert!(
+            out.contains("1 kernel was not compiled: no NVRTC (libnvrtc) found")
+                && out.contains("pip install nvidia-cuda-nvrtc"),
+            "{out}"
+        );
+    } else {
+        assert!(out.contains("kernels: 1 compiled with NVRTC"), "{out}");
+    }
+    // `--no-kernels` says nothing of them; a course with no kernels neither.
+    let o = site.run(&["check", "--no-kernels"]);
+    assert!(!stdout(&o).contains("kernel"), "{}", stdout(&o));
+    std::fs::remove_dir_all(site.root().join("kernels")).unwrap();
+    let o = site.run(&["check"]);
+    assert!(!stdout(&o).contains("kernel"), "{}", stdout(&o));
+}

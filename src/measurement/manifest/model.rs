@@ -235,7 +235,7 @@ pub(super) fn predict(
 /// The 1-based line of the dotted `field` (`model.word`) in YAML `text`: the first line of
 /// each key in turn, each under the one before; 0 when not found. Good enough for the block
 /// and flow styles a manifest uses, and only used to point at a line.
-pub(super) fn line_of(text: &str, field: &str) -> usize {
+pub(crate) fn line_of(text: &str, field: &str) -> usize {
     let mut from = 0;
     let mut line = 0;
     for key in field.split('.') {

@@ -78,6 +78,7 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             binary: "cubin".into(),
             source_sha256: super::sha256_hex(source),
             manifest_sha256: super::sha256_hex(manifest),
+            header_sha256: None,
         },
         run: Run {
             date: "2026-01-01T00:00:00Z".into(),

@@ -1,5 +1,6 @@
 //! Staleness: a record is stale when the SHA-256 of the kernel source or of its manifest no
-//! longer matches the hashes recorded when it was measured.
+//! longer matches the hashes recorded when it was measured, or, for a kernel that included
+//! the contract header `coursegen.cuh`, the header's.
 use std::path::PathBuf;
 
 use super::{KernelFiles, Loaded, Record, RecordSet, RecordsError, sha256_hex};
@@ -15,18 +16,25 @@ pub enum Freshness {
         source_changed: bool,
         /// The manifest changed.
         manifest_changed: bool,
+        /// The contract header the kernel includes changed (another coursegen, or the
+        /// course's own `kernels/coursegen.cuh`).
+        header_changed: bool,
     },
 }
 
 impl Record {
-    /// Compares the recorded hashes with the current kernel source and manifest bytes.
-    pub fn freshness(&self, source: &[u8], manifest: &[u8]) -> Freshness {
+    /// Compares the recorded hashes with the current kernel source, manifest and contract
+    /// header bytes (the header only when the record states its hash).
+    pub fn freshness(&self, source: &[u8], manifest: &[u8], header: &[u8]) -> Freshness {
         let source_changed = sha256_hex(source) != self.build.source_sha256;
         let manifest_changed = sha256_hex(manifest) != self.build.manifest_sha256;
-        if source_changed || manifest_changed {
+        let header_changed =
+            (self.build.header_sha256.as_ref()).is_some_and(|h| *h != sha256_hex(header));
+        if source_changed || manifest_changed || header_changed {
             Freshness::Stale {
                 source_changed,
                 manifest_changed,
+                header_changed,
             }
         } else {
             Freshness::Fresh
@@ -46,14 +54,25 @@ pub struct StaleRecord {
     pub source_changed: bool,
     /// The manifest changed.
     pub manifest_changed: bool,
+    /// The contract header changed.
+    pub header_changed: bool,
 }
 
 impl std::fmt::Display for StaleRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match (self.source_changed, self.manifest_changed) {
-            (true, true) => format!("kernels/{0}.cu and kernels/{0}.yaml have", self.kernel),
-            (true, false) => format!("kernels/{}.cu has", self.kernel),
-            _ => format!("kernels/{}.yaml has", self.kernel),
+        let mut changed = Vec::new();
+        if self.source_changed {
+            changed.push(format!("kernels/{}.cu", self.kernel));
+        }
+        if self.manifest_changed {
+            changed.push(format!("kernels/{}.yaml", self.kernel));
+        }
+        if self.header_changed {
+            changed.push("the contract header coursegen.cuh it includes".to_owned());
+        }
+        let what = match changed.len() {
+            1 => format!("{} has", changed[0]),
+            _ => format!("{} have", changed.join(" and ")),
         };
         write!(
             f,
@@ -66,11 +85,13 @@ impl std::fmt::Display for StaleRecord {
     }
 }
 
-/// Compares every record in `set` with `kernels/<kernel>.cu` and `.yaml` under `kernels`.
-/// A record whose kernel files are gone is an error naming the record.
+/// Compares every record in `set` with `kernels/<kernel>.cu` and `.yaml` under `kernels`,
+/// and with `header`, the contract header the course compiles with. A record whose kernel
+/// files are gone is an error naming the record.
 pub fn stale_records(
     kernels: &KernelFiles,
     set: &RecordSet,
+    header: &[u8],
 ) -> Result<Vec<StaleRecord>, Vec<RecordsError>> {
     let mut stale = Vec::new();
     let mut errors = Vec::new();
@@ -92,13 +113,15 @@ pub fn stale_records(
             if let Freshness::Stale {
                 source_changed,
                 manifest_changed,
-            } = record.freshness(&source, &manifest)
+                header_changed,
+            } = record.freshness(&source, &manifest, header)
             {
                 stale.push(StaleRecord {
                     kernel: kernel.clone(),
                     path: path.clone(),
                     source_changed,
                     manifest_changed,
+                    header_changed,
                 });
             }
         }

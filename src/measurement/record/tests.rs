@@ -140,11 +140,48 @@ fn unknown_fields_in_a_record_are_an_error() {
     assert!(err.contains("unknown field `extra`"), "{err}");
 }
 
+/// A record of a kernel that included the contract header states the header's hash, and a
+/// coursegen (or a course copy) whose header differs makes it stale; a record without the
+/// hash is judged by source and manifest alone.
+#[test]
+fn staleness_compares_the_contract_header_when_the_record_states_it() {
+    let mut record = fixture();
+    assert_eq!(
+        record.freshness(b"kernel source", b"manifest", b"any header"),
+        Freshness::Fresh
+    );
+    record.build.header_sha256 = Some(sha256_hex(b"header v1"));
+    assert_eq!(
+        record.freshness(b"kernel source", b"manifest", b"header v1"),
+        Freshness::Fresh
+    );
+    assert_eq!(
+        record.freshness(b"kernel source", b"manifest", b"header v2"),
+        Freshness::Stale {
+            source_changed: false,
+            manifest_changed: false,
+            header_changed: true,
+        }
+    );
+    let said = StaleRecord {
+        kernel: "k".into(),
+        path: "measurements/k/gpu.json".into(),
+        source_changed: false,
+        manifest_changed: false,
+        header_changed: true,
+    }
+    .to_string();
+    assert!(
+        said.contains("the contract header coursegen.cuh it includes has changed"),
+        "{said}"
+    );
+}
+
 #[test]
 fn staleness_compares_source_and_manifest_hashes() {
     let record = fixture();
     assert_eq!(
-        record.freshness(b"kernel source", b"manifest"),
+        record.freshness(b"kernel source", b"manifest", b"header"),
         Freshness::Fresh
     );
     let cases = [
@@ -159,10 +196,11 @@ fn staleness_compares_source_and_manifest_hashes() {
     ];
     for (source, manifest, source_changed, manifest_changed) in cases {
         assert_eq!(
-            record.freshness(source, manifest),
+            record.freshness(source, manifest, b"header"),
             Freshness::Stale {
                 source_changed,
-                manifest_changed
+                manifest_changed,
+                header_changed: false,
             }
         );
     }
@@ -201,12 +239,12 @@ fn stale_records_names_kernel_record_and_the_changed_file() {
     save(&measurements, &fixture()).unwrap();
     let set = load_all(&measurements).unwrap();
     assert_eq!(
-        stale_records(&KernelFiles::new(&kernels), &set).unwrap(),
+        stale_records(&KernelFiles::new(&kernels), &set, b"header").unwrap(),
         []
     );
 
     std::fs::write(kernels.join("bank_conflicts.cu"), "kernel source, edited").unwrap();
-    let stale = stale_records(&KernelFiles::new(&kernels), &set).unwrap();
+    let stale = stale_records(&KernelFiles::new(&kernels), &set, b"header").unwrap();
     let message = stale[0].to_string();
     assert!(
         message.contains("bank_conflicts/fixture-gpu.json"),
@@ -222,7 +260,7 @@ fn stale_records_names_kernel_record_and_the_changed_file() {
     );
 
     std::fs::remove_file(kernels.join("bank_conflicts.yaml")).unwrap();
-    let errors = stale_records(&KernelFiles::new(&kernels), &set).unwrap_err();
+    let errors = stale_records(&KernelFiles::new(&kernels), &set, b"header").unwrap_err();
     assert!(
         errors[0].to_string().contains("fixture-gpu.json"),
         "{}",

@@ -1,11 +1,14 @@
 //! NVRTC through cudarc: compiles a kernel's source for one GPU — CUBIN for the device's own
 //! `sm_XY`, or PTX for the newest `compute_XY` this NVRTC knows when it cannot target the
-//! device (the driver then compiles it). Used by `measure` and by the kernel compile check.
+//! device (the driver then compiles it) — or PTX for a default architecture, with no GPU at
+//! all (`coursegen check`). Every program gets the contract header `coursegen.cuh` in
+//! memory. Used by `measure`, by `check`'s kernel check and by the kernel compile test.
 use std::ffi::{CStr, CString, c_char, c_int};
 
 use cudarc::nvrtc::{result, sys};
 
 use super::MeasureError;
+use crate::measurement::contract;
 
 /// Whether libnvrtc can be loaded; cudarc panics on first use when it cannot.
 pub fn present() -> bool {
@@ -53,14 +56,23 @@ impl Compiled {
     }
 }
 
-/// Compiles `source` (named `file` in messages) for compute capability `cc`, adding
-/// `options` after the target. Call only when [`present`].
-pub fn compile(
-    source: &str,
-    file: &str,
-    cc: (u32, u32),
-    options: &[String],
-) -> Result<Compiled, MeasureError> {
+/// What NVRTC compiles: a kernel's source, named `file` in messages, the contract header it
+/// may `#include <coursegen.cuh>`, and the options that follow the target
+/// (`measurement::contract::options`).
+#[derive(Debug, Clone, Copy)]
+pub struct Unit<'a> {
+    /// The `.cu` text.
+    pub source: &'a str,
+    /// Its name in NVRTC's messages, e.g. `kernels/coalescing.cu`.
+    pub file: &'a str,
+    /// The bytes `#include <coursegen.cuh>` reads.
+    pub header: &'a [u8],
+    /// Options after the target architecture.
+    pub options: &'a [String],
+}
+
+/// Compiles `unit` for compute capability `cc`. Call only when [`present`].
+pub fn compile(unit: &Unit<'_>, cc: (u32, u32)) -> Result<Compiled, MeasureError> {
     let wanted = cc.0 * 10 + cc.1;
     let archs = supported_archs()?;
     let target = if archs.contains(&wanted) {
@@ -74,14 +86,25 @@ pub fn compile(
             archs
         )));
     };
+    run(unit, target)
+}
+
+/// Compiles `unit` to PTX for `compute_<arch>` (e.g. 90), which needs no GPU: what `check`
+/// reads the entry points from. Call only when [`present`].
+pub fn ptx(unit: &Unit<'_>, arch: u32) -> Result<Compiled, MeasureError> {
+    run(unit, format!("--gpu-architecture=compute_{arch}"))
+}
+
+fn run(unit: &Unit<'_>, target: String) -> Result<Compiled, MeasureError> {
     let mut all = vec![target];
-    all.extend(options.iter().cloned());
-    let program = Program::new(source, file)?;
+    all.extend(unit.options.iter().cloned());
+    let program = Program::new(unit)?;
+    // SAFETY: a program just created; the options outlive the call.
     let compiled = unsafe { result::compile_program(program.0, &all) };
     let log = program.log();
     if let Err(e) = compiled {
         return Err(MeasureError::Compile {
-            file: file.to_owned(),
+            file: unit.file.to_owned(),
             options: all.join(" "),
             log: format!("{e}\n{log}"),
         });
@@ -89,6 +112,7 @@ pub fn compile(
     let binary = if all[0].contains("=sm_") {
         Binary::Cubin(program.cubin()?)
     } else {
+        // SAFETY: the program compiled.
         let ptx = unsafe { result::get_ptx(program.0) }
             .map_err(|e| MeasureError::Nvrtc(format!("nvrtcGetPTX failed: {e}")))?;
         // SAFETY: NVRTC returns a NUL-terminated string.
@@ -117,17 +141,38 @@ fn supported_archs() -> Result<Vec<u32>, MeasureError> {
 }
 
 /// An NVRTC program, destroyed on drop; holds the strings NVRTC was given until then.
-struct Program(sys::nvrtcProgram, #[allow(dead_code)] (CString, CString));
+struct Program(sys::nvrtcProgram, #[allow(dead_code)] [CString; 4]);
 
 impl Program {
-    fn new(source: &str, file: &str) -> Result<Program, MeasureError> {
+    /// The program of `unit`, with the contract header as an in-memory header.
+    fn new(unit: &Unit<'_>) -> Result<Program, MeasureError> {
+        let file = unit.file;
         let nul =
             |what: &str| MeasureError::Nvrtc(format!("{what} of `{file}` contains a NUL byte"));
-        let src = CString::new(source).map_err(|_| nul("the source"))?;
+        let src = CString::new(unit.source).map_err(|_| nul("the source"))?;
         let name = CString::new(file).map_err(|_| nul("the name"))?;
-        let prog = result::create_program(&src, Some(&name))
-            .map_err(|e| MeasureError::Nvrtc(format!("nvrtcCreateProgram failed: {e}")))?;
-        Ok(Program(prog, (src, name)))
+        let header = CString::new(unit.header).map_err(|_| nul("the header coursegen.cuh"))?;
+        let header_name = CString::new(contract::HEADER_NAME).map_err(|_| nul("a name"))?;
+        let headers = [header.as_ptr()];
+        let names = [header_name.as_ptr()];
+        let mut prog = std::mem::MaybeUninit::uninit();
+        // SAFETY: every pointer is a NUL-terminated string that lives as long as the
+        // program (kept in `Program`); one header and one name.
+        unsafe {
+            sys::nvrtcCreateProgram(
+                prog.as_mut_ptr(),
+                src.as_ptr(),
+                name.as_ptr(),
+                1,
+                headers.as_ptr(),
+                names.as_ptr(),
+            )
+        }
+        .result()
+        .map_err(|e| MeasureError::Nvrtc(format!("nvrtcCreateProgram failed: {e:?}")))?;
+        // SAFETY: nvrtcCreateProgram succeeded and wrote the program.
+        let prog = unsafe { prog.assume_init() };
+        Ok(Program(prog, [src, name, header, header_name]))
     }
 
     fn log(&self) -> String {

@@ -9,6 +9,7 @@ use super::gpu::{self, Gpu, Launcher};
 use super::reference;
 use super::stats::{self, Summary};
 use super::{KernelToMeasure, MeasureError, nvrtc};
+use crate::measurement::contract;
 use crate::measurement::record::{
     self as records, Build, Device, GpuState, Record, Row, Run, Software, StopReason,
 };
@@ -39,7 +40,8 @@ pub(crate) fn measure_kernel(
     let date = jiff::Timestamp::now().to_string();
     let m = &k.manifest;
     let file = format!("kernels/{}.cu", k.name);
-    let compiled = nvrtc::compile(&k.source, &file, gpu.cc, &m.compile_options)?;
+    let options = contract::options(m);
+    let compiled = nvrtc::compile(&k.unit(&file, &options), gpu.cc)?;
     let say = |line: String| bars.suspend(|| eprintln!("{line}"));
     if !compiled.log.is_empty() {
         say(format!("{file}: NVRTC says:\n{}", compiled.log));
@@ -157,12 +159,8 @@ pub(crate) fn launch_once(gpu: &Gpu, k: &KernelToMeasure, label: &str) -> Result
         label: label.to_owned(),
         message: format!("no such row; rows are {}", m.axis.labels.join(", ")),
     })?;
-    let compiled = nvrtc::compile(
-        &k.source,
-        &format!("kernels/{}.cu", k.name),
-        gpu.cc,
-        &m.compile_options,
-    )?;
+    let (file, options) = (format!("kernels/{}.cu", k.name), contract::options(m));
+    let compiled = nvrtc::compile(&k.unit(&file, &options), gpu.cc)?;
     let (mut launcher, _) = prepare(gpu, k, &compiled)?;
     launcher.launch(value)?;
     launcher.sync()
@@ -284,6 +282,8 @@ fn assemble(
             binary: compiled.kind().to_owned(),
             source_sha256: records::sha256_hex(k.source.as_bytes()),
             manifest_sha256: records::sha256_hex(&k.manifest_bytes),
+            header_sha256: contract::includes_header(k.source.as_bytes())
+                .then(|| records::sha256_hex(&k.header)),
         },
         run: Run {
             date,

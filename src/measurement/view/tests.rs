@@ -44,6 +44,7 @@ pub(crate) fn view_of_files(records: &[Loaded]) -> MeasuredView {
         manifest: &m,
         source: SOURCE,
         manifest_bytes: FIXTURE.as_bytes(),
+        header: b"",
     };
     view(kernel, records)
 }
@@ -157,6 +158,7 @@ fn an_edited_kernel_makes_the_record_stale_and_strict_refuses_it() {
         manifest: &m,
         source: b"edited",
         manifest_bytes: FIXTURE.as_bytes(),
+        header: b"",
     };
     let v = view(kernel, &[loaded("Fixture GPU")]);
     assert!(v.devices[0].stale);
@@ -281,6 +283,7 @@ fn the_partial_says_not_measured_without_a_record_and_flags_stale_ones() {
         manifest: &m,
         source: b"edited",
         manifest_bytes: FIXTURE.as_bytes(),
+        header: b"",
     };
     let mut l = loaded("Fixture GPU");
     l.record.rows[5].median_ms = 1.1; // 32L: warns against the model

@@ -124,6 +124,8 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         }
     }
     let diagram = match (entry.kind, diagrams::draw(entry, measurements.kernels())) {
+        // A kernel whose manifest does not read is reported at the manifest's line.
+        (_, Err(_)) if measurements.manifest_broken(entry) => None,
         (_, Err(d)) => {
             after.push(d);
             None

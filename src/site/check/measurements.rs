@@ -1,14 +1,16 @@
 //! The measurement side of a build, for the check stage: records and kernel views loaded
 //! once, staleness, and each entry's prose bindings expanded from its kernel's view. Uses
 //! `measurement` (record, view, bindings); never touches the GPU.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::bodies::Bodies;
 use crate::content::{Diagnostic, Entry};
 use crate::measurement::bindings::{self, BindingError, Expanded};
+use crate::measurement::contract;
+use crate::measurement::manifest::{self, Manifest, ManifestError};
 use crate::measurement::record as records;
-use crate::measurement::view::{self as measured, MeasuredView};
+use crate::measurement::view::{self as measured, MeasuredError, MeasuredView};
 use crate::site::options::BuildOptions;
 
 /// The Measured section.
@@ -33,6 +35,8 @@ pub(crate) struct Measurements {
     pub(crate) stale_sources: HashMap<String, String>,
     /// `kernels/`, each file read once: the manifests diagrams draw a kernel's row from.
     kernels: records::KernelFiles,
+    /// Kernels whose manifests do not read, each reported once at the manifest.
+    broken: HashSet<String>,
 }
 
 impl Measurements {
@@ -59,6 +63,8 @@ impl Measurements {
         });
         // Each kernel's source and manifest, read once for its view and its staleness.
         let kernels = records::KernelFiles::new(&root.join("kernels"));
+        // Every manifest, used by an entry or not, is read and reported at its own line.
+        let broken = every_manifest(&root.join("kernels"), &kernels, problems);
         let mut views = HashMap::new();
         // With a broken record reported, "no record" and binding errors would only echo it.
         let entries = entries.filter(|_| !records_broken);
@@ -91,6 +97,8 @@ impl Measurements {
                     }
                     views.insert(kernel.to_string(), view);
                 }
+                // Said at the manifest's line already.
+                Err(MeasuredError::Manifest(_)) if broken.contains(kernel) => {}
                 Err(e) => problems.push(Diagnostic {
                     message: relative_to(root, e).to_string(),
                     ..at
@@ -98,7 +106,10 @@ impl Measurements {
             }
         }
         let mut stale_sources = HashMap::new();
-        match records::stale_records(&kernels, &records) {
+        // A course header that cannot be read is reported by `every_manifest`.
+        let header =
+            contract::header(&kernels).unwrap_or_else(|_| contract::HEADER.as_bytes().into());
+        match records::stale_records(&kernels, &records, &header) {
             Ok(stale) => {
                 let stale: Vec<records::StaleRecord> = stale
                     .into_iter()
@@ -136,7 +147,17 @@ impl Measurements {
             views,
             stale_sources,
             kernels,
+            broken,
         }
+    }
+
+    /// Whether the kernel the entry's diagram draws has a manifest that does not read (and
+    /// was reported at the manifest's line).
+    pub(crate) fn manifest_broken(&self, entry: &Entry) -> bool {
+        let diagram = entry.meta.diagram.as_ref();
+        diagram
+            .and_then(|d| d.kernel.as_deref())
+            .is_some_and(|k| self.broken.contains(k))
     }
 
     /// The kernels' files as this build read them.
@@ -253,4 +274,96 @@ fn located(entry: &Entry, errors: Vec<BindingError>) -> Vec<Diagnostic> {
         .into_iter()
         .map(|e| Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message))
         .collect()
+}
+
+/// Reads every manifest of `kernels/` (`dir`), whether an entry measures its kernel or not,
+/// and the course's own contract header if it has one: each problem goes to `problems` at the
+/// manifest's file and line, and a kernel source without a manifest (which `measure` would
+/// refuse) is one too. Returns the kernels whose manifests do not read.
+fn every_manifest(
+    dir: &Path,
+    kernels: &records::KernelFiles,
+    problems: &mut Vec<Diagnostic>,
+) -> HashSet<String> {
+    let mut broken = HashSet::new();
+    let Ok(items) = std::fs::read_dir(dir) else {
+        return broken;
+    };
+    let mut files: Vec<(String, String)> = items
+        .filter_map(|i| i.ok())
+        .filter_map(|i| {
+            let path = i.path();
+            let stem = path.file_stem()?.to_str()?.to_owned();
+            let ext = path.extension()?.to_str()?.to_owned();
+            Some((stem, ext))
+        })
+        .collect();
+    files.sort();
+    if let Err(e) = contract::header(kernels) {
+        problems.push(Diagnostic::new(
+            format!("kernels/{}", contract::HEADER_NAME),
+            0,
+            format!("cannot be read: {e}"),
+        ));
+    }
+    for (name, ext) in &files {
+        let yaml = format!("kernels/{name}.yaml");
+        match ext.as_str() {
+            "cu" if !files.contains(&(name.clone(), "yaml".to_owned())) => {
+                problems.push(
+                    Diagnostic::new(format!("kernels/{name}.cu"), 0, "has no manifest").help(
+                        format!(
+                            "write `{yaml}` (the guide's \"Add a measured concept\" says how), \
+                             or move the file out of kernels/, which holds measured kernels only"
+                        ),
+                    ),
+                );
+            }
+            "yaml" => {
+                let text = match kernels.read(name, "yaml") {
+                    Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                    Err(e) => {
+                        problems.push(Diagnostic::new(&yaml, 0, format!("cannot be read: {e}")));
+                        broken.insert(name.clone());
+                        continue;
+                    }
+                };
+                if let Err(e) = Manifest::parse(Path::new(&yaml), &text) {
+                    problems.push(manifest_problem(&yaml, &text, e));
+                    broken.insert(name.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    broken
+}
+
+/// A manifest's error at its line and field.
+fn manifest_problem(yaml: &str, text: &str, error: ManifestError) -> Diagnostic {
+    match error {
+        ManifestError::Field {
+            line,
+            field,
+            message,
+            ..
+        } => Diagnostic::new(yaml, line, message).field(field),
+        ManifestError::Parse { error, .. } => {
+            let line = error.location().map_or(0, |l| l.line());
+            let message = error.to_string();
+            // serde's "unknown field `x`" names the field: point at its line.
+            let field = message
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split('`').next())
+                .map(str::to_owned);
+            let line = match (&field, line) {
+                (Some(f), 0) => manifest::line_of(text, f),
+                _ => line,
+            };
+            Diagnostic::new(yaml, line, message)
+        }
+        ManifestError::Read { error, .. } => {
+            Diagnostic::new(yaml, 0, format!("cannot be read: {error}"))
+        }
+    }
 }

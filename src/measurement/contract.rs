@@ -1,0 +1,390 @@
+//! The kernel contract, as the tool holds a course's kernels to it: the header `coursegen.cuh`
+//! that NVRTC gets (built in, or the course's own `kernels/coursegen.cuh`), the manifest's
+//! sizes as the header's compile-time constants, and what a compiled kernel must offer —
+//! the manifest's `kernel` and `reference.kernel` as unmangled entry points with the
+//! contract's five parameters, read from the PTX NVRTC made — and NVRTC's messages as
+//! (line, message) pairs. Pure: `run` compiles, this judges. Uses `manifest` and `record`.
+use std::sync::Arc;
+
+use super::manifest::Manifest;
+use super::record::KernelFiles;
+
+/// The built-in header, `#include <coursegen.cuh>` (assets/cuda/coursegen.cuh).
+pub const HEADER: &str = include_str!("../../assets/cuda/coursegen.cuh");
+
+/// The header's name as a kernel includes it, and the file a course may keep its own copy in.
+pub const HEADER_NAME: &str = "coursegen.cuh";
+
+/// The header a course's kernels compile with: `kernels/coursegen.cuh` when the course has
+/// one (written by `coursegen eject`, perhaps edited), else the built-in one. A course file
+/// that cannot be read (a link, a FIFO) is an error naming it, never a silent fallback.
+pub fn header(kernels: &KernelFiles) -> std::io::Result<Arc<[u8]>> {
+    match kernels.read("coursegen", "cuh") {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Arc::from(HEADER.as_bytes())),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `source` includes the contract header (so the header is part of what is measured).
+pub fn includes_header(source: &[u8]) -> bool {
+    String::from_utf8_lossy(source).lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with('#') && l.contains("include") && l.contains(HEADER_NAME)
+    })
+}
+
+/// The manifest's sizes as the header's constants, NVRTC options after the manifest's own:
+/// `input_words` and `launch.block_threads`, stated once, in the manifest.
+pub fn defines(manifest: &Manifest) -> Vec<String> {
+    vec![
+        format!("-DCOURSEGEN_INPUT_WORDS={}u", manifest.input_words),
+        format!(
+            "-DCOURSEGEN_BLOCK_THREADS={}u",
+            manifest.launch.block_threads
+        ),
+    ]
+}
+
+/// Every NVRTC option a manifest's kernel compiles with, after the target: the manifest's
+/// `compile_options`, then [`defines`].
+pub fn options(manifest: &Manifest) -> Vec<String> {
+    let mut all = manifest.compile_options.clone();
+    all.extend(defines(manifest));
+    all
+}
+
+/// The contract's parameters as PTX declares them: two pointers, two `int`s, a pointer.
+pub const PARAMS: [&str; 5] = ["u64", "u64", "u32", "u32", "u64"];
+
+/// How the contract's parameters read in messages.
+pub const PARAMS_C: &str = "(const unsigned int* input, unsigned int* output, int value, \
+                            int logical_blocks, unsigned long long* clock)";
+
+/// An entry point of compiled PTX: its name and its parameters' PTX types (`u64`, `u32`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The symbol: the C name under `extern "C"`, a mangled one (`_Z...`) otherwise.
+    pub name: String,
+    /// Each parameter's type, e.g. `u64`, `b8` (for a struct), in order.
+    pub params: Vec<String>,
+}
+
+/// The `.entry` declarations of PTX text, in order.
+pub fn entries(ptx: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        rest = &rest[at + ".entry ".len()..];
+        let Some(open) = rest.find('(') else { break };
+        let name = rest[..open].trim().to_owned();
+        let close = rest[open..].find(')').map_or(rest.len(), |c| open + c);
+        let params = rest[open + 1..close]
+            .split(',')
+            .filter_map(|p| {
+                // `.param .u64 .ptr .align 1 name_param_0` or `.param .u32 name_param_2`
+                let mut words = p.split_whitespace();
+                (words.next() == Some(".param"))
+                    .then(|| words.next())
+                    .flatten()
+                    .map(|t| t.trim_start_matches('.').to_owned())
+            })
+            .collect();
+        out.push(Entry { name, params });
+        rest = &rest[close..];
+    }
+    out
+}
+
+/// Why an entry point the manifest names does not keep the contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Broken {
+    /// No entry point of that name; `mangled` when a C++-mangled one of that name is there.
+    Missing {
+        /// A mangled symbol that holds the name (the kernel lacks `extern "C"`).
+        mangled: Option<String>,
+        /// The unmangled entry points the source does have.
+        available: Vec<String>,
+    },
+    /// Found, with other parameters than the contract's.
+    Params(Vec<String>),
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Broken::Missing {
+                mangled: Some(m), ..
+            } => write!(
+                f,
+                "is compiled as the C++ symbol `{m}`: declare it `extern \"C\" __global__` so \
+                 measure can find it by name"
+            ),
+            Broken::Missing { available, .. } if available.is_empty() => write!(
+                f,
+                "is not a kernel of the source: it defines no `extern \"C\" __global__` function"
+            ),
+            Broken::Missing { available, .. } => write!(
+                f,
+                "is not a kernel of the source; its `extern \"C\" __global__` kernels are {}",
+                available
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Broken::Params(params) => write!(
+                f,
+                "takes {} parameter{} ({}) where the contract has five {PARAMS_C}; use \
+                 `COURSEGEN_PARAMS(value)` from <coursegen.cuh>",
+                params.len(),
+                if params.len() == 1 { "" } else { "s" },
+                if params.is_empty() {
+                    "none".to_owned()
+                } else {
+                    params.join(", ")
+                }
+            ),
+        }
+    }
+}
+
+/// Whether `name` is an entry point of `entries` with the contract's parameters.
+pub fn keeps_contract(entries: &[Entry], name: &str) -> Result<(), Broken> {
+    match entries.iter().find(|e| e.name == name) {
+        Some(e) if e.params.iter().map(String::as_str).eq(PARAMS) => Ok(()),
+        Some(e) => Err(Broken::Params(e.params.clone())),
+        None => Err(Broken::Missing {
+            mangled: entries
+                .iter()
+                .find(|e| e.name.starts_with("_Z") && mangled_holds(&e.name, name))
+                .map(|e| e.name.clone()),
+            available: entries
+                .iter()
+                .filter(|e| !e.name.starts_with("_Z"))
+                .map(|e| e.name.clone())
+                .collect(),
+        }),
+    }
+}
+
+/// Whether the Itanium-mangled `symbol` names a function `name` (`_Z<len><name>...`).
+fn mangled_holds(symbol: &str, name: &str) -> bool {
+    symbol
+        .strip_prefix("_Z")
+        .and_then(|s| s.strip_prefix(&name.len().to_string()))
+        .is_some_and(|s| s.starts_with(name))
+}
+
+/// One message of NVRTC's log about `file`: `kernels/x.cu(12): error: expected a ";"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    /// The 1-based line, in the file the message names.
+    pub line: usize,
+    /// The file NVRTC named (the kernel, or the header).
+    pub file: String,
+    /// `error: expected a ";"`, with the lines that follow it (the source line, the caret).
+    pub message: String,
+}
+
+/// NVRTC's log as messages at a file and line: each `FILE(LINE): error: ...` (or warning)
+/// with the lines under it up to the next; lines before the first are dropped, and a
+/// summary such as `1 error detected in the compilation of ...` ends the last message.
+pub fn log_lines(log: &str) -> Vec<LogLine> {
+    let mut out: Vec<LogLine> = Vec::new();
+    for raw in log.lines() {
+        if let Some((file, line, message)) = located(raw) {
+            out.push(LogLine {
+                line,
+                file: file.to_owned(),
+                message: message.to_owned(),
+            });
+        } else if raw.contains(" detected in the compilation of ") {
+            continue;
+        } else if let Some(last) = out.last_mut() {
+            if !raw.trim().is_empty() {
+                last.message.push('\n');
+                last.message.push_str(raw.trim_end());
+            }
+        }
+    }
+    out
+}
+
+/// `FILE(LINE): rest` split, when the line is a located message.
+fn located(raw: &str) -> Option<(&str, usize, &str)> {
+    let open = raw.find('(')?;
+    let close = open + raw[open..].find("): ")?;
+    let line = raw[open + 1..close].parse().ok()?;
+    let file = &raw[..open];
+    (!file.is_empty() && !file.contains(' ')).then_some((file, line, &raw[close + 3..]))
+}
+
+/// The 1-based line of the first line of `source` outside a comment that names `name` as a
+/// function (followed by `(`, or at the line's end with `(` on the next), or 0.
+pub fn line_of_function(source: &str, name: &str) -> usize {
+    let lines: Vec<&str> = source.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim_start().starts_with("//") || l.trim_start().starts_with('*') {
+            continue;
+        }
+        let mut from = 0;
+        while let Some(at) = l[from..].find(name) {
+            let start = from + at;
+            let end = start + name.len();
+            let before = l[..start].chars().next_back();
+            let after = l[end..].trim_start();
+            let word = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            let next_line = lines
+                .get(i + 1)
+                .is_some_and(|n| n.trim_start().starts_with('('));
+            if word && (after.starts_with('(') || (after.is_empty() && next_line)) {
+                return i + 1;
+            }
+            from = end;
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = "\
+//
+.version 8.8
+.target sm_90
+.address_size 64
+
+\t// .globl\tbank_conflicts
+.visible .entry bank_conflicts(
+\t.param .u64 .ptr .align 1 bank_conflicts_param_0,
+\t.param .u64 .ptr .align 1 bank_conflicts_param_1,
+\t.param .u32 bank_conflicts_param_2,
+\t.param .u32 bank_conflicts_param_3,
+\t.param .u64 .ptr .align 1 bank_conflicts_param_4
+)
+{
+\tret;
+}
+.visible .entry _Z9referencePKjPjiiPy(
+\t.param .u64 _Z9referencePKjPjiiPy_param_0,
+\t.param .u64 _Z9referencePKjPjiiPy_param_1,
+\t.param .u32 _Z9referencePKjPjiiPy_param_2,
+\t.param .u32 _Z9referencePKjPjiiPy_param_3,
+\t.param .u64 _Z9referencePKjPjiiPy_param_4
+)
+{
+\tret;
+}
+.visible .entry three(
+\t.param .u64 three_param_0,
+\t.param .u64 three_param_1,
+\t.param .f32 three_param_2
+)
+{
+\tret;
+}
+.visible .entry none()
+{
+\tret;
+}
+";
+
+    #[test]
+    fn entries_are_read_with_their_parameter_types() {
+        let found = entries(PTX);
+        let names: Vec<&str> = found.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["bank_conflicts", "_Z9referencePKjPjiiPy", "three", "none"]
+        );
+        assert_eq!(found[0].params, PARAMS);
+        assert_eq!(found[2].params, ["u64", "u64", "f32"]);
+        assert!(found[3].params.is_empty());
+    }
+
+    #[test]
+    fn the_contract_is_kept_or_said_how_not() {
+        let found = entries(PTX);
+        assert_eq!(keeps_contract(&found, "bank_conflicts"), Ok(()));
+        let err = keeps_contract(&found, "three").unwrap_err();
+        assert_eq!(
+            err,
+            Broken::Params(vec!["u64".into(), "u64".into(), "f32".into()])
+        );
+        assert!(err.to_string().contains("takes 3 parameters"), "{err}");
+        let err = keeps_contract(&found, "reference").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("C++ symbol `_Z9referencePKjPjiiPy`: declare it `extern \"C\""),
+            "{err}"
+        );
+        let err = keeps_contract(&found, "bank_conflict")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "its `extern \"C\" __global__` kernels are `bank_conflicts`, `three`, `none`"
+            ),
+            "{err}"
+        );
+        // `refer` is a prefix of the mangled name's identifier, not the identifier.
+        let err = keeps_contract(&found, "refer").unwrap_err();
+        assert!(
+            matches!(err, Broken::Missing { mangled: None, .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn nvrtc_messages_are_read_at_their_file_and_line() {
+        let log = "\
+kernels/k.cu(12): error: expected a \";\"
+      int x = 1
+              ^
+
+coursegen.cuh(40): warning #177-D: variable \"y\" was declared but never referenced
+
+2 errors detected in the compilation of \"kernels/k.cu\".
+";
+        let lines = log_lines(log);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            (lines[0].file.as_str(), lines[0].line),
+            ("kernels/k.cu", 12)
+        );
+        assert_eq!(
+            lines[0].message,
+            "error: expected a \";\"\n      int x = 1\n              ^"
+        );
+        assert_eq!(
+            (lines[1].file.as_str(), lines[1].line),
+            ("coursegen.cuh", 40)
+        );
+        assert!(log_lines("nvrtc: error: invalid option\n").is_empty());
+    }
+
+    #[test]
+    fn a_function_is_found_at_its_declaration() {
+        let src = "// calls my_kernel(\nint my_kernel_x(int);\nextern \"C\" __global__ void\nmy_kernel (int a)\n{}\n";
+        // Not in the comment, not in a longer name.
+        assert_eq!(line_of_function(src, "my_kernel"), 4);
+        assert_eq!(line_of_function("void\nk\n(int)\n", "k"), 2);
+        assert_eq!(line_of_function("void kk(int)", "k"), 0);
+    }
+
+    #[test]
+    fn the_header_is_the_course_copy_when_there_is_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = KernelFiles::new(dir.path());
+        assert_eq!(&*header(&files).unwrap(), HEADER.as_bytes());
+        std::fs::write(dir.path().join("coursegen.cuh"), "// ours").unwrap();
+        let files = KernelFiles::new(dir.path());
+        assert_eq!(&*header(&files).unwrap(), b"// ours");
+        assert!(includes_header(b"  #include <coursegen.cuh>\n"));
+        assert!(includes_header(b"#include \"coursegen.cuh\"\n"));
+        assert!(!includes_header(b"// see coursegen.cuh\n"));
+    }
+}
