@@ -31,6 +31,8 @@ manifest's compare.threshold, 2% by default).
 Examples:
   coursegen measure --gpu                      every kernel on device 0
   coursegen measure --gpu --kernel coalescing  one kernel
+  coursegen measure --gpu --kernel coalescing --kernel bank_conflicts
+                                               two kernels
   coursegen measure --compare old.json new.json")]
 pub struct MeasureArgs {
     /// Run on the GPU (required: measuring always means a real run).
@@ -45,9 +47,9 @@ pub struct MeasureArgs {
         conflicts_with = "gpu"
     )]
     pub compare: Option<Vec<PathBuf>>,
-    /// Measure only this kernel (the name of kernels/<NAME>.cu).
-    #[arg(long, value_name = "NAME")]
-    pub kernel: Option<String>,
+    /// Measure only this kernel (the name of kernels/<NAME>.cu); give it again for more.
+    #[arg(long = "kernel", value_name = "NAME")]
+    pub kernels: Vec<String>,
     /// CUDA device to run on: an ordinal, or `all` to measure every GPU of the host in
     /// parallel (one record per physical GPU).
     #[arg(long, default_value = "0", value_name = "N|all")]
@@ -98,7 +100,7 @@ pub(crate) fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure>
     };
     let opts = MeasureOptions {
         gpu: args.gpu,
-        kernel: args.kernel,
+        kernels: args.kernels,
         device,
         accept_noisy: args.accept_noisy,
         retries: args.retries,
