@@ -3,14 +3,17 @@
 //! behind `measure --gpu`, the only code that touches CUDA), `view` (a kernel's Measured
 //! section, built from its records with no GPU), `bindings` (numbers in prose read from
 //! that view), `needs` (what the pages need of a record, which `measure` keeps), `samples`
-//! (the median and the Mann–Whitney test) and `compare` (same, faster or slower, row by row,
-//! between two records). `manifest`, `record` and `samples` are leaves; `needs` uses the
+//! (the median and the Mann–Whitney test), `compare` (same, faster or slower, row by row,
+//! between two records) and `plan` (what a `measure --gpu` run would do, read from the files
+//! alone: `measure --plan`). `manifest`, `record` and `samples` are leaves; `needs` uses the
 //! first two; `compare` uses `record` and `samples`; `view` uses them and `bank`; `bindings`
-//! uses `view`; `run` uses `manifest`, `record`, `needs`, `samples` and `compare`.
+//! uses `view`; `run` uses `manifest`, `record`, `needs`, `samples` and `compare`; `plan`
+//! uses `manifest`, `record`, `needs` and what of `run` loads no GPU library.
 pub mod bindings;
 pub mod compare;
 pub mod manifest;
 pub mod needs;
+pub mod plan;
 pub mod record;
 pub mod run;
 pub mod samples;

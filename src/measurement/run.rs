@@ -6,7 +6,7 @@
 //! Kernel ABI: every measured kernel is `extern "C" __global__` and takes
 //! `(const unsigned* input, unsigned* output, int axis_value, int logical_blocks,
 //! unsigned long long* clock)`, thread 0 of block 0 writing `[SM cycles, ns]` to `clock`.
-mod counters;
+pub(crate) mod counters;
 mod gpu;
 mod nvml;
 pub mod nvrtc;
