@@ -11,6 +11,7 @@ use clap::Args;
 
 use super::{Failure, emit};
 use crate::content;
+use crate::content::diagnostic::printable;
 use crate::measurement::bindings;
 use crate::measurement::compare;
 use crate::measurement::manifest::{Compare, Manifest};
@@ -186,18 +187,19 @@ fn run_compare(root: &Path, old: &Path, new: &Path) -> Result<(), Failure> {
         Ok(m) => (m.compare.threshold, format!("`{}`", manifest.display())),
         Err(_) => (Compare::default().threshold, "the default".to_owned()),
     };
+    // What a record says is content: each name on one line, its escapes written out.
     let describe = |r: &record::Record| {
         format!(
             "{} (id {}), measured {}",
-            r.device.name,
-            r.device.gpu_id.as_deref().unwrap_or("none"),
-            r.run.date.get(..10).unwrap_or(&r.run.date)
+            printable(&r.device.name),
+            printable(r.device.gpu_id.as_deref().unwrap_or("none")),
+            printable(r.run.date.get(..10).unwrap_or(&r.run.date))
         )
     };
     let cmp = compare::records(&a, &b, threshold);
-    print!(
+    let text = format!(
         "kernel `{}`, threshold {:.1}% from {from}\nold: {} — {}\nnew: {} — {}\n{}{}\n",
-        a.kernel,
+        printable(&a.kernel),
         threshold * 100.0,
         old.display(),
         describe(&a),
@@ -206,5 +208,6 @@ fn run_compare(root: &Path, old: &Path, new: &Path) -> Result<(), Failure> {
         cmp,
         cmp.tally()
     );
+    emit(&mut std::io::stdout(), &text);
     Ok(())
 }

@@ -87,6 +87,30 @@ fn compare_says_slower_and_faster_where_the_samples_moved() {
     );
 }
 
+/// A record is content: the GPU name it carries reaches the terminal inert, its escape
+/// written out rather than obeyed.
+#[test]
+fn compare_prints_what_a_record_says_without_its_control_characters() {
+    let site = measured_site(true);
+    let mut record: serde_json::Value = serde_json::from_str(&site.read(NEW)).unwrap();
+    record["device"]["name"] = "NVIDIA H200\u{1b}]0;owned\u{7}\n::error::x".into();
+    let odd: PathBuf = site.root().join("odd.json");
+    std::fs::write(&odd, sealed(record)).unwrap();
+    let o = site.run(&[
+        "measure",
+        "--compare",
+        &path(&site, OLD),
+        &odd.display().to_string(),
+    ]);
+    assert_code(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains("\n::error::"),
+        "{out:?}"
+    );
+    assert!(out.contains("NVIDIA H200\\u{1b}]0;owned"), "{out}");
+}
+
 #[test]
 fn compare_refuses_records_of_two_kernels_and_files_that_are_not_records() {
     let site = measured_site(true);
