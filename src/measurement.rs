@@ -4,16 +4,19 @@
 //! section, built from its records with no GPU), `bindings` (numbers in prose read from
 //! that view), `needs` (what the pages need of a record, which `measure` keeps), `samples`
 //! (the median and the Mann–Whitney test), `compare` (same, faster or slower, row by row,
-//! between two records) and `contract` (the header `coursegen.cuh` and what a compiled
-//! kernel must offer). `manifest`, `record` and `samples` are leaves; `needs` uses the
-//! first two; `compare` uses `record` and `samples`; `view` uses them and `bank`; `bindings`
-//! uses `view`; `contract` uses `manifest` and `record`; `run` uses `manifest`, `record`, `needs`,
-//! `samples`, `compare` and `contract`.
+//! between two records), `contract` (the header `coursegen.cuh` and what a compiled kernel
+//! must offer) and `plan` (what a `measure --gpu` run would do, read from the files alone:
+//! `measure --plan`). `manifest`, `record` and `samples` are leaves; `needs` uses the first
+//! two; `compare` uses `record` and `samples`; `view` uses them and `bank`; `bindings` uses
+//! `view`; `contract` uses `manifest` and `record`; `run` uses `manifest`, `record`,
+//! `needs`, `samples`, `compare` and `contract`; `plan` uses `manifest`, `record`, `needs`
+//! and what of `run` loads no GPU library.
 pub mod bindings;
 pub mod compare;
 pub mod contract;
 pub mod manifest;
 pub mod needs;
+pub mod plan;
 pub mod record;
 pub mod run;
 pub mod samples;

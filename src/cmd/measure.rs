@@ -1,19 +1,22 @@
 //! `coursegen measure --gpu`: the flags as `measurement::run`'s options, what the course's
 //! prose binds of each kernel's records (so a run keeps what the pages show), and its errors
 //! as exit codes (a kernel or manifest that fails its check, or a refused record, is
-//! content, 1; no GPU, 2). `measure --compare OLD NEW` compares two records, no GPU needed.
+//! content, 1; no GPU, 2). `measure --compare OLD NEW` compares two records and
+//! `measure --plan` says what a run would do (`measurement::plan`), no GPU needed.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
 
-use super::Failure;
+use super::{Failure, emit};
 use crate::content;
+use crate::content::diagnostic::printable;
 use crate::measurement::bindings;
 use crate::measurement::compare;
 use crate::measurement::manifest::{Compare, Manifest};
 use crate::measurement::needs::Needs;
+use crate::measurement::plan::{self, PlanError, PlanOptions};
 use crate::measurement::record;
 use crate::measurement::run::{self as measure, CounterChoice, MeasureOptions};
 
@@ -29,8 +32,11 @@ same, faster or slower (Mann-Whitney U test, p < 0.01, and a change of the media
 manifest's compare.threshold, 2% by default).
 
 Examples:
+  coursegen measure --plan                     what a run would do, read from the files (no GPU)
   coursegen measure --gpu                      every kernel on device 0
   coursegen measure --gpu --kernel coalescing  one kernel
+  coursegen measure --gpu --kernel coalescing --kernel bank_conflicts
+                                               two kernels
   coursegen measure --compare old.json new.json")]
 pub struct MeasureArgs {
     /// Run on the GPU (required: measuring always means a real run).
@@ -45,9 +51,15 @@ pub struct MeasureArgs {
         conflicts_with = "gpu"
     )]
     pub compare: Option<Vec<PathBuf>>,
-    /// Measure only this kernel (the name of kernels/<NAME>.cu).
-    #[arg(long, value_name = "NAME")]
-    pub kernel: Option<String>,
+    /// List what `measure --gpu` would do and exit, reading only the course's files (no GPU,
+    /// NVRTC or ncu): each kernel's files, reference kernel, rows, launch shape, sampling and
+    /// its time bound, the hardware counters it would read, what the pages show of its
+    /// records, and the records it would replace, fresh or stale.
+    #[arg(long, conflicts_with_all = ["gpu", "compare"])]
+    pub plan: bool,
+    /// Measure only this kernel (the name of kernels/<NAME>.cu); give it again for more.
+    #[arg(long = "kernel", value_name = "NAME")]
+    pub kernels: Vec<String>,
     /// CUDA device to run on: an ordinal, or `all` to measure every GPU of the host in
     /// parallel (one record per physical GPU).
     #[arg(long, default_value = "0", value_name = "N|all")]
@@ -83,13 +95,16 @@ pub(crate) fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure>
     if let Some(files) = &args.compare {
         return run_compare(root, &files[0], &files[1]);
     }
-    let device =
-        measure::DeviceChoice::parse(&args.device).map_err(|e| Failure::Usage(e.into()))?;
     let counters = match (args.counters, args.no_counters) {
         (true, _) => CounterChoice::Always,
         (_, true) => CounterChoice::Never,
         _ => CounterChoice::WhenNcu,
     };
+    if args.plan {
+        return run_plan(root, args, counters);
+    }
+    let device =
+        measure::DeviceChoice::parse(&args.device).map_err(|e| Failure::Usage(e.into()))?;
     // The child that ncu counts launches one row and writes nothing: it needs no pages.
     let prose = if args.gpu && args.launch_once.is_none() {
         prose_needs(root)
@@ -98,7 +113,7 @@ pub(crate) fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure>
     };
     let opts = MeasureOptions {
         gpu: args.gpu,
-        kernel: args.kernel,
+        kernels: args.kernels,
         device,
         accept_noisy: args.accept_noisy,
         retries: args.retries,
@@ -114,6 +129,25 @@ pub(crate) fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure>
             Failure::Usage(e.into())
         }
     })
+}
+
+/// `measure --plan`: the plan of the run these flags ask for, on stdout; a kernel not there
+/// is usage (2), manifests that do not load are content (1), all of them at once.
+fn run_plan(root: &Path, args: MeasureArgs, counters: CounterChoice) -> Result<(), Failure> {
+    let opts = PlanOptions {
+        kernels: args.kernels,
+        prose: prose_needs(root),
+        counters,
+        force: args.force,
+    };
+    match plan::plan(root, &opts) {
+        Ok(plan) => {
+            emit(&mut std::io::stdout(), &plan.to_string());
+            Ok(())
+        }
+        Err(PlanError::Manifests(problems)) => Err(Failure::Problems(problems)),
+        Err(e) => Err(Failure::Usage(e.into())),
+    }
 }
 
 /// What the prose of every entry (drafts too: the preview shows them) binds of the kernel it
@@ -153,18 +187,19 @@ fn run_compare(root: &Path, old: &Path, new: &Path) -> Result<(), Failure> {
         Ok(m) => (m.compare.threshold, format!("`{}`", manifest.display())),
         Err(_) => (Compare::default().threshold, "the default".to_owned()),
     };
+    // What a record says is content: each name on one line, its escapes written out.
     let describe = |r: &record::Record| {
         format!(
             "{} (id {}), measured {}",
-            r.device.name,
-            r.device.gpu_id.as_deref().unwrap_or("none"),
-            r.run.date.get(..10).unwrap_or(&r.run.date)
+            printable(&r.device.name),
+            printable(r.device.gpu_id.as_deref().unwrap_or("none")),
+            printable(r.run.date.get(..10).unwrap_or(&r.run.date))
         )
     };
     let cmp = compare::records(&a, &b, threshold);
-    print!(
+    let text = format!(
         "kernel `{}`, threshold {:.1}% from {from}\nold: {} — {}\nnew: {} — {}\n{}{}\n",
-        a.kernel,
+        printable(&a.kernel),
         threshold * 100.0,
         old.display(),
         describe(&a),
@@ -173,5 +208,6 @@ fn run_compare(root: &Path, old: &Path, new: &Path) -> Result<(), Failure> {
         cmp,
         cmp.tally()
     );
+    emit(&mut std::io::stdout(), &text);
     Ok(())
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::content::Diagnostic;
+
 use crate::bank::access::{AccessKind, LaneMap, Prediction};
 use crate::bank::model::Geometry;
 
@@ -44,6 +46,37 @@ pub enum ManifestError {
         /// What is wrong and how to fix it.
         message: String,
     },
+}
+
+impl ManifestError {
+    /// The problem as `check`, `build` and `measure --plan` report it: at `file`'s line and
+    /// field (`text` is the manifest's text, to find the line of an unknown field).
+    pub fn diagnostic(self, file: &Path, text: &str) -> Diagnostic {
+        match self {
+            ManifestError::Field {
+                line,
+                field,
+                message,
+                ..
+            } => Diagnostic::new(file, line, message).field(field),
+            ManifestError::Parse { error, .. } => {
+                let message = error.to_string();
+                // serde names an unknown field: point at its line when the parser did not.
+                let unknown = message
+                    .strip_prefix("unknown field `")
+                    .and_then(|m| m.split('`').next());
+                let line = match (error.location().map(|l| l.line()), unknown) {
+                    (Some(line), _) if line > 0 => line,
+                    (_, Some(field)) => line_of(text, field),
+                    _ => 0,
+                };
+                Diagnostic::new(file, line, format!("not a valid manifest: {message}"))
+            }
+            ManifestError::Read { error, .. } => {
+                Diagnostic::new(file, 0, format!("cannot be read: {error}"))
+            }
+        }
+    }
 }
 
 fn at_line(line: usize) -> String {

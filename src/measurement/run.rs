@@ -6,7 +6,7 @@
 //! Kernel ABI: every measured kernel is `extern "C" __global__` and takes
 //! `(const unsigned* input, unsigned* output, int axis_value, int logical_blocks,
 //! unsigned long long* clock)`, thread 0 of block 0 writing `[SM cycles, ns]` to `clock`.
-mod counters;
+pub(crate) mod counters;
 mod gpu;
 pub mod kernel_check;
 mod nvml;
@@ -130,11 +130,11 @@ pub enum MeasureError {
         /// Where its manifest belongs.
         yaml: PathBuf,
     },
-    /// `--kernel` names no kernel, or there are none.
-    #[error("no kernel `{name}` in `{dir}`; kernels there: {available}")]
+    /// `--kernel` names kernels that are not there, or there are none.
+    #[error("no {} in `{dir}`; kernels there: {available}", unknown_kernels(names))]
     UnknownKernel {
-        /// The name asked for (`*` for any).
-        name: String,
+        /// Every name asked for that is not there (`*.cu` for any).
+        names: Vec<String>,
         /// The kernels folder.
         dir: PathBuf,
         /// What is there.
@@ -231,6 +231,17 @@ pub enum MeasureError {
         /// Whether any of them is the content's fault (exit 1) rather than the machine's (2).
         content: bool,
     },
+}
+
+/// "kernel `a`", or "kernels `a`, `b` and `c`".
+fn unknown_kernels(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            format!("kernels {} and {last}", rest.join(", "))
+        }
+        _ => format!("kernel {}", quoted.join("")),
+    }
 }
 
 fn no_device(ordinal: usize, count: i32) -> String {
@@ -342,8 +353,8 @@ impl KernelToMeasure {
 pub struct MeasureOptions {
     /// `--gpu` was given (measuring always means a real run).
     pub gpu: bool,
-    /// Only this kernel.
-    pub kernel: Option<String>,
+    /// Only these kernels (`--kernel`, any number of times); empty: every kernel.
+    pub kernels: Vec<String>,
     /// Which GPUs.
     pub device: DeviceChoice,
     /// Write a disturbed run's record anyway, marked noisy.
@@ -385,7 +396,7 @@ pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     if !nvrtc::present() {
         return Err(MeasureError::NoNvrtc);
     }
-    let kernels = discover(&root.join("kernels"), args.kernel.as_deref())?;
+    let kernels = discover(&root.join("kernels"), &args.kernels)?;
     let count = gpu::device_count()?;
     let ordinals = match args.device {
         DeviceChoice::All => (0..count).collect(),
@@ -404,37 +415,13 @@ pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     per_gpu::measure_all(root, &kernels, &ordinals, args)
 }
 
-/// Lists `kernels/*.cu` (or just `only`) and reads each with its manifest.
-fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelToMeasure>, MeasureError> {
+/// Lists `kernels/*.cu` (or just the kernels `only` names) and reads each with its manifest.
+fn discover(dir: &Path, only: &[String]) -> Result<Vec<KernelToMeasure>, MeasureError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |error| MeasureError::Io { path, error }
     };
-    let mut names: Vec<String> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-            .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(io(dir)(e)),
-    };
-    names.sort();
-    let available = if names.is_empty() {
-        "none".to_owned()
-    } else {
-        names.join(", ")
-    };
-    if let Some(only) = only {
-        names.retain(|n| n == only);
-    }
-    if names.is_empty() {
-        return Err(MeasureError::UnknownKernel {
-            name: only.unwrap_or("*.cu").to_owned(),
-            dir: dir.to_owned(),
-            available,
-        });
-    }
+    let names = kernel_names(dir, only)?;
     let header =
         contract::header(&KernelFiles::new(dir)).map_err(io(&dir.join(contract::HEADER_NAME)))?;
     names
@@ -459,6 +446,51 @@ fn discover(dir: &Path, only: Option<&str>) -> Result<Vec<KernelToMeasure>, Meas
         .collect()
 }
 
+/// The kernels a run takes: every `kernels/*.cu`, or those `only` names (in the order of the
+/// folder, each once); every name that is not there is reported in one error, with the
+/// kernels that are. Reads no file but the folder (`measure --plan` lists the same kernels).
+pub(crate) fn kernel_names(dir: &Path, only: &[String]) -> Result<Vec<String>, MeasureError> {
+    let mut names: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+            .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(error) => {
+            return Err(MeasureError::Io {
+                path: dir.to_owned(),
+                error,
+            });
+        }
+    };
+    names.sort();
+    let available = if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    };
+    let mut unknown: Vec<String> = Vec::new();
+    for name in only {
+        if !names.contains(name) && !unknown.contains(name) {
+            unknown.push(name.clone());
+        }
+    }
+    if only.is_empty() && names.is_empty() {
+        unknown.push("*.cu".to_owned());
+    }
+    if !unknown.is_empty() {
+        return Err(MeasureError::UnknownKernel {
+            names: unknown,
+            dir: dir.to_owned(),
+            available,
+        });
+    }
+    if !only.is_empty() {
+        names.retain(|n| only.contains(n));
+    }
+    Ok(names)
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,10 +536,10 @@ mod tests {
     #[test]
     fn discover_reads_kernels_and_names_missing_ones() {
         let dir = tempfile::tempdir().unwrap();
-        let err = discover(dir.path(), None).unwrap_err().to_string();
+        let err = discover(dir.path(), &[]).unwrap_err().to_string();
         assert!(err.contains("kernels there: none"), "{err}");
         std::fs::write(dir.path().join("a.cu"), "// a").unwrap();
-        let err = discover(dir.path(), None).unwrap_err();
+        let err = discover(dir.path(), &[]).unwrap_err();
         assert!(
             err.is_content() && err.to_string().contains("a.yaml"),
             "{err}"
@@ -517,11 +549,33 @@ mod tests {
             crate::measurement::manifest::FIXTURE,
         )
         .unwrap();
-        assert_eq!(discover(dir.path(), None).unwrap()[0].name, "a");
-        let err = discover(dir.path(), Some("b")).unwrap_err().to_string();
+        assert_eq!(discover(dir.path(), &[]).unwrap()[0].name, "a");
+        let err = discover(dir.path(), &["b".into()]).unwrap_err().to_string();
         assert!(
-            err.contains("no kernel `b`") && err.contains("kernels there: a"),
+            err.contains("no kernel `b` in") && err.contains("kernels there: a"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn kernel_names_takes_each_named_kernel_and_names_every_unknown_one() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a", "b", "c"] {
+            std::fs::write(dir.path().join(format!("{name}.cu")), "// k").unwrap();
+        }
+        let names = |only: &[&str]| {
+            let only: Vec<String> = only.iter().map(|n| (*n).to_owned()).collect();
+            kernel_names(dir.path(), &only)
+        };
+        assert_eq!(names(&[]).unwrap(), ["a", "b", "c"]);
+        assert_eq!(names(&["c", "a", "c"]).unwrap(), ["a", "c"]);
+        let err = names(&["x", "a", "y", "x", "z"]).unwrap_err().to_string();
+        assert!(
+            err.starts_with("no kernels `x`, `y` and `z` in `")
+                && err.ends_with("kernels there: a, b, c"),
+            "{err}"
+        );
+        let err = names(&["x", "y"]).unwrap_err().to_string();
+        assert!(err.starts_with("no kernels `x` and `y` in"), "{err}");
     }
 }

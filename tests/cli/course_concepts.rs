@@ -273,7 +273,9 @@ fn every_manifest_is_checked_at_its_own_line_used_or_not() {
             &[
                 &format!("error: kernels/unused.yaml:{rows_line}: field `table.rows`:"),
                 "error: kernels/orphan.cu: has no manifest",
-                &format!("error: kernels/used.yaml:{extra_line}: unknown field `extra`"),
+                &format!(
+                    "error: kernels/used.yaml:{extra_line}: not a valid manifest: unknown field `extra`"
+                ),
             ],
         );
         let err = stderr(&o);
@@ -312,7 +314,11 @@ fn eject_writes_the_kernel_contract_header() {
     ] {
         assert!(header.contains(promised), "{promised}");
     }
-    assert!(stdout(&o).contains("kernels/coursegen.cuh"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("kernels/coursegen.cuh"),
+        "{}",
+        stdout(&o)
+    );
     site.write("kernels/coursegen.cuh", "// edited");
     assert_code(&site.run(&["eject", "--kernel-header"]), 2);
     assert_eq!(site.read("kernels/coursegen.cuh"), "// edited");

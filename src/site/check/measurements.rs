@@ -8,7 +8,7 @@ use super::bodies::Bodies;
 use crate::content::{Diagnostic, Entry};
 use crate::measurement::bindings::{self, BindingError, Expanded};
 use crate::measurement::contract;
-use crate::measurement::manifest::{self, Manifest, ManifestError};
+use crate::measurement::manifest::Manifest;
 use crate::measurement::record as records;
 use crate::measurement::view::{self as measured, MeasuredError, MeasuredView};
 use crate::site::options::BuildOptions;
@@ -329,7 +329,7 @@ fn every_manifest(
                     }
                 };
                 if let Err(e) = Manifest::parse(Path::new(&yaml), &text) {
-                    problems.push(manifest_problem(&yaml, &text, e));
+                    problems.push(e.diagnostic(Path::new(&yaml), &text));
                     broken.insert(name.clone());
                 }
             }
@@ -337,33 +337,4 @@ fn every_manifest(
         }
     }
     broken
-}
-
-/// A manifest's error at its line and field.
-fn manifest_problem(yaml: &str, text: &str, error: ManifestError) -> Diagnostic {
-    match error {
-        ManifestError::Field {
-            line,
-            field,
-            message,
-            ..
-        } => Diagnostic::new(yaml, line, message).field(field),
-        ManifestError::Parse { error, .. } => {
-            let line = error.location().map_or(0, |l| l.line());
-            let message = error.to_string();
-            // serde's "unknown field `x`" names the field: point at its line.
-            let field = message
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-                .map(str::to_owned);
-            let line = match (&field, line) {
-                (Some(f), 0) => manifest::line_of(text, f),
-                _ => line,
-            };
-            Diagnostic::new(yaml, line, message)
-        }
-        ManifestError::Read { error, .. } => {
-            Diagnostic::new(yaml, 0, format!("cannot be read: {error}"))
-        }
-    }
 }
