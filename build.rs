@@ -2,12 +2,12 @@
 //! - the commit in `coursegen --version`: COURSEGEN_COMMIT when set (the release workflow
 //!   sets it), else `git rev-parse` of the checkout, else the version alone (a build from
 //!   crates.io has no git);
-//! - a rebuild when a file of the built-in theme (`templates/`, `static/`) or of `init/` is
-//!   added or removed: `include_dir!` alone sees only edits of files it embedded.
+//! - a rebuild when a file of the built-in theme (`templates/`, `static/`) or of `init/` or
+//!   `init-gpu/` is added or removed: `include_dir!` alone sees only edits of files it embedded.
 use std::process::Command;
 
 fn main() {
-    for dir in ["templates", "static", "init"] {
+    for dir in ["templates", "static", "init", "init-gpu"] {
         println!("cargo:rerun-if-changed={dir}");
     }
     println!("cargo:rerun-if-env-changed=COURSEGEN_COMMIT");

@@ -1,5 +1,6 @@
 //! The built-in theme: this repository's `templates/` and `static/`, compiled into the
-//! binary with `include_dir`, and `init/`, the files `coursegen init` writes. A site's own
+//! binary with `include_dir`, and `init/`, the files `coursegen init` writes (and
+//! `init-gpu/`, those `init --gpu` adds). A site's own
 //! file of the same path under `templates/` or `static/` overrides a built-in one; an
 //! override is admitted by what it resolves to (`content::admit`), the built-in files are
 //! trusted.
@@ -16,6 +17,8 @@ static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/static");
 /// What `coursegen init` writes (`init/` of this repository at compile time).
 static INIT: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/init");
+/// What `coursegen init --gpu` adds: the course's measure CI (`init-gpu/`).
+static INIT_GPU: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/init-gpu");
 
 /// The two folders of a theme, under the site root.
 pub(crate) const FOLDERS: [&str; 2] = ["templates", "static"];
@@ -122,6 +125,12 @@ pub(crate) fn init_files() -> Vec<(&'static str, &'static [u8])> {
     files.extend(INIT_KERNEL);
     files.sort();
     files
+}
+
+/// The files `coursegen init --gpu` adds, by path relative to the course: the measure
+/// workflow for self-hosted GPU runners and the Slurm script (`init-gpu/`).
+pub(crate) fn init_gpu_files() -> Vec<(&'static str, &'static [u8])> {
+    embedded(&INIT_GPU)
 }
 
 /// The files of theme folder `folder` (`templates` or `static`) a site under `root` uses,

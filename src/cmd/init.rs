@@ -2,7 +2,9 @@
 //! coursegen.toml, a draft glossary entry and its section's intro, a kernel and its
 //! manifest, the GitHub workflows that build it and deploy it with its pull-request
 //! previews, an allowed-signers file with no keys yet, CODEOWNERS, .gitignore, a README for
-//! authors and reviewers), and the safe writer `eject` shares. Nothing is written outside
+//! authors and reviewers), and the safe writer `eject` shares. `--gpu` adds the course's
+//! measure CI (`theme::init_gpu_files`: a workflow for self-hosted GPU runners and a Slurm
+//! script), in a new course or, alone, in one that exists. Nothing is written outside
 //! DIR, through a symbolic link, or over a file unless `--force`; every refusal is found
 //! before the first file is written.
 use std::path::{Component, Path, PathBuf};
@@ -17,18 +19,29 @@ use crate::theme;
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The new course's folder (created if missing; default: the current folder). It must
-    /// be empty unless --force; a `.git` there is allowed and left alone.
+    /// be empty unless --force (or --gpu in a course); a `.git` there is allowed and left
+    /// alone.
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Write into a folder that is not empty, replacing files of the same name.
     #[arg(long)]
     pub force: bool,
+    /// Also write the course's measure CI: .github/workflows/measure.yml (run by hand on
+    /// self-hosted GPU runners; it opens a pull request with the new records) and
+    /// .coursegen/measure.sbatch (the same on a Slurm cluster). In a course that exists (a
+    /// folder with coursegen.toml) it adds these two files alone, and refuses to replace
+    /// them unless --force.
+    #[arg(long)]
+    pub gpu: bool,
 }
 
 /// Runs `coursegen init`.
 pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
     let dir = args.dir.unwrap_or_else(|| root.to_path_buf());
     let usage = |m: String| Failure::Usage(anyhow!(m));
+    // `--gpu` in a course: its measure CI alone, beside what is there.
+    let course = args.gpu
+        && std::fs::symlink_metadata(dir.join("coursegen.toml")).is_ok_and(|m| m.is_file());
     match std::fs::symlink_metadata(&dir) {
         Ok(m) if m.file_type().is_symlink() => {
             return Err(usage(format!(
@@ -42,6 +55,7 @@ pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
                 dir.display()
             )));
         }
+        Ok(_) if course => {}
         Ok(_) => {
             let items = std::fs::read_dir(&dir)
                 .map_err(|e| usage(format!("cannot list {}: {e}", dir.display())))?;
@@ -60,17 +74,41 @@ pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(usage(format!("cannot read {}: {e}", dir.display()))),
     }
-    let files: Vec<(PathBuf, &[u8])> = theme::init_files()
+    let mut files: Vec<(&str, &[u8])> = if course {
+        Vec::new()
+    } else {
+        theme::init_files()
+    };
+    if args.gpu {
+        files.extend(theme::init_gpu_files());
+    }
+    let files: Vec<(PathBuf, &[u8])> = files
         .into_iter()
         .map(|(rel, bytes)| (PathBuf::from(rel), bytes))
         .collect();
     write_files(&dir, &files, args.force).map_err(|e| usage(format!("{e}")))?;
-    let text = format!(
-        "created a course in {} ({} files): `coursegen serve --root {0}` to preview it; \
-         README.md there says how to publish it on GitHub Pages and how to sign entries\n",
-        dir.display(),
-        files.len()
-    );
+    let gpu = if args.gpu {
+        "; .github/workflows/measure.yml measures the kernels on your self-hosted GPU runners \
+         and .coursegen/measure.sbatch on a Slurm cluster, each proposing the records in a \
+         pull request (the guide's \"Measuring on GPU runners\" and \"Measuring on Slurm\" say \
+         how to set them up)"
+    } else {
+        ""
+    };
+    let text = if course {
+        format!(
+            "added the measure CI to the course in {}{gpu}\n",
+            dir.display()
+        )
+    } else {
+        format!(
+            "created a course in {} ({} files): `coursegen serve --root {0}` to preview it; \
+             README.md there says how to publish it on GitHub Pages and how to sign entries\
+             {gpu}\n",
+            dir.display(),
+            files.len()
+        )
+    };
     emit(&mut std::io::stdout(), &text);
     Ok(())
 }

@@ -44,7 +44,6 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests/browser"))
-import subpath  # noqa: E402  (serve, check_site: the sub-path browser check)
 
 ORG, NAME, FORK = "ocean-org", "ocean-course", "someone/ocean-course"
 BASE = f"https://{ORG}.github.io/{NAME}"  # actions/configure-pages' base_url: no trailing slash
@@ -396,6 +395,8 @@ def search(context, origin, prefix, word):
 
 def browse(gh: GitHub, prefix, searches, label):
     """Every page Pages serves, loaded under `prefix`: no failed request; then the searches."""
+    # Imported here, so tests/ci/course_measure.py can use the runner without a browser.
+    import subpath  # (serve, check_site: the sub-path browser check)
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM) else None)

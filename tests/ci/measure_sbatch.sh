@@ -88,45 +88,8 @@ done
 EOF
 chmod +x "$co/target/release/coursegen"
 
-cat >"$tmp/bin/sbatch" <<'EOF'
-#!/usr/bin/env bash
-# Stand-in sbatch: --array=A-B runs tasks A..B at once, each from a spooled copy of the
-# script, with Slurm's variables; --export=ALL,K=V adds K=V; --wait waits (always).
-set -euo pipefail
-array=0-0 exports=()
-while [ $# -gt 1 ]; do
-    case "$1" in
-        --array=*) array="${1#--array=}" ;;
-        --export=*) IFS=, read -ra e <<<"${1#--export=}"; for kv in "${e[@]}"; do [ "$kv" = ALL ] || exports+=("$kv"); done ;;
-        --wait | --parsable | --gres=* | --output=* | --job-name=*) ;;
-        *) echo "stand-in sbatch: unknown option $1" >&2; exit 2 ;;
-    esac
-    shift
-done
-script="$1"
-spool="$(mktemp -d)"
-cp "$script" "$spool/slurm_script"
-job=4242
-pids=()
-for ((i = ${array%-*}; i <= ${array#*-}; i++)); do
-    env "${exports[@]}" SLURM_SUBMIT_DIR="$PWD" SLURM_JOB_ID=$((job + i + 1)) SLURM_ARRAY_JOB_ID=$job \
-        SLURM_ARRAY_TASK_ID="$i" bash "$spool/slurm_script" >/dev/null 2>"$spool/task-$i.err" &
-    pids+=($!)
-done
-status=0
-for p in "${pids[@]}"; do wait "$p" || status=1; done
-cat "$spool"/task-*.err >&2
-rm -rf "$spool"
-echo "$job"
-exit "$status"
-EOF
-cat >"$tmp/bin/srun" <<'EOF'
-#!/usr/bin/env bash
-# Stand-in srun: notes the step and runs it.
-while [ $# -gt 0 ] && [[ "$1" == --* ]]; do shift; done
-echo "$SLURM_ARRAY_TASK_ID" >>"$SRUN_LOG"
-exec "$@"
-EOF
+cp "$repo/tests/ci/sbatch-stub" "$tmp/bin/sbatch"
+cp "$repo/tests/ci/srun-stub" "$tmp/bin/srun"
 cp "$repo/tests/ci/gh-stub" "$tmp/bin/gh"
 chmod +x "$tmp/bin/"*
 export PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/coursegen.log" SRUN_LOG="$tmp/srun.log" GH_STUB_DIR="$tmp/gh"

@@ -86,6 +86,10 @@ if COURSEGEN_VERSION='1.0;rm' .ci/install-coursegen >/dev/null 2>&1; then fail "
 if COURSEGEN_SITE=biuld install_from "$t/dist" "$t/typo" 2>"$t/err" >/dev/null; then fail "accepted site: biuld"; fi
 grep -q "neither build nor deploy" "$t/err" || fail "site: biuld refused without saying why: $(cat "$t/err")"
 [ ! -e "$t/typo" ] || fail "site: biuld installed something"
+if COURSEGEN_MEASURE=prr install_from "$t/dist" "$t/typo" 2>"$t/err" >/dev/null; then fail "accepted measure: prr"; fi
+grep -q "neither run nor pr" "$t/err" || fail "measure: prr refused without saying why: $(cat "$t/err")"
+if COURSEGEN_SITE=build COURSEGEN_MEASURE=run install_from "$t/dist" "$t/typo" 2>"$t/err" >/dev/null; then fail "accepted site: and measure: together"; fi
+[ ! -e "$t/typo" ] || fail "a refused mode installed something"
 
 echo "-- action-run"
 out="$(PATH="$t/installed:$PATH" COURSEGEN_ARGS="--version" .ci/action-run)"
@@ -96,14 +100,17 @@ python3 - <<'PY'
 import re, sys, yaml
 a = yaml.safe_load(open("action.yml"))
 assert a["runs"]["using"] == "composite", a["runs"]
-assert set(a["inputs"]) == {"version", "args", "site", "base-url", "pages-branch"}, a["inputs"]
+assert set(a["inputs"]) == {"version", "args", "site", "base-url", "pages-branch", "measure", "gpu", "kernels",
+                            "device", "counters", "gpus", "result", "token"}, a["inputs"]
 runs = [s["run"] for s in a["runs"]["steps"] if "run" in s]
 assert runs == ['"$GITHUB_ACTION_PATH/.ci/action-install"', '"$GITHUB_ACTION_PATH/.ci/action-run"',
                 '"$GITHUB_ACTION_PATH/.ci/site-build" "$RUNNER_TEMP/coursegen-site"',
-                '"$GITHUB_ACTION_PATH/.ci/preview-deploy" "$RUNNER_TEMP/coursegen-site"'], runs
+                '"$GITHUB_ACTION_PATH/.ci/preview-deploy" "$RUNNER_TEMP/coursegen-site"',
+                '"$GITHUB_ACTION_PATH/.ci/measure"',
+                'mkdir -p "$RECORDS_DIR" && "$GITHUB_ACTION_PATH/.ci/records-pr"'], runs
 assert all("${{" not in r for r in runs), "an input expanded into a script"
 uses = sorted(s["uses"] for s in a["runs"]["steps"] if "uses" in s)
-assert uses == ["actions/download-artifact@v8", "actions/upload-artifact@v7"], uses
-print("action.yml: composite, four .ci/ scripts, inputs through the environment")
+assert uses == ["actions/download-artifact@v8"] * 2 + ["actions/upload-artifact@v7"] * 2, uses
+print("action.yml: composite, six .ci/ scripts, inputs through the environment")
 PY
 echo "release: ok"

@@ -20,6 +20,10 @@
   coursegen's in its `site:` modes, nothing copied into the course — build with a read-only
   token, deploy from workflow_run alone, take the address from actions/configure-pages, and
   never cancel a run of the default branch.
+- the measure workflow `coursegen init --gpu` writes (init-gpu/.github/workflows/) starts by
+  hand only, runs nothing but actions (coursegen's in its `measure:` modes), measures on
+  self-hosted runners with a read-only token and no secret, opens the pull request from a
+  hosted runner with contents and pull-requests write alone, and pins a timeout on every job;
 - every job that can write (a `write` permission) has a timeout-minutes.
 
     python3 tests/ci/workflows.py
@@ -53,6 +57,7 @@ IMAGES = {
     "windows-latest", "windows-2025", "windows-2022", "windows-11-arm",
 }
 INIT = REPO / "init/.github/workflows"
+INIT_GPU = REPO / "init-gpu/.github/workflows"
 RUN = re.compile(r"^\.ci/[A-Za-z0-9._-]+( [^\n;&|`$()<>]*)?$")
 
 failures = []
@@ -135,6 +140,51 @@ def check_init():
                 w = step.get("with", {})
                 check(w.get("ref") == "coursegen-pages" and w.get("persist-credentials") is False,
                       f"init site-deploy.yml {job_id}: checks out {w}: only the Pages branch, without keeping the token")
+    return len(flows)
+
+
+def check_init_gpu():
+    """The measure workflow `coursegen init --gpu` writes into a course."""
+    flows = {p.name: yaml.safe_load(p.read_text()) for p in sorted(INIT_GPU.glob("*.yml"))}
+    check(set(flows) == {"measure.yml"}, f"init --gpu's workflows: {sorted(flows)}")
+    if "measure.yml" not in flows:
+        return 0
+    wf, text = flows["measure.yml"], (INIT_GPU / "measure.yml").read_text()
+    on = triggers(wf)
+    check(set(on) == {"workflow_dispatch"}, f"init --gpu measure.yml must start by hand only: {sorted(on)}")
+    inputs = (on.get("workflow_dispatch") or {}).get("inputs", {})
+    check({"gpus", "kernels", "device", "counters"} <= set(inputs), f"init --gpu measure.yml inputs: {sorted(inputs)}")
+    check(wf.get("permissions") == {"contents": "read"}, f"init --gpu measure.yml: its default token must be read-only: {wf.get('permissions')}")
+    check(set(re.findall(r"secrets\.(\w+)", text)) <= {"RECORDS_PR_TOKEN"}, "init --gpu measure.yml uses a secret other than RECORDS_PR_TOKEN")
+    modes = {}
+    for job_id, job in wf["jobs"].items():
+        where = f"init --gpu measure.yml job {job_id}"
+        check(isinstance(job.get("timeout-minutes"), int), f"{where} has no timeout-minutes")
+        runs_on = job.get("runs-on", "")
+        self_hosted = isinstance(runs_on, list) and "self-hosted" in runs_on
+        if not self_hosted:
+            for image in images(job):
+                check(image in IMAGES, f"{where} runs on {image}")
+        for step in job["steps"]:
+            check("run" not in step, f"{where}: a `run:` step ({step.get('run')!r}); a course runs nothing of its own")
+            action, _, ref = step.get("uses", "").partition("@")
+            if action == "coursegen/coursegen":
+                check(ref == "v1", f"{where}: {step['uses']} is not the action's v1")
+                modes[job_id] = (step.get("with", {}).get("measure"), self_hosted)
+            else:
+                m = re.fullmatch(r"v(\d+)", ref)
+                check(action in CURRENT and m is not None and int(m.group(1)) >= CURRENT[action],
+                      f"{where}: {step.get('uses')} is not a current action this test knows")
+            if action == "actions/checkout" and self_hosted:
+                check(step.get("with", {}).get("persist-credentials") is False, f"{where}: the GPU runner's checkout keeps the token")
+        if self_hosted:
+            check("permissions" not in job and "secrets." not in yaml.safe_dump(job),
+                  f"{where}: the GPU job must run with the read-only token and no secret")
+        else:
+            check(job.get("permissions") == {"contents": "write", "pull-requests": "write"},
+                  f"{where}: the pull request job asks for {job.get('permissions')}")
+    check(sorted(modes.values()) == [("pr", False), ("run", True)],
+          f"init --gpu measure.yml must measure (`measure: run`) on self-hosted runners and open the pull request (`measure: pr`) on a hosted one: {modes}")
     return len(flows)
 
 
@@ -226,12 +276,13 @@ def main():
     never_cancelled("release.yml", release)
     never_cancelled("preview-deploy.yml", deploy, "deploy")
     n_init = check_init()
+    n_init += check_init_gpu()
 
     for f in failures:
         print("FAIL", f)
     if failures:
         sys.exit(1)
-    print(f"workflows: {len(flows)} files and init's {n_init} keep their rules ({len(cache_keys)} cache keys, one per job)")
+    print(f"workflows: {len(flows)} files and init's {n_init} (--gpu's included) keep their rules ({len(cache_keys)} cache keys, one per job)")
 
 
 if __name__ == "__main__":

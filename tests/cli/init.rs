@@ -340,3 +340,110 @@ fn this_course_builds_the_same_with_the_built_in_theme() {
     assert!(a.contains_key(Path::new("index.html")));
     assert!(differing(&a, &b).is_empty(), "{:?}", differing(&a, &b));
 }
+
+/// What `coursegen init --gpu` adds: the measure workflow and the Slurm script.
+const GPU_FILES: [&str; 2] = [".github/workflows/measure.yml", ".coursegen/measure.sbatch"];
+
+/// `init --gpu` in a new folder: the whole course and its measure CI, which builds as the
+/// course does.
+#[test]
+fn init_gpu_writes_a_course_with_its_measure_ci() {
+    let site = bare();
+    let course = site.root().join("course");
+    let o = site.run(&["init", "--gpu", course.to_str().unwrap()]);
+    assert_code(&o, 0);
+    for f in GPU_FILES
+        .iter()
+        .chain(&["coursegen.toml", ".github/workflows/site.yml"])
+    {
+        assert!(course.join(f).is_file(), "{f} missing");
+    }
+    let workflow = std::fs::read_to_string(course.join(GPU_FILES[0])).unwrap();
+    assert!(
+        workflow.contains("uses: coursegen/coursegen@v1"),
+        "{workflow}"
+    );
+    assert!(workflow.contains("self-hosted"), "{workflow}");
+    // Without --gpu: no measure CI.
+    let plain = site.root().join("plain");
+    assert_code(&site.run(&["init", plain.to_str().unwrap()]), 0);
+    for f in GPU_FILES {
+        assert!(!plain.join(f).exists(), "plain init wrote {f}");
+    }
+    let out = site.root().join("out");
+    let o = site.run_in(
+        &course,
+        &["build", "--drafts", "--out", out.to_str().unwrap()],
+    );
+    assert_code(&o, 0);
+}
+
+/// `init --gpu` in a course (a folder with coursegen.toml) adds the GPU files alone, leaving
+/// every file there as it was; a second time it refuses, writing nothing, unless --force.
+#[test]
+fn init_gpu_in_an_existing_course_adds_only_the_gpu_files_and_refuses_to_overwrite() {
+    let site = bare();
+    let course = site.root().join("course");
+    assert_code(&site.run(&["init", course.to_str().unwrap()]), 0);
+    std::fs::write(course.join("coursegen.toml"), "title = \"Mine\"\n").unwrap();
+    std::fs::remove_file(course.join("README.md")).unwrap();
+    let before = tree(&course);
+    let o = site.run_in(&course, &["init", "--gpu"]);
+    assert_code(&o, 0);
+    let after = tree(&course);
+    let added: Vec<PathBuf> = after
+        .keys()
+        .filter(|p| !before.contains_key(*p))
+        .cloned()
+        .collect();
+    let mut expected: Vec<PathBuf> = GPU_FILES.iter().map(PathBuf::from).collect();
+    expected.sort();
+    assert_eq!(added, expected, "init --gpu added {added:?}");
+    assert!(
+        before.iter().all(|(p, b)| after.get(p) == Some(b)),
+        "init --gpu changed a file"
+    );
+    assert!(
+        !course.join("README.md").exists(),
+        "init --gpu wrote the course again"
+    );
+
+    // Again: both files are there; refused, naming them, nothing written.
+    std::fs::write(course.join(GPU_FILES[0]), "mine").unwrap();
+    let o = site.run_in(&course, &["init", "--gpu"]);
+    assert_code(&o, 2);
+    assert_stderr_has(
+        &o,
+        &[
+            "measure.yml",
+            "measure.sbatch",
+            "--force",
+            "nothing was written",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(course.join(GPU_FILES[0])).unwrap(),
+        "mine"
+    );
+    // One there and one missing: still refused before the missing one is written.
+    std::fs::remove_file(course.join(GPU_FILES[1])).unwrap();
+    let o = site.run_in(&course, &["init", "--gpu"]);
+    assert_code(&o, 2);
+    assert!(
+        !course.join(GPU_FILES[1]).exists(),
+        "written before the refusal"
+    );
+    // --force replaces them, and still writes nothing else.
+    let o = site.run_in(&course, &["init", "--gpu", "--force"]);
+    assert_code(&o, 0);
+    assert_ne!(
+        std::fs::read_to_string(course.join(GPU_FILES[0])).unwrap(),
+        "mine"
+    );
+    assert!(course.join(GPU_FILES[1]).is_file());
+    assert!(!course.join("README.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(course.join("coursegen.toml")).unwrap(),
+        "title = \"Mine\"\n"
+    );
+}

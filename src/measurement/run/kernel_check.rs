@@ -41,8 +41,8 @@ pub enum KernelCheck {
 
 /// How to make NVRTC loadable, for the message that says kernels were not compiled.
 pub const HOW_TO_GET_NVRTC: &str = "install the CUDA toolkit, or NVRTC alone from PyPI \
-    (`python3 -m pip install nvidia-cuda-nvrtc`) and put the folder holding its \
-    libnvrtc.so.13 (site-packages/nvidia/cu13/lib) on LD_LIBRARY_PATH";
+    (`python3 -m pip install --target ~/.local/nvrtc 'nvidia-cuda-nvrtc>=13.0,<13.1'`) and put \
+    ~/.local/nvrtc/nvidia/cu13/lib on LD_LIBRARY_PATH (the guide's \"The kernel contract\")";
 
 /// Compiles every kernel of `root/kernels` and checks its entry points.
 pub fn check_kernels(root: &Path) -> KernelCheck {
