@@ -201,11 +201,9 @@ pub fn log_lines(log: &str) -> Vec<LogLine> {
             });
         } else if raw.contains(" detected in the compilation of ") {
             continue;
-        } else if let Some(last) = out.last_mut() {
-            if !raw.trim().is_empty() {
-                last.message.push('\n');
-                last.message.push_str(raw.trim_end());
-            }
+        } else if let Some(last) = out.last_mut().filter(|_| !raw.trim().is_empty()) {
+            last.message.push('\n');
+            last.message.push_str(raw.trim_end());
         }
     }
     out

@@ -278,8 +278,9 @@ fn located(entry: &Entry, errors: Vec<BindingError>) -> Vec<Diagnostic> {
 
 /// Reads every manifest of `kernels/` (`dir`), whether an entry measures its kernel or not,
 /// and the course's own contract header if it has one: each problem goes to `problems` at the
-/// manifest's file and line, and a kernel source without a manifest (which `measure` would
-/// refuse) is one too. Returns the kernels whose manifests do not read.
+/// manifest's file and line. (A `.cu` without a manifest may be code a page shows: `measure`
+/// and `measure --plan` name it, the build does not.) Returns the kernels whose manifests do
+/// not read.
 fn every_manifest(
     dir: &Path,
     kernels: &records::KernelFiles,
@@ -289,16 +290,12 @@ fn every_manifest(
     let Ok(items) = std::fs::read_dir(dir) else {
         return broken;
     };
-    let mut files: Vec<(String, String)> = items
-        .filter_map(|i| i.ok())
-        .filter_map(|i| {
-            let path = i.path();
-            let stem = path.file_stem()?.to_str()?.to_owned();
-            let ext = path.extension()?.to_str()?.to_owned();
-            Some((stem, ext))
-        })
+    let mut names: Vec<String> = items
+        .filter_map(|i| i.ok().map(|i| i.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
         .collect();
-    files.sort();
+    names.sort();
     if let Err(e) = contract::header(kernels) {
         problems.push(Diagnostic::new(
             format!("kernels/{}", contract::HEADER_NAME),
@@ -306,34 +303,19 @@ fn every_manifest(
             format!("cannot be read: {e}"),
         ));
     }
-    for (name, ext) in &files {
+    for name in names {
         let yaml = format!("kernels/{name}.yaml");
-        match ext.as_str() {
-            "cu" if !files.contains(&(name.clone(), "yaml".to_owned())) => {
-                problems.push(
-                    Diagnostic::new(format!("kernels/{name}.cu"), 0, "has no manifest").help(
-                        format!(
-                            "write `{yaml}` (the guide's \"Add a measured concept\" says how), \
-                             or move the file out of kernels/, which holds measured kernels only"
-                        ),
-                    ),
-                );
+        let text = match kernels.read(&name, "yaml") {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                problems.push(Diagnostic::new(&yaml, 0, format!("cannot be read: {e}")));
+                broken.insert(name);
+                continue;
             }
-            "yaml" => {
-                let text = match kernels.read(name, "yaml") {
-                    Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                    Err(e) => {
-                        problems.push(Diagnostic::new(&yaml, 0, format!("cannot be read: {e}")));
-                        broken.insert(name.clone());
-                        continue;
-                    }
-                };
-                if let Err(e) = Manifest::parse(Path::new(&yaml), &text) {
-                    problems.push(e.diagnostic(Path::new(&yaml), &text));
-                    broken.insert(name.clone());
-                }
-            }
-            _ => {}
+        };
+        if let Err(e) = Manifest::parse(Path::new(&yaml), &text) {
+            problems.push(e.diagnostic(Path::new(&yaml), &text));
+            broken.insert(name);
         }
     }
     broken
