@@ -310,11 +310,8 @@ impl KernelPlan {
             "manifest",
             &kernel_file(&self.name, "yaml").display().to_string(),
         )?;
-        let options = if m.compile_options.is_empty() {
-            "none".to_owned()
-        } else {
-            p(&m.compile_options.join(" "))
-        };
+        // The manifest's options and the contract header's constants, as `measure` passes them.
+        let options = p(&contract::options(m).join(" "));
         line(
             f,
             "source",
