@@ -1,13 +1,15 @@
 //! The rules about the code itself, read from `src/`: which top-level module may import
-//! which ([`MAY_IMPORT`], the table the `//!` headers used to state in prose), no import
-//! cycle between modules (each merged with its submodules), no arrow back up inside
-//! `src/site/`, no `super::super::`, no `mod.rs`, and no stage that takes serve's memo.
+//! which ([`MAY_IMPORT`], the table the `//!` headers used to state in prose), which may
+//! name an external crate (cudarc, NVML, `anyhow`: [`ONLY_UNDER`]) and which must not touch
+//! the machine ([`NEVER_UNDER`]), no import cycle between modules (each merged with its
+//! submodules), no arrow back up inside `src/site/`, no `super::super::`, no `mod.rs`, and
+//! no stage that takes serve's memo. A failure names the file and line.
 //!
 //! The module graph: one node per file (`src/site/check.rs` is `site::check`), an edge for
-//! every path into another module that a `use` or the code names (`crate::…`, `super::…`,
-//! resolved to the longest module it names). A module's `mod` and `pub use` lines only
-//! declare or re-export and are not edges; test code (`tests.rs`, `*_tests.rs`, and a
-//! trailing `#[cfg(test)] mod tests { … }`) is left out.
+//! every path into another module that a `use` (a `pub use` too: a re-export that bridges two
+//! modules is an import) or the code names (`crate::…`, `super::…`, resolved to the longest
+//! module it names). A `mod` line only declares and is not an edge; test code (`tests.rs`,
+//! `*_tests.rs`, and a trailing `#[cfg(test)] mod tests { … }`) is left out.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -70,40 +72,55 @@ fn without_tests_and_comments(text: &str) -> String {
     code
 }
 
-/// Whether a line only declares a child module or re-exports (not a dependency).
-fn declares(line: &str) -> bool {
+/// The visibility a line starts with, stripped.
+fn without_visibility(line: &str) -> &str {
     let l = line.trim_start();
-    let l = l
-        .strip_prefix("pub(crate) ")
-        .or_else(|| l.strip_prefix("pub(super) "))
-        .or_else(|| l.strip_prefix("pub "))
-        .map_or((l, false), |rest| (rest, true));
-    match l {
-        (rest, _) if rest.starts_with("mod ") => true,
-        (rest, true) => rest.starts_with("use "),
-        _ => false,
-    }
+    ["pub(crate) ", "pub(super) ", "pub "]
+        .iter()
+        .find_map(|p| l.strip_prefix(p))
+        .unwrap_or(l)
 }
 
-/// Every path a module's code names that starts with `crate`, `super` or `self`, with
-/// `use` groups expanded (`use super::{a, b::c}` names `super::a` and `super::b::c`).
-fn paths(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut statement = String::new();
-    for line in code.lines() {
-        if declares(line) {
-            continue;
-        }
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("use ") || !statement.is_empty() {
-            statement.push_str(trimmed);
-            if trimmed.contains(';') {
-                let body = statement.trim_start_matches("use ").trim_end_matches(';');
-                expand(body, &mut out);
-                statement.clear();
+/// Whether a line only declares a child module (not a dependency).
+fn declares(line: &str) -> bool {
+    without_visibility(line).starts_with("mod ")
+}
+
+/// Things found in a file, each with its line (from 1).
+type Numbered<T> = Vec<(usize, T)>;
+
+/// Every `use` statement of `code` (whatever its visibility), each expanded into its paths
+/// (`use super::{a, b::c}` names `super::a` and `super::b::c`), with the line it starts
+/// on; and the other lines, each with its line.
+fn uses_and_lines(code: &str) -> (Numbered<String>, Numbered<&str>) {
+    let (mut uses, mut others) = (Vec::new(), Vec::new());
+    let mut statement: Option<(usize, String)> = None;
+    for (n, line) in code.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        match (
+            &mut statement,
+            without_visibility(line).strip_prefix("use "),
+        ) {
+            (Some((_, s)), _) => s.push_str(line.trim()),
+            (None, Some(body)) => statement = Some((n, body.to_string())),
+            (None, None) => {
+                others.push((n, line));
+                continue;
             }
-            continue;
         }
+        if let Some((at, s)) = statement.take_if(|(_, s)| s.contains(';')) {
+            let mut expanded = Vec::new();
+            expand(s.trim_end_matches(';'), &mut expanded);
+            uses.extend(expanded.into_iter().map(|p| (at, p)));
+        }
+    }
+    (uses, others)
+}
+
+/// Every path a module's code names that starts with `crate`, `super` or `self`, `use`
+/// groups expanded, each with its line.
+fn paths(code: &str) -> Numbered<String> {
+    let (mut out, others) = uses_and_lines(code);
+    for (n, line) in others.into_iter().filter(|(_, l)| !declares(l)) {
         let bytes = line.as_bytes();
         for start in ["crate::", "super::", "self::"] {
             let mut from = 0;
@@ -116,7 +133,7 @@ fn paths(code: &str) -> Vec<String> {
                 let end = line[at..]
                     .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
                     .map_or(line.len(), |e| at + e);
-                out.push(line[at..end].trim_end_matches(':').to_string());
+                out.push((n, line[at..end].trim_end_matches(':').to_string()));
             }
         }
     }
@@ -269,7 +286,7 @@ fn graph_of(known: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<Strin
         if !module.is_empty() {
             deps.extend(children_named(module, code, known));
         }
-        for path in paths(code) {
+        for (_, path) in paths(code) {
             if let Some(t) = target(module, &path, known)
                 && t != *module
                 // The crate root only declares the modules.
@@ -471,24 +488,108 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("cli", &["cmd", "editorial"]),
 ];
 
-/// The imports between top-level modules that [`MAY_IMPORT`] does not allow, and the
-/// top-level modules it does not list.
-fn forbidden(graph: &BTreeMap<String, BTreeSet<String>>, table: &[(&str, &[&str])]) -> Vec<String> {
+/// The imports between top-level modules of `known` (module → code) that [`MAY_IMPORT`]
+/// does not allow, each with the lines that make it, and the top-level modules it does not
+/// list.
+fn forbidden(known: &BTreeMap<String, String>, table: &[(&str, &[&str])]) -> Vec<String> {
     let allowed: BTreeMap<&str, &[&str]> = table.iter().copied().collect();
     let mut out = Vec::new();
-    for (module, deps) in &merged_levels(graph)[""] {
+    for (module, deps) in &merged_levels(&graph_of(known))[""] {
         let Some(may) = allowed.get(module.as_str()) else {
             out.push(format!("{module}: not in MAY_IMPORT"));
             continue;
         };
         for dep in deps.iter().filter(|d| !may.contains(&d.as_str())) {
-            let via: Vec<&String> = (graph.iter())
-                .filter(|(m, ds)| {
-                    child_of("", m) == Some(module) && ds.iter().any(|d| encloses(dep, d))
-                })
-                .map(|(m, _)| m)
-                .collect();
-            out.push(format!("{module} → {dep} (from {via:?})"));
+            let mut at = Vec::new();
+            for (m, code) in known
+                .iter()
+                .filter(|(m, _)| child_of("", m) == Some(module))
+            {
+                for (n, path) in paths(code) {
+                    if target(m, &path, known).is_some_and(|t| encloses(dep, &t)) {
+                        at.push(format!("{}:{n}", file_of(m)));
+                    }
+                }
+            }
+            out.push(format!("{module} → {dep}: {}", at.join(", ")));
+        }
+    }
+    out
+}
+
+/// The file of a module: `src/site/check.rs` for `site::check`.
+fn file_of(module: &str) -> String {
+    match module {
+        "" => "src/lib.rs".to_string(),
+        m => format!("src/{}.rs", m.replace("::", "/")),
+    }
+}
+
+/// The external paths (a crate, a part of `std`) that only some modules may name, each
+/// module with its submodules: the GPU libraries stay behind `measurement::run`, so a build
+/// never loads them; `anyhow` stays at the top, and where Pagefind hands one over.
+const ONLY_UNDER: &[(&str, &[&str])] = &[
+    ("cudarc", &["measurement::run"]),
+    ("nvml_wrapper", &["measurement::run"]),
+    ("anyhow", &["cli", "cmd", "site::render::search"]),
+];
+
+/// The external paths a module (with its submodules) must not name: `bank` is pure, no
+/// files, environment, network or processes.
+const NEVER_UNDER: &[(&str, &[&str])] =
+    &[("bank", &["std::env", "std::fs", "std::net", "std::process"])];
+
+/// The lines of `code` that name the external path `name` (`cudarc`, `std::fs`): in a `use`
+/// (groups expanded), or as a path in the code (`std::fs::read`, `::cudarc::driver`).
+fn naming(code: &str, name: &str) -> Vec<usize> {
+    let names = |p: &str| {
+        let p = p.trim_start_matches("::");
+        p == name || p.starts_with(&format!("{name}::"))
+    };
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let (uses, others) = uses_and_lines(code);
+    let mut out: Vec<usize> = (uses.into_iter())
+        .filter(|(_, p)| names(p))
+        .map(|(n, _)| n)
+        .collect();
+    for (n, line) in others {
+        let found = line.match_indices(name).any(|(i, _)| {
+            let before = line[..i].trim_end_matches("::");
+            let after = line[i + name.len()..].chars().next();
+            !before.ends_with(ident) && !after.is_some_and(ident)
+        });
+        if found {
+            out.push(n);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every line of `sources` (module, file, code) that names an external path where
+/// [`ONLY_UNDER`] or [`NEVER_UNDER`] (here `only`, `never`) forbids it.
+fn external_paths_out_of_place(
+    sources: &[(String, String, String)],
+    only: &[(&str, &[&str])],
+    never: &[(&str, &[&str])],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, file, code) in sources {
+        for (name, under) in only {
+            if under.iter().any(|u| encloses(u, module)) {
+                continue;
+            }
+            for n in naming(code, name) {
+                out.push(format!("{file}:{n}: `{name}` outside {}", under.join(", ")));
+            }
+        }
+        for (m, names) in never.iter().filter(|(m, _)| encloses(m, module)) {
+            for name in *names {
+                for n in naming(code, name) {
+                    out.push(format!("{file}:{n}: `{name}` in {m}"));
+                }
+            }
         }
     }
     out
@@ -525,63 +626,141 @@ fn no_module_imports_one_that_imports_it_back() {
 
 #[test]
 fn each_top_level_module_imports_only_what_the_table_allows() {
-    let found = forbidden(&graph(), MAY_IMPORT);
+    let found = forbidden(&modules(), MAY_IMPORT);
     assert!(
         found.is_empty(),
         "imports MAY_IMPORT does not allow: {found:#?}"
     );
 }
 
-/// A made-up crate's graph, from module → code.
-fn made_up(modules: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
-    let known = (modules.iter())
-        .map(|(m, code)| (m.to_string(), code.to_string()))
+#[test]
+fn each_external_crate_only_where_the_table_allows() {
+    let mut sources: Vec<(String, String, String)> = (modules().into_iter())
+        .map(|(m, code)| (m.clone(), file_of(&m), code))
         .collect();
-    graph_of(&known)
+    // The binary: not a module of the library, but its code all the same.
+    let main = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/main.rs");
+    let main = without_tests_and_comments(&std::fs::read_to_string(main).unwrap());
+    sources.push(("main".into(), "src/main.rs".into(), main));
+    let found = external_paths_out_of_place(&sources, ONLY_UNDER, NEVER_UNDER);
+    assert!(
+        found.is_empty(),
+        "external paths ONLY_UNDER or NEVER_UNDER forbids: {found:#?}"
+    );
+}
+
+/// A made-up crate: module → code.
+fn made_up(modules: &[(&str, &str)]) -> BTreeMap<String, String> {
+    (modules.iter())
+        .map(|(m, code)| (m.to_string(), code.to_string()))
+        .collect()
 }
 
 #[test]
 fn a_cycle_through_a_submodule_is_found() {
     // site::check → policy → policy::findings → site::check: policy.rs itself names
     // nothing of site, so only the merged view sees the loop.
-    let graph = made_up(&[
+    let graph = graph_of(&made_up(&[
         ("", "pub mod policy;\npub mod site;\n"),
         ("site", "mod check;\n"),
         ("site::check", "use crate::policy::Rules;\n"),
         ("policy", "mod findings;\npub struct Rules;\n"),
         ("policy::findings", "use crate::site::check::Parts;\n"),
-    ]);
+    ]));
     let found = merged_cycles(&graph);
     assert_eq!(found, vec!["policy → site, site → policy".to_string()]);
     // Without the import back, no cycle.
-    let graph = made_up(&[
+    let graph = graph_of(&made_up(&[
         ("", "pub mod policy;\npub mod site;\n"),
         ("site", "mod check;\n"),
         ("site::check", "use crate::policy::Rules;\n"),
         ("policy", "mod findings;\npub struct Rules;\n"),
         ("policy::findings", "fn f() {}\n"),
-    ]);
+    ]));
     assert!(merged_cycles(&graph).is_empty());
 }
 
 #[test]
 fn a_forbidden_import_and_an_arrow_back_up_are_found() {
-    let graph = made_up(&[
+    let known = made_up(&[
         ("", "pub mod bank;\npub mod site;\n"),
         ("bank", "mod model;\n"),
-        ("bank::model", "use crate::site::options::BuildOptions;\n"),
+        (
+            "bank::model",
+            "fn f() {}\nuse crate::site::options::BuildOptions;\n",
+        ),
         ("site", "mod options;\nmod render;\npub enum SiteError {}\n"),
         ("site::options", "pub struct BuildOptions;\n"),
         ("site::render", "use super::SiteError;\n"),
     ]);
     let table: &[(&str, &[&str])] = &[("bank", &[]), ("site", &["bank"])];
     assert_eq!(
-        forbidden(&graph, table),
-        vec!["bank → site (from [\"bank::model\"])".to_string()]
+        forbidden(&known, table),
+        vec!["bank → site: src/bank/model.rs:2".to_string()]
     );
     assert_eq!(
-        back_up(&graph, "site"),
+        back_up(&graph_of(&known), "site"),
         vec!["site::render → site".to_string()]
+    );
+}
+
+#[test]
+fn a_re_export_across_a_forbidden_edge_is_found() {
+    // `bank` re-exports an item of `site` (over two lines), and `site::render` names it
+    // through `bank`: the re-export itself is the arrow `bank → site`.
+    let known = made_up(&[
+        ("", "pub mod bank;\npub mod site;\n"),
+        (
+            "bank",
+            "mod model;\npub(crate) use crate::site::options::{\n    BuildOptions,\n};\n",
+        ),
+        ("bank::model", "pub struct Geometry;\n"),
+        ("site", "mod options;\nmod render;\n"),
+        ("site::options", "pub struct BuildOptions;\n"),
+        ("site::render", "use crate::bank::BuildOptions;\n"),
+    ]);
+    let table: &[(&str, &[&str])] = &[("bank", &[]), ("site", &["bank"])];
+    assert_eq!(
+        forbidden(&known, table),
+        vec!["bank → site: src/bank.rs:2".to_string()]
+    );
+}
+
+#[test]
+fn an_external_path_out_of_place_is_found() {
+    let source = |m: &str, code: &str| (m.to_string(), file_of(m), code.to_string());
+    let sources = [
+        source(
+            "measurement::run::gpu",
+            "use cudarc::driver::CudaContext;\n",
+        ),
+        source(
+            "measurement::run",
+            "fn f() { unsafe { cudarc::driver::sys::f() } }\n",
+        ),
+        source("site::render", "fn f() {}\nuse cudarc::{driver, nvrtc};\n"),
+        source(
+            "measurement::view",
+            "\nfn f() { ::nvml_wrapper::Nvml::init() }\n",
+        ),
+        source("bank::svg", "use std::{fmt, fs::File};\n"),
+        source("bank::model", "fn f() { std::fs::read(\"x\") }\n"),
+        // Not these: another name that starts the same, a path inside another, `std::fmt`.
+        source(
+            "site::check",
+            "use my_cudarc::X;\nfn f() { a::cudarc::g() }\n",
+        ),
+        source("bank::card", "use std::fmt;\nfn f() { std::fsx::g() }\n"),
+        source("site::write", "fn f() { std::fs::rename(a, b) }\n"),
+    ];
+    assert_eq!(
+        external_paths_out_of_place(&sources, ONLY_UNDER, NEVER_UNDER),
+        [
+            "src/site/render.rs:2: `cudarc` outside measurement::run",
+            "src/measurement/view.rs:2: `nvml_wrapper` outside measurement::run",
+            "src/bank/svg.rs:1: `std::fs` in bank",
+            "src/bank/model.rs:1: `std::fs` in bank",
+        ]
     );
 }
 
@@ -601,14 +780,18 @@ fn the_checker_sees_cycles_and_groups() {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (m, code) in &known {
         let deps = graph.entry(m.clone()).or_default();
-        for p in paths(code) {
+        for (_, p) in paths(code) {
             if let Some(t) = target(m, &p, &known).filter(|t| t != m) {
                 deps.insert(t);
             }
         }
     }
     assert_eq!(graph["a"], BTreeSet::from(["b".to_string()]));
-    assert!(graph["c"].is_empty(), "re-exports and `mod` are not edges");
+    assert_eq!(
+        graph["c"],
+        BTreeSet::from(["a".to_string()]),
+        "a re-export is an edge, a `mod` is not"
+    );
     assert_eq!(cycles(&graph), vec![vec!["a".to_string(), "b".to_string()]]);
 }
 

@@ -51,6 +51,8 @@ fn stderr(out: &Output) -> String {
 }
 
 fn gpu_present() -> bool {
+    // SAFETY: dlopens libcuda by its candidate names and closes it again, running only the
+    // library's own initialisers; nothing in it is called.
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 

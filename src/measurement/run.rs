@@ -390,6 +390,8 @@ pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
         return Err(MeasureError::NoGpuFlag);
     }
     // cudarc panics on the first call into a library it cannot load: look first.
+    // SAFETY: dlopens libcuda by its candidate names and closes it again: that runs only the
+    // library's own initialisers, as any use of the driver would, and calls nothing in it.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(MeasureError::NoDriver);
     }

@@ -45,6 +45,9 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal).map_err(driver("creating a context"))?;
         // One stream, so cudarc's per-slice events would only add work between our events.
+        // SAFETY: the duty it leaves us is ordering between streams, and there is one: every
+        // slice of this context is allocated, used and freed on `stream` alone (each thread
+        // opens its own device), and tracking is off before the first slice exists.
         unsafe { ctx.disable_event_tracking() };
         let attr = |a| {
             ctx.attribute(a)
@@ -61,6 +64,8 @@ impl Gpu {
         let bus_bits = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
         let uuid = ctx.uuid().map_err(driver("reading the device UUID"))?;
         let mut version = 0;
+        // SAFETY: `version` is a live, writable `c_int`, all cuDriverGetVersion writes; the
+        // library is loaded (the caller checked, and cuInit above succeeded).
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
             .result()
             .map_err(driver("reading the driver's CUDA version"))?;
@@ -277,9 +282,11 @@ fn launch_into(
         .arg(&value)
         .arg(&logical)
         .arg(clock);
-    // SAFETY: the argument list matches the kernel ABI of kernels/*.cu (input, output,
-    // axis value, logical blocks, clock), for the measured kernel and its reference alike,
-    // and the buffers hold what the grid touches.
+    // SAFETY: the driver reads one argument per parameter the kernel declares, and these
+    // five are the kernel ABI (run.rs's header, `contract::PARAMS_C`) that the measured
+    // kernel and its reference declare and `coursegen check` holds every `.cu` to: device
+    // pointers of this context, then two ints. The slices outlive the launch (freed on the
+    // same stream), and what the kernel does with them stays in device memory.
     unsafe { args.launch(cfg) }.map_err(driver("launching the kernel"))?;
     Ok(())
 }

@@ -12,14 +12,15 @@ use crate::measurement::contract;
 
 /// Whether libnvrtc can be loaded; cudarc panics on first use when it cannot.
 pub fn present() -> bool {
-    // SAFETY: only tries to dlopen the library by its candidate names.
+    // SAFETY: dlopens libnvrtc by its candidate names and closes it again: that runs only
+    // the library's own initialisers, as any use of NVRTC would, and calls nothing in it.
     unsafe { sys::is_culib_present() }
 }
 
 /// NVRTC's version as `major.minor`, e.g. `13.0`. Call only when [`present`].
 pub fn version() -> Result<String, MeasureError> {
     let (mut major, mut minor): (c_int, c_int) = (0, 0);
-    // SAFETY: two valid out-pointers.
+    // SAFETY: `major` and `minor` are live, writable `c_int`s, all nvrtcVersion writes.
     unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
         .result()
         .map_err(|e| MeasureError::Nvrtc(format!("nvrtcVersion failed: {e}")))?;
@@ -99,7 +100,8 @@ fn run(unit: &Unit<'_>, target: String) -> Result<Compiled, MeasureError> {
     let mut all = vec![target];
     all.extend(unit.options.iter().cloned());
     let program = Program::new(unit)?;
-    // SAFETY: a program just created; the options outlive the call.
+    // SAFETY: `program.0` came from nvrtcCreateProgram and is destroyed only when `program`
+    // drops, after this call; cudarc passes the options as CStrings that live through it.
     let compiled = unsafe { result::compile_program(program.0, &all) };
     let log = program.log();
     if let Err(e) = compiled {
@@ -112,10 +114,11 @@ fn run(unit: &Unit<'_>, target: String) -> Result<Compiled, MeasureError> {
     let binary = if all[0].contains("=sm_") {
         Binary::Cubin(program.cubin()?)
     } else {
-        // SAFETY: the program compiled.
+        // SAFETY: `program.0` is live (destroyed only on drop) and compiled without error.
         let ptx = unsafe { result::get_ptx(program.0) }
             .map_err(|e| MeasureError::Nvrtc(format!("nvrtcGetPTX failed: {e}")))?;
-        // SAFETY: NVRTC returns a NUL-terminated string.
+        // SAFETY: NVRTC's PTX size counts the closing NUL and `get_ptx` sized the buffer by
+        // it, so `ptx` is a NUL-terminated string; `text` borrows it only until it is copied.
         let text = unsafe { CStr::from_ptr(ptx.as_ptr()) };
         Binary::Ptx(text.to_string_lossy().into_owned())
     };
@@ -129,11 +132,12 @@ fn run(unit: &Unit<'_>, target: String) -> Result<Compiled, MeasureError> {
 fn supported_archs() -> Result<Vec<u32>, MeasureError> {
     let failed = |e: sys::nvrtcResult| MeasureError::Nvrtc(format!("listing architectures: {e:?}"));
     let mut n: c_int = 0;
-    // SAFETY: valid out-pointer, then a buffer of the size NVRTC reported.
+    // SAFETY: `n` is a live, writable `c_int`, the one value the call writes.
     unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) }
         .result()
         .map_err(|e| failed(e.0))?;
     let mut archs = vec![0 as c_int; n.max(0) as usize];
+    // SAFETY: `archs` holds the `n` ints NVRTC just said this call writes.
     unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) }
         .result()
         .map_err(|e| failed(e.0))?;
@@ -156,8 +160,8 @@ impl Program {
         let headers = [header.as_ptr()];
         let names = [header_name.as_ptr()];
         let mut prog = std::mem::MaybeUninit::uninit();
-        // SAFETY: every pointer is a NUL-terminated string that lives as long as the
-        // program (kept in `Program`); one header and one name.
+        // SAFETY: `prog` is a slot for the handle; every other pointer is a NUL-terminated
+        // string that lives as long as the program (kept in `Program`); one header, one name.
         unsafe {
             sys::nvrtcCreateProgram(
                 prog.as_mut_ptr(),
@@ -176,8 +180,10 @@ impl Program {
     }
 
     fn log(&self) -> String {
+        // SAFETY: `self.0` came from nvrtcCreateProgram and is destroyed only by `drop`.
         match unsafe { result::get_program_log(self.0) } {
-            // SAFETY: NVRTC returns a NUL-terminated string.
+            // SAFETY: NVRTC's log size counts the closing NUL and `get_program_log` sized
+            // `raw` by it; the borrow ends when the text is copied out.
             Ok(raw) => unsafe { CStr::from_ptr(raw.as_ptr()) }
                 .to_string_lossy()
                 .trim()
@@ -190,11 +196,13 @@ impl Program {
         let failed =
             |e: result::NvrtcError| MeasureError::Nvrtc(format!("nvrtcGetCUBIN failed: {e}"));
         let mut size = 0usize;
-        // SAFETY: the program compiled for an sm_ target; buffer of the reported size.
+        // SAFETY: `self.0` is live (destroyed only by `drop`); `size` is a writable usize.
         unsafe { sys::nvrtcGetCUBINSize(self.0, &mut size) }
             .result()
             .map_err(failed)?;
         let mut buf = vec![0 as c_char; size];
+        // SAFETY: the program compiled for an `sm_` target, so it has a CUBIN, and `buf`
+        // holds the `size` bytes NVRTC just reported for it.
         unsafe { sys::nvrtcGetCUBIN(self.0, buf.as_mut_ptr()) }
             .result()
             .map_err(failed)?;
@@ -204,7 +212,8 @@ impl Program {
 
 impl Drop for Program {
     fn drop(&mut self) {
-        // SAFETY: created by nvrtcCreateProgram and destroyed only here.
+        // SAFETY: created by nvrtcCreateProgram, and `Program` is neither Clone nor Copy,
+        // so this drop is the only destroy: no use after it, no double free.
         let _ = unsafe { result::destroy_program(self.0) };
     }
 }
