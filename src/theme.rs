@@ -103,14 +103,13 @@ pub(crate) fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
 }
 
 /// The kernel a new course starts with: this repository's own, so the one `init` writes is
-/// the one CI compiles and the device measured, never a copy that drifts. The source is its
-/// rewrite on the contract header `coursegen.cuh`, which `tests/kernels_compile.rs` holds to
-/// the measured kernel's instructions, so a new course starts from the contract; it moves
-/// to `kernels/` with the next measurement of this course.
+/// the one CI compiles and the device measured, never a copy that drifts (an init'd course's
+/// CI holds this repository's records fresh for it). Its rewrite on the contract header
+/// (tests/fixtures/kernels-on-header/) replaces it with the next measurement.
 const INIT_KERNEL: [(&str, &[u8]); 2] = [
     (
         "kernels/warp_divergence.cu",
-        include_bytes!("../tests/fixtures/kernels-on-header/warp_divergence.cu"),
+        include_bytes!("../kernels/warp_divergence.cu"),
     ),
     (
         "kernels/warp_divergence.yaml",
