@@ -21,9 +21,10 @@ pub const MAX_FORMULA_DEPTH: usize = 32;
 /// costs a parser and its MathML goes through the HTML cleaner (175,000 `$x$` took 2 s).
 pub const MAX_FORMULAS: usize = 2_000;
 
-/// Most MathML one page's formulas may make: 4 MiB, some ten times a page of matrices.
-/// MathML is some ten times its TeX, and the HTML cleaner reads all of it.
-pub const MAX_MATHML_BYTES: usize = 4 * 1024 * 1024;
+/// Most MathML one page's formulas may make: 1 MiB, some five times a page of 2,000 inline
+/// formulas or of thirty 16 × 16 matrices. MathML is some ten times its TeX, and the HTML
+/// cleaner reads all of it (130 matrices of 7 KiB, 4 MiB of MathML, took half a second).
+pub const MAX_MATHML_BYTES: usize = 1024 * 1024;
 
 /// Commands that define a macro: each use of one expands into text that is parsed again
 /// (pulldown-latex allows a formula up to 1 MiB of expansion), so a short formula could
@@ -114,7 +115,9 @@ fn convert(events: &mut [Event<'_>], lines: &[usize], budget: &mut MathBudget) -
         };
         budget.formulas += 1;
         if budget.spent {
-            // The page is refused already: show the formula as code, unparsed.
+            // The page is refused already: its later formulas are dropped unparsed.
+            *event = Event::Text(CowStr::Borrowed(""));
+            continue;
         } else if budget.formulas > MAX_FORMULAS {
             budget.spent = true;
             refuse(
@@ -146,10 +149,15 @@ fn convert(events: &mut [Event<'_>], lines: &[usize], budget: &mut MathBudget) -
                 ),
             }
         }
-        *event = Event::Code(tex);
+        // A refused page is never written, and its error quotes what matters: its text,
+        // which the cleaner would read again, is left out (a 1 MiB matrix is 100,000 `&`).
+        *event = Event::Code(CowStr::Borrowed(REFUSED));
     }
     errors
 }
+
+/// What a refused formula shows, in a page that is refused with it.
+const REFUSED: &str = "(formula refused: see the build's errors)";
 
 /// Whether a formula is short enough, shallow enough and defines no macro, judged from its
 /// text in one pass before the parser sees it: its message and help if not.

@@ -880,7 +880,7 @@ fn a_mebibyte_of_nested_or_numerous_math_or_a_huge_term_is_refused_at_its_line()
         (
             matrices,
             None,
-            "the page's formulas make more than 4 MiB of MathML",
+            "the page's formulas make more than 1 MiB of MathML",
         ),
         (inline, Some(2005), "more than 2000 formulas on one page"),
         (macros, Some(7), "the formula defines a macro (`\\def`)"),
