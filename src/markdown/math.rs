@@ -149,7 +149,7 @@ fn convert(events: &mut [Event<'_>], lines: &[usize], budget: &mut MathBudget) -
                 ),
             }
         }
-        // A refused page is never written, and its error quotes what matters: its text,
+        // A refused page is never written, and its error names the formula's line: the TeX,
         // which the cleaner would read again, is left out (a 1 MiB matrix is 100,000 `&`).
         *event = Event::Code(CowStr::Borrowed(REFUSED));
     }
