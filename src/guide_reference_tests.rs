@@ -142,7 +142,11 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
         "text",
         "URL segment, when it should differ from the file name",
     ),
-    ("term", "text", "the term, as the glossary index lists it"),
+    (
+        "term",
+        "text",
+        "the term, as the glossary index lists it; at most 64 bytes",
+    ),
     (
         "category",
         "text",
@@ -161,7 +165,7 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
     (
         "aliases",
         "list of text",
-        "other words for `term` (`[bank, banks]`), linked like it; two entries may not claim one word",
+        "other words for `term` (`[bank, banks]`), linked like it, each at most 64 bytes; two entries may not claim one word",
     ),
     (
         "link_terms",

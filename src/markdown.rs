@@ -12,7 +12,8 @@ pub mod math;
 pub mod terms;
 
 /// What the fragments of one page share while they are converted: the heading ids used,
-/// the glossary terms already linked, and the headings found (for "On this page").
+/// the glossary terms already linked, the headings found (for "On this page"), and what
+/// its formulas have used of the page's limits.
 #[derive(Debug, Default)]
 pub struct PageState<'a> {
     /// Heading (and preview) ids already used on the page.
@@ -21,6 +22,8 @@ pub struct PageState<'a> {
     pub terms: Option<terms::Linking<'a>>,
     /// The headings of every fragment converted so far, in order.
     pub headings: Vec<Heading>,
+    /// The formulas converted so far, against the page's limits.
+    pub math: math::MathBudget,
 }
 
 /// A heading of the page, for its contents list.
@@ -107,7 +110,7 @@ pub struct Link {
 /// Rendered HTML and the links it contains (for the link check).
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
-    /// Formulas that do not parse, with their lines in this Markdown.
+    /// Formulas that do not parse or pass a limit, with their lines in this Markdown.
     pub math_errors: Vec<math::MathError>,
     /// The HTML.
     pub html: String,
@@ -205,7 +208,7 @@ pub fn render_with(
     unbroken_flags(&mut events);
     // MathML is another crate's writing: the cleaner sees it (see `math::to_mathml`).
     needs_cleaner |= !math_lines.is_empty();
-    let math_errors = math::to_mathml(&mut events, &math_lines);
+    let math_errors = math::to_mathml(&mut events, &math_lines, &mut page.math);
     if let Some(linking) = &mut page.terms {
         events = terms::link_terms(events, linking, &mut page.anchors);
     }

@@ -1,6 +1,6 @@
 //! Limits against resource bombs in content: the size of an entry file, the size of its
-//! front matter, how deeply its YAML may nest, and YAML aliases that expand a few kilobytes
-//! into gigabytes. Checked before the front matter is parsed into fields, so a hostile file
+//! front matter, how deeply its YAML may nest, YAML aliases that expand a few kilobytes
+//! into gigabytes, and the length of a glossary term (checked with the fields, `meta`). Checked before the front matter is parsed into fields, so a hostile file
 //! costs milliseconds.
 use std::cell::Cell;
 
@@ -18,6 +18,12 @@ pub(crate) const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
 /// 4 s), and a count of the characters bounds the depth without parsing: nothing can nest
 /// deeper than the brackets it opens. An entry's front matter needs a handful.
 pub(crate) const MAX_FLOW_OPENINGS: usize = 256;
+
+/// Longest glossary term or alias, in bytes: near twice the longest of a real
+/// glossary ("NVIDIA CUDA Profiling Tools Interface", 37). Every page's text is searched
+/// for every term, and where a text almost matches one, each place of it can cost the
+/// term's length (a term of 2,000 characters over a 1 MB page took 7 s).
+pub(crate) const MAX_TERM_BYTES: usize = 64;
 
 const BUDGET_EXCEEDED: &str = "coursegen: expansion budget exceeded";
 

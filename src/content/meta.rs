@@ -2,6 +2,7 @@
 //! statuses, dates, URLs and the byline are checked here; the editorial rule is `policy`'s.
 use super::diagnostic::Diagnostic;
 use super::front_matter::{FieldLines, Names, RawByline, RawDiagram, RawFrontMatter, Scalar};
+use super::limits::MAX_TERM_BYTES;
 use std::path::Path;
 
 /// Where an entry stands editorially, as its front matter claims.
@@ -223,6 +224,25 @@ pub(crate) fn check_meta(
         ok
     });
     let byline = byline(raw.byline.unwrap_or_default(), &at, out);
+    let words = raw.term.iter().map(|t| ("term", t));
+    for (field, word) in words.chain(raw.aliases.iter().flatten().map(|a| ("aliases", a))) {
+        let word = word.trim();
+        if word.len() > MAX_TERM_BYTES {
+            let what = if field == "term" {
+                "the term"
+            } else {
+                "an alias"
+            };
+            out.push(Diagnostic {
+                message: format!(
+                    "{what} is {} bytes long: a term or alias may be at most {MAX_TERM_BYTES} bytes",
+                    word.len()
+                ),
+                help: Some("name the term in a few words; the summary and body say the rest".into()),
+                ..at(field)
+            });
+        }
+    }
     let meta = Meta {
         title,
         slug: raw.slug,

@@ -101,7 +101,8 @@ const MAX_WINDOW: usize = 128;
 /// A node of the trie: the words' bytes so far, ASCII-lowercased.
 #[derive(Debug, Default)]
 struct Node {
-    /// The next byte (lowercased) and its node.
+    /// The next byte (lowercased) and its node, ordered by byte: a node may have hundreds
+    /// (a word for each byte after a shared start), and the walk finds its byte by halving.
     next: Vec<(u8, u32)>,
     /// The word that ends here.
     word: Option<usize>,
@@ -145,11 +146,11 @@ impl Words {
             let mut at = *slot as usize;
             for &b in &bytes[1..] {
                 let b = b.to_ascii_lowercase();
-                at = match nodes[at].next.iter().find(|(c, _)| *c == b) {
-                    Some(&(_, n)) => n as usize,
-                    None => {
+                at = match nodes[at].next.binary_search_by_key(&b, |&(c, _)| c) {
+                    Ok(i) => nodes[at].next[i].1 as usize,
+                    Err(i) => {
                         let n = nodes.len();
-                        nodes[at].next.push((b, n as u32));
+                        nodes[at].next.insert(i, (b, n as u32));
                         nodes.push(Node::default());
                         n
                     }
@@ -206,7 +207,7 @@ impl Words {
             let Some(b) = text.get(end).map(u8::to_ascii_lowercase) else {
                 break;
             };
-            node = (n.next.iter().find(|(c, _)| *c == b)).map_or(NO_NODE, |&(_, n)| n);
+            node = (n.next.binary_search_by_key(&b, |&(c, _)| c)).map_or(NO_NODE, |i| n.next[i].1);
             end += 1;
         }
         found

@@ -820,6 +820,91 @@ fn a_mebibyte_of_attributes_or_of_nested_yaml_is_refused_at_its_line() {
     }
 }
 
+/// One 1 MiB entry of each shape of math and term that cost superlinear time or memory
+/// (braces 200,000 deep took over 120 s in a release build, `\frac` 20,000 deep 12 s, a
+/// 1 MiB matrix 3 s and 353 MiB, 175,000 inline formulas 2.3 s each, a 20,000-character
+/// term over a 1 MB page 73 s): each is refused, naming its file and line (and field).
+/// `benches/hostile.sh` times one and twenty of each with the release binary.
+#[test]
+fn a_mebibyte_of_nested_or_numerous_math_or_a_huge_term_is_refused_at_its_line() {
+    let head = "---\ntitle: A\nstatus: draft\n---\n"; // the body starts on line 5
+    let entry = |body: String| format!("{head}Intro.\n\n{body}\n");
+    let braces = entry(format!(
+        "$${}x{}$$",
+        "{".repeat(200_000),
+        "}".repeat(200_000)
+    ));
+    let frac = entry(format!(
+        "$${}x{}$$",
+        "\\frac{".repeat(100_000),
+        "}{y}".repeat(100_000)
+    ));
+    let sqrt = entry(format!(
+        "$${}x{}$$",
+        "\\sqrt{".repeat(140_000),
+        "}".repeat(140_000)
+    ));
+    // Formulas within the length limit, each nested too deep: the first is refused.
+    let deep: String = (0..240)
+        .map(|_| format!("$${}x{}$$\n\n", "\\sqrt{".repeat(600), "}".repeat(600)))
+        .collect();
+    let deep = entry(deep);
+    let row = vec!["a_{ij}"; 16].join(" & ");
+    let matrix = |rows: usize| {
+        format!(
+            "$$\\begin{{pmatrix}}{}\\end{{pmatrix}}$$",
+            vec![row.as_str(); rows].join(" \\\\ ")
+        )
+    };
+    let one_matrix = entry(matrix(7_000));
+    let matrices = entry(vec![matrix(50); 130].join("\n\n"));
+    let inline = format!("{head}{}", "$x$\n".repeat(175_000));
+    let macros = entry(format!(
+        "$$\\def\\a{{xxxxxxxx}}\\def\\b{{\\a\\a\\a\\a}}\\b\\b$$\n\n{}",
+        "$x$ ".repeat(1000)
+    ));
+    let long_term = format!(
+        "---\ntitle: A\nterm: {}\nstatus: draft\n---\n{}\n",
+        "a".repeat(20_000),
+        "a".repeat(1_000_000)
+    );
+    let length = "the formula is longer than 8 KiB (8192 bytes)";
+    // (entry, its line or `None` where the limit is met at a formula found by adding up
+    // sizes, message)
+    let cases = [
+        (braces, Some(7), length),
+        (frac, Some(7), length),
+        (sqrt, Some(7), length),
+        (deep, Some(7), "the formula nests more than 32 deep"),
+        (one_matrix, Some(7), length),
+        (
+            matrices,
+            None,
+            "the page's formulas make more than 1 MiB of MathML",
+        ),
+        (inline, Some(2005), "more than 2000 formulas on one page"),
+        (macros, Some(7), "the formula defines a macro (`\\def`)"),
+        (
+            long_term,
+            Some(3),
+            "field `term`: the term is 20000 bytes long: a term or alias may be at most 64 bytes",
+        ),
+    ];
+    for (text, line, message) in cases {
+        assert!(text.len() <= 1 << 20, "{message}: {}", text.len());
+        let site = Site::new();
+        site.write("content/glossary/a.md", text);
+        let o = site.run(&["build", "--drafts", "--no-search"]);
+        assert_code(&o, 1);
+        match line {
+            Some(line) => {
+                assert_stderr_has(&o, &[&format!("content/glossary/a.md:{line}: {message}")])
+            }
+            None => assert_stderr_has(&o, &["content/glossary/a.md:", message]),
+        }
+    }
+}
+
 /// A committed file's name is content: one holding a newline and a workflow command, a
 /// carriage return, escape and bell characters and a bidirectional override prints as
 /// escaped text from every command that names it — no line GitHub Actions would obey, no

@@ -29,8 +29,8 @@ pub(crate) struct Bodies {
     pub(crate) source: MarkdownSource,
     /// The headings of the main text, in order (the page's contents list).
     pub(crate) headings: Vec<Heading>,
-    /// Formulas that do not parse: body-relative line and message.
-    pub(crate) math_errors: Vec<(usize, String)>,
+    /// Formulas that do not parse or pass a limit, with body-relative lines.
+    pub(crate) math_errors: Vec<markdown::math::MathError>,
 }
 
 /// The Markdown the fragments were converted from, as the copy of a page needs it.
@@ -79,6 +79,7 @@ pub(crate) fn bodies(
         anchors,
         terms,
         headings: Vec::new(),
+        math: Default::default(),
     };
     let mut math_errors = Vec::new();
     // How many headings each part left in `page.headings`: the main text's come first.
@@ -91,7 +92,14 @@ pub(crate) fn bodies(
     let mut render = |text: &str, first_line: usize| {
         let r = markdown::render_with(text, opts, &mut page, sources);
         let at = |line: usize| line + first_line - 1;
-        math_errors.extend(r.math_errors.into_iter().map(|e| (at(e.line), e.message)));
+        math_errors.extend(
+            r.math_errors
+                .into_iter()
+                .map(|e| markdown::math::MathError {
+                    line: at(e.line),
+                    ..e
+                }),
+        );
         heading_counts.push(page.headings.len());
         too_much_html = too_much_html.or(r.too_much_html.map(at));
         let found = r.includes;

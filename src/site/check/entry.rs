@@ -73,12 +73,9 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
         Some(cx.sources),
         linking,
     );
-    for (line, message) in std::mem::take(&mut bodies.math_errors) {
+    for e in std::mem::take(&mut bodies.math_errors) {
         before.push(
-            Diagnostic::new(&entry.file, entry.body_line + line - 1, message).help(
-                "write the formula in LaTeX math (`$x^2$`, `$$\\frac{a}{b}$$`); a dollar sign \
-                 that is not math is written `\\$`",
-            ),
+            Diagnostic::new(&entry.file, entry.body_line + e.line - 1, e.message).help(e.help),
         );
     }
     if let Err(d) = measurements.fill_bindings(entry, &body, &mut bodies) {
