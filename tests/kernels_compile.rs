@@ -360,3 +360,43 @@ fn planted_kernel_defects_fail_check_at_their_file_and_line() {
     );
     assert!(page.contains(&quoted), "the guide should quote {quoted}");
 }
+
+/// `measure --gpu` refuses a kernel whose entry points break the contract before it touches
+/// any GPU (the driver would read past the five arguments it passes), at the kernel's line,
+/// as `check` does: on a machine with NVRTC and no GPU, that is what it says, exit 1.
+#[test]
+#[ignore = "needs libnvrtc: `. .ci/nvrtc.sh`, then `cargo test --test kernels_compile -- --ignored`"]
+fn measure_refuses_a_kernel_that_breaks_the_contract_before_any_gpu() {
+    assert!(
+        nvrtc::present(),
+        "libnvrtc not found (`. .ci/nvrtc.sh` provides it)"
+    );
+    let dir = course_with_the_guide_s_concept();
+    let course = dir.path().join("course");
+    let cu = course.join("kernels/misaligned.cu");
+    let source = std::fs::read_to_string(&cu).unwrap();
+    let line = source
+        .lines()
+        .position(|l| l.contains("misaligned(COURSEGEN_PARAMS"))
+        .unwrap()
+        + 1;
+    std::fs::write(
+        &cu,
+        source.replace(
+            "misaligned(COURSEGEN_PARAMS(offset))",
+            "misaligned(const unsigned int* input, unsigned int* output, int offset, int logical_blocks)",
+        )
+        .replace("coursegen::Witness witness(clock);", ""),
+    )
+    .unwrap();
+    let run = coursegen(&course, &["measure", "--gpu", "--kernel", "misaligned"]);
+    let out = said(&run);
+    assert_eq!(run.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("break the kernel contract, so nothing was launched")
+            && out.contains(&format!(
+                "kernels/misaligned.cu:{line}: kernel `misaligned` (the manifest's `kernel`) takes 4 parameters"
+            )),
+        "{out}"
+    );
+}

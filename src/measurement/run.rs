@@ -140,6 +140,14 @@ pub enum MeasureError {
         /// What is there.
         available: String,
     },
+    /// A kernel breaks the kernel contract (`kernel_check`, NVRTC alone): found before the
+    /// GPU is touched, since the driver would read past the five arguments `measure` passes.
+    #[error(
+        "{} break the kernel contract, so nothing was launched (`coursegen check` says the same):\n{}",
+        if .0.len() == 1 { "a kernel's entry points" } else { "kernels' entry points" },
+        .0.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")
+    )]
+    Contract(Vec<crate::content::Diagnostic>),
     /// A kernel file could not be read.
     #[error("cannot read `{path}`: {error}")]
     Io {
@@ -286,6 +294,7 @@ impl MeasureError {
         matches!(
             self,
             MeasureError::Compile { .. }
+                | MeasureError::Contract(_)
                 | MeasureError::Entry { .. }
                 | MeasureError::Mismatch { .. }
                 | MeasureError::NoManifest { .. }
@@ -320,6 +329,7 @@ impl MeasureError {
             MeasureError::Nvml(_) => failed("NVML"),
             MeasureError::Records(_) | MeasureError::Io { .. } => failed("files"),
             MeasureError::Manifest(_) | MeasureError::NoManifest { .. } => failed("manifest"),
+            MeasureError::Contract(_) => failed("contract"),
             _ => failed("CUDA"),
         }
     }
@@ -388,6 +398,15 @@ pub enum CounterChoice {
 pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     if !args.gpu {
         return Err(MeasureError::NoGpuFlag);
+    }
+    // A kernel that breaks the contract is the course's problem, found with NVRTC alone and
+    // said before anything about this machine's GPU (the child ncu counts was checked by its
+    // parent).
+    if args.launch_once.is_none() && nvrtc::present() {
+        let problems = kernel_check::contract_problems(root, &args.kernels);
+        if !problems.is_empty() {
+            return Err(MeasureError::Contract(problems));
+        }
     }
     // cudarc panics on the first call into a library it cannot load: look first.
     // SAFETY: dlopens libcuda by its candidate names and closes it again: that runs only the

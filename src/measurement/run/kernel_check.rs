@@ -101,6 +101,23 @@ pub fn check_kernels(root: &Path) -> KernelCheck {
     }
 }
 
+/// What `measure` refuses before touching a GPU: the kernel check's problems of the kernels
+/// it was asked for (`only`; every kernel when empty). Call only when NVRTC is present.
+pub fn contract_problems(root: &Path, only: &[String]) -> Vec<Diagnostic> {
+    let KernelCheck::Checked { problems, .. } = check_kernels(root) else {
+        return Vec::new();
+    };
+    let asked = |d: &Diagnostic| {
+        let stem = d
+            .file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        only.is_empty() || only.iter().any(|k| k == stem)
+    };
+    problems.into_iter().filter(asked).collect()
+}
+
 fn version() -> String {
     nvrtc::version().unwrap_or_else(|_| "(unknown version)".to_owned())
 }
