@@ -100,6 +100,9 @@ def check_init():
     for name, wf in flows.items():
         check("secrets." not in (INIT / name).read_text(), f"init {name} uses a secret")
         for job_id, job in wf["jobs"].items():
+            # A course's draft is content: without a timeout a slow one holds a runner for
+            # GitHub's six hours.
+            check(isinstance(job.get("timeout-minutes"), int), f"init {name} job {job_id} has no timeout-minutes")
             for image in images(job):
                 check(image in IMAGES, f"init {name} job {job_id} runs on {image}")
             for step in job["steps"]:
