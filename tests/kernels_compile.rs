@@ -173,13 +173,15 @@ fn text_section(elf: &[u8], entry: &str) -> Vec<u8> {
     panic!("no section {wanted}")
 }
 
-/// The guide's "Add a measured concept" page (guide/src/measuring/new-concept.md): each
-/// code block marked `<!-- file: PATH -->`, by path.
+/// The guide's "Add a measured concept" page (guide/src/measuring/new-concept.md).
+fn guide_page() -> String {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("guide/src/measuring/new-concept.md");
+    std::fs::read_to_string(page).unwrap()
+}
+
+/// The guide page's code blocks marked `<!-- file: PATH -->`, by path.
 fn guide_concept_files() -> Vec<(String, String)> {
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("guide/src/measuring/new-concept.md"),
-    )
-    .unwrap();
+    let page = guide_page();
     let mut files = Vec::new();
     let mut rest = page.as_str();
     while let Some(at) = rest.find("<!-- file: ") {
@@ -195,8 +197,12 @@ fn guide_concept_files() -> Vec<(String, String)> {
 }
 
 /// A course made by `coursegen init` in `course/` of a temporary folder (its build cache in
-/// `cache/` beside it), with the guide's new concept written into it.
+/// `cache/` beside it), with the guide's new concept written into it; NVRTC must load.
 fn course_with_the_guide_s_concept() -> tempfile::TempDir {
+    assert!(
+        nvrtc::present(),
+        "libnvrtc not found (`. .ci/nvrtc.sh` provides it)"
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("course")).unwrap();
     let init = coursegen(&dir.path().join("course"), &["init"]);
@@ -243,10 +249,6 @@ fn said(o: &std::process::Output) -> String {
 #[test]
 #[ignore = "needs libnvrtc: `. .ci/nvrtc.sh`, then `cargo test --test kernels_compile -- --ignored`"]
 fn the_guide_s_new_concept_passes_check_in_an_init_d_course() {
-    assert!(
-        nvrtc::present(),
-        "libnvrtc not found (`. .ci/nvrtc.sh` provides it)"
-    );
     let dir = course_with_the_guide_s_concept();
     let course = dir.path().join("course");
     let check = coursegen(&course, &["check"]);
@@ -276,10 +278,6 @@ fn the_guide_s_new_concept_passes_check_in_an_init_d_course() {
 #[test]
 #[ignore = "needs libnvrtc: `. .ci/nvrtc.sh`, then `cargo test --test kernels_compile -- --ignored`"]
 fn planted_kernel_defects_fail_check_at_their_file_and_line() {
-    assert!(
-        nvrtc::present(),
-        "libnvrtc not found (`. .ci/nvrtc.sh` provides it)"
-    );
     let dir = course_with_the_guide_s_concept();
     let course = dir.path().join("course");
     let cu = course.join("kernels/misaligned.cu");
@@ -288,10 +286,7 @@ fn planted_kernel_defects_fail_check_at_their_file_and_line() {
         std::fs::read_to_string(&cu).unwrap(),
         std::fs::read_to_string(&yaml).unwrap(),
     );
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("guide/src/measuring/new-concept.md"),
-    )
-    .unwrap();
+    let page = guide_page();
     let line_of =
         |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let cases: [(&str, &Path, String, String); 5] = [
@@ -367,10 +362,6 @@ fn planted_kernel_defects_fail_check_at_their_file_and_line() {
 #[test]
 #[ignore = "needs libnvrtc: `. .ci/nvrtc.sh`, then `cargo test --test kernels_compile -- --ignored`"]
 fn measure_refuses_a_kernel_that_breaks_the_contract_before_any_gpu() {
-    assert!(
-        nvrtc::present(),
-        "libnvrtc not found (`. .ci/nvrtc.sh` provides it)"
-    );
     let dir = course_with_the_guide_s_concept();
     let course = dir.path().join("course");
     let cu = course.join("kernels/misaligned.cu");

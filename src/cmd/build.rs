@@ -186,7 +186,7 @@ pub(crate) fn run_check(
     // reported with the content's, sorted by file and line.
     let kernels = match args.no_kernels {
         true => KernelCheck::NoKernels,
-        false => kernel_check::check_kernels(root),
+        false => kernel_check::check_kernels(root, &[]),
     };
     // Said first, where the summary goes: whether the kernels were compiled.
     match (summary, kernel_note(&kernels)) {

@@ -471,21 +471,12 @@ fn discover(dir: &Path, only: &[String]) -> Result<Vec<KernelToMeasure>, Measure
 /// folder, each once); every name that is not there is reported in one error, with the
 /// kernels that are. Reads no file but the folder (`measure --plan` lists the same kernels).
 pub(crate) fn kernel_names(dir: &Path, only: &[String]) -> Result<Vec<String>, MeasureError> {
-    let mut names: Vec<String> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-            .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(error) => {
-            return Err(MeasureError::Io {
-                path: dir.to_owned(),
-                error,
-            });
-        }
-    };
-    names.sort();
+    let mut names = KernelFiles::new(dir)
+        .names("cu")
+        .map_err(|error| MeasureError::Io {
+            path: dir.to_owned(),
+            error,
+        })?;
     let available = if names.is_empty() {
         "none".to_owned()
     } else {

@@ -30,6 +30,23 @@ impl KernelFiles {
         self.dir.join(format!("{kernel}.{ext}"))
     }
 
+    /// The names of the folder's `*.<ext>` files (`cu`: the kernels, `yaml`: the manifests),
+    /// without the extension, sorted; none when the folder is missing.
+    pub fn names(&self, ext: &str) -> std::io::Result<Vec<String>> {
+        let items = match std::fs::read_dir(&self.dir) {
+            Ok(items) => items,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut names: Vec<String> = items
+            .filter_map(|i| i.ok().map(|i| i.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
     /// The bytes of `kernels/<kernel>.<ext>`, read from disk the first time only.
     pub fn read(&self, kernel: &str, ext: &str) -> std::io::Result<Arc<[u8]>> {
         let path = self.path(kernel, ext);

@@ -44,10 +44,15 @@ pub const HOW_TO_GET_NVRTC: &str = "install the CUDA toolkit, or NVRTC alone fro
     (`python3 -m pip install --target ~/.local/nvrtc 'nvidia-cuda-nvrtc>=13.0,<13.1'`) and put \
     ~/.local/nvrtc/nvidia/cu13/lib on LD_LIBRARY_PATH (the guide's \"The kernel contract\")";
 
-/// Compiles every kernel of `root/kernels` and checks its entry points.
-pub fn check_kernels(root: &Path) -> KernelCheck {
+/// Compiles the kernels of `root/kernels` that `only` names (every one when it is empty) and
+/// checks their entry points.
+pub fn check_kernels(root: &Path, only: &[String]) -> KernelCheck {
     let dir = root.join("kernels");
-    let names = manifest_names(&dir);
+    let files = KernelFiles::new(&dir);
+    let mut names = files.names("yaml").unwrap_or_default();
+    if !only.is_empty() {
+        names.retain(|n| only.contains(n));
+    }
     if names.is_empty() {
         return KernelCheck::NoKernels;
     }
@@ -56,7 +61,6 @@ pub fn check_kernels(root: &Path) -> KernelCheck {
             kernels: names.len(),
         };
     }
-    let files = KernelFiles::new(&dir);
     let header = match contract::header(&files) {
         Ok(h) => h,
         // The check stage reports a course header that cannot be read; nothing compiles
@@ -101,39 +105,17 @@ pub fn check_kernels(root: &Path) -> KernelCheck {
     }
 }
 
-/// What `measure` refuses before touching a GPU: the kernel check's problems of the kernels
-/// it was asked for (`only`; every kernel when empty). Call only when NVRTC is present.
+/// What `measure` refuses before touching a GPU: the problems of the kernels it was asked
+/// for (`only`; every kernel when empty). Call only when NVRTC is present.
 pub fn contract_problems(root: &Path, only: &[String]) -> Vec<Diagnostic> {
-    let KernelCheck::Checked { problems, .. } = check_kernels(root) else {
-        return Vec::new();
-    };
-    let asked = |d: &Diagnostic| {
-        let stem = d
-            .file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default();
-        only.is_empty() || only.iter().any(|k| k == stem)
-    };
-    problems.into_iter().filter(asked).collect()
+    match check_kernels(root, only) {
+        KernelCheck::Checked { problems, .. } => problems,
+        KernelCheck::NoKernels | KernelCheck::NoNvrtc { .. } => Vec::new(),
+    }
 }
 
 fn version() -> String {
     nvrtc::version().unwrap_or_else(|_| "(unknown version)".to_owned())
-}
-
-/// The names of `dir`'s `*.yaml` manifests, sorted; none when it is missing.
-fn manifest_names(dir: &Path) -> Vec<String> {
-    let Ok(items) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = items
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
-        .collect();
-    names.sort();
-    names
 }
 
 /// One kernel as the check reads it.

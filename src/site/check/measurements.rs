@@ -64,7 +64,7 @@ impl Measurements {
         // Each kernel's source and manifest, read once for its view and its staleness.
         let kernels = records::KernelFiles::new(&root.join("kernels"));
         // Every manifest, used by an entry or not, is read and reported at its own line.
-        let broken = every_manifest(&root.join("kernels"), &kernels, problems);
+        let broken = every_manifest(&kernels, problems);
         let mut views = HashMap::new();
         // With a broken record reported, "no record" and binding errors would only echo it.
         let entries = entries.filter(|_| !records_broken);
@@ -276,26 +276,18 @@ fn located(entry: &Entry, errors: Vec<BindingError>) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Reads every manifest of `kernels/` (`dir`), whether an entry measures its kernel or not,
+/// Reads every manifest of `kernels/`, whether an entry measures its kernel or not,
 /// and the course's own contract header if it has one: each problem goes to `problems` at the
 /// manifest's file and line. (A `.cu` without a manifest may be code a page shows: `measure`
 /// and `measure --plan` name it, the build does not.) Returns the kernels whose manifests do
 /// not read.
 fn every_manifest(
-    dir: &Path,
     kernels: &records::KernelFiles,
     problems: &mut Vec<Diagnostic>,
 ) -> HashSet<String> {
     let mut broken = HashSet::new();
-    let Ok(items) = std::fs::read_dir(dir) else {
-        return broken;
-    };
-    let mut names: Vec<String> = items
-        .filter_map(|i| i.ok().map(|i| i.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
-        .collect();
-    names.sort();
+    // A folder that cannot be listed: the kernels' views and records say so where they read.
+    let names = kernels.names("yaml").unwrap_or_default();
     if let Err(e) = contract::header(kernels) {
         problems.push(Diagnostic::new(
             format!("kernels/{}", contract::HEADER_NAME),
