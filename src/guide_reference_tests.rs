@@ -341,7 +341,7 @@ const MANIFEST_FIELDS: &[(&str, &str, &str)] = &[
     (
         "compile_options",
         "list of text",
-        "NVRTC options besides the target architecture, which `measure` picks per device",
+        "NVRTC options besides the target architecture, which `measure` picks per device: language and code generation only (`--std=`, `--use_fast_math`, `--fmad=`, `--ftz=`, `--prec-div=`, `--prec-sqrt=`, `--maxrregcount=`, `--extra-device-vectorization`, `--generate-line-info`); an option that names a path is refused",
     ),
     (
         "model",

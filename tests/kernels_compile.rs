@@ -289,7 +289,28 @@ fn planted_kernel_defects_fail_check_at_their_file_and_line() {
     let page = guide_page();
     let line_of =
         |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
-    let cases: [(&str, &Path, String, String); 5] = [
+    let cases: [(&str, &Path, String, String); 7] = [
+        (
+            "an include of a file of the machine (a hostile contributor)",
+            &cu,
+            source.replace(
+                "#include <coursegen.cuh>",
+                "#include <coursegen.cuh>\n#include \"/etc/passwd\"",
+            ),
+            format!(
+                "kernels/misaligned.cu:{}: includes `\"/etc/passwd\"`: a kernel may include only <coursegen.cuh>",
+                line_of(&source, "#include <coursegen.cuh>") + 1
+            ),
+        ),
+        (
+            "a compile option that names a path",
+            &yaml,
+            manifest.replace("[\"--std=c++17\"]", "[\"--std=c++17\", \"--pre-include=/etc/passwd\"]"),
+            format!(
+                "kernels/misaligned.yaml:{}: field `compile_options`: compile option `--pre-include=/etc/passwd` is not one a course may pass",
+                line_of(&manifest, "compile_options:")
+            ),
+        ),
         (
             "a syntax error",
             &cu,

@@ -54,6 +54,88 @@ pub fn options(manifest: &Manifest) -> Vec<String> {
     all
 }
 
+/// What a kernel may not ask of the compiler, since a course's kernels are content (a pull
+/// request's are compiled by `check` in CI): each `(line, why)` of `source` that includes a
+/// file other than the contract header — NVRTC would read any file of the machine and quote
+/// it in its errors — however the directive is spelt (`#`, `%:`, `??=`, lines spliced with
+/// `\`). Line 0: the manifest's `compile_options` (each must be on [`SAFE_OPTIONS`]).
+pub fn refused(source: &str, options: &[String]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let lines: Vec<&str> = source.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let first = i;
+        let mut logical = String::new();
+        while i < lines.len() {
+            let line = lines[i];
+            i += 1;
+            match line.strip_suffix('\\') {
+                Some(spliced) => logical.push_str(spliced),
+                None => {
+                    logical.push_str(line);
+                    break;
+                }
+            }
+        }
+        let text = logical.trim_start();
+        let directive = ["#", "%:", "??="]
+            .iter()
+            .find_map(|mark| text.strip_prefix(mark))
+            .map(str::trim_start);
+        if let Some(rest) =
+            directive.filter(|r| r.starts_with("include") || r.starts_with("import"))
+        {
+            let target = rest
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .trim();
+            let allowed = [format!("<{HEADER_NAME}>"), format!("\"{HEADER_NAME}\"")];
+            if !allowed.iter().any(|a| target == a.as_str()) {
+                out.push((
+                    first + 1,
+                    format!(
+                        "includes `{target}`: a kernel may include only <{HEADER_NAME}> (kernels \
+                         are content, and the compiler would read any file of the machine); put \
+                         what it needs in the kernel's own file"
+                    ),
+                ));
+            }
+        }
+    }
+    for option in options {
+        let allowed = SAFE_OPTIONS
+            .iter()
+            .any(|safe| option == safe || (safe.ends_with('=') && option.starts_with(safe)));
+        if !allowed {
+            out.push((
+                0,
+                format!(
+                    "compile option `{option}` is not one a course may pass (it could read files \
+                     or change what is compiled elsewhere); allowed: {}",
+                    SAFE_OPTIONS.join(" ")
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The NVRTC options a manifest's `compile_options` may hold: the language and code
+/// generation, never a path (`-I`, `-include`) or an output.
+pub const SAFE_OPTIONS: [&str; 12] = [
+    "--std=",
+    "-std=",
+    "--use_fast_math",
+    "-use_fast_math",
+    "--fmad=",
+    "--ftz=",
+    "--prec-div=",
+    "--prec-sqrt=",
+    "--maxrregcount=",
+    "--extra-device-vectorization",
+    "--generate-line-info",
+    "-lineinfo",
+];
+
 /// The contract's parameters as PTX declares them: two pointers, two `int`s, a pointer.
 pub const PARAMS: [&str; 5] = ["u64", "u64", "u32", "u32", "u64"];
 
@@ -371,6 +453,36 @@ coursegen.cuh(40): warning #177-D: variable \"y\" was declared but never referen
         assert_eq!(line_of_function(src, "my_kernel"), 4);
         assert_eq!(line_of_function("void\nk\n(int)\n", "k"), 2);
         assert_eq!(line_of_function("void kk(int)", "k"), 0);
+    }
+
+    /// A contributor's kernel cannot make the compiler read a file of the machine: every
+    /// spelling of an include but the contract header's is refused at its line, and so are
+    /// options that name paths.
+    #[test]
+    fn includes_and_path_options_are_refused() {
+        let src = "#include <coursegen.cuh>\n  # include \"coursegen.cuh\"\n#include \"/etc/passwd\"\n\
+                   %:include </proc/self/environ>\n??=include \"x.h\"\n#\\\ninclude \"y.h\"\n\
+                   #define F \"z.h\"\n#include F\n#import \"w\"\n// #include \"not code\"\n";
+        let lines: Vec<usize> = refused(src, &[]).iter().map(|r| r.0).collect();
+        assert_eq!(lines, [3, 4, 5, 6, 9, 10]);
+        assert!(
+            refused(src, &[])[0]
+                .1
+                .contains("includes `\"/etc/passwd\"`")
+        );
+        let options: Vec<String> = [
+            "--std=c++17",
+            "-I/etc",
+            "--include-path=/",
+            "-include",
+            "--use_fast_math",
+            "--pre-include=/etc/passwd",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let refused_options: Vec<String> = refused("", &options).into_iter().map(|r| r.1).collect();
+        assert_eq!(refused_options.len(), 4, "{refused_options:?}");
+        assert!(refused_options[0].contains("`-I/etc`"));
     }
 
     #[test]

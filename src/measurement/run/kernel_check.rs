@@ -3,8 +3,11 @@
 //! manifest's options, and the manifest's `kernel` and `reference.kernel` must be entry
 //! points with the contract's parameters (`contract::keeps_contract`). Compile errors are
 //! reported at the `.cu` file's line, a missing entry point at the manifest's field, wrong
-//! parameters at the kernel's line. A manifest that does not read is the check stage's to
-//! report (it reads every manifest); it is skipped here.
+//! parameters at the kernel's line. A kernel that includes any file but the contract header,
+//! or a manifest whose options name paths, is refused before NVRTC runs (`contract::refused`:
+//! kernels are content, and the compiler would read, and quote, any file of the machine). A
+//! manifest that does not read is the check stage's to report (it reads every manifest); it
+//! is skipped here.
 use std::path::Path;
 
 use super::nvrtc;
@@ -128,6 +131,28 @@ struct Kernel<'a> {
 }
 
 fn check_one(k: &Kernel<'_>, header: &[u8]) -> Vec<Diagnostic> {
+    // Nothing is compiled that would make NVRTC read a file outside the kernel and the header.
+    let header_name = format!("kernels/{}", contract::HEADER_NAME);
+    let header_text = String::from_utf8_lossy(header);
+    let refusals: Vec<Diagnostic> = (contract::refused(k.source, &k.manifest.compile_options))
+        .into_iter()
+        .map(|(line, why)| match line {
+            0 => Diagnostic::new(
+                k.yaml,
+                manifest::line_of(k.manifest_text, "compile_options"),
+                why,
+            )
+            .field("compile_options"),
+            _ => Diagnostic::new(k.file, line, why),
+        })
+        .chain(
+            (contract::refused(&header_text, &[]).into_iter())
+                .map(|(line, why)| Diagnostic::new(&header_name, line, why)),
+        )
+        .collect();
+    if !refusals.is_empty() {
+        return refusals;
+    }
     let options = contract::options(k.manifest);
     let unit = nvrtc::Unit {
         source: k.source,
