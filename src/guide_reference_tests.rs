@@ -311,7 +311,7 @@ const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "byline.reviewed_hash",
-        "`v3:sha256:` and 64 hex digits",
+        "`v4:sha256:` and 64 hex digits",
         "written by `coursegen sign`; do not edit by hand",
     ),
     (
@@ -1028,6 +1028,7 @@ fn rules(strict: bool) -> Rules {
         preview: false,
         signatures: None,
         required: crate::editorial::policy::Required::ALL,
+        files: None,
     }
 }
 
@@ -1066,7 +1067,7 @@ fn needed(field: &str) -> String {
     if field == "byline.reviewed_hash" {
         // Under --strict the review must be pinned: the example pinned, then not.
         let entry = crate::content::load::parse_entry(Path::new(GLOSSARY), GLOSSARY_ENTRY).unwrap();
-        let hash = policy::pin::review_hash(&entry);
+        let hash = policy::pin::review_hash(&entry, &[]);
         let pinned = GLOSSARY_ENTRY.replace(
             "  last_checked_on: 2026-11-20\n",
             &format!("  last_checked_on: 2026-11-20\n  reviewed_hash: {hash}\n"),

@@ -9,6 +9,7 @@ use crate::highlight::fence::FenceInfo;
 use crate::highlight::include::{self, IncludeCheck, IncludeError, Sources};
 
 pub mod math;
+pub mod shown;
 pub mod terms;
 
 /// What the fragments of one page share while they are converted: the heading ids used,
@@ -138,6 +139,41 @@ pub struct Rendered {
 /// HTML needs far fewer.
 pub const MAX_HTML_TAGS: usize = 10_000;
 
+/// The Markdown a body is written in: CommonMark with math, tables, footnotes,
+/// strikethrough, heading attributes and smart punctuation.
+fn options() -> Options {
+    Options::ENABLE_MATH
+        | Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_SMART_PUNCTUATION
+}
+
+/// A stand-in origin for the site, so that links resolve as a browser resolves them.
+const ORIGIN: &str = "http://coursegen.invalid";
+
+/// The site path a link on the page at `page_url` points to (percent-decoded, no query or
+/// fragment), or `None` for external links and same-page anchors.
+pub fn site_path(page_url: &str, link: &str) -> Option<String> {
+    if link.is_empty() || link.starts_with('#') {
+        return None;
+    }
+    let base = url::Url::parse(&format!("{ORIGIN}{page_url}")).ok()?;
+    let joined = base.join(link).ok()?;
+    if joined.origin() != base.origin() || !link_is_relative_or_local(link) {
+        return None;
+    }
+    let path = percent_encoding::percent_decode_str(joined.path()).decode_utf8_lossy();
+    Some(path.into_owned())
+}
+
+/// A link with its own scheme or host (`https://…`, `mailto:…`, `//cdn…`) leaves the site,
+/// even when it happens to name our stand-in origin.
+fn link_is_relative_or_local(link: &str) -> bool {
+    !link.starts_with("//") && url::Url::parse(link) == Err(url::ParseError::RelativeUrlWithoutBase)
+}
+
 /// Renders Markdown to HTML. `page` holds what the page's fragments share (heading ids,
 /// so that several fragments of one page never repeat one; terms already linked).
 pub fn render(markdown: &str, opts: RenderOptions, page: &mut PageState<'_>) -> Rendered {
@@ -152,12 +188,7 @@ pub fn render_with(
     page: &mut PageState<'_>,
     sources: Option<&Sources>,
 ) -> Rendered {
-    let options = Options::ENABLE_MATH
-        | Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_HEADING_ATTRIBUTES
-        | Options::ENABLE_SMART_PUNCTUATION;
+    let options = options();
     let mut links = Vec::new();
     let mut newlines: Option<Vec<usize>> = None;
     let mut events: Vec<Event<'_>> = Vec::new();

@@ -150,6 +150,31 @@ pub fn html(fragment: &str) -> String {
         .to_string()
 }
 
+/// The `src` of every image the HTML cleaner keeps in `fragment`, as the browser reads it
+/// (character references decoded): what raw HTML embeds, for the review pin. The caller
+/// first holds it to [`too_many_attributes`].
+pub fn image_sources(fragment: &str) -> Vec<String> {
+    let found = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&found);
+    let mut builder = ammonia::Builder::default();
+    builder.url_relative(ammonia::UrlRelative::PassThrough);
+    builder.attribute_filter(move |element, attribute, value| {
+        if element == "img" && attribute == "src" {
+            let mut seen = seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            seen.push(value.to_string());
+        }
+        Some(value.into())
+    });
+    builder.clean(fragment);
+    drop(builder);
+    let mut found = found
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    std::mem::take(&mut *found)
+}
+
 fn classes_for_alignment(fragment: &str) -> std::borrow::Cow<'_, str> {
     // One pass over the fragment: most have no aligned table, and those that have one
     // have it in many cells.

@@ -438,7 +438,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("markdown", &["content", "highlight", "sanitize"]),
     // The editorial rule, the course's config (which reads the rule's limits) and the
     // measuring side.
-    ("editorial", &["atomic", "canonical", "content"]),
+    ("editorial", &["atomic", "canonical", "content", "markdown"]),
     ("config", &["content", "editorial"]),
     (
         "measurement",

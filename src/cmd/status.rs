@@ -45,6 +45,7 @@ pub(crate) fn run_status(
         )
         .map_err(|d| Failure::Problems(Diagnostics(d)))?,
         required: config.glossary_required,
+        files: Some(std::sync::Arc::new(policy::pin::Files::new(root))),
     };
     let report = crate::editorial::status::report(&site.entries, &rules);
     let text = if args.json {

@@ -376,13 +376,13 @@ fn diagram(
     })
 }
 
-/// `v3:sha256:` (or, from the older schemes, `v2:sha256:` or `sha256:`) and 64 lowercase
-/// hex digits, as `coursegen sign` writes it.
+/// `v4:sha256:` (or, from the older schemes, `v3:sha256:`, `v2:sha256:` or `sha256:`) and
+/// 64 lowercase hex digits, as `coursegen sign` writes it.
 fn is_review_hash(value: &str) -> bool {
-    let hex = (value
-        .strip_prefix("v3:")
-        .or_else(|| value.strip_prefix("v2:")))
-    .unwrap_or(value);
+    let version = ["v4:", "v3:", "v2:"]
+        .iter()
+        .find_map(|v| value.strip_prefix(v));
+    let hex = version.unwrap_or(value);
     hex.strip_prefix("sha256:").is_some_and(|hex| {
         hex.len() == 64
             && hex
@@ -416,7 +416,7 @@ fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnos
     let reviewed_hash = raw.reviewed_hash.map(|h| h.trim().to_string());
     if let Some(h) = reviewed_hash.as_deref().filter(|h| !is_review_hash(h)) {
         out.push(Diagnostic {
-            message: format!("`{h}` is not a review hash (`v3:sha256:` and 64 hex digits)"),
+            message: format!("`{h}` is not a review hash (`v4:sha256:` and 64 hex digits)"),
             help: Some(
                 "`coursegen sign FILE --reviewer NAME` writes it; remove the line or sign again"
                     .into(),

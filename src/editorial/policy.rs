@@ -42,6 +42,9 @@ pub struct Rules {
     pub signatures: Option<Arc<signatures::SignatureRules>>,
     /// The fields a published glossary entry must fill in (`[glossary] required`).
     pub required: Required,
+    /// The repository files pages show, which their pins cover (`None`: nothing beside the
+    /// entries can be read, as if every file shown were missing).
+    pub files: Option<Arc<pin::Files>>,
 }
 
 /// A set of the glossary fields a published entry must fill in: `[glossary] required` in

@@ -143,7 +143,8 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     signed = byline(&signed, "last_checked_on", &opts.today.to_string())?;
     let entry = parse(&rel, &signed)?;
     refuse_bad_signatures(&entry, opts)?;
-    let hash = pin::review_hash(&entry);
+    let files = pin::Files::new(root);
+    let hash = pin::review_hash(&entry, &files.shown(&entry));
     signed = byline(&signed, "reviewed_hash", &hash)?;
     let (unsigned, removed) = without_stale_signatures(&rel, &signed, &before, &hash, opts)?;
     signed = unsigned;
@@ -151,7 +152,7 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
     // The edit must read back as exactly what was meant, or nothing is written.
     let b = &entry.meta.byline;
     if b.reviewed_hash.as_deref() != Some(hash.as_str())
-        || pin::review_hash(&entry) != hash
+        || pin::review_hash(&entry, &files.shown(&entry)) != hash
         || b.reviewed_by != reviewers
     {
         return Err(SignError::Content(Diagnostics(vec![
@@ -167,7 +168,8 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
         });
     }
     if let Some(key) = &opts.key {
-        signed = add_signature(&rel, &signed, Role::Reviewer, key, opts.signers.as_deref())?;
+        let signers = opts.signers.as_deref();
+        signed = add_signature(&rel, &signed, Role::Reviewer, key, (signers, &files))?;
     }
     write_entry(&abs, signed, bom, crlf)?;
     Ok(Signed {
@@ -196,8 +198,10 @@ pub fn sign_as_author(
     let crlf = bytes.windows(2).any(|w| w == b"\r\n");
     let text =
         content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
-    let signed = add_signature(&rel, &text, Role::Author, key, signers)?;
-    let hash = pin::review_hash(&parse(&rel, &signed)?);
+    let files = pin::Files::new(root);
+    let signed = add_signature(&rel, &text, Role::Author, key, (signers, &files))?;
+    let entry = parse(&rel, &signed)?;
+    let hash = pin::expected(&entry, &files.shown(&entry));
     write_entry(&abs, signed, bom, crlf)?;
     Ok(Signed {
         file: rel,
@@ -287,10 +291,11 @@ fn add_signature(
     text: &str,
     role: Role,
     key: &Path,
-    signers: Option<&SignatureRules>,
+    (signers, files): (Option<&SignatureRules>, &pin::Files),
 ) -> Result<String, SignError> {
     let entry = parse(rel, text)?;
-    let hash = pin::review_hash(&entry);
+    let shown = files.shown(&entry);
+    let hash = pin::expected(&entry, &shown);
     let b = &entry.meta.byline;
     if b.reviewed_hash.as_deref() != Some(hash.as_str()) {
         return Err(content_error(rel, entry.lines.of("byline.reviewed_hash"), "byline.reviewed_hash",
@@ -329,12 +334,12 @@ fn add_signature(
         Role::Author => &entry.meta.byline.author_signature,
         Role::Reviewer => &entry.meta.byline.reviewer_signature,
     };
-    if pin::review_hash(&entry) != hash || field.as_deref() != Some(line.as_str()) {
+    if pin::expected(&entry, &shown) != hash || field.as_deref() != Some(line.as_str()) {
         return Err(content_error(rel, entry.lines.of("byline"), "byline",
             "the signed byline would not read back as written (a bug in coursegen: please report it with the file)".into()));
     }
     if let Some(rules) = signers {
-        for (r, sig) in policy::entry_signatures(&entry, rules) {
+        for (r, sig) in policy::entry_signatures(&entry, &hash, rules) {
             if let (true, RoleSignature::Invalid(why)) = (r == role, sig) {
                 return Err(content_error(
                     rel,
@@ -432,6 +437,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         preview: false,
         signatures: None,
         required: opts.required,
+        files: None,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
@@ -458,6 +464,7 @@ fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
         preview: false,
         signatures: None,
         required: opts.required,
+        files: None,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()

@@ -89,13 +89,18 @@ fn row(entry: &Entry, rules: &Rules) -> Row {
         signatures: rules
             .signatures
             .as_ref()
-            .map(|r| signature_lines(entry, r))
+            .map(|r| signature_lines(entry, rules, r))
             .unwrap_or_default(),
     }
 }
 
-fn signature_lines(entry: &Entry, rules: &policy::signatures::SignatureRules) -> Vec<String> {
-    policy::entry_signatures(entry, rules)
+fn signature_lines(
+    entry: &Entry,
+    rules: &Rules,
+    signers: &policy::signatures::SignatureRules,
+) -> Vec<String> {
+    let shown = (rules.files.as_ref()).map_or_else(Vec::new, |files| files.shown(entry));
+    policy::entry_signatures(entry, &policy::pin::expected(entry, &shown), signers)
         .into_iter()
         .map(|(role, sig)| match sig {
             policy::RoleSignature::Missing => format!("{}: missing", role.as_str()),

@@ -263,7 +263,7 @@ fn blanks(line: &str) -> usize {
 
 /// The path from the root, `/`-separated; refuses what would leave the root, hidden files
 /// (`.git/config`) and entry sources (a draft's text must not reach a page unsigned).
-fn normalise(written: &str) -> Result<String, IncludeError> {
+pub fn normalise(written: &str) -> Result<String, IncludeError> {
     let refuse = |why: &str| IncludeError::Refused {
         path: written.to_string(),
         why: why.to_string(),

@@ -142,7 +142,10 @@ impl CheckMemo {
 impl EntryChecks for CheckMemo {
     fn verdict(&self, entry: &Arc<Entry>, rules: &Rules) -> Verdict {
         let judge = || check::Direct.verdict(entry, rules);
-        self.verdicts.get_or(entry, rules.clone(), judge, |_| true)
+        // A pinned entry that shows files is judged again each rebuild: those files may
+        // change unseen, and its pin covers them.
+        let keep = |_: &Verdict| !crate::editorial::policy::pin::may_show_files(entry);
+        self.verdicts.get_or(entry, rules.clone(), judge, keep)
     }
 
     fn parts(&self, entry: &Arc<Entry>, cx: &PageCx<'_>) -> Arc<Parts> {

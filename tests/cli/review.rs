@@ -28,7 +28,7 @@ fn sign_publish_edit_refused_sign_again_published() {
     assert_code(&o, 0);
     assert!(
         stdout(&o).contains(
-            "signed content/glossary/warp.md as reviewed by Grace Hopper on 2026-11-30 (v3:sha256:"
+            "signed content/glossary/warp.md as reviewed by Grace Hopper on 2026-11-30 (v4:sha256:"
         ),
         "{}",
         stdout(&o)

@@ -815,3 +815,56 @@ fn one_p256_key_listed_compressed_and_uncompressed_cannot_sign_both_roles() {
         "field `byline.reviewer_signature`: reviewer signature refused: same person twice: one key",
     );
 }
+
+/// Issue 49, item 1: a signed page is all of what was reviewed. An entry that includes a
+/// file, shows an image in Markdown and one in HTML (one beside it, one from `static/`)
+/// publishes once both sign; editing any of the three after the signatures makes
+/// `build --strict` refuse the entry, naming the files it shows, and the published site
+/// keeps the reviewed version; signing again publishes the new bytes.
+#[test]
+fn an_included_file_or_an_image_edited_after_the_signatures_unsigns_the_page() {
+    let keys = team();
+    let site = course_requiring_signatures(&team_signers(&keys));
+    site.write("kernels/helper.py", "def helper():\n    return 1\n");
+    site.write("content/glossary/lanes.png", "reviewed lanes");
+    site.write("static/img/banks.png", "reviewed banks");
+    let body = "Body of Warp.\n\n```python file=kernels/helper.py\n```\n\n\
+                ![lanes](../lanes.png)\n\n<p><img src=\"/img/banks.png\" alt=\"banks\"></p>\n";
+    let entry = published("Warp", "").replace("Body of Warp.\n", body);
+    site.write(WARP, &entry);
+    sign_both(&site, &keys, WARP);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    let line = line_of(&site, WARP, "reviewed_hash");
+    let shown = "`content/glossary/lanes.png`, `kernels/helper.py`, `static/img/banks.png`";
+    for (file, edited) in [
+        ("kernels/helper.py", "def helper():\n    return 2\n"),
+        ("content/glossary/lanes.png", "other lanes"),
+        ("static/img/banks.png", "other banks"),
+    ] {
+        let reviewed = site.read(file);
+        site.write(file, edited);
+        let o = site.run(&["build", "--strict"]);
+        assert_fails_at(
+            &o,
+            &format!("{WARP}:{line}"),
+            &format!(
+                "field `byline.reviewed_hash`: edited since review: the entry, or a file it \
+                 shows ({shown}), no longer matches its `reviewed_hash`"
+            ),
+        );
+        assert_eq!(
+            site.read("public/source/kernels/helper.py"),
+            "def helper():\n    return 1\n",
+            "the site from before the edit stays as it was"
+        );
+        site.write(file, reviewed);
+    }
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    site.write("kernels/helper.py", "def helper():\n    return 2\n");
+    sign_both(&site, &keys, WARP);
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    assert!(
+        site.read("public/source/kernels/helper.py")
+            .contains("return 2")
+    );
+}

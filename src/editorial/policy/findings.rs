@@ -51,9 +51,19 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     dates(entry, rules, &mut out);
     missing_fields(entry, rules, &mut out);
     placeholders(entry, &mut out);
-    review(entry, rules, signed, &mut out);
+    // What the page shows beside its text, read only for a pinned entry (most builds' many
+    // drafts have no pin).
+    let shown = match (&rules.files, &entry.meta.byline.reviewed_hash) {
+        (Some(files), Some(_)) => files.shown(entry),
+        _ => Vec::new(),
+    };
+    review(entry, rules, signed, &shown, &mut out);
     if let Some(sig) = rules.signatures.as_ref().filter(|s| s.required) {
-        out.extend(signature_findings(entry, sig));
+        out.extend(signature_findings(
+            entry,
+            &pin::expected(entry, &shown),
+            sig,
+        ));
     }
     out
 }
@@ -503,7 +513,13 @@ fn regex_syntax_escape(word: &str) -> String {
 }
 
 /// The pinned review: edited since, missing, or expired.
-fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
+fn review(
+    entry: &Entry,
+    rules: &Rules,
+    signed: bool,
+    shown: &[pin::Shown],
+    out: &mut Vec<Finding>,
+) {
     let b = &entry.meta.byline;
     // Who must review and the command they run, said only in a finding: most entries have
     // none (`benches/build.sh`).
@@ -521,7 +537,7 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
         );
         (who, command)
     };
-    let old_scheme = b.reviewed_hash.as_deref().and_then(pin::old_scheme);
+    let old_scheme = (b.reviewed_hash.as_deref()).and_then(|h| pin::old_scheme(h, shown));
     match (&b.reviewed_hash, old_scheme) {
         // The older schemes left out who reviewed and when (v1) or where the entry is (v2):
         // they pin nothing any more.
@@ -533,11 +549,22 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
             .help(format!("{who} reviews it again and runs `{command}`, which writes a `{}` pin (and the author signs again, if the course requires signatures)", pin::PREFIX)),
             )
         }
-        (Some(pinned), _) if *pinned != pin::review_hash(entry) => {
+        (Some(pinned), _) if *pinned != pin::expected(entry, shown) => {
             let (who, command) = who_and_command();
+            let what = match shown {
+                [] => "the entry no longer matches".to_string(),
+                files => format!(
+                    "the entry, or a file it shows ({}), no longer matches",
+                    files
+                        .iter()
+                        .map(|f| format!("`{}`", f.path))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
             out.push(
             finding(entry, FindingKind::Edited, "byline.reviewed_hash", "review of the latest edit",
-                format!("edited since review: the entry no longer matches its `reviewed_hash`, so {who} must review it again"))
+                format!("edited since review: {what} its `reviewed_hash`, so {who} must review it again"))
             .help(format!("after reviewing the change, run `{command}` (it pins the new text and sets last_checked_on)")),
             )
         }
@@ -567,9 +594,13 @@ fn review(entry: &Entry, rules: &Rules, signed: bool, out: &mut Vec<Finding>) {
 }
 
 /// The findings of the signature rule for `entry`.
-fn signature_findings(entry: &Entry, rules: &super::signatures::SignatureRules) -> Vec<Finding> {
+fn signature_findings(
+    entry: &Entry,
+    hash: &str,
+    rules: &super::signatures::SignatureRules,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (role, sig) in super::signed::entry_signatures(entry, rules) {
+    for (role, sig) in super::signed::entry_signatures(entry, hash, rules) {
         let (message, help) = match sig {
             super::signed::RoleSignature::Valid(_) => continue,
             super::signed::RoleSignature::Missing => (

@@ -24,13 +24,17 @@ pub enum RoleSignature {
     Invalid(String),
 }
 
-/// Both roles' signatures of `entry`, judged against `rules` and each other.
-pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSignature); 2] {
-    let hash = pin::review_hash(entry);
+/// Both roles' signatures of `entry`, over `hash` (the pin it must have, `pin::expected`),
+/// judged against `rules` and each other.
+pub fn entry_signatures(
+    entry: &Entry,
+    hash: &str,
+    rules: &SignatureRules,
+) -> [(Role, RoleSignature); 2] {
     let b = &entry.meta.byline;
     let one = |field: &Option<String>, role: Role| match field {
         None => RoleSignature::Missing,
-        Some(f) => match signatures::verify(rules, f, role, &hash) {
+        Some(f) => match signatures::verify(rules, f, role, hash) {
             Ok(v) => RoleSignature::Valid(Box::new(v)),
             Err(why) => RoleSignature::Invalid(why),
         },
@@ -38,9 +42,17 @@ pub fn entry_signatures(entry: &Entry, rules: &SignatureRules) -> [(Role, RoleSi
     let mut author = one(&b.author_signature, Role::Author);
     let mut reviewer = one(&b.reviewer_signature, Role::Reviewer);
     // A signature over a pin of an older scheme says so, not "another hash".
-    if let Some((old, (_, scheme, _))) =
-        (b.reviewed_hash.as_deref()).and_then(|old| Some((old, pin::old_scheme(old)?)))
-    {
+    let old =
+        (b.reviewed_hash.as_deref()).filter(|old| *old != hash && !old.starts_with(pin::PREFIX));
+    if let Some((old, (_, scheme, _))) = old.and_then(|old| {
+        Some((
+            old,
+            pin::OLD
+                .iter()
+                .copied()
+                .find(|(p, _, _)| old.starts_with(p))?,
+        ))
+    }) {
         for (field, role, sig) in [
             (&b.author_signature, Role::Author, &mut author),
             (&b.reviewer_signature, Role::Reviewer, &mut reviewer),

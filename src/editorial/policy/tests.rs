@@ -34,6 +34,7 @@ const PLAIN: Rules = Rules {
     preview: false,
     signatures: None,
     required: Required::ALL,
+    files: None,
 };
 const STRICT: Rules = Rules {
     strict: true,
@@ -67,7 +68,7 @@ fn entry_at(file: &str, text: &str) -> Entry {
 /// BASE with edits, then signed: a correct `reviewed_hash` added to the byline.
 fn signed(edits: &[(&str, &str)]) -> String {
     let t = text(edits);
-    let hash = pin::review_hash(&entry(&t));
+    let hash = pin::review_hash(&entry(&t), &[]);
     t.replacen(
         "  last_checked_on:",
         &format!("  reviewed_hash: {hash}\n  last_checked_on:"),
@@ -437,7 +438,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
         );
     }
     // A pin of the first scheme, which left those fields out, no longer pins a review.
-    let v1 = pinned.replace("reviewed_hash: v3:sha256:", "reviewed_hash: sha256:");
+    let v1 = pinned.replace("reviewed_hash: v4:sha256:", "reviewed_hash: sha256:");
     case(
         &v1,
         &STRICT,
@@ -449,7 +450,7 @@ fn a_review_is_pinned_to_what_was_reviewed() {
     );
     case(&v1, &PLAIN, Want::Publish);
     // Nor does one of the second, which left out where the entry is (issue 35, item 2).
-    let v2 = pinned.replace("reviewed_hash: v3:sha256:", "reviewed_hash: v2:sha256:");
+    let v2 = pinned.replace("reviewed_hash: v4:sha256:", "reviewed_hash: v2:sha256:");
     case(
         &v2,
         &STRICT,
@@ -504,9 +505,9 @@ fn a_review_is_pinned_to_what_was_reviewed() {
 
 #[test]
 fn the_hash_covers_content_not_spelling() {
-    let hash = |t: &str| pin::review_hash(&entry(t));
+    let hash = |t: &str| pin::review_hash(&entry(t), &[]);
     let base = hash(BASE);
-    assert!(base.starts_with("v3:sha256:") && base.len() == 10 + 64);
+    assert!(base.starts_with("v4:sha256:") && base.len() == 10 + 64);
     // Same content, spelled differently: line endings, comments, list style, empty lists,
     // quoting, review fields, trailing blank lines.
     for same in [
@@ -542,7 +543,11 @@ fn the_hash_covers_content_not_spelling() {
         "content/t.md",
         "content/glossary.md",
     ] {
-        assert_ne!(pin::review_hash(&entry_at(place, BASE)), base, "{place}");
+        assert_ne!(
+            pin::review_hash(&entry_at(place, BASE), &[]),
+            base,
+            "{place}"
+        );
     }
     assert_ne!(
         hash(&BASE.replace("term: t\n", "term: t\nslug: u\n")),
@@ -572,10 +577,22 @@ fn the_hash_covers_content_not_spelling() {
     }
     // Pinned: reviews already signed must stay valid across versions of coursegen.
     assert_eq!(base, PINNED_BASE_HASH);
+    // A v3 pin (signed before the pin covered the files a page shows) still pins an entry
+    // that shows none: the same text, the same v3 hash as before v4.
+    let v3 = BASE.replacen(
+        "  last_checked_on:",
+        &format!("  reviewed_hash: {PINNED_BASE_HASH_V3}\n  last_checked_on:"),
+        1,
+    );
+    assert_eq!(pin::expected(&entry(&v3), &[]), PINNED_BASE_HASH_V3);
 }
 
-/// The hash of BASE under the v3 scheme; if this changes, every review is lost.
+/// The hash of BASE under the v4 scheme; if this changes, every review is lost.
 const PINNED_BASE_HASH: &str =
+    "v4:sha256:dd9bb761b9a9823ae0bdfb3f8be564dcaaf65b1cf5b56fccbd525995b3e27388";
+
+/// The hash of BASE under the v3 scheme, which still pins it (it shows no file).
+const PINNED_BASE_HASH_V3: &str =
     "v3:sha256:32b241a784424409aa7c73dc29683dba59437d4094946d473978b10313a90669";
 
 #[test]
@@ -908,4 +925,53 @@ fn disguised_names_and_scaffold_text_do_not_publish() {
             e.meta.byline
         );
     }
+}
+
+/// A v3 pin (signed before the pin covered what a page shows) still pins an entry that
+/// shows no file, so upgrading does not un-sign such a course; an entry that includes a
+/// file, embeds an image or draws its diagram from a manifest must be signed again.
+#[test]
+fn a_v3_pin_holds_only_where_the_page_shows_no_file() {
+    let v3 = BASE.replacen(
+        "  last_checked_on:",
+        &format!("  reviewed_hash: {PINNED_BASE_HASH_V3}\n  last_checked_on:"),
+        1,
+    );
+    case(&v3, &STRICT, Want::Publish);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+    std::fs::write(dir.path().join("kernels/k.cu"), "int x;\n").unwrap();
+    let files = std::sync::Arc::new(pin::Files::new(dir.path()));
+    let with_files = Rules {
+        files: Some(files.clone()),
+        ..STRICT
+    };
+    case(&v3, &with_files, Want::Publish);
+    let including = v3.replace("Body text", "Body text\n\n```cuda file=kernels/k.cu\n```");
+    case(
+        &including,
+        &with_files,
+        Want::Refused(
+            Some("byline.reviewed_hash"),
+            14,
+            "signed under the third review pin",
+        ),
+    );
+    let e = entry(&including);
+    let shown = files.shown(&e);
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert_eq!(shown[0].path, "kernels/k.cu");
+    // Under v4 the file's bytes are part of the pin: the same entry, another file, another hash.
+    let v4 = pin::review_hash(&e, &shown);
+    std::fs::write(dir.path().join("kernels/k.cu"), "int y;\n").unwrap();
+    let after = pin::Files::new(dir.path()).shown(&e);
+    assert_ne!(pin::review_hash(&e, &after), v4);
+    assert_eq!(
+        pin::review_hash(&e, &[]),
+        pin::review_hash(&entry(&including), &[])
+    );
+    let (_, scheme, left_out) = pin::old_scheme(PINNED_BASE_HASH_V3, &shown).unwrap();
+    assert_eq!(scheme, "the third review pin (`v3:sha256:`)");
+    assert!(left_out.contains("files the page shows"), "{left_out}");
+    assert!(pin::old_scheme(PINNED_BASE_HASH_V3, &[]).is_none());
 }

@@ -106,7 +106,7 @@ impl Targets {
     ) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for link in links {
-            let Some(path) = internal_path(page_url, &link.url) else {
+            let Some(path) = crate::markdown::site_path(page_url, &link.url) else {
                 continue;
             };
             let with_slash = format!("{}/", path.trim_end_matches('/'));
@@ -174,36 +174,10 @@ impl Targets {
     }
 }
 
-/// A stand-in origin for the site, so that links resolve as a browser resolves them.
-const ORIGIN: &str = "http://coursegen.invalid";
-
-/// The site path a link on the page at `page_url` points to (percent-decoded, no query or
-/// fragment), or `None` for external links and same-page anchors.
-fn internal_path(page_url: &str, link: &str) -> Option<String> {
-    if link.is_empty() || link.starts_with('#') {
-        return None;
-    }
-    let base = url::Url::parse(&format!("{ORIGIN}{page_url}")).ok()?;
-    let joined = base.join(link).ok()?;
-    if joined.origin() != base.origin() || !link_is_relative_or_local(link) {
-        return None;
-    }
-    let path = percent_encoding::percent_decode_str(joined.path()).decode_utf8_lossy();
-    Some(path.into_owned())
-}
-
-/// A link with its own scheme or host (`https://…`, `mailto:…`, `//cdn…`) leaves the site,
-/// even when it happens to name our stand-in origin.
-fn link_is_relative_or_local(link: &str) -> bool {
-    !link.starts_with("//") && url::Url::parse(link) == Err(url::ParseError::RelativeUrlWithoutBase)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
-    fn internal_paths() {
+    fn site_paths_resolve_as_a_browser_does() {
         let cases = [
             ("/glossary/warp/", Some("/glossary/warp/")),
             ("/glossary/warp", Some("/glossary/warp")),
@@ -220,7 +194,7 @@ mod tests {
         ];
         for (url, want) in cases {
             assert_eq!(
-                internal_path("/glossary/lane/", url).as_deref(),
+                crate::markdown::site_path("/glossary/lane/", url).as_deref(),
                 want,
                 "{url}"
             );
