@@ -65,9 +65,10 @@ impl ReviewArgs {
 #[derive(Debug, Clone, Args)]
 pub struct TrustArgs {
     /// Check signatures against the allowed-signers file and the `[review]` settings as
-    /// this git revision has them (in CI: the default branch, e.g. origin/main), not as the
-    /// working tree has them: a change cannot sign its own entries with keys it adds,
-    /// delete the file or switch the requirement off
+    /// this git revision has them (in CI: the default branch, named in full, e.g.
+    /// refs/remotes/origin/main), not as the working tree has them: a change cannot sign its
+    /// own entries with keys it adds, delete the file or switch the requirement off. A short
+    /// name that names several refs (a tag beside the branch) is refused
     #[arg(long, value_name = "REV", env = "COURSEGEN_TRUSTED_REF")]
     pub trusted_ref: Option<String>,
 }

@@ -4,6 +4,7 @@
 //! only refuse: not `status: published` on an entry that cannot be published, not a review
 //! without a key where keys are checked, not a signature over an old pin (removed, and said).
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use jiff::civil::Date;
 
@@ -430,12 +431,20 @@ fn edit_yaml(
 /// The signature itself must satisfy the rule: real names, one per person, and a
 /// reviewer who is none of the authors.
 fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignError> {
+    // The allowed-signers file's statements of who is two people count; its signature
+    // requirement does not (nothing is signed yet).
+    let statements = (opts.signers.as_deref()).map(|s| {
+        Arc::new(SignatureRules {
+            required: false,
+            ..s.clone()
+        })
+    });
     let rules = Rules {
         today: opts.today,
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: false,
         preview: false,
-        signatures: None,
+        signatures: statements,
         required: opts.required,
         files: None,
     };

@@ -611,6 +611,67 @@ fn a_trusted_ref_that_names_no_commit_or_no_signers_is_an_error() {
         "coursegen.toml",
         "field `review.require_signatures`: signatures are required, but main has no allowed-signers file at .coursegen/allowed_signers",
     );
+    // Issue 49, item 3: a tag named like the remote branch cannot choose the signers; the
+    // full name is taken as git reads it.
+    git(&site, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    git(&site, &["tag", "origin/main", "HEAD"]);
+    let o = site.run(&["check", "--trusted-ref", "origin/main"]);
+    assert_code(&o, 1);
+    assert_stderr_has(
+        &o,
+        &[
+            "`origin/main` is ambiguous: it names refs/tags/origin/main and refs/remotes/origin/main; name the one you mean in full (`refs/remotes/origin/main`)",
+        ],
+    );
+    let o = site.run(&["check", "--trusted-ref", "refs/remotes/origin/main"]);
+    assert_fails_at(
+        &o,
+        "coursegen.toml",
+        "field `review.require_signatures`: signatures are required, but refs/remotes/origin/main has no allowed-signers file",
+    );
+}
+
+/// Issue 49, item 3: two people the identity rule would take for one ("Li Wei" and "Wei
+/// Li") are told apart by a maintainer's statement in the allowed-signers file; without
+/// it the reviewer is refused as the author.
+#[test]
+fn the_maintainers_statement_tells_two_people_with_folded_names_apart() {
+    let keys = team();
+    let statement = "# coursegen: different-people \"Li Wei\" \"Wei Li\"\n";
+    let signers = format!(
+        "{statement}\"li@example.org,Li Wei\" {}\n\"wei@example.org,Wei Li\" {}\n",
+        keys.public_line("ada"),
+        keys.public_line("grace")
+    );
+    let site = course_requiring_signatures(&signers);
+    site.write(
+        WARP,
+        published("Warp", "")
+            .replace("Ada Lovelace", "Li Wei")
+            .replace("Grace Hopper", "Wei Li"),
+    );
+    sign_with_keys(&site, &keys, WARP, ("Wei Li", "grace"), "ada");
+    assert_code(&site.run(&["build", "--strict"]), 0);
+    site.write(SIGNERS, signers.replace(statement, ""));
+    let o = site.run(&["build", "--strict"]);
+    let line = line_of(&site, WARP, "reviewed_by");
+    assert_fails_at(
+        &o,
+        &format!("{WARP}:{line}"),
+        "field `byline.reviewed_by`: reviewer `Wei Li` looks the same as author `Li Wei`",
+    );
+    assert_stderr_has(&o, &["# coursegen: different-people \"Li Wei\" \"Wei Li\""]);
+    // A statement that names one person, or none, is an error at its line.
+    site.write(
+        SIGNERS,
+        format!("# coursegen: different-people \"Li Wei\"\n{signers}"),
+    );
+    let o = site.run(&["build", "--strict"]);
+    assert_fails_at(
+        &o,
+        &format!("{SIGNERS}:1"),
+        "a different-people statement names at least two people",
+    );
 }
 
 #[test]
@@ -708,6 +769,9 @@ fn a_second_key_of_the_author_cannot_review_her_entry_however_the_file_spells_he
         "Ada  Lovelace",
         "Lovelace Ada",
         "Dr A. Lovelace",
+        // Issue 49, item 3: initials alone, and a principal of many words.
+        "A. L.",
+        "Augusta Ada King Countess of Lovelace née Byron the Enchantress of Numbers",
     ] {
         let site = course_requiring_signatures(&format!(
             "{}\"{spelled},Grace Hopper\" {}\n",

@@ -47,7 +47,7 @@ pub struct Finding {
 /// Every problem the rule finds in `entry`, whatever its status.
 pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     let mut out = Vec::new();
-    let signed = signatures(entry, &mut out);
+    let signed = signatures(entry, rules, &mut out);
     dates(entry, rules, &mut out);
     missing_fields(entry, rules, &mut out);
     placeholders(entry, &mut out);
@@ -190,7 +190,7 @@ fn people(
 
 /// Judges every name; true when a named author and a named reviewer who is none of the
 /// authors signed.
-fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
+fn signatures(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) -> bool {
     let byline = &entry.meta.byline;
     let authors = people(entry, "byline.written_by", &byline.written_by, out);
     let reviewers = people(entry, "byline.reviewed_by", &byline.reviewed_by, out);
@@ -224,7 +224,12 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
     }
     // One report is enough: fixing it means choosing a different reviewer.
     let twin = reviewers.iter().find_map(|(shown, reviewer)| {
-        let (author, _) = authors.iter().find(|(_, a)| a.same_person(reviewer))?;
+        // Unless the allowed-signers file says they are two people.
+        let said_different = |author: &str| {
+            (rules.signatures.as_ref()).is_some_and(|s| s.signers.said_different(author, shown))
+        };
+        let (author, _) =
+            (authors.iter()).find(|(name, a)| a.same_person(reviewer) && !said_different(name))?;
         Some((shown, author))
     });
     if let Some((shown, author)) = twin {
@@ -245,7 +250,11 @@ fn signatures(entry: &Entry, out: &mut Vec<Finding>) -> bool {
                 "a reviewer who is not an author",
                 message,
             )
-            .help("an entry needs a reviewer who did not write it"),
+            .help(format!(
+                "an entry needs a reviewer who did not write it; if they are two people, a \
+                 maintainer says so in the allowed-signers file on the default branch: \
+                 `# coursegen: different-people \"{author}\" \"{shown}\"`"
+            )),
         );
     }
     !authors.is_empty()

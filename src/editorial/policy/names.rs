@@ -119,8 +119,9 @@ impl Name {
     }
 }
 
-/// Titles and suffixes that say nothing about who a person is (compared folded, without
-/// their full stop): `Dr Ada Lovelace` is Ada Lovelace.
+/// Titles and degrees that say nothing about who a person is (compared folded, without
+/// their full stop): `Dr Ada Lovelace` is Ada Lovelace. Generational suffixes (`Jr`, `Sr`,
+/// `III`) are words: they tell a father from his son.
 const TITLES: &[&str] = &[
     "dr",
     "doctor",
@@ -134,38 +135,56 @@ const TITLES: &[&str] = &[
     "sir",
     "dame",
     "rev",
-    "jr",
-    "sr",
-    "ii",
-    "iii",
-    "iv",
     "phd",
     "esq",
 ];
 
-/// The most words of a name compared one by one; a longer "name" is compared whole.
+/// The most words of a name compared one by one (a perfect matching); longer names are
+/// compared word by word against a set, in time linear in their words.
 const MAX_WORDS: usize = 8;
 
-/// The words of a canonical name (letters and digits; anything else separates), titles
-/// left out.
+/// The distinct words of a canonical name (letters and digits; anything else separates),
+/// titles left out, in order.
 fn words_of(canonical: &str) -> Vec<String> {
-    (canonical.split(|c: char| !c.is_alphanumeric()))
-        .filter(|w| !w.is_empty() && !TITLES.contains(w))
-        .take(MAX_WORDS + 1)
-        .map(str::to_string)
-        .collect()
+    let mut words: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for w in canonical.split(|c: char| !c.is_alphanumeric()) {
+        if !w.is_empty() && !TITLES.contains(&w) && seen.insert(w) {
+            words.push(w.to_string());
+        }
+    }
+    words
 }
 
 /// Whether two names' words could name one person: every word of the shorter name pairs
 /// with a different word of the longer one — the same word, or an initial and a word it
-/// begins — and the two share at least one whole word (so `A. B.` is nobody in particular).
+/// begins — and the two share at least one whole word, unless the shorter is initials
+/// alone (`A. L.` may be Ada Lovelace; `A. B.` and `A. C.` are not one person). A name of
+/// more than [`MAX_WORDS`] words is compared by its words too, each word of the shorter
+/// name pairing with any word of the longer one: padding a name with words does not make
+/// its bearer someone else.
 fn same_words(a: &[String], b: &[String]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if short.is_empty() || long.len() > MAX_WORDS {
+    if short.is_empty() {
         return false;
     }
     let whole = |w: &String| w.chars().count() > 1;
-    if !short.iter().any(|w| whole(w) && long.contains(w)) {
+    // Initials alone on either side (names of as many words may come in either order).
+    let initials_only = !short.iter().any(whole) || !long.iter().any(whole);
+    if long.len() > MAX_WORDS {
+        let words: std::collections::HashSet<&str> = long.iter().map(String::as_str).collect();
+        let firsts: std::collections::HashSet<char> =
+            long.iter().filter_map(|w| w.chars().next()).collect();
+        let pairs = |w: &String| {
+            let first = w.chars().next().map(String::from).unwrap_or_default();
+            words.contains(w.as_str())
+                || (!whole(w) && firsts.contains(&w.chars().next().unwrap_or(' ')))
+                || words.contains(first.as_str())
+        };
+        let shared = initials_only || short.iter().any(|w| whole(w) && words.contains(w.as_str()));
+        return shared && short.iter().all(pairs);
+    }
+    if !initials_only && !short.iter().any(|w| whole(w) && long.contains(w)) {
         return false;
     }
     let pairs = |x: &str, y: &str| {
@@ -708,9 +727,33 @@ mod tests {
             !same("A. B.", "A. C."),
             "initials alone name nobody in particular"
         );
-        // Bounded: a "name" of many words is compared whole.
-        let long = "a ".repeat(10_000) + "lovelace";
-        assert!(!same("Ada Lovelace", &long));
+        // Issue 49, item 3: initials alone are compared by the words they begin, and a
+        // name of many words by its words (in time linear in them): neither lets a second
+        // key of the author's review her entry.
+        for twin in ["A. L.", "A L", "L. A."] {
+            assert!(same("Ada Lovelace", twin), "{twin}");
+            assert!(same(twin, "Ada Lovelace"), "{twin}, the other way");
+        }
+        let padded = (0..10_000).map(|i| format!("w{i} ")).collect::<String>() + "Ada Lovelace";
+        assert!(same("Ada Lovelace", &padded));
+        assert!(same(&"a ".repeat(10_000), "Ada Lovelace"));
+        assert!(!same(&padded, "Grace Hopper"));
+        assert!(same(
+            "Ada Lovelace of Somewhere Far Away In The North",
+            "Ada Lovelace"
+        ));
+        // Generational suffixes are words: a father and his son are two people.
+        for (a, b) in [
+            ("John Smith Sr", "John Smith Jr"),
+            ("John Smith Sr.", "John Smith Jr."),
+            ("Henry Ford II", "Henry Ford III"),
+        ] {
+            assert!(!same(a, b), "{a} / {b}");
+        }
+        assert!(
+            same("Henry Ford III", "Henry Ford"),
+            "loose: who may not review whom"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use ssh_key::{PublicKey, SshSig, public::KeyData};
 
+use super::names;
 use crate::content::Diagnostic;
 
 mod options;
@@ -103,6 +104,24 @@ pub struct AllowedSigners {
     pub file: PathBuf,
     /// Its key lines, in order.
     pub signers: Vec<Signer>,
+    /// The maintainers' statements that names the identity rule would fold into one are
+    /// different people (`# coursegen: different-people "Li Wei" "Wei Li"`), each a group
+    /// of canonical names.
+    pub different_people: Vec<Vec<String>>,
+}
+
+/// The comment that states that names are different people; ssh-keygen and git read it as
+/// a comment.
+const DIFFERENT_PEOPLE: &str = "coursegen: different-people";
+
+impl AllowedSigners {
+    /// Whether a statement of the file says that `a` and `b` (names or principals) are two
+    /// people: both in one group, and not one name.
+    pub fn said_different(&self, a: &str, b: &str) -> bool {
+        let (a, b) = (names::canonical_name(a), names::canonical_name(b));
+        a != b
+            && (self.different_people.iter()).any(|group| group.contains(&a) && group.contains(&b))
+    }
 }
 
 /// What the build requires of signatures, and what it checks them against.
@@ -219,8 +238,21 @@ pub fn now() -> i64 {
 pub fn parse(file: &Path, text: &str) -> Result<AllowedSigners, Vec<Diagnostic>> {
     let mut signers = Vec::new();
     let mut problems = Vec::new();
+    let mut different_people = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
+        if let Some(statement) = line.strip_prefix('#').map(str::trim)
+            && statement.starts_with("coursegen:")
+        {
+            match different(statement) {
+                Ok(group) => different_people.push(group),
+                Err(why) => problems.push(Diagnostic::new(file, i + 1, why).help(
+                    "write `# coursegen: different-people \"Li Wei\" \"Wei Li\"`: the names, \
+                     quoted, of people the identity rule would take for one",
+                )),
+            }
+            continue;
+        }
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -236,10 +268,45 @@ pub fn parse(file: &Path, text: &str) -> Result<AllowedSigners, Vec<Diagnostic>>
         Ok(AllowedSigners {
             file: file.to_path_buf(),
             signers,
+            different_people,
         })
     } else {
         Err(problems)
     }
+}
+
+/// The names of a `# coursegen: different-people` statement, canonical, or why it is not
+/// one.
+fn different(statement: &str) -> Result<Vec<String>, String> {
+    let Some(mut rest) = statement.strip_prefix(DIFFERENT_PEOPLE) else {
+        return Err(format!(
+            "`{}` is not a statement coursegen knows: the one it reads is `# {DIFFERENT_PEOPLE}`",
+            statement.escape_debug()
+        ));
+    };
+    let mut group: Vec<String> = Vec::new();
+    while !rest.trim().is_empty() {
+        let (name, after) = token(rest)?;
+        rest = after;
+        if names::classify(&name) == names::Name::Unsigned || name.contains('@') {
+            return Err(format!(
+                "`{}` is not a person's name: a statement names people as bylines and \
+                 principals write them (emails are compared whole already)",
+                name.escape_debug()
+            ));
+        }
+        let name = names::canonical_name(&name);
+        if !group.contains(&name) {
+            group.push(name);
+        }
+        if group.len() > MAX_PRINCIPALS {
+            return Err(format!("a statement names at most {MAX_PRINCIPALS} people"));
+        }
+    }
+    if group.len() < 2 {
+        return Err("a different-people statement names at least two people".into());
+    }
+    Ok(group)
 }
 
 /// Splits off one whitespace-separated token, with `"…"` quoting (as OpenSSH reads it).

@@ -79,6 +79,10 @@ pub fn entry_signatures(
         } else if let Some((p, q)) = (a.signer.principals.iter())
             .flat_map(|p| r.signer.principals.iter().map(move |q| (p, q)))
             .find(|(p, q)| names::same_principal(p, q))
+            // Two keys whose lines a maintainer said are two people's are two people.
+            && !(a.signer.principals.iter()).any(|p| {
+                (r.signer.principals.iter()).any(|q| rules.signers.said_different(p, q))
+            })
         {
             let whom = if p == q {
                 format!("`{}`", p.escape_debug())
@@ -90,8 +94,11 @@ pub fn entry_signatures(
                 )
             };
             reviewer = RoleSignature::Invalid(format!(
-                "same person twice: both keys belong to {whom} (lines {} and {} of {file}; principals are compared ignoring case, spacing, invisible characters, look-alike letters, titles, initials and word order)",
-                a.signer.line, r.signer.line
+                "same person twice: both keys belong to {whom} (lines {} and {} of {file}; principals are compared ignoring case, spacing, invisible characters, look-alike letters, titles, initials and word order; if they are two people, a maintainer says so in that file: `# coursegen: different-people \"{}\" \"{}\"`)",
+                a.signer.line,
+                r.signer.line,
+                p.escape_debug(),
+                q.escape_debug()
             ));
         }
     }

@@ -48,6 +48,7 @@ impl Revision {
                 rev.escape_debug()
             ));
         }
+        refuse_ambiguous(root, rev)?;
         let commit = git(
             root,
             &[
@@ -134,6 +135,46 @@ impl Revision {
 }
 
 /// Runs git in `dir`: its stdout when it succeeded, `None` when it failed.
+/// Refuses a short ref name that names several refs (a tag `origin/main` beside the
+/// remote branch): git would pick one by its own order, and a change that pushes such a tag
+/// would choose which signers judge it. A full name (`refs/remotes/origin/main`), a commit
+/// or a name with operators (`main~1`) is taken as git reads it.
+fn refuse_ambiguous(root: &Path, rev: &str) -> Result<(), String> {
+    if rev.starts_with("refs/") || rev.bytes().any(|b| b"^~@{}".contains(&b)) {
+        return Ok(());
+    }
+    // Where git looks for a short name, in its order (git-rev-parse(1), "SPECIFYING
+    // REVISIONS").
+    let places = [
+        format!("refs/{rev}"),
+        format!("refs/tags/{rev}"),
+        format!("refs/heads/{rev}"),
+        format!("refs/remotes/{rev}"),
+        format!("refs/remotes/{rev}/HEAD"),
+    ];
+    let mut args = vec!["for-each-ref", "--format=%(refname)"];
+    args.extend(places.iter().map(String::as_str));
+    let listed = git(root, &args)
+        .map_err(|e| format!("cannot ask git about `{rev}`: {e}"))?
+        .unwrap_or_default();
+    let listed = String::from_utf8_lossy(&listed);
+    let found: Vec<&str> = (places.iter())
+        .map(String::as_str)
+        .filter(|p| listed.lines().any(|r| r == *p))
+        .collect();
+    if found.len() > 1 {
+        return Err(format!(
+            "`{rev}` is ambiguous: it names {}; name the one you mean in full (`{}`)",
+            found.join(" and "),
+            found
+                .iter()
+                .find(|r| r.starts_with("refs/remotes/"))
+                .unwrap_or(&found[0])
+        ));
+    }
+    Ok(())
+}
+
 fn git(dir: &Path, args: &[&str]) -> std::io::Result<Option<Vec<u8>>> {
     let out = Command::new("git")
         .arg("-C")

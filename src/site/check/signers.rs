@@ -32,7 +32,7 @@ pub(crate) fn signature_rules(
     };
     let refuse = |why: String| {
         Diagnostic::new(Path::new("--trusted-ref"), 0, why)
-            .help("name the branch whose allowed-signers file is trusted, e.g. `--trusted-ref origin/main`")
+            .help("name the branch whose allowed-signers file is trusted, in full, e.g. `--trusted-ref refs/remotes/origin/main`")
     };
     let revision = match Revision::open(root, rev) {
         Ok(r) => r,
