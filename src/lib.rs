@@ -4,7 +4,7 @@
 
 pub(crate) mod atomic;
 pub mod bank;
-pub(crate) mod canonical;
+pub mod canonical;
 pub mod cli;
 pub(crate) mod cmd;
 pub(crate) mod config;

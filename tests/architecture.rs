@@ -450,6 +450,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
         "site",
         &[
             "bank",
+            "canonical",
             "config",
             "content",
             "diagram",

@@ -14,6 +14,7 @@ use super::gpu::Gpu;
 use super::nvml::{self, Monitor, Verdict};
 use super::report::{self, Outcome, Sweep, Written};
 use super::{CounterChoice, KernelToMeasure, MeasureError, MeasureOptions, sweep};
+use crate::canonical;
 use crate::measurement::compare;
 use crate::measurement::needs::Needs;
 use crate::measurement::record::{self as records, Record};
@@ -148,7 +149,7 @@ impl Ctx<'_> {
 
     fn measure(&self, k: &KernelToMeasure) -> Outcome {
         let gpu = self.gpu;
-        let id = &records::sha256_hex(gpu.uuid.as_bytes())[..8];
+        let id = &canonical::sha256_hex(gpu.uuid.as_bytes())[..8];
         let device = format!("{} (device {}, id {id})", gpu.name, gpu.ordinal);
         let mut sweep = None;
         let result = self.measure_kernel(k, &device, &mut sweep);
@@ -243,7 +244,7 @@ impl Ctx<'_> {
         if self.ncu.is_some() || self.args.force {
             return Ok(());
         }
-        let id = &records::sha256_hex(self.gpu.uuid.as_bytes())[..8];
+        let id = &canonical::sha256_hex(self.gpu.uuid.as_bytes())[..8];
         let stem = format!("{}-{id}", records::device_slug(&self.gpu.name));
         let own = records::record_path(&self.root.join("measurements"), &k.name, &stem);
         let has_row = |l: &str| k.manifest.value_of(l).is_some();

@@ -9,15 +9,15 @@
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
 //! cost a re-render. For speed alone: the warm builds of `benches/diagrams.sh` and
 //! `benches/build.sh` are the benchmarks that justify it. Uses
-//! `measurement::record::sha256_hex` and `diagram` for the font.
+//! `canonical::sha256_hex` and `diagram` for the font.
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use crate::canonical::{sha256_hex, sha256_hex_of};
 use crate::content::Diagnostic;
 use crate::diagram;
-use crate::measurement::record::{sha256_hex, sha256_hex_of};
 
 /// Why a cache folder cannot be used.
 #[derive(Debug, thiserror::Error)]
