@@ -11,7 +11,7 @@ use indicatif::{MultiProgress, ProgressDrawTarget};
 
 use super::counters::{self, Job};
 use super::gpu::Gpu;
-use super::nvml::{self, Monitor, Verdict};
+use super::interference::{self, Monitor, Verdict};
 use super::report::{self, Outcome, Sweep, Written};
 use super::{CounterChoice, KernelToMeasure, MeasureError, MeasureOptions, sweep};
 use crate::canonical;
@@ -281,7 +281,7 @@ impl Ctx<'_> {
             let before = read()?;
             let mut record = sweep::measure_kernel(gpu, k, &read, self.progress)?;
             let after = read()?;
-            let verdict = nvml::judge(
+            let verdict = interference::judge(
                 &before,
                 &after,
                 &record.rows,
@@ -382,7 +382,7 @@ impl Ctx<'_> {
 }
 
 /// The short causes of a verdict's problems, each once, in order.
-fn causes(noise: &[nvml::Problem]) -> Vec<&'static str> {
+fn causes(noise: &[interference::Problem]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for p in noise {
         if !out.contains(&p.cause) {
