@@ -10,6 +10,7 @@ pub(crate) mod counters;
 mod gpu;
 mod interference;
 pub mod kernel_check;
+mod nvml;
 pub mod nvrtc;
 mod per_gpu;
 mod reference;

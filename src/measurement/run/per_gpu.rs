@@ -11,7 +11,8 @@ use indicatif::{MultiProgress, ProgressDrawTarget};
 
 use super::counters::{self, Job};
 use super::gpu::Gpu;
-use super::interference::{self, Monitor, Verdict};
+use super::interference::{self, Verdict};
+use super::nvml::Monitor;
 use super::report::{self, Outcome, Sweep, Written};
 use super::{CounterChoice, KernelToMeasure, MeasureError, MeasureOptions, sweep};
 use crate::canonical;
