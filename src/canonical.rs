@@ -1,5 +1,6 @@
-//! JSON in one spelling, for hashing what a file means rather than how it is written: the
-//! review pin and a record's checksum.
+//! JSON in one spelling, for hashing what a file means rather than how it is written, and the
+//! hash: SHA-256 as hex, for the review pin, a record's checksum and hashes, the build cache.
+use sha2::{Digest, Sha256};
 
 /// Writes `value` as compact JSON with object keys sorted and null, empty-list and
 /// empty-object members left out, so a hash does not depend on field order, on
@@ -41,5 +42,37 @@ fn is_empty(value: &serde_json::Value) -> bool {
         serde_json::Value::Array(a) => a.is_empty(),
         serde_json::Value::Object(o) => o.values().all(is_empty),
         _ => false,
+    }
+}
+
+/// Hex SHA-256 of some bytes: the hashes recorded in a record's `Build`, its checksum, the
+/// review pin and the build cache's keys.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    sha256_hex_of(&[bytes])
+}
+
+/// [`sha256_hex`] of `parts` one after another, hashed where they lie (no joined copy).
+pub fn sha256_hex_of(parts: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_is_lowercase_hex() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

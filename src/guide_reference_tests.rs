@@ -17,11 +17,13 @@ use clap::CommandFactory;
 use serde::de::{self, DeserializeOwned, Visitor};
 
 use crate::bank::access::AccessKind;
-use crate::bank::diagram::{MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, TILE_WIDTHS};
-use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 use crate::config::{RawConfig, RawGlossary, RawLinks, RawNew, RawReview};
 use crate::content::front_matter::{
     RawByline, RawCell, RawDiagram, RawFrontMatter, RawLaneMap, RawSource,
+};
+use crate::diagram::{
+    Cell, DiagramError, DiagramSpec, MAX_SECTOR_STRIDE, MAX_STRIDE, PATH_COUNTS, Preset,
+    TILE_WIDTHS, render_svg,
 };
 use crate::editorial::policy::{self, Rules, Verdict};
 use crate::measurement::manifest::{
@@ -1263,7 +1265,7 @@ fn diagrams_page() -> String {
             page,
             "| `{}` | `{}` |",
             kind.name(),
-            crate::bank::diagram::lane_preset(kind)
+            crate::diagram::lane_preset(kind)
         );
     }
     let _ = write!(
@@ -1271,7 +1273,7 @@ fn diagrams_page() -> String {
         "\nA `global` map whose lanes span more than {} lines of 128 bytes is refused: its \
          sectors would be slivers. An unknown kernel or row, or an expression that does not \
          parse or fails for a lane, is an error naming the entry's file, line and field.\n",
-        crate::bank::diagram::MAX_LINES
+        crate::diagram::MAX_LINES
     );
     page
 }

@@ -4,11 +4,12 @@
 
 pub(crate) mod atomic;
 pub mod bank;
-pub(crate) mod canonical;
+pub mod canonical;
 pub mod cli;
 pub(crate) mod cmd;
 pub(crate) mod config;
 pub(crate) mod content;
+pub mod diagram;
 pub mod editorial;
 pub mod highlight;
 pub mod markdown;

@@ -431,7 +431,8 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("canonical", &[]),
     ("content", &[]),
     ("sanitize", &[]),
-    // Parsing and presentation on top of the leaves.
+    // Parsing and presentation on top of the leaves: the drawings of bank's models too.
+    ("diagram", &["bank"]),
     ("theme", &["content"]),
     ("templates", &["theme"]),
     ("highlight", &["content"]),
@@ -449,8 +450,10 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
         "site",
         &[
             "bank",
+            "canonical",
             "config",
             "content",
+            "diagram",
             "editorial",
             "highlight",
             "markdown",
@@ -534,10 +537,15 @@ const ONLY_UNDER: &[(&str, &[&str])] = &[
     ("anyhow", &["cli", "cmd", "site::render::search"]),
 ];
 
-/// The external paths a module (with its submodules) must not name: `bank` is pure, no
-/// files, environment, network or processes.
-const NEVER_UNDER: &[(&str, &[&str])] =
-    &[("bank", &["std::env", "std::fs", "std::net", "std::process"])];
+/// The external paths a module (with its submodules) must not name: `bank` and its
+/// drawings are pure, no files, environment, network or processes.
+const NEVER_UNDER: &[(&str, &[&str])] = &[
+    ("bank", &["std::env", "std::fs", "std::net", "std::process"]),
+    (
+        "diagram",
+        &["std::env", "std::fs", "std::net", "std::process"],
+    ),
+];
 
 /// The lines of `code` that name the external path `name` (`cudarc`, `std::fs`): in a `use`
 /// (groups expanded), or as a path in the code (`std::fs::read`, `::cudarc::driver`).
@@ -743,14 +751,14 @@ fn an_external_path_out_of_place_is_found() {
             "measurement::view",
             "\nfn f() { ::nvml_wrapper::Nvml::init() }\n",
         ),
-        source("bank::svg", "use std::{fmt, fs::File};\n"),
+        source("diagram::svg", "use std::{fmt, fs::File};\n"),
         source("bank::model", "fn f() { std::fs::read(\"x\") }\n"),
         // Not these: another name that starts the same, a path inside another, `std::fmt`.
         source(
             "site::check",
             "use my_cudarc::X;\nfn f() { a::cudarc::g() }\n",
         ),
-        source("bank::card", "use std::fmt;\nfn f() { std::fsx::g() }\n"),
+        source("diagram::card", "use std::fmt;\nfn f() { std::fsx::g() }\n"),
         source("site::write", "fn f() { std::fs::rename(a, b) }\n"),
     ];
     assert_eq!(
@@ -758,7 +766,7 @@ fn an_external_path_out_of_place_is_found() {
         [
             "src/site/render.rs:2: `cudarc` outside measurement::run",
             "src/measurement/view.rs:2: `nvml_wrapper` outside measurement::run",
-            "src/bank/svg.rs:1: `std::fs` in bank",
+            "src/diagram/svg.rs:1: `std::fs` in diagram",
             "src/bank/model.rs:1: `std::fs` in bank",
         ]
     );

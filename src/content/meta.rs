@@ -39,7 +39,7 @@ pub struct Source {
 
 /// A diagram declaration with its alt text present and one of `preset`, `kernel` (with
 /// `row`) and `map` given (the preset, the kernel's row and the map are checked by the
-/// check stage against `bank::diagram` and the kernel's manifest). The fields added for
+/// check stage against `diagram` and the kernel's manifest). The fields added for
 /// `kernel`, `row` and `map` are left out of the review hash when absent, so the hashes of
 /// entries that draw a preset stay as they were.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+
+use crate::canonical;
 
 /// The record format this version writes: 3, sealed with a [`Record::checksum`]. Formats 1
 /// (before GPU state, counters and per-GPU ids were recorded) and 2 (before the checksum)
@@ -353,8 +354,9 @@ impl Record {
             map.remove("checksum");
         }
         let mut text = String::from("coursegen record\n");
-        crate::canonical::write_json(&value, &mut text);
-        format!("{CHECKSUM_PREFIX}{}", sha256_hex(text.as_bytes()))
+        canonical::write_json(&value, &mut text);
+        let hash = canonical::sha256_hex(text.as_bytes());
+        format!("{CHECKSUM_PREFIX}{hash}")
     }
 
     /// Marks the record as this version writes it: format [`FORMAT`], with its checksum.
@@ -417,24 +419,6 @@ impl Record {
         }
         Ok(())
     }
-}
-
-/// Hex SHA-256 of some bytes: the hashes recorded in [`Build`].
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    sha256_hex_of(&[bytes])
-}
-
-/// [`sha256_hex`] of `parts` one after another, hashed where they lie (no joined copy).
-pub fn sha256_hex_of(parts: &[&[u8]]) -> String {
-    let mut hasher = Sha256::new();
-    for part in parts {
-        hasher.update(part);
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// File-name form of a device name: `NVIDIA H200` → `nvidia-h200`.

@@ -8,6 +8,7 @@
 //! unsigned long long* clock)`, thread 0 of block 0 writing `[SM cycles, ns]` to `clock`.
 pub(crate) mod counters;
 mod gpu;
+mod interference;
 pub mod kernel_check;
 mod nvml;
 pub mod nvrtc;

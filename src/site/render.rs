@@ -42,7 +42,7 @@ pub(crate) enum RenderError {
         /// The entry being rendered.
         file: std::path::PathBuf,
         /// The rasteriser's error.
-        error: crate::bank::RasterError,
+        error: crate::diagram::raster::RasterError,
     },
     /// A template failed on a page made from the whole site (an index, the feed, 404).
     #[error(transparent)]
@@ -228,7 +228,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             });
             let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
             Some(DiagramCtx {
-                svg_html: named_by_title(crate::bank::themed(&d.svg)),
+                svg_html: named_by_title(crate::diagram::svg::themed(&d.svg)),
                 alt: alt.unwrap_or_default(),
                 preset: d.preset.to_string(),
                 prose_html: content(&p.bodies.diagram).unwrap_or_default(),

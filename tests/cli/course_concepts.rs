@@ -2,7 +2,7 @@
 //! lane map and a reference kernel, a draft entry bound to the record, and the record. The
 //! course below is written at test time, with no concept of it known to coursegen, and
 //! `build` lays out its tables, model columns and bindings from the declared maps.
-use coursegen::measurement::record::sha256_hex;
+use coursegen::canonical::sha256_hex;
 
 use crate::util::*;
 

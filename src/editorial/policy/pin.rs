@@ -13,8 +13,6 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use sha2::{Digest, Sha256};
-
 use crate::canonical;
 use crate::content::Entry;
 use crate::content::admit::{Purpose, SiteRoot};
@@ -114,13 +112,7 @@ fn hash(entry: &Entry, shown: Option<&[Shown]>) -> String {
         let digest = file.digest.as_deref().unwrap_or("unreadable");
         text.push_str(&format!("shows {} {digest}\n", file.path));
     }
-    let digest = Sha256::digest(text.as_bytes());
-    let mut out = String::with_capacity(prefix.len() + 64);
-    out.push_str(prefix);
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    format!("{prefix}{}", canonical::sha256_hex(text.as_bytes()))
 }
 
 /// A file of the repository that a page shows, with the SHA-256 of its bytes (`None`: it
@@ -194,7 +186,7 @@ impl Files {
         let canon = self.site.admit(&self.root.join(path), purpose).ok();
         let digest = canon
             .and_then(|c| std::fs::read(c).ok())
-            .map(|bytes| format!("{:x}", Sha256::digest(&bytes)));
+            .map(|bytes| canonical::sha256_hex(&bytes));
         let mut known = self.digests.lock().unwrap_or_else(PoisonError::into_inner);
         known.insert(path.to_string(), digest.clone());
         digest

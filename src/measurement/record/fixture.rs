@@ -76,8 +76,8 @@ pub(crate) fn record(name: &str, source: &[u8], manifest: &[u8]) -> Record {
             source_file: "kernels/bank_conflicts.cu".into(),
             compile_options: vec!["--gpu-architecture=sm_90".into(), "--std=c++17".into()],
             binary: "cubin".into(),
-            source_sha256: super::sha256_hex(source),
-            manifest_sha256: super::sha256_hex(manifest),
+            source_sha256: crate::canonical::sha256_hex(source),
+            manifest_sha256: crate::canonical::sha256_hex(manifest),
             header_sha256: None,
         },
         run: Run {

@@ -3,7 +3,8 @@
 //! the contract header `coursegen.cuh`, the header's.
 use std::path::PathBuf;
 
-use super::{KernelFiles, Loaded, Record, RecordSet, RecordsError, sha256_hex};
+use super::{KernelFiles, Loaded, Record, RecordSet, RecordsError};
+use crate::canonical::sha256_hex;
 
 /// Whether a record still describes the kernel in `kernels/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! Tests of records: round trip, atomic save, loading errors, staleness.
 use super::*;
+use crate::canonical::sha256_hex;
 
 fn fixture() -> Record {
     fixture::record("Fixture GPU", b"kernel source", b"manifest")
@@ -216,14 +217,6 @@ fn slugs_are_lowercase_words_joined_by_dashes() {
     ] {
         assert_eq!(device_slug(name), slug);
     }
-}
-
-#[test]
-fn sha256_is_lowercase_hex() {
-    assert_eq!(
-        sha256_hex(b"abc"),
-        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-    );
 }
 
 #[test]

@@ -11,9 +11,11 @@ use indicatif::{MultiProgress, ProgressDrawTarget};
 
 use super::counters::{self, Job};
 use super::gpu::Gpu;
-use super::nvml::{self, Monitor, Verdict};
+use super::interference::{self, Verdict};
+use super::nvml::Monitor;
 use super::report::{self, Outcome, Sweep, Written};
 use super::{CounterChoice, KernelToMeasure, MeasureError, MeasureOptions, sweep};
+use crate::canonical;
 use crate::measurement::compare;
 use crate::measurement::needs::Needs;
 use crate::measurement::record::{self as records, Record};
@@ -148,7 +150,7 @@ impl Ctx<'_> {
 
     fn measure(&self, k: &KernelToMeasure) -> Outcome {
         let gpu = self.gpu;
-        let id = &records::sha256_hex(gpu.uuid.as_bytes())[..8];
+        let id = &canonical::sha256_hex(gpu.uuid.as_bytes())[..8];
         let device = format!("{} (device {}, id {id})", gpu.name, gpu.ordinal);
         let mut sweep = None;
         let result = self.measure_kernel(k, &device, &mut sweep);
@@ -243,7 +245,7 @@ impl Ctx<'_> {
         if self.ncu.is_some() || self.args.force {
             return Ok(());
         }
-        let id = &records::sha256_hex(self.gpu.uuid.as_bytes())[..8];
+        let id = &canonical::sha256_hex(self.gpu.uuid.as_bytes())[..8];
         let stem = format!("{}-{id}", records::device_slug(&self.gpu.name));
         let own = records::record_path(&self.root.join("measurements"), &k.name, &stem);
         let has_row = |l: &str| k.manifest.value_of(l).is_some();
@@ -280,7 +282,7 @@ impl Ctx<'_> {
             let before = read()?;
             let mut record = sweep::measure_kernel(gpu, k, &read, self.progress)?;
             let after = read()?;
-            let verdict = nvml::judge(
+            let verdict = interference::judge(
                 &before,
                 &after,
                 &record.rows,
@@ -381,7 +383,7 @@ impl Ctx<'_> {
 }
 
 /// The short causes of a verdict's problems, each once, in order.
-fn causes(noise: &[nvml::Problem]) -> Vec<&'static str> {
+fn causes(noise: &[interference::Problem]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for p in noise {
         if !out.contains(&p.cause) {

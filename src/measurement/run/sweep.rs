@@ -9,6 +9,7 @@ use super::gpu::{self, Gpu, Launcher};
 use super::reference;
 use super::stats::{self, Summary};
 use super::{KernelToMeasure, MeasureError, nvrtc};
+use crate::canonical;
 use crate::measurement::contract;
 use crate::measurement::record::{
     self as records, Build, Device, GpuState, Record, Row, Run, Software, StopReason,
@@ -268,7 +269,7 @@ fn assemble(
             sm_clock_mhz: stats::summarize(&clocks).map_or(0.0, |s| s.median),
             rated_sm_clock_mhz: gpu.rated_clock_mhz,
             shared_bytes_per_clock_per_sm: SHARED_BYTES_PER_CLOCK,
-            gpu_id: Some(records::sha256_hex(gpu.uuid.as_bytes())[..8].to_owned()),
+            gpu_id: Some(canonical::sha256_hex(gpu.uuid.as_bytes())[..8].to_owned()),
             dram_peak_gb_s: gpu.dram_peak_gb_s,
         },
         software: Software {
@@ -280,10 +281,10 @@ fn assemble(
             source_file: format!("kernels/{}.cu", k.name),
             compile_options: compiled.options.clone(),
             binary: compiled.kind().to_owned(),
-            source_sha256: records::sha256_hex(k.source.as_bytes()),
-            manifest_sha256: records::sha256_hex(&k.manifest_bytes),
+            source_sha256: canonical::sha256_hex(k.source.as_bytes()),
+            manifest_sha256: canonical::sha256_hex(&k.manifest_bytes),
             header_sha256: contract::includes_header(k.source.as_bytes())
-                .then(|| records::sha256_hex(&k.header)),
+                .then(|| canonical::sha256_hex(&k.header)),
         },
         run: Run {
             date,

@@ -1,10 +1,11 @@
-//! The entry's `diagram:` checked and drawn as SVG by the bank model, and the names of the
+//! The entry's `diagram:` checked and drawn as SVG by `diagram`, and the names of the
 //! files a diagram adds to the output (the render stage rasterises its card: `render::cards`).
 use crate::bank::access::{AccessKind, LaneMap, LaneMapError, LaneValue};
-use crate::bank::diagram::{lane_preset, render_map};
-use crate::bank::{Cell, DiagramError, DiagramSpec, Preset, render_svg};
 use crate::content::meta::LaneMapMeta;
 use crate::content::{Diagnostic, Entry};
+use crate::diagram::{
+    Cell, DiagramError, DiagramSpec, Preset, lane_preset, render_map, render_svg,
+};
 use crate::measurement::manifest::Manifest;
 use crate::measurement::record::KernelFiles;
 

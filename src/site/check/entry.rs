@@ -179,10 +179,10 @@ pub(super) fn page(
 /// `cc` must be a compute capability the bank model knows.
 fn check_cc(entry: &Entry) -> Option<Diagnostic> {
     let cc = entry.meta.cc.as_deref()?;
-    if bank::geometry(cc).is_some() {
+    if bank::model::geometry(cc).is_some() {
         return None;
     }
-    let known: Vec<&str> = bank::known_ccs().collect();
+    let known: Vec<&str> = bank::model::known_ccs().collect();
     Some(
         Diagnostic::new(
             &entry.file,

@@ -9,15 +9,15 @@
 //! its own hash when read, so concurrent builds and a corrupt or truncated entry can only
 //! cost a re-render. For speed alone: the warm builds of `benches/diagrams.sh` and
 //! `benches/build.sh` are the benchmarks that justify it. Uses
-//! `measurement::record::sha256_hex` and `bank` for the font.
+//! `canonical::sha256_hex` and `diagram` for the font.
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use crate::bank;
+use crate::canonical::{sha256_hex, sha256_hex_of};
 use crate::content::Diagnostic;
-use crate::measurement::record::{sha256_hex, sha256_hex_of};
+use crate::diagram;
 
 /// Why a cache folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -163,7 +163,7 @@ impl BuildCache {
 /// input (a card's SVG, a shard's records: megabytes) is hashed where it lies, not copied.
 fn key(kind: &str, input: &str) -> String {
     static FONT: OnceLock<String> = OnceLock::new();
-    let font = FONT.get_or_init(|| sha256_hex(bank::font::FONT));
+    let font = FONT.get_or_init(|| sha256_hex(diagram::font::FONT));
     let mut header = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
     for (name, version) in CRATE_VERSIONS {
         header.push_str(&format!("{name} {version}\n"));
@@ -248,7 +248,7 @@ mod tests {
         // The same digest as hashing one buffer of header and input, as entries written
         // before were keyed: a cache restored by CI stays valid.
         let header = |kind: &str| {
-            let font = sha256_hex(bank::font::FONT);
+            let font = sha256_hex(diagram::font::FONT);
             let mut h = format!("{kind}\nfont {font}\npipeline {PIPELINE_VERSION}\n");
             for (name, version) in CRATE_VERSIONS {
                 h.push_str(&format!("{name} {version}\n"));

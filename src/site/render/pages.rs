@@ -84,7 +84,7 @@ pub(crate) struct BylineCtx {
 /// The Diagram section.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct DiagramCtx {
-    /// Inline SVG, drawn by `bank::diagram`.
+    /// Inline SVG, drawn by `diagram`.
     pub svg_html: String,
     /// Alt text, shown as the caption.
     pub alt: String,

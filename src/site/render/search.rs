@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::build_cache::BuildCache;
-use crate::measurement::record::sha256_hex;
+use crate::canonical::sha256_hex;
 use crate::site::write::OutFile;
 
 /// Folder of the index, under the site root; the search script loads `pagefind.js` from it.

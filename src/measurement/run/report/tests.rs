@@ -3,7 +3,7 @@ use std::path::Path;
 use super::*;
 use crate::measurement::manifest::Manifest;
 use crate::measurement::record::{GpuState, Row, fixture};
-use crate::measurement::run::nvml::{self, Problem};
+use crate::measurement::run::interference::{self, Problem};
 
 const DEVICE: &str = "NVIDIA H200 (device 0, id f0ce4302)";
 
@@ -56,7 +56,7 @@ fn refused_run_output() -> String {
     let m = coalescing();
     let rows = disturbed_rows();
     let busy = state(&[1036], &[]);
-    let verdict = nvml::judge(&busy, &busy, &rows, &m.sampling, Some(1980.0), m.bound());
+    let verdict = interference::judge(&busy, &busy, &rows, &m.sampling, Some(1980.0), m.bound());
     let causes: Vec<&'static str> = verdict.noise.iter().map(|p: &Problem| p.cause).collect();
     let mut refused_record = fixture::record("NVIDIA H200", b"k", b"m");
     refused_record.rows = rows;

@@ -71,7 +71,7 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
         })
 }
 
-/// Renders `svg` at its own size to an indexed-colour PNG (see `bank::palette`): what the
+/// Renders `svg` at its own size to an indexed-colour PNG (see `diagram::palette`): what the
 /// site writes for a diagram's social card, a fraction of the bytes of [`svg_to_png`].
 pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
     let encoded = match Layers::of(svg) {

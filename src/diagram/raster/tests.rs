@@ -4,14 +4,14 @@
 use resvg::tiny_skia::Pixmap;
 
 use super::*;
-use crate::bank::bank_map::{CELL, cell_origin};
-use crate::bank::card::card_svg;
-use crate::bank::diagram::tests::{bank_map, lane_banks, render};
-use crate::bank::glyphs;
-use crate::bank::lane_banks::BANK_TOP;
-use crate::bank::lanes::box_left;
-use crate::bank::svg::{BACKGROUND, INK};
-use crate::bank::svg::{bank_fill, load_level};
+use crate::diagram::bank_map::{CELL, cell_origin};
+use crate::diagram::card::card_svg;
+use crate::diagram::glyphs;
+use crate::diagram::lane_banks::BANK_TOP;
+use crate::diagram::lanes::box_left;
+use crate::diagram::svg::{BACKGROUND, INK};
+use crate::diagram::svg::{bank_fill, load_level};
+use crate::diagram::tests::{bank_map, lane_banks, render};
 
 const SCALE: f32 = 2.0;
 
@@ -256,14 +256,14 @@ fn glyph_labels_cover_the_pixels_text_would() {
 }
 
 /// The social card of `spec`, as the site makes it for the seed entry.
-fn card_of(spec: &crate::bank::diagram::DiagramSpec) -> Vec<u8> {
-    let text = crate::bank::card::CardText {
+fn card_of(spec: &crate::diagram::DiagramSpec) -> Vec<u8> {
+    let text = crate::diagram::card::CardText {
         title: "Shared memory bank",
         subtitle: Some("What is a shared memory bank on a GPU?"),
         kicker: "100 Days of GPU · CUDA glossary",
     };
-    let card = crate::bank::card::card_svg(&render(spec), &text).expect("our SVG has a size");
-    crate::bank::raster::svg_to_indexed_png(&card).expect("card rasterises")
+    let card = crate::diagram::card::card_svg(&render(spec), &text).expect("our SVG has a size");
+    crate::diagram::raster::svg_to_indexed_png(&card).expect("card rasterises")
 }
 
 #[test]
@@ -332,7 +332,7 @@ fn the_card_shows_the_diagram_title_and_bank_colours() {
 #[ignore = "prints timings; run in release by hand"]
 fn card_cost_breakdown() {
     use std::time::Instant;
-    let text = crate::bank::card::CardText {
+    let text = crate::diagram::card::CardText {
         title: "Shared memory bank",
         subtitle: Some("What is a shared memory bank on a GPU?"),
         kicker: "100 Days of GPU · Glossary",
@@ -345,9 +345,9 @@ fn card_cost_breakdown() {
     ] {
         let start = Instant::now();
         let svg = render(&spec);
-        let card = crate::bank::card::card_svg(&svg, &text).unwrap();
+        let card = crate::diagram::card::card_svg(&svg, &text).unwrap();
         let t_svg = start.elapsed();
-        let tree = resvg::usvg::Tree::from_str(&card, &crate::bank::font::options()).unwrap();
+        let tree = resvg::usvg::Tree::from_str(&card, &crate::diagram::font::options()).unwrap();
         let t_parse = start.elapsed();
         let mut pixmap = Pixmap::new(1200, 630).unwrap();
         resvg::render(
@@ -356,7 +356,7 @@ fn card_cost_breakdown() {
             &mut pixmap.as_mut(),
         );
         let t_render = start.elapsed();
-        let png = crate::bank::palette::encode_indexed(&pixmap).unwrap();
+        let png = crate::diagram::palette::encode_indexed(&pixmap).unwrap();
         let t_encode = start.elapsed();
         eprintln!(
             "{:?}: svg {:?} parse {:?} render {:?} quantise+encode {:?} ({} B, {} nodes)",
@@ -414,7 +414,7 @@ fn an_enormous_canvas_is_refused() {
 
 #[test]
 fn a_card_rendered_in_layers_matches_one_rendered_whole() {
-    use crate::bank::card::{CardText, card_svg};
+    use crate::diagram::card::{CardText, card_svg};
     let text = CardText {
         title: "Shared memory bank",
         subtitle: None,
@@ -472,7 +472,7 @@ fn a_card_rendered_in_layers_matches_one_rendered_whole() {
 #[test]
 fn a_card_is_the_same_whatever_was_drawn_before_it_on_the_thread() {
     let card = |row, column| {
-        let text = crate::bank::card::CardText {
+        let text = crate::diagram::card::CardText {
             title: "Shared memory bank",
             subtitle: None,
             kicker: "100 Days of GPU",

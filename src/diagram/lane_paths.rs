@@ -2,11 +2,11 @@
 //! each group on a path of its own, and under them one row per pass the warp makes, the
 //! lanes switched on in that pass shaded.
 
-use super::access;
-use super::divergence::{self, Divergence, LANES};
 use super::lanes::{self, BOX, LANE_TOP, LEFT, PITCH, RIGHT_MARGIN, box_left};
-use super::model::WARP_SIZE;
 use super::svg::{Anchor, FRAME, Frame, INK, Svg};
+use crate::bank::access;
+use crate::bank::divergence::{self, Divergence, LANES};
+use crate::bank::model::WARP_SIZE;
 
 /// Top edge of the first pass row.
 const PASS_TOP: u32 = LANE_TOP + BOX + 24;
@@ -134,7 +134,7 @@ mod tests {
     use resvg::usvg;
 
     use super::ACTIVE;
-    use crate::bank::diagram::{DiagramError, DiagramSpec, Preset, render_svg};
+    use crate::diagram::{DiagramError, DiagramSpec, Preset, render_svg};
 
     fn svg(paths: u32) -> Result<String, DiagramError> {
         let spec = DiagramSpec {

@@ -5,7 +5,7 @@ use std::fmt::{self, Write as _};
 
 use super::glyphs;
 
-pub(crate) use super::font::FONT_FAMILY;
+use super::font::FONT_FAMILY;
 
 // Drawn inside the SVG so the diagram reads the same on light and dark page themes.
 pub(crate) const BACKGROUND: &str = "#ffffff";

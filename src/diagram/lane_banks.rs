@@ -2,11 +2,11 @@
 //! each lane to the bank it hits, and every bank shaded by how many distinct words it must
 //! serve.
 
-use super::access;
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN, box_left};
-use super::model::{self, Geometry, WARP_SIZE};
 use super::svg::{Anchor, FRAME, Frame, INK, LOAD_LEVELS, MUTED_INK, Svg, load_level};
 use super::tile::describe_access;
+use crate::bank::access;
+use crate::bank::model::{self, Geometry, WARP_SIZE};
 
 /// Top edge of the bank boxes.
 pub(crate) const BANK_TOP: u32 = 236;

@@ -1,6 +1,6 @@
 //! What the diagram checks and both drawings share: the tile's cells and rows, and the
 //! words that state the model's verdict on a warp-wide load. A leaf over `bank::model`.
-use super::model::{WARP_SIZE, WarpAccess};
+use crate::bank::model::{WARP_SIZE, WarpAccess};
 
 /// Rows of the tile a `bank-map` draws: one per lane of a warp.
 pub const TILE_ROWS: u32 = WARP_SIZE as u32;

@@ -1,9 +1,10 @@
 //! The social card of a diagram: a 1200 × 630 SVG (the size link previews show) with the
-//! diagram framed on it and titled, for `og:image`. Pure string work; uses `bank::svg`.
+//! diagram framed on it and titled, for `og:image`. Pure string work; uses `diagram::svg`.
 
 use std::fmt::Write as _;
 
-use super::svg::{CHROME_END, FONT_FAMILY, FRAME, INK, MUTED_INK, bank_fill, escape};
+use super::font::FONT_FAMILY;
+use super::svg::{CHROME_END, FRAME, INK, MUTED_INK, bank_fill, escape};
 
 /// Width of a social card, in pixels.
 pub const CARD_WIDTH: u32 = 1200;

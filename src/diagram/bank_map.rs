@@ -1,9 +1,9 @@
 //! The `bank-map` preset: a 32-row shared tile, every word shaded by and labelled with its
 //! bank, one row and one column optionally picked out.
 
-use super::model::{self, Geometry};
 use super::svg::{Anchor, Frame, INK, MUTED_INK, STATIC_END, STATIC_START, Svg, bank_fill};
 use super::tile::{Cell, TILE_ROWS, describe_access};
+use crate::bank::model::{self, Geometry};
 
 /// Side of a word cell, including the 1-unit gap that separates it from the next.
 pub(crate) const CELL: u32 = 20;

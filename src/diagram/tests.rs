@@ -5,15 +5,18 @@ use resvg::usvg::{self, roxmltree};
 
 use super::{Cell, DiagramError, DiagramSpec, MAX_STRIDE, Preset, render_map, render_svg};
 use crate::bank::access::{AccessKind, LaneMap, LaneValue};
-use crate::bank::bank_map::CELL;
-use crate::bank::bank_map::cell_origin;
 use crate::bank::model::{Geometry, tile_bank};
-use crate::bank::svg::bank_fill;
+use crate::diagram::bank_map::CELL;
+use crate::diagram::bank_map::cell_origin;
+use crate::diagram::svg::bank_fill;
 
-pub(in crate::bank) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
+pub(in crate::diagram) const SEED_ALT: &str = "Words of a 32-wide shared tile shaded by bank. A row read touches all 32 banks once each; a column read touches one bank 32 times.";
 
 /// The seed entry's diagram: bank-map, row 0 and column 5 picked out.
-pub(in crate::bank) fn bank_map(width: Option<u32>, highlight: Option<(u32, u32)>) -> DiagramSpec {
+pub(in crate::diagram) fn bank_map(
+    width: Option<u32>,
+    highlight: Option<(u32, u32)>,
+) -> DiagramSpec {
     DiagramSpec {
         highlight: highlight.map(|(row, column)| Cell { row, column }),
         width,
@@ -21,7 +24,7 @@ pub(in crate::bank) fn bank_map(width: Option<u32>, highlight: Option<(u32, u32)
     }
 }
 
-pub(in crate::bank) fn lane_banks(stride: u32) -> DiagramSpec {
+pub(in crate::diagram) fn lane_banks(stride: u32) -> DiagramSpec {
     DiagramSpec {
         stride: Some(stride),
         ..DiagramSpec::new(Preset::LaneBanks)
@@ -42,7 +45,7 @@ fn lane_paths(paths: u32) -> DiagramSpec {
     }
 }
 
-pub(in crate::bank) fn render(spec: &DiagramSpec) -> String {
+pub(in crate::diagram) fn render(spec: &DiagramSpec) -> String {
     render_svg(spec, "Shared memory bank", SEED_ALT).expect("valid spec renders")
 }
 
@@ -65,7 +68,7 @@ fn writes_pngs_for_a_look_when_asked() {
         ("lane-paths-32", lane_paths(32)),
     ];
     for (name, spec) in specs {
-        let png = crate::bank::raster::svg_to_png(&render(&spec), 2.0).unwrap();
+        let png = crate::diagram::raster::svg_to_png(&render(&spec), 2.0).unwrap();
         let dir = std::path::Path::new(&dir);
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
         std::fs::write(dir.join(format!("{name}.svg")), render(&spec)).unwrap();
@@ -186,7 +189,7 @@ fn cells_by_bank(svg: &str, width: u32) -> Vec<Vec<(u32, u32)>> {
             }
         }
     }
-    let tree = usvg::Tree::from_str(svg, &crate::bank::font::options()).unwrap();
+    let tree = usvg::Tree::from_str(svg, &crate::diagram::font::options()).unwrap();
     let mut found = Vec::new();
     walk(tree.root(), &mut found);
     let (left, top) = cell_origin(0, 0);

@@ -2,11 +2,11 @@
 //! global memory, a line from each lane to the 32-byte sector that holds its word, and the
 //! 128-byte lines the warp spans, each cut into its four sectors, fetched ones shaded.
 
-use super::access::{self, GlobalLoad};
-use super::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use super::lanes::{self, BOX, LEFT, PITCH, RIGHT_MARGIN};
-use super::model::WARP_SIZE;
 use super::svg::{Anchor, FRAME, Frame, INK, Svg};
+use crate::bank::access::{self, GlobalLoad};
+use crate::bank::coalescing::{LINE_BYTES, SECTOR_BYTES};
+use crate::bank::model::WARP_SIZE;
 
 const LINE_TOP: u32 = 236;
 const HEIGHT: u32 = 340;
@@ -150,7 +150,7 @@ fn draw<'a>(p: &Picture<'_>, frame: impl FnOnce(u32, u32) -> Frame<'a>) -> Strin
 mod tests {
     use resvg::usvg;
 
-    use crate::bank::diagram::{DiagramError, DiagramSpec, Preset, render_svg};
+    use crate::diagram::{DiagramError, DiagramSpec, Preset, render_svg};
 
     fn svg(stride: u32) -> Result<String, DiagramError> {
         let spec = DiagramSpec {

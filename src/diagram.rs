@@ -1,20 +1,30 @@
-//! Diagrams drawn from the bank, coalescing and divergence models as deterministic,
-//! accessible SVG: the preset names an entry's front matter may use, the checks on their
-//! options, and `render_svg`, which hands each preset to its drawing (`bank_map`,
-//! `lane_banks`, `lane_sectors`, `lane_paths`). What the drawings share with it lives in the leaf `tile`, so no drawing
-//! imports this module back.
+//! The drawings of `bank`'s models as deterministic, accessible SVG, their social cards and
+//! PNG. Here: the presets an entry's front matter may name, the checks on their options, and
+//! `render_svg`, which hands each preset to its drawing (`bank_map`, `lane_banks`,
+//! `lane_sectors`, `lane_paths`); what they share with this file lives in the leaf `tile`, so
+//! no drawing imports it back. Uses `bank`, never the reverse; no I/O.
+
+mod bank_map;
+pub mod card;
+pub mod font;
+mod glyphs;
+mod lane_banks;
+mod lane_paths;
+mod lane_sectors;
+mod lanes;
+mod palette;
+pub mod raster;
+pub mod svg;
+mod tile;
 
 use std::fmt;
 use std::str::FromStr;
 
-use super::access::{AccessKind, LaneMap};
-pub use super::lane_sectors::MAX_LINES;
-use super::model::WARP_SIZE;
-use super::svg::Frame;
-pub use super::tile::{Cell, TILE_ROWS};
-use super::{bank_map, lane_banks, lane_paths, lane_sectors};
-
-pub use super::access::LaneMapError;
+use crate::bank::access::{AccessKind, LaneMap, LaneMapError};
+use crate::bank::model::WARP_SIZE;
+pub use lane_sectors::MAX_LINES;
+use svg::Frame;
+pub use tile::{Cell, TILE_ROWS};
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
 pub const TILE_WIDTHS: [u32; 2] = [32, 33];

@@ -4,8 +4,8 @@
 
 use std::fmt::Display;
 
-use super::model::WARP_SIZE;
 use super::svg::{Anchor, FRAME, INK, LANE_FILL, MUTED_INK, Svg};
+use crate::bank::model::WARP_SIZE;
 
 /// Distance between neighbouring lane boxes (and the bank boxes under them).
 pub(crate) const PITCH: u32 = 22;
