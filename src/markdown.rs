@@ -200,7 +200,19 @@ pub fn render_with(
     let mut fence_lines = Vec::new();
     let (mut html_tags, mut too_much_html) = (0, None);
     let mut math_lines = Vec::new();
+    // Runs of plain text (across soft line breaks), where a formula the parser did not take
+    // as math would show as raw TeX (`math::unread_formula`).
+    let (mut run, mut unread) = (None::<std::ops::Range<usize>>, Vec::new());
     for (event, range) in parser.into_offset_iter() {
+        match (&event, &mut run) {
+            (Event::Text(_) | Event::SoftBreak, Some(r)) => r.end = range.end,
+            (Event::Text(_), None) => run = Some(range.clone()),
+            (Event::SoftBreak, None) => {}
+            _ => unread.extend(
+                run.take()
+                    .and_then(|r| Some(r.start + math::unread_formula(&markdown[r])?)),
+            ),
+        }
         let mut line = || {
             let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
             1 + nl.partition_point(|&i| i < range.start)
@@ -239,7 +251,12 @@ pub fn render_with(
     unbroken_flags(&mut events);
     // MathML is another crate's writing: the cleaner sees it (see `math::to_mathml`).
     needs_cleaner |= !math_lines.is_empty();
-    let math_errors = math::to_mathml(&mut events, &math_lines, &mut page.math);
+    let mut math_errors = math::to_mathml(&mut events, &math_lines, &mut page.math);
+    unread.extend(run.and_then(|r| Some(r.start + math::unread_formula(&markdown[r])?)));
+    for at in unread {
+        let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
+        math_errors.push(math::unread_error(1 + nl.partition_point(|&i| i < at)));
+    }
     if let Some(linking) = &mut page.terms {
         events = terms::link_terms(events, linking, &mut page.anchors);
     }

@@ -156,6 +156,69 @@ fn convert(events: &mut [Event<'_>], lines: &[usize], budget: &mut MathBudget) -
     errors
 }
 
+/// Where, in text that Markdown did not read as math, a formula with unbalanced braces
+/// stands (`$\frac{a$`): pulldown-cmark takes `$…$` as math only when its braces balance,
+/// so such a formula would show as raw TeX. A pair of dollar signs counts when the first
+/// is followed and the second preceded by something other than a space (as a formula's
+/// are, and `$5 and $10`'s are not) and the text between them has a brace (`\{` escaped
+/// ones aside) that does not balance. One pass over the text.
+pub(super) fn unread_formula(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut open, mut i) = (None::<usize>, 0);
+    let (mut depth, mut unbalanced) = (0i64, false);
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                unbalanced |= depth < 0;
+            }
+            b'$' => {
+                let display = bytes.get(i + 1) == Some(&b'$');
+                let width = if display { 2 } else { 1 };
+                let after = bytes
+                    .get(i + width)
+                    .is_some_and(|c| !c.is_ascii_whitespace());
+                let before = i > 0 && !bytes[i - 1].is_ascii_whitespace();
+                match open {
+                    Some(at) if before || display => {
+                        if unbalanced || depth != 0 {
+                            return Some(at);
+                        }
+                        open = None;
+                    }
+                    _ if after || display => {
+                        open = Some(i);
+                        (depth, unbalanced) = (0, false);
+                    }
+                    _ => {}
+                }
+                i += width;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The error for [`unread_formula`], at its line.
+pub(super) fn unread_error(line: usize) -> MathError {
+    MathError {
+        line,
+        message: "a formula's braces do not balance (`{` without its `}`, or the reverse), so \
+                  it is not read as math and would show as raw TeX"
+            .into(),
+        help: "close every `{` in the formula (`$\\frac{a}{b}$`); a brace shown in the \
+               formula is written `\\{`, a dollar sign that is not math `\\$`",
+    }
+}
+
 /// What a refused formula shows, in a page that is refused with it.
 const REFUSED: &str = "(formula refused: see the build's errors)";
 
@@ -343,6 +406,22 @@ mod tests {
                 .join()
                 .unwrap();
             assert_eq!(errors, []);
+        }
+    }
+
+    #[test]
+    fn formulas_markdown_did_not_read_for_their_braces_are_found() {
+        for (text, at) in [
+            (r"Inline: $\frac{a$ here.", Some(8)),
+            ("$\\sqrt{x\ny$", Some(0)),
+            (r"$$\frac{a}{b$$", Some(0)),
+            (r"$a}$", Some(0)),
+            (r"Costs $5 and $10, or $20.", None),
+            (r"\$\frac{a\$ is escaped", None),
+            (r"$\{x$ and $\}$", None),
+            (r"$x$ $y", None),
+        ] {
+            assert_eq!(unread_formula(text), at, "{text}");
         }
     }
 

@@ -583,6 +583,32 @@ fn a_formula_that_does_not_parse_is_refused_with_its_line() {
     );
 }
 
+/// Issue 51, item 3: a formula whose braces do not balance is not read as math by
+/// Markdown, and shipped as raw TeX; it is an error at its line, inline and displayed, and
+/// a dollar sign in prose or an escaped one is not.
+#[test]
+fn a_formula_with_unbalanced_braces_is_refused_with_its_line() {
+    let site = Site::new();
+    let body = "Costs $5 and $10; \\$\\frac{a\\$ is escaped, `$\\frac{a$` is code.\n\n\
+                Inline: $\\frac{a$ here.\n\nAnd $\\sqrt{x\ny$ across a line.\n\n\
+                $$\\frac{a}{b$$\n";
+    site.write(
+        "content/glossary/bank.md",
+        term_entry("Bank", "banks", body),
+    );
+    assert_fails_at(
+        &site.run(&["check", "--drafts"]),
+        "content/glossary/bank.md:10",
+        "a formula's braces do not balance",
+    );
+    assert_stderr_has(
+        &site.run(&["check", "--drafts"]),
+        &[
+            "the same problem 2 more times in this file (line 12, 15)\n3 problems found (1 distinct)",
+        ],
+    );
+}
+
 #[test]
 fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
     let site = Site::new();
