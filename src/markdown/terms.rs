@@ -12,6 +12,37 @@ use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 /// comment, which every Markdown renderer (and the page's `index.md` copy) hides.
 pub const NOLINK: &str = "<!-- nolink -->";
 
+/// The regular English plural of a term or alias (`warp` → `warps`, `bus` → `buses`,
+/// `memory` → `memories`), which links to its entry without being declared; `None` when
+/// the word does not end in a letter. Irregular forms are aliases.
+pub fn plural(word: &str) -> Option<String> {
+    let word = word.trim();
+    let last = word.chars().next_back().filter(char::is_ascii_alphabetic)?;
+    let lower = word.to_ascii_lowercase();
+    let before = lower.chars().rev().nth(1);
+    let vowel = |c: Option<char>| c.is_some_and(|c| "aeiou".contains(c));
+    let upper = last.is_ascii_uppercase();
+    let suffix = |s: &str| {
+        if upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_string()
+        }
+    };
+    Some(
+        if ["s", "x", "z", "ch", "sh"]
+            .iter()
+            .any(|e| lower.ends_with(e))
+        {
+            format!("{word}{}", suffix("es"))
+        } else if lower.ends_with('y') && !vowel(before) && before.is_some() {
+            format!("{}{}", &word[..word.len() - 1], suffix("ies"))
+        } else {
+            format!("{word}{}", suffix("s"))
+        },
+    )
+}
+
 /// One glossary entry a page may link to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Term {
@@ -257,7 +288,34 @@ pub(super) fn link_terms<'e>(
     // a raw `<a>`.
     let mut closed = 0usize;
     let mut skip_next = false;
+    // Prose split over source lines is one text: a term written across a line break links.
+    let mut prose: Option<String> = None;
     for event in events {
+        match (&event, &mut prose) {
+            (Event::Text(t), Some(p)) if closed == 0 => {
+                p.push_str(t);
+                continue;
+            }
+            (Event::SoftBreak, Some(p)) if closed == 0 => {
+                p.push('\n');
+                continue;
+            }
+            (Event::Text(t), None) if closed == 0 => {
+                prose = Some(t.to_string());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(p) = prose.take() {
+            link_text(
+                &CowStr::from(p),
+                matcher,
+                linking,
+                anchors,
+                &mut skip_next,
+                &mut out,
+            );
+        }
         match &event {
             Event::Start(
                 Tag::Heading { .. }
@@ -285,13 +343,19 @@ pub(super) fn link_terms<'e>(
                     closed = closed.saturating_sub(1);
                 }
             }
-            Event::Text(text) if closed == 0 => {
-                link_text(text, matcher, linking, anchors, &mut skip_next, &mut out);
-                continue;
-            }
             _ => {}
         }
         out.push(event);
+    }
+    if let Some(p) = prose.take() {
+        link_text(
+            &CowStr::from(p),
+            matcher,
+            linking,
+            anchors,
+            &mut skip_next,
+            &mut out,
+        );
     }
     out
 }
@@ -307,8 +371,12 @@ fn link_text<'e>(
 ) {
     let mut copied = 0;
     let mut from = 0;
-    while let Some((start, end, word)) = matcher.find(text.as_bytes(), from) {
+    // Words are matched with each run of white space (a line break, two spaces) as one
+    // space, and the mention linked as written.
+    let spaced = Spaced::new(text);
+    while let Some((start, end, word)) = matcher.find(spaced.text.as_bytes(), from) {
         from = end;
+        let (start, end) = (spaced.original(start), spaced.original(end));
         let word_start = !text[..start]
             .chars()
             .next_back()
@@ -346,6 +414,53 @@ fn link_text<'e>(
         out.push(Event::Text(text.clone()));
     } else if copied < text.len() {
         out.push(Event::Text(CowStr::from(text[copied..].to_string())));
+    }
+}
+
+/// A text with each run of white space as one space (`text`), and the way back to the
+/// text's own offsets: most texts have no run and are borrowed as they are.
+struct Spaced<'t> {
+    text: std::borrow::Cow<'t, str>,
+    /// After each run: (its offset in `text`, its offset in the original), in order.
+    map: Vec<(usize, usize)>,
+}
+
+impl<'t> Spaced<'t> {
+    fn new(original: &'t str) -> Self {
+        let runs = original.contains(['\n', '\t', '\r']) || original.contains("  ");
+        if !runs {
+            return Spaced {
+                text: std::borrow::Cow::Borrowed(original),
+                map: Vec::new(),
+            };
+        }
+        let (mut text, mut map) = (String::with_capacity(original.len()), Vec::new());
+        let mut chars = original.char_indices().peekable();
+        while let Some((_, c)) = chars.next() {
+            if !matches!(c, ' ' | '\n' | '\t' | '\r') {
+                text.push(c);
+                continue;
+            }
+            while chars
+                .next_if(|(_, c)| matches!(c, ' ' | '\n' | '\t' | '\r'))
+                .is_some()
+            {}
+            text.push(' ');
+            let after = chars.peek().map_or(original.len(), |&(i, _)| i);
+            map.push((text.len(), after));
+        }
+        Spaced {
+            text: std::borrow::Cow::Owned(text),
+            map,
+        }
+    }
+
+    /// The original offset of `at`, an offset in `text` outside a run's space.
+    fn original(&self, at: usize) -> usize {
+        match self.map.partition_point(|&(t, _)| t <= at).checked_sub(1) {
+            Some(i) => self.map[i].1 + (at - self.map[i].0),
+            None => at,
+        }
     }
 }
 
@@ -411,6 +526,30 @@ mod tests {
             })
             .filter(|url| !url.starts_with('#'))
             .collect()
+    }
+
+    #[test]
+    fn regular_plurals_and_white_space_runs() {
+        for (word, want) in [
+            ("warp", "warps"),
+            ("bus", "buses"),
+            ("Memory", "Memories"),
+            ("key", "keys"),
+            ("shared memory bank", "shared memory banks"),
+            ("SM", "SMS"),
+            ("branch", "branches"),
+        ] {
+            assert_eq!(plural(word).as_deref(), Some(want), "{word}");
+        }
+        assert_eq!(plural("CC 8.0"), None);
+        let spaced = Spaced::new("a\n  shared\t\tmemory bank");
+        assert_eq!(spaced.text, "a shared memory bank");
+        let at = spaced.text.find("shared").unwrap();
+        let end = at + "shared memory bank".len();
+        assert_eq!(
+            &"a\n  shared\t\tmemory bank"[spaced.original(at)..spaced.original(end)],
+            "shared\t\tmemory bank"
+        );
     }
 
     #[test]

@@ -660,6 +660,60 @@ fn terms_link_to_shown_pages_only_and_a_page_can_turn_linking_off() {
     );
 }
 
+/// Issue 51, item 2: terms link as authors write them — a regular plural without an alias
+/// (`warps`, `memories`), a possessive, and a multi-word term split over a source line or
+/// spaced twice — and a plural two entries would make, or another entry names, is said.
+#[test]
+fn plurals_possessives_and_terms_across_line_breaks_link() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", term_entry("Warp", "", "Text."));
+    site.write(
+        "content/glossary/memory.md",
+        term_entry("Memory", "", "Text."),
+    );
+    site.write(
+        "content/glossary/shared-memory-bank.md",
+        term_entry("Shared memory bank", "", "Text."),
+    );
+    site.write(
+        "content/glossary/lane.md",
+        term_entry(
+            "Lane",
+            "",
+            "Two warps share memories through a shared\nmemory   bank; the warp's lanes.",
+        ),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    let lane = site.read("public/glossary/lane/index.html");
+    for (url, shown) in [
+        ("/glossary/warp/", "warps"),
+        ("/glossary/memory/", "memories"),
+        ("/glossary/shared-memory-bank/", "shared\nmemory   bank"),
+    ] {
+        assert!(
+            lane.contains(&format!("href=\"{url}\" aria-describedby=\"term-")),
+            "{url}: {lane}"
+        );
+        assert!(lane.contains(&format!("\">{shown}</a>")), "{shown}: {lane}");
+    }
+    // A plural that is another entry's word links there, and check says so once.
+    site.write(
+        "content/glossary/warps.md",
+        term_entry("Warps", "", "Text."),
+    );
+    let o = site.run(&["build", "--drafts"]);
+    assert_code(&o, 0);
+    assert_stderr_has(
+        &o,
+        &[
+            "field `term`: `Warps`, the plural of `Warp`, is also `term` of `Warps` (content/glossary/warps.md): a mention of `Warps` links there, where it is named",
+        ],
+    );
+    let lane = site.read("public/glossary/lane/index.html");
+    assert!(lane.contains("href=\"/glossary/warps/\""), "{lane}");
+}
+
 #[test]
 fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
     let site = Site::new();

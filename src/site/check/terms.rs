@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::content::{Diagnostic, Entry};
-use crate::markdown::terms::Term;
+use crate::markdown::terms::{Term, plural};
 
 /// The terms of the shown entries (for `Terms::new`), and a key that changes whenever they do (a memo's
 /// parts made with other terms are made again). A word two entries claim links to neither.
@@ -24,12 +24,33 @@ pub(crate) fn terms<'a>(
             *claims.entry(w).or_default() += 1;
         }
     }
+    // The plurals of every word, which link without being declared: a plural another entry
+    // names, or that two entries' words make, links to neither by its plural (`clashes`
+    // says so).
+    let mut plurals: HashMap<String, usize> = HashMap::new();
+    for e in shown.clone() {
+        let words = e.meta.term.iter().chain(&e.meta.aliases);
+        for w in (words.filter_map(|w| plural(w)))
+            .map(|w| w.to_lowercase())
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            *plurals.entry(w).or_default() += 1;
+        }
+    }
     let mut list = Vec::new();
     for e in shown {
         let Some(term) = &e.meta.term else { continue };
         let mut words = vec![term.clone()];
         words.extend(e.meta.aliases.iter().cloned());
         words.retain(|w| claims.get(&w.trim().to_lowercase()) == Some(&1));
+        let forms: Vec<String> = (words.iter())
+            .filter_map(|w| plural(w))
+            .filter(|p| {
+                let key = p.to_lowercase();
+                !claims.contains_key(&key) && plurals.get(&key) == Some(&1)
+            })
+            .collect();
+        words.extend(forms);
         let preview = (e.meta.summary.clone()).unwrap_or_else(|| e.meta.title.clone());
         list.push((
             Term {
@@ -116,6 +137,51 @@ pub(crate) fn clashes(entries: &[Arc<Entry>]) -> (Vec<Diagnostic>, Vec<Diagnosti
                 }
                 None => {
                     claimed.insert(key, (e, field));
+                }
+            }
+        }
+    }
+    // A plural that two entries would claim, or that another entry names: said once, at the
+    // second entry's word, as a warning (the plural links to neither; a declared word wins).
+    let mut plural_of: HashMap<String, (&Entry, &str)> = HashMap::new();
+    for e in entries {
+        let Some(term) = &e.meta.term else { continue };
+        let words =
+            std::iter::once((term, "term")).chain(e.meta.aliases.iter().map(|a| (a, "aliases")));
+        for (word, field) in words {
+            let Some(form) = plural(word) else { continue };
+            let key = form.to_lowercase();
+            let other = match (claimed.get(&key), plural_of.get(&key)) {
+                (Some((named, named_field)), _) if !std::ptr::eq(*named, &**e) => Some((
+                    *named,
+                    format!("`{named_field}` of"),
+                    "links there, where it is named",
+                )),
+                (_, Some((made, made_word))) if !std::ptr::eq(*made, &**e) => Some((
+                    *made,
+                    format!("the plural of `{made_word}` on"),
+                    "links to neither",
+                )),
+                _ => None,
+            };
+            match other {
+                Some((first, how, verdict)) => warnings.push(
+                    Diagnostic::new(
+                        &e.file,
+                        e.lines.of(field),
+                        format!(
+                            "`{form}`, the plural of `{}`, is also {how} `{}` ({}): a mention \
+                             of `{form}` {verdict}",
+                            word.trim(),
+                            first.meta.term.as_deref().unwrap_or(&first.meta.title),
+                            first.file.display(),
+                        ),
+                    )
+                    .field(field)
+                    .help("name the plural as an alias of the entry it belongs to"),
+                ),
+                None => {
+                    plural_of.entry(key).or_insert((e, word.trim()));
                 }
             }
         }
