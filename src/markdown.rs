@@ -502,6 +502,13 @@ fn unbroken_flags(events: &mut [Event<'_>]) {
 /// Gives each heading an id (its text, slugified, made unique on the page) and drops the
 /// attributes a `{key=value}` suffix asks for: headings keep only an id and classes.
 fn name_headings(events: &mut [Event<'_>], anchors: &mut HashSet<String>) {
+    // Footnotes are named for their labels (`[^1]` is `id="1"`): a heading `## 1` gets
+    // another id.
+    for e in events.iter() {
+        if let Event::FootnoteReference(label) | Event::Start(Tag::FootnoteDefinition(label)) = e {
+            anchors.insert(label.to_string());
+        }
+    }
     // The next suffix to try for each base: a page of many equal headings stays linear.
     let mut next: HashMap<String, usize> = HashMap::new();
     let mut i = 0;

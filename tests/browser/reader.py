@@ -145,6 +145,25 @@ def check_measured_phone(browser, base, path):
     p.close()
 
 
+def check_wide_image_phone(browser, base, path):
+    """Issue 51, slips: an image wider than the column (a 2000 px screenshot in an entry's
+    body) shrinks to the column at 390 px; the page does not scroll sideways."""
+    from run import Page  # noqa: E402 (run.py imports this module)
+    p = Page(browser, base, viewport={"width": 390, "height": 844})
+    page = p.goto(path)
+    page.evaluate("""() => { const img = document.createElement('img');
+        img.src = document.querySelector('link[rel=icon]').href; img.alt = 'wide';
+        img.width = 2000; img.height = 400; document.querySelector('main .body').append(img); }""")
+    box = page.locator("main .body img[alt=wide]").bounding_box()
+    assert box and box["x"] + box["width"] <= 390, f"the wide image spans {box}"
+    width = page.evaluate("document.documentElement.scrollWidth")
+    wide = page.evaluate("""() => [...document.querySelectorAll('body *')].filter(e =>
+        e.getBoundingClientRect().right > 391).slice(0, 5).map(e => e.tagName + '.' + e.className)""")
+    assert width <= 390, f"the page scrolls sideways: {width}px ({wide})"
+    p.clean()
+    p.close()
+
+
 def check_measured_scroll(browser, base, path):
     """Where the table still scrolls (700 px), its row labels stay in view as it scrolls, and
     the scroll cue's edge shadow shows in dark as well as light."""

@@ -381,6 +381,8 @@ def main():
                        c(reader.check_markdown_copy, browser, published.url, "/glossary/warp-divergence/"))
             checks.run("repo: at 390 px the measured table's time and ratio are on screen",
                        c(reader.check_measured_phone, browser, repo.url, seed))
+            checks.run("repo: at 390 px an image wider than the column shrinks to it",
+                       c(reader.check_wide_image_phone, browser, repo.url, "/glossary/warp/"))
             checks.run("repo: a scrolling measured table keeps its row labels; its cue shows in dark",
                        c(reader.check_measured_scroll, browser, repo.url, seed))
             checks.run("repo: the measured table's headings wrap in at most three lines at 1280 px",

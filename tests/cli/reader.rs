@@ -735,3 +735,31 @@ fn two_entries_with_one_term_are_a_warning_and_the_word_links_to_neither() {
     let lane = site.read("public/glossary/lane/index.html");
     assert!(!lane.contains("class=\"term\""), "{lane}");
 }
+
+/// Issue 51, slips: a heading `## 1` and a footnote `[^1]` no longer share `id="1"`, and a
+/// section index has a meta description (its introduction's summary, else what it lists).
+#[test]
+fn footnotes_and_headings_keep_apart_and_section_indexes_describe_themselves() {
+    let site = Site::new();
+    site.write(
+        "content/glossary/warp.md",
+        term_entry("Warp", "", "## 1\n\nA claim.[^1]\n\n[^1]: The source.\n"),
+    );
+    site.write("content/glossary/bank.md", term_entry("Bank", "", "Text."));
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let warp = site.read("public/glossary/warp/index.html");
+    assert_eq!(warp.matches("id=\"1\"").count(), 1, "{warp}");
+    assert!(
+        warp.contains("href=\"#1\""),
+        "the footnote's reference: {warp}"
+    );
+    let index = site.read("public/glossary/index.html");
+    assert!(
+        index.contains("<meta name=\"description\" content=\"Glossary of "),
+        "{index}"
+    );
+    assert!(
+        index.contains(": 2 entries, from Bank, Warp.\">"),
+        "{index}"
+    );
+}

@@ -65,6 +65,8 @@ pub(crate) fn indexes(
             section: section.into(),
             title: title.clone(),
             url: url.clone(),
+            description: (intro.and_then(|p| p.entry.meta.summary.clone()))
+                .unwrap_or_else(|| section_description(&title, &info.title, &items)),
             intro_html: intro.map(|p| urls.content_html(&p.bodies.main).into_owned()),
             intro_draft_reason: intro.and_then(|p| p.draft_reason.clone()),
             groups: pages::groups(items, section == crate::content::load::DAYS),
@@ -150,4 +152,29 @@ pub(crate) fn sitemap(base: &str, pages: &[Page], intros: &[Page]) -> OutFile {
         path: "sitemap.xml".into(),
         bytes: xml.into_bytes(),
     }
+}
+
+/// A section index's description when its introduction has no summary: the section, the
+/// site, how many entries, and the first of them by term, within the 160 characters a
+/// search result shows (`Glossary of CUDA 101: 8 entries, from Bank conflict, Memory
+/// coalescing, Shared memory…`).
+fn section_description(title: &str, site: &str, items: &[(Option<String>, IndexItem)]) -> String {
+    let mut terms: Vec<&str> = items.iter().map(|(_, i)| i.term.as_str()).collect();
+    terms.sort_unstable_by_key(|t| t.to_lowercase());
+    let count = match items.len() {
+        1 => "1 entry".to_string(),
+        n => format!("{n} entries"),
+    };
+    let mut out = format!("{title} of {site}: {count}");
+    for (n, term) in terms.iter().enumerate() {
+        let sep = if n == 0 { ", from " } else { ", " };
+        if out.chars().count() + sep.len() + term.chars().count() > 155 {
+            out.push('…');
+            return out;
+        }
+        out.push_str(sep);
+        out.push_str(term);
+    }
+    out.push('.');
+    out
 }

@@ -208,6 +208,8 @@ pub(crate) struct SectionCtx {
     pub title: String,
     /// Page URL.
     pub url: String,
+    /// What search engines show for it: the introduction's summary, or what it lists.
+    pub description: String,
     /// Introduction from `content/<section>.md`, when there is one.
     pub intro_html: Option<String>,
     /// Why the introduction is a draft (preview only), else null.
