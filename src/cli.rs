@@ -17,6 +17,7 @@ use crate::cmd::shell::CompletionsArgs;
 use crate::cmd::sign::SignArgs;
 use crate::cmd::signers::AddArgs;
 use crate::cmd::status::StatusArgs;
+use crate::cmd::verify::VerifyArgs;
 use crate::cmd::{self, Failure, emit_err};
 use crate::editorial::sign;
 
@@ -153,6 +154,12 @@ pub enum Command {
         #[command(flatten)]
         args: StatusArgs,
     },
+    /// Check a published site, or one page of it, against the provenance its publish build
+    /// wrote: each page's bytes, and each entry's author and reviewer signatures over its
+    /// review pin, by two people whose keys the trusted allowed-signers file lists. One line
+    /// a page. Exit 0: every page verifies; 1: one does not (or the site has no
+    /// provenance); 2: usage or environment (a file that cannot be read, a failed rebuild).
+    Verify(VerifyArgs),
     /// Print the completion script for a shell: `coursegen completions bash >
     /// ~/.local/share/bash-completion/completions/coursegen` (zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
@@ -216,7 +223,7 @@ impl Cli {
             | Command::Status { root, .. } => root.root.as_deref(),
             Command::Init { root, .. } => root.root.as_deref(),
             Command::Signers { command } => command.root_and_config().0.root.as_deref(),
-            Command::Completions(_) | Command::Man => None,
+            Command::Completions(_) | Command::Man | Command::Verify(_) => None,
         };
         after
             .or(self.root_before.as_deref())
@@ -285,6 +292,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             SignersCommand::Add { args, .. } => cmd::signers::run_add(root, args, config_file),
             SignersCommand::List { .. } => cmd::signers::run_list(root, config_file),
         },
+        Command::Verify(args) => cmd::verify::run_verify(args),
         Command::Completions(args) => cmd::shell::run_completions(Cli::command(), args),
         Command::Man => cmd::shell::run_man(Cli::command()),
     }

@@ -1,5 +1,5 @@
 //! Every command of the command line, one file each under `cmd/` — `build` (and `check`),
-//! `measure`, `serve`, `new`, `init`, `eject`, `sign`, `signers`, `status` — each a thin layer over the library: its
+//! `measure`, `serve`, `new`, `init`, `eject`, `sign`, `signers`, `status`, `verify` — each a thin layer over the library: its
 //! flags (clap), the options it hands the module that does the work, what it prints, and
 //! each failure mapped to the exit codes of the contract (0 ok, 1 content, 2
 //! usage/environment). What they share is here. With `cli`, the only code that uses anyhow.
@@ -21,6 +21,7 @@ pub(crate) mod shell;
 pub(crate) mod sign;
 pub(crate) mod signers;
 pub(crate) mod status;
+pub(crate) mod verify;
 
 /// How a command failed, which decides the exit code of the contract.
 #[derive(Debug)]

@@ -181,6 +181,14 @@ fn build_to(
     files.extend(index?);
     files.extend(renderer.site_card()?);
     staging.write_all(&files)?;
+    // The publish build says what each page is and who signed it, last: every page is staged.
+    if !opts.drafts {
+        let entries: Vec<&content::Entry> = checked.pages.iter().map(|p| &*p.entry).collect();
+        let rules = checked.facts.signatures.as_deref();
+        let bytes = write::provenance::file(root, opts, &entries, rules, staging.pages());
+        let path = crate::editorial::provenance::FILE.into();
+        staging.write_all(&[write::OutFile { path, bytes }])?;
+    }
     staging.commit(&checked.copies)?;
     let (warning, cache) = renderer.cache_report();
     let mut report = checked.report;

@@ -18,7 +18,7 @@ pub mod trusted;
 
 pub use findings::{Finding, FindingKind, assess};
 pub use names::{canonical_name, is_unsigned};
-pub use signed::{RoleSignature, entry_signatures};
+pub use signed::{RoleSignature, byline_signatures, entry_signatures};
 
 /// How long a review stays valid unless the build says otherwise.
 pub const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;

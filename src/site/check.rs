@@ -184,6 +184,8 @@ pub(crate) struct Facts {
     pub(crate) home_html: Option<String>,
     /// The config's footer, the same way.
     pub(crate) footer_html: Option<String>,
+    /// The signature rules the entries were judged by (the provenance records their file).
+    pub(crate) signatures: Option<Arc<crate::editorial::policy::signatures::SignatureRules>>,
 }
 
 /// How many entries [`Checking::convert`] converts before it hands them on in turn: one
@@ -283,6 +285,7 @@ impl<'s> Checking<'s> {
             measurements,
             home_html: html("home"),
             footer_html: html("footer"),
+            signatures: rules.signatures.clone(),
         });
         Checking {
             root,

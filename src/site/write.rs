@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub(crate) mod provenance;
+
 /// Why the output could not be written.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum OutputError {
@@ -190,6 +192,9 @@ pub(crate) struct Staging {
     /// Held until the swap: builds into one parent wait for each other, so the leftovers
     /// one of them removes are never another's live staging folder.
     _lock: Option<std::fs::File>,
+    /// Each HTML page written, by its path in the site, with the SHA-256 of its bytes: what
+    /// the provenance records (`provenance`).
+    pages: std::sync::Mutex<Vec<(String, String)>>,
 }
 
 impl Staging {
@@ -210,6 +215,7 @@ impl Staging {
             dir,
             out,
             _lock: lock,
+            pages: Default::default(),
         })
     }
 
@@ -228,7 +234,28 @@ impl Staging {
             }
             std::fs::write(&p, &file.bytes).map_err(io(&p))?;
         }
+        let pages = (files.iter())
+            .filter(|f| f.path.extension().is_some_and(|e| e == "html"))
+            .map(|f| {
+                let path = (f.path.components())
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                (path, crate::canonical::sha256_hex(&f.bytes))
+            });
+        let pages: Vec<_> = pages.collect();
+        if !pages.is_empty() {
+            let mut ledger = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+            ledger.extend(pages);
+        }
         Ok(())
+    }
+
+    /// The HTML pages written so far, by path, with their SHA-256: sorted, so that the
+    /// provenance does not depend on which thread wrote which page first.
+    pub(crate) fn pages(&self) -> std::collections::BTreeMap<String, String> {
+        let ledger = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        ledger.iter().cloned().collect()
     }
 
     /// Copies the static files in, then moves the finished folder into place.

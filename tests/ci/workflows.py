@@ -48,6 +48,7 @@ CURRENT = {
     "actions/configure-pages": 6,
     "actions/upload-pages-artifact": 5,
     "actions/deploy-pages": 5,
+    "actions/attest-build-provenance": 3,
 }
 # The hosted runner images actions/runner-images lists (2026-08), deprecated ones left out
 # (macOS 14); macOS 13 and Windows 2019 are retired.

@@ -24,3 +24,4 @@ mod signed;
 mod signing;
 mod trust;
 mod util;
+mod verify;

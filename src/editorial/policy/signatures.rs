@@ -108,6 +108,11 @@ pub struct AllowedSigners {
     /// different people (`# coursegen: different-people "Li Wei" "Wei Li"`), each a group
     /// of canonical names.
     pub different_people: Vec<Vec<String>>,
+    /// The file's text as read: the keys and statements a published site's provenance
+    /// records (`editorial::provenance`).
+    pub text: String,
+    /// The commit it was read from (`--trusted-ref`); `None`: the working tree's.
+    pub revision: Option<String>,
 }
 
 /// The comment that states that names are different people; ssh-keygen and git read it as
@@ -269,6 +274,8 @@ pub fn parse(file: &Path, text: &str) -> Result<AllowedSigners, Vec<Diagnostic>>
             file: file.to_path_buf(),
             signers,
             different_people,
+            text: text.to_owned(),
+            revision: None,
         })
     } else {
         Err(problems)

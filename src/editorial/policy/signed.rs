@@ -8,6 +8,7 @@
 //! [`names::same_principal`] — case, spacing, invisible characters, Unicode form,
 //! look-alike letters, titles, initials and word order folded; an email compared whole.
 use crate::content::Entry;
+use crate::content::meta::Byline;
 
 use super::names;
 use super::pin;
@@ -31,7 +32,16 @@ pub fn entry_signatures(
     hash: &str,
     rules: &SignatureRules,
 ) -> [(Role, RoleSignature); 2] {
-    let b = &entry.meta.byline;
+    byline_signatures(&entry.meta.byline, hash, rules)
+}
+
+/// [`entry_signatures`] from a byline alone: what `coursegen verify` judges a published
+/// page's recorded byline with, so that the build and the reader apply one rule.
+pub fn byline_signatures(
+    b: &Byline,
+    hash: &str,
+    rules: &SignatureRules,
+) -> [(Role, RoleSignature); 2] {
     let one = |field: &Option<String>, role: Role| match field {
         None => RoleSignature::Missing,
         Some(f) => match signatures::verify(rules, f, role, hash) {
@@ -104,7 +114,7 @@ pub fn entry_signatures(
     }
     for (role, sig) in [(Role::Author, &mut author), (Role::Reviewer, &mut reviewer)] {
         if let RoleSignature::Valid(v) = sig
-            && let Err(why) = named(entry, role, v, rules)
+            && let Err(why) = named(b, role, v, rules)
         {
             *sig = RoleSignature::Invalid(why);
         }
@@ -114,8 +124,7 @@ pub fn entry_signatures(
 
 /// The byline must name the signer in the role signed: a principal of the key's line is
 /// one of the role's names.
-fn named(entry: &Entry, role: Role, v: &Verified, rules: &SignatureRules) -> Result<(), String> {
-    let b = &entry.meta.byline;
+fn named(b: &Byline, role: Role, v: &Verified, rules: &SignatureRules) -> Result<(), String> {
     let list = match role {
         Role::Author => &b.written_by,
         Role::Reviewer => &b.reviewed_by,

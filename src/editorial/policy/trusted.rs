@@ -213,7 +213,10 @@ pub fn rules_for(
     };
     let text = revision.read(rel, MAX_SIGNERS_BYTES).map_err(refuse)?;
     let signers = match &text {
-        Some(text) => Some(signatures::parse(&label, text)?),
+        Some(text) => Some(signatures::AllowedSigners {
+            revision: Some(revision.commit.clone()),
+            ..signatures::parse(&label, text)?
+        }),
         None => None,
     };
     let required = trusted.require_signatures || require_here || (strict && signers.is_some());

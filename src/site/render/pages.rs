@@ -79,6 +79,9 @@ pub(crate) struct BylineCtx {
     pub written_on: String,
     /// YYYY-MM-DD or "pending".
     pub last_checked_on: String,
+    /// Both roles' signatures are in the byline: the page says "Reviewed and signed" and
+    /// links to how a reader checks it.
+    pub signed: bool,
 }
 
 /// The Diagram section.
@@ -310,6 +313,7 @@ pub(crate) fn byline(entry: &Entry) -> BylineCtx {
         reviewed_by: names(&b.reviewed_by),
         written_on: date(b.written_on),
         last_checked_on: date(b.last_checked_on),
+        signed: b.author_signature.is_some() && b.reviewer_signature.is_some(),
     }
 }
 
