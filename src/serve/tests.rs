@@ -39,12 +39,14 @@ fn published(title: &str, extra: &str, body: &str) -> String {
     )
 }
 
-/// Every file under `dir` by its path inside it.
+/// Every file under `dir` by its path inside it, but the provenance file a publish build
+/// writes: serve is a local preview, which no reader verifies, and writes none.
 fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walkdir::WalkDir::new(dir)
         .into_iter()
         .map(Result::unwrap)
         .filter(|i| i.file_type().is_file())
+        .filter(|i| i.path() != dir.join(crate::editorial::provenance::FILE))
         .map(|i| {
             let rel = i.path().strip_prefix(dir).unwrap().to_path_buf();
             (rel, std::fs::read(i.path()).unwrap())
