@@ -9,16 +9,6 @@ use crate::util::*;
 const WARP: &str = "content/glossary/warp.md";
 const BANK: &str = "content/glossary/bank.md";
 
-/// Ada's and Grace's keys (Ed25519 and P-256), Mallory's, and Ada's second key.
-fn team() -> Keys {
-    Keys::new(&[
-        ("ada", "ed25519", ""),
-        ("grace", "ecdsa", "256"),
-        ("mallory", "ed25519", ""),
-        ("ada2", "ed25519", ""),
-    ])
-}
-
 /// The usual allowed-signers file: Ada and Grace, one key each.
 fn team_signers(keys: &Keys) -> String {
     format!(
@@ -473,26 +463,6 @@ fn rsa_reviewers_verify_and_short_rsa_keys_are_refused() {
 }
 
 /// git in the site's folder, as a course's CI runs it.
-fn git(site: &Site, args: &[&str]) {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(site.root())
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.org")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.org")
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 #[test]
 fn a_change_cannot_sign_its_own_entry_with_keys_it_adds_until_they_are_merged() {
     let keys = team();

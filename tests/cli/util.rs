@@ -391,3 +391,34 @@ pub(crate) fn ssh_keygen_verify(signers: &Path, principal: &str, sig: &Path, msg
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), msg.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// Ada's and Grace's keys (Ed25519 and P-256), Mallory's, and Ada's second key.
+pub(crate) fn team() -> Keys {
+    Keys::new(&[
+        ("ada", "ed25519", ""),
+        ("grace", "ecdsa", "256"),
+        ("mallory", "ed25519", ""),
+        ("ada2", "ed25519", ""),
+    ])
+}
+
+/// Runs git in the site's folder, as a person with no config of their own; panics on failure.
+pub(crate) fn git(site: &Site, args: &[&str]) {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(site.root())
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

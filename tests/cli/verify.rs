@@ -13,15 +13,6 @@ const BANK: &str = "content/glossary/bank.md";
 const WARP_PAGE: &str = "public/glossary/warp/index.html";
 const PROVENANCE: &str = "public/coursegen-provenance.json";
 
-fn team() -> Keys {
-    Keys::new(&[
-        ("ada", "ed25519", ""),
-        ("grace", "ecdsa", "256"),
-        ("mallory", "ed25519", ""),
-        ("ada2", "ed25519", ""),
-    ])
-}
-
 /// Ada (two keys) and Grace.
 fn signers(keys: &Keys) -> String {
     format!(
@@ -63,22 +54,6 @@ fn built(keys: &Keys) -> Site {
 fn commit(site: &Site) {
     git(site, &["add", "-A", "."]);
     git(site, &["commit", "-q", "-m", "course"]);
-}
-
-fn git(site: &Site, args: &[&str]) {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(site.root())
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.org")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.org")
-        .output()
-        .expect("git runs");
-    assert!(o.status.success(), "git {args:?}");
 }
 
 fn verify(site: &Site, args: &[&str]) -> Output {
