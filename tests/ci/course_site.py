@@ -337,6 +337,18 @@ class GitHub:
             shutil.rmtree(self.served, ignore_errors=True)
             shutil.copytree(arts["github-pages"], self.served)
             return True, Ctx(page_url=self.base_url + "/")
+        if action == "actions/attest-build-provenance":
+            # GitHub signs the subjects; the stand-in holds that each one exists: the Pages
+            # artifact, and the provenance file the publish build wrote at the site's root.
+            for subject in filter(None, (line.strip() for line in str(with_["subject-path"]).splitlines())):
+                if subject.endswith("artifact.tar"):
+                    found = "github-pages" in arts
+                else:
+                    found = (ctx["_workspace"] / subject).is_file()
+                self.runs[run_id]["log"] += f"attest {subject}: {'found' if found else 'MISSING'}\n"
+                if not found:
+                    return False, Ctx()
+            return True, Ctx()
         raise SystemExit(f"no stand-in for `uses: {uses}`")
 
     # -- the two workflows, one event each
@@ -373,9 +385,11 @@ class GitHub:
 
 
 def root_files(site: Path):
-    """The public site's files on the Pages branch (its folders of previews left out)."""
+    """The public site's files on the Pages branch (its folders of previews left out, and the
+    provenance file, which names the commit each publish build was made from)."""
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-            if p.is_file() and not p.relative_to(site).as_posix().startswith(("preview/", "pr-preview/", ".git/"))}
+            if p.is_file() and not p.relative_to(site).as_posix().startswith(("preview/", "pr-preview/", ".git/"))
+            and p.relative_to(site).as_posix() != "coursegen-provenance.json"}
 
 
 def search(context, origin, prefix, word):
@@ -544,6 +558,10 @@ def play(gh: GitHub, tmp: Path, coursegen: str, no_browser: bool):
     gh.push_main(None)
     check((gh.served / "glossary/occupancy/index.html").is_file(), "the signed entry is not on the public site")
     check(not (gh.served / "glossary/warp/index.html").exists(), "the draft is on the public site")
+    # The deployed site carries its provenance, which coursegen verify reads back.
+    verified = subprocess.run([str(coursegen), "verify", str(gh.served)], capture_output=True, text=True)
+    check(verified.returncode == 0 and "/glossary/occupancy/: signed by" in verified.stdout,
+          f"coursegen verify of the deployed site: {verified.returncode}\n{verified.stdout}{verified.stderr}")
     root_merged = root_files(gh.served)
     if not no_browser:
         browse(gh, PREFIX, [("", "narwhal", "glossary/occupancy/", True)], "merged")
