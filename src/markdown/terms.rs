@@ -289,32 +289,30 @@ pub(super) fn link_terms<'e>(
     let mut closed = 0usize;
     let mut skip_next = false;
     // Prose split over source lines is one text: a term written across a line break links.
-    let mut prose: Option<String> = None;
+    // A text alone stays borrowed: only a paragraph of several lines is copied.
+    let mut prose: Option<CowStr<'e>> = None;
     for event in events {
-        match (&event, &mut prose) {
+        match (&event, prose.take()) {
             (Event::Text(t), Some(p)) if closed == 0 => {
-                p.push_str(t);
+                let mut joined = p.into_string();
+                joined.push_str(t);
+                prose = Some(CowStr::from(joined));
                 continue;
             }
             (Event::SoftBreak, Some(p)) if closed == 0 => {
-                p.push('\n');
+                let mut joined = p.into_string();
+                joined.push('\n');
+                prose = Some(CowStr::from(joined));
                 continue;
             }
             (Event::Text(t), None) if closed == 0 => {
-                prose = Some(t.to_string());
+                prose = Some(t.clone());
                 continue;
             }
-            _ => {}
+            (_, p) => prose = p,
         }
         if let Some(p) = prose.take() {
-            link_text(
-                &CowStr::from(p),
-                matcher,
-                linking,
-                anchors,
-                &mut skip_next,
-                &mut out,
-            );
+            link_text(&p, matcher, linking, anchors, &mut skip_next, &mut out);
         }
         match &event {
             Event::Start(
@@ -348,14 +346,7 @@ pub(super) fn link_terms<'e>(
         out.push(event);
     }
     if let Some(p) = prose.take() {
-        link_text(
-            &CowStr::from(p),
-            matcher,
-            linking,
-            anchors,
-            &mut skip_next,
-            &mut out,
-        );
+        link_text(&p, matcher, linking, anchors, &mut skip_next, &mut out);
     }
     out
 }
