@@ -1,5 +1,6 @@
-//! JSON in one spelling, for hashing what a file means rather than how it is written, and the
-//! hash: SHA-256 as hex, for the review pin, a record's checksum and hashes, the build cache.
+//! JSON in one spelling, for hashing what a file means rather than how it is written, a
+//! relative path in one spelling, and the hash: SHA-256 as hex, for the review pin, a
+//! record's checksum and hashes, the build cache and the provenance.
 use sha2::{Digest, Sha256};
 
 /// Writes `value` as compact JSON with object keys sorted and null, empty-list and
@@ -43,6 +44,18 @@ fn is_empty(value: &serde_json::Value) -> bool {
         serde_json::Value::Object(o) => o.values().all(is_empty),
         _ => false,
     }
+}
+
+/// A relative path as the pin and the provenance name it, the same on every system: its
+/// parts joined by `/` (`content/glossary/warp.md`), `.` and `..` left out.
+pub(crate) fn slash_path(path: &std::path::Path) -> String {
+    let parts: Vec<_> = (path.components())
+        .filter_map(|c| match c {
+            std::path::Component::Normal(p) => Some(p.to_string_lossy()),
+            _ => None,
+        })
+        .collect();
+    parts.join("/")
 }
 
 /// Hex SHA-256 of some bytes: the hashes recorded in a record's `Build`, its checksum, the

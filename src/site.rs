@@ -142,7 +142,11 @@ fn build_to(
     let facts = std::sync::Arc::clone(checking.facts());
     let nav = Renderer::nav_of(checking.listed(), opts);
     let renderer = Renderer::new(&facts, templates, opts, &nav);
-    let staging = write::Staging::new(out)?;
+    // A publish build records each page's digest for its provenance; others hash nothing.
+    let staging = match opts.drafts {
+        true => write::Staging::new(out)?,
+        false => write::Staging::new(out)?.recording_pages(),
+    };
     let each = |p: &check::page::Page| {
         staging.write_all(&renderer.page(p)?)?;
         Ok::<_, SiteError>(())

@@ -193,8 +193,9 @@ pub(crate) struct Staging {
     /// one of them removes are never another's live staging folder.
     _lock: Option<std::fs::File>,
     /// Each HTML page written, by its path in the site, with the SHA-256 of its bytes: what
-    /// the provenance records (`provenance`).
-    pages: std::sync::Mutex<Vec<(String, String)>>,
+    /// the provenance records (`provenance`). Kept only for a publish build
+    /// ([`Staging::recording_pages`]): other builds do not hash their pages.
+    pages: Option<std::sync::Mutex<Vec<(String, String)>>>,
 }
 
 impl Staging {
@@ -215,8 +216,17 @@ impl Staging {
             dir,
             out,
             _lock: lock,
-            pages: Default::default(),
+            pages: None,
         })
+    }
+
+    /// This staging folder, keeping the SHA-256 of each HTML page written into it, for the
+    /// provenance of a publish build ([`Staging::pages`]).
+    pub(crate) fn recording_pages(self) -> Self {
+        Staging {
+            pages: Some(Default::default()),
+            ..self
+        }
     }
 
     /// Writes files (their folders created as needed), creating a folder once for files
@@ -234,27 +244,30 @@ impl Staging {
             }
             std::fs::write(&p, &file.bytes).map_err(io(&p))?;
         }
-        let pages = (files.iter())
-            .filter(|f| f.path.extension().is_some_and(|e| e == "html"))
-            .map(|f| {
-                let path = (f.path.components())
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                (path, crate::canonical::sha256_hex(&f.bytes))
-            });
-        let pages: Vec<_> = pages.collect();
-        if !pages.is_empty() {
-            let mut ledger = self.pages.lock().unwrap_or_else(|e| e.into_inner());
-            ledger.extend(pages);
+        if let Some(ledger) = &self.pages {
+            let pages: Vec<_> = (files.iter())
+                .filter(|f| f.path.extension().is_some_and(|e| e == "html"))
+                .map(|f| {
+                    let path = crate::canonical::slash_path(&f.path);
+                    (path, crate::canonical::sha256_hex(&f.bytes))
+                })
+                .collect();
+            if !pages.is_empty() {
+                let mut ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
+                ledger.extend(pages);
+            }
         }
         Ok(())
     }
 
     /// The HTML pages written so far, by path, with their SHA-256: sorted, so that the
     /// provenance does not depend on which thread wrote which page first.
+    /// Empty unless the folder is [`Staging::recording_pages`].
     pub(crate) fn pages(&self) -> std::collections::BTreeMap<String, String> {
-        let ledger = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(ledger) = &self.pages else {
+            return Default::default();
+        };
+        let ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
         ledger.iter().cloned().collect()
     }
 

@@ -10,7 +10,7 @@
 //! also left `reviewed_by` and `last_checked_on` out) are recognised and no longer pin a
 //! review. Records are not pinned: they are reviewed as data (`measure --compare`).
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use crate::canonical;
@@ -51,9 +51,15 @@ pub fn old_scheme(
     hash: &str,
     shown: &[Shown],
 ) -> Option<(&'static str, &'static str, &'static str)> {
-    if hash.starts_with(PREFIX) || (hash.starts_with(V3) && shown.is_empty()) {
+    if hash.starts_with(V3) && shown.is_empty() {
         return None;
     }
+    scheme_of(hash)
+}
+
+/// The older scheme `hash` is written in (`None` for the current one): its prefix, its name
+/// and what it left out.
+pub fn scheme_of(hash: &str) -> Option<(&'static str, &'static str, &'static str)> {
     OLD.iter().copied().find(|(p, _, _)| hash.starts_with(p))
 }
 
@@ -94,7 +100,7 @@ fn hash(entry: &Entry, shown: Option<&[Shown]>) -> String {
         }
     }
     let place = serde_json::json!({
-        "file": file_of(entry),
+        "file": canonical::slash_path(&entry.file),
         "url": entry.url,
     });
     let (prefix, version) = match shown {
@@ -211,7 +217,8 @@ impl PartialEq for Files {
 impl Eq for Files {}
 
 /// Whether `entry`'s verdict may depend on files beside it: it is pinned, and its body or
-/// diagram may show one. False for most entries, at the cost of a few substring searches.
+/// diagram shows one. Costs a parse of the body only when it has a fence, an image or raw
+/// HTML (`shown::references`).
 pub fn may_show_files(entry: &Entry) -> bool {
     entry.meta.byline.reviewed_hash.is_some()
         && (entry
@@ -220,18 +227,6 @@ pub fn may_show_files(entry: &Entry) -> bool {
             .as_ref()
             .is_some_and(|d| d.kernel.is_some())
             || !shown::references(&entry.body, &entry.url).is_empty())
-}
-
-/// The entry's file as the pin names it: relative to the site root, `/` between parts on
-/// every system (`content/glossary/warp.md`).
-fn file_of(entry: &Entry) -> String {
-    let parts: Vec<String> = (entry.file.components())
-        .filter_map(|c| match c {
-            Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    parts.join("/")
 }
 
 /// The body with line endings normalised, blank lines before and after dropped, and

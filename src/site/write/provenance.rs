@@ -76,7 +76,7 @@ pub(crate) fn file(
 }
 
 /// The file an entry's page is written to (`glossary/warp/index.html`), as the render stage
-/// writes it.
+/// writes it (`check::plan::page_path`, which this stage may not import: check imports write).
 fn page_file(url: &str) -> String {
     match url.trim_matches('/') {
         "" => "index.html".into(),
@@ -98,10 +98,7 @@ fn review_of(e: &Entry, rules: Option<&SignatureRules>) -> Review {
         })
     };
     Review {
-        source: (e.file.components())
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/"),
+        source: crate::canonical::slash_path(&e.file),
         pin: b.reviewed_hash.clone(),
         written_by: b.written_by.clone(),
         reviewed_by: b.reviewed_by.clone(),
