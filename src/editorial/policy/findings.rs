@@ -57,13 +57,19 @@ pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
         (Some(files), Some(_)) => files.shown(entry),
         _ => Vec::new(),
     };
-    review(entry, rules, signed, &shown, &mut out);
-    if let Some(sig) = rules.signatures.as_ref().filter(|s| s.required) {
-        out.extend(signature_findings(
-            entry,
-            &pin::expected(entry, &shown),
-            sig,
-        ));
+    // The pin the entry must have, made once: the review and both signatures are held to it.
+    let required = rules.signatures.as_ref().filter(|s| s.required);
+    let expected = (entry.meta.byline.reviewed_hash.is_some() || required.is_some())
+        .then(|| pin::expected(entry, &shown));
+    review(
+        entry,
+        rules,
+        signed,
+        (&shown, expected.as_deref()),
+        &mut out,
+    );
+    if let (Some(sig), Some(hash)) = (required, &expected) {
+        out.extend(signature_findings(entry, hash, sig));
     }
     out
 }
@@ -526,7 +532,7 @@ fn review(
     entry: &Entry,
     rules: &Rules,
     signed: bool,
-    shown: &[pin::Shown],
+    (shown, expected): (&[pin::Shown], Option<&str>),
     out: &mut Vec<Finding>,
 ) {
     let b = &entry.meta.byline;
@@ -558,7 +564,7 @@ fn review(
             .help(format!("{who} reviews it again and runs `{command}`, which writes a `{}` pin (and the author signs again, if the course requires signatures)", pin::PREFIX)),
             )
         }
-        (Some(pinned), _) if *pinned != pin::expected(entry, shown) => {
+        (Some(pinned), _) if Some(pinned.as_str()) != expected => {
             let (who, command) = who_and_command();
             let what = match shown {
                 [] => "the entry no longer matches".to_string(),

@@ -52,17 +52,11 @@ pub fn byline_signatures(
     let mut author = one(&b.author_signature, Role::Author);
     let mut reviewer = one(&b.reviewer_signature, Role::Reviewer);
     // A signature over a pin of an older scheme says so, not "another hash".
-    let old =
-        (b.reviewed_hash.as_deref()).filter(|old| *old != hash && !old.starts_with(pin::PREFIX));
-    if let Some((old, (_, scheme, _))) = old.and_then(|old| {
-        Some((
-            old,
-            pin::OLD
-                .iter()
-                .copied()
-                .find(|(p, _, _)| old.starts_with(p))?,
-        ))
-    }) {
+    // (Not one the entry is still judged by: a v3 pin of an entry that shows no file.)
+    let old = (b.reviewed_hash.as_deref())
+        .and_then(|old| Some((old, pin::scheme_of(old)?)))
+        .filter(|(_, (prefix, _, _))| !hash.starts_with(prefix));
+    if let Some((old, (_, scheme, _))) = old {
         for (field, role, sig) in [
             (&b.author_signature, Role::Author, &mut author),
             (&b.reviewer_signature, Role::Reviewer, &mut reviewer),
