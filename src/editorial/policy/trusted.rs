@@ -134,7 +134,6 @@ impl Revision {
     }
 }
 
-/// Runs git in `dir`: its stdout when it succeeded, `None` when it failed.
 /// Refuses a short ref name that names several refs (a tag `origin/main` beside the
 /// remote branch): git would pick one by its own order, and a change that pushes such a tag
 /// would choose which signers judge it. A full name (`refs/remotes/origin/main`), a commit
@@ -175,6 +174,7 @@ fn refuse_ambiguous(root: &Path, rev: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs git in `dir`: its stdout when it succeeded, `None` when it failed.
 fn git(dir: &Path, args: &[&str]) -> std::io::Result<Option<Vec<u8>>> {
     let out = Command::new("git")
         .arg("-C")
