@@ -213,10 +213,7 @@ pub fn render_with(
                     .and_then(|r| Some(r.start + math::unread_formula(&markdown[r])?)),
             ),
         }
-        let mut line = || {
-            let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
-            1 + nl.partition_point(|&i| i < range.start)
-        };
+        let mut line = || line_at(&mut newlines, markdown, range.start);
         match &event {
             Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
                 needs_cleaner |= !crate::sanitize::url_allowed(dest_url);
@@ -254,8 +251,7 @@ pub fn render_with(
     let mut math_errors = math::to_mathml(&mut events, &math_lines, &mut page.math);
     unread.extend(run.and_then(|r| Some(r.start + math::unread_formula(&markdown[r])?)));
     for at in unread {
-        let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
-        math_errors.push(math::unread_error(1 + nl.partition_point(|&i| i < at)));
+        math_errors.push(math::unread_error(line_at(&mut newlines, markdown, at)));
     }
     if let Some(linking) = &mut page.terms {
         events = terms::link_terms(events, linking, &mut page.anchors);
@@ -269,8 +265,7 @@ pub fn render_with(
             match crate::sanitize::too_many_attributes(&html) {
                 Some(at) => {
                     let at = markdown_offset(&raw, at).min(markdown.len());
-                    let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
-                    too_much_html = Some(1 + nl.partition_point(|&i| i < at));
+                    too_much_html = Some(line_at(&mut newlines, markdown, at));
                     String::new()
                 }
                 None => crate::sanitize::html(&html),
@@ -440,6 +435,13 @@ fn memchr_count(byte: u8, bytes: &[u8]) -> usize {
 /// (`benches/build.sh`).
 fn memchr_lines(text: &str) -> Vec<usize> {
     memchr::memchr_iter(b'\n', text.as_bytes()).collect()
+}
+
+/// The 1-based line of byte `at` of `markdown`, its line ends (`newlines`) found once, on
+/// the first call: most fragments never ask.
+fn line_at(newlines: &mut Option<Vec<usize>>, markdown: &str, at: usize) -> usize {
+    let nl = newlines.get_or_insert_with(|| memchr_lines(markdown));
+    1 + nl.partition_point(|&i| i < at)
 }
 
 /// Writes the opening tag of each aligned table cell with a class (`align-left`…) instead of

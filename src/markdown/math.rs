@@ -163,6 +163,9 @@ fn convert(events: &mut [Event<'_>], lines: &[usize], budget: &mut MathBudget) -
 /// are, and `$5 and $10`'s are not) and the text between them has a brace (`\{` escaped
 /// ones aside) that does not balance. One pass over the text.
 pub(super) fn unread_formula(text: &str) -> Option<usize> {
+    // Most prose has no dollar sign: one memchr instead of a walk of every byte (the walk
+    // was 4.6 % of a 10,000-entry build's time, `benches/build.sh`).
+    memchr::memchr(b'$', text.as_bytes())?;
     let bytes = text.as_bytes();
     let (mut open, mut i) = (None::<usize>, 0);
     let (mut depth, mut unbalanced) = (0i64, false);
