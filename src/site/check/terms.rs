@@ -14,27 +14,21 @@ use crate::markdown::terms::{Term, plural};
 pub(crate) fn terms<'a>(
     shown: impl Iterator<Item = &'a Entry> + Clone,
 ) -> (Vec<(Term, Vec<String>)>, u64) {
-    let mut claims: HashMap<String, usize> = HashMap::new();
+    // How many entries claim each word (term or alias), and make each plural of one: a word
+    // two entries claim links to neither; a plural links only to the one entry that makes
+    // it, and never where another entry names it (`clashes` says both).
+    let (mut claims, mut plurals) = (HashMap::new(), HashMap::new());
     for e in shown.clone() {
-        let words = e.meta.term.iter().chain(&e.meta.aliases);
-        for w in words
+        let words: std::collections::BTreeSet<String> = (e.meta.term.iter())
+            .chain(&e.meta.aliases)
             .map(|w| w.trim().to_lowercase())
-            .collect::<std::collections::BTreeSet<_>>()
-        {
-            *claims.entry(w).or_default() += 1;
-        }
-    }
-    // The plurals of every word, which link without being declared: a plural another entry
-    // names, or that two entries' words make, links to neither by its plural (`clashes`
-    // says so).
-    let mut plurals: HashMap<String, usize> = HashMap::new();
-    for e in shown.clone() {
-        let words = e.meta.term.iter().chain(&e.meta.aliases);
-        for w in (words.filter_map(|w| plural(w)))
-            .map(|w| w.to_lowercase())
-            .collect::<std::collections::BTreeSet<_>>()
-        {
-            *plurals.entry(w).or_default() += 1;
+            .collect();
+        let forms: std::collections::BTreeSet<String> =
+            words.iter().filter_map(|w| plural(w)).collect();
+        for (counts, set) in [(&mut claims, words), (&mut plurals, forms)] {
+            for w in set {
+                *counts.entry(w).or_insert(0usize) += 1;
+            }
         }
     }
     let mut list = Vec::new();
