@@ -116,8 +116,8 @@ fn cleaner() -> &'static ammonia::Builder<'static> {
         b.add_generic_attributes(["class", "id"]);
         b.add_tags(["figure", "figcaption", "details", "summary"]);
         // What the code-block renderer writes: line numbers hidden from screen readers,
-        // the stale-source note.
-        b.add_tag_attributes("span", ["aria-hidden"]);
+        // the stale-source note; a term's preview, hidden until asked for.
+        b.add_tag_attributes("span", ["aria-hidden", "hidden"]);
         b.add_tag_attributes("p", ["role"]);
         // Heading anchors are named for their heading; a linked term is described by its
         // preview (`markdown::terms`).

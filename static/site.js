@@ -1,6 +1,7 @@
 // coursegen's page script: theme menu, sidebar toggle on phones (and the current entry
 // scrolled into the sidebar's view), arrow keys for previous/next, scroll cues on wide
-// tables, the diagram full size in an overlay, and search over the Pagefind index.
+// tables, the diagram full size in an overlay, term previews placed and dismissable, a
+// formula copied as its TeX, the section being read marked in "On this page", and search over the Pagefind index.
 // Every page works without it; it only adds to what the HTML already offers.
 (function () {
   "use strict";
@@ -74,8 +75,8 @@
     document.addEventListener("keydown", function (e) {
       if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
       if (typing(e.target)) return;
-      // A focused table or code block scrolls sideways with the arrows instead.
-      if (e.target.closest && e.target.closest("table, pre, .search-results")) return;
+      // A focused table, code block or formula scrolls sideways with the arrows instead.
+      if (e.target.closest && e.target.closest("table, pre, math, .search-results")) return;
       var rel = e.key === "ArrowLeft" ? "prev" : e.key === "ArrowRight" ? "next" : null;
       if (rel) {
         var link = document.querySelector(".pager a[rel=" + rel + "]");
@@ -93,17 +94,18 @@
     });
   }
 
-  // Wide tables and code blocks: focusable (so a keyboard can scroll them) and, for tables,
-  // a visible "scroll sideways" cue, only when they really overflow.
+  // Wide tables, code blocks and display formulas: focusable (so a keyboard can scroll
+  // them) and, for tables and formulas, a visible "scroll sideways" cue that also describes
+  // them, only when they really overflow.
   function setupOverflow() {
-    var blocks = document.querySelectorAll("main table, main pre");
+    var blocks = document.querySelectorAll("main table, main pre, main math[display=block]");
     function check() {
       blocks.forEach(function (el) {
         var over = el.scrollWidth > el.clientWidth + 1;
         el.classList.toggle("overflows", over);
         if (over) {
           el.setAttribute("tabindex", "0");
-          if (el.tagName === "TABLE") {
+          if (el.tagName !== "PRE") {
             el.setAttribute("aria-describedby", cue(el).id);
           }
         } else if (el.getAttribute("tabindex") === "0") {
@@ -112,14 +114,16 @@
       });
     }
     var n = 0;
-    function cue(table) {
-      var next = table.nextElementSibling;
+    function cue(el) {
+      var next = el.nextElementSibling;
       if (next && next.classList.contains("scroll-cue")) return next;
-      var p = document.createElement("p");
+      var table = el.tagName === "TABLE";
+      // A formula stands inside a paragraph: its cue is a span, shown as a block.
+      var p = document.createElement(table ? "p" : "span");
       p.className = "scroll-cue";
       p.id = "scroll-cue-" + (n += 1);
-      p.textContent = "Scroll sideways for more columns →";
-      table.insertAdjacentElement("afterend", p);
+      p.textContent = table ? "Scroll sideways for more columns →" : "Scroll sideways for the whole formula →";
+      el.insertAdjacentElement("afterend", p);
       return p;
     }
     check();
@@ -393,6 +397,176 @@
     }
   }
 
+  // Term previews (WCAG 1.4.13, content on hover or focus). The stylesheet shows a preview
+  // while its word is pointed at or focused from the keyboard, and while the pointer is on
+  // the preview; this places it under the word (above it when it would not fit below), lets
+  // Esc hide it without moving the focus, and on a touch screen makes a first tap on a
+  // word show its preview and a second tap (on the word or the preview) follow the link.
+  function setupTerms() {
+    var links = document.querySelectorAll("main a.term");
+    if (!links.length) return;
+    var shown = null; // the link whose preview was last placed
+    var tapped = null; // the link whose preview a tap opened
+    var touch = false; // whether the last pointer down was a finger or a pen
+    function tipOf(a) {
+      var t = a.nextElementSibling;
+      return t && t.classList.contains("tip") ? t : null;
+    }
+    // The preview at the line box of the word (a term may wrap; `y`: the pointer's line).
+    function place(a, y) {
+      var tip = tipOf(a);
+      if (!tip) return;
+      var rects = a.getClientRects();
+      if (!rects.length) return;
+      var r = rects[0];
+      for (var i = 0; i < rects.length; i++) {
+        if (y !== undefined && y >= rects[i].top && y <= rects[i].bottom) r = rects[i];
+      }
+      tip.classList.add("placed");
+      var display = tip.style.display;
+      tip.style.display = "block"; // measured before it shows: no paint happens in between
+      var w = tip.offsetWidth, h = tip.offsetHeight, gap = 4, edge = 8;
+      tip.style.display = display;
+      var above = r.bottom + gap + h > window.innerHeight - edge && r.top - gap - h >= edge;
+      tip.classList.toggle("above", above);
+      tip.style.left = Math.max(edge, Math.min(r.left, window.innerWidth - w - edge)) + "px";
+      tip.style.top = (above ? r.top - gap - h : r.bottom + gap) + "px";
+      shown = a;
+    }
+    function close(a) {
+      if (!a) return;
+      a.classList.remove("tip-open");
+      var on = tipOf(a) && tipOf(a).querySelector(".tip-on");
+      if (on) on.remove();
+      if (tapped === a) tapped = null;
+    }
+    links.forEach(function (a) {
+      var tip = tipOf(a);
+      if (!tip) return;
+      a.addEventListener("pointerenter", function (e) {
+        if (e.pointerType === "mouse") a.classList.remove("tip-off");
+        place(a, e.clientY);
+      });
+      a.addEventListener("focus", function () {
+        a.classList.remove("tip-off");
+        place(a);
+      });
+      a.addEventListener("blur", function () { a.classList.remove("tip-off"); });
+      a.addEventListener("click", function (e) {
+        if (!touch || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || tapped === a) return;
+        e.preventDefault();
+        close(tapped);
+        tapped = a;
+        a.classList.remove("tip-off");
+        a.classList.add("tip-open");
+        if (!tip.querySelector(".tip-on")) {
+          var on = document.createElement("span");
+          on.className = "tip-on";
+          on.textContent = "Tap again to open the entry.";
+          tip.appendChild(on);
+        }
+        place(a);
+      });
+      tip.addEventListener("click", function () {
+        if (tapped === a) window.location.href = a.href;
+      });
+    });
+    document.addEventListener("pointerdown", function (e) {
+      touch = e.pointerType === "touch" || e.pointerType === "pen";
+      if (tapped && !tapped.contains(e.target) && !tipOf(tapped).contains(e.target)) close(tapped);
+    }, true);
+    document.addEventListener("keydown", function (e) {
+      if (e.key !== "Escape" || !shown) return;
+      var tip = tipOf(shown);
+      if (!tip || getComputedStyle(tip).display === "none") return;
+      close(shown);
+      shown.classList.add("tip-off");
+    });
+    // A placed preview is fixed to the window: it moves with its word.
+    function follow() {
+      if (!shown) return;
+      var tip = tipOf(shown);
+      if (tip && getComputedStyle(tip).display !== "none") place(shown);
+    }
+    window.addEventListener("scroll", follow, { passive: true, capture: true });
+    window.addEventListener("resize", follow);
+  }
+
+  // Copying a formula copies its TeX (kept in the MathML's annotation), as `$…$` in running
+  // text or `$$…$$` for a display, instead of one symbol a line; a selection inside one
+  // formula copies all of it.
+  function setupMathCopy() {
+    if (!document.querySelector("main math")) return;
+    function tex(m) {
+      var a = m.querySelector("annotation[encoding='application/x-tex']");
+      if (!a) return null;
+      var d = m.getAttribute("display") === "block" ? "$$" : "$";
+      return d + a.textContent + d;
+    }
+    document.addEventListener("copy", function (e) {
+      var sel = window.getSelection();
+      if (!sel || sel.isCollapsed || !sel.rangeCount || !e.clipboardData) return;
+      var range = sel.getRangeAt(0);
+      var node = range.commonAncestorContainer;
+      var inside = (node.nodeType === 1 ? node : node.parentElement).closest("math");
+      var text;
+      if (inside) {
+        text = tex(inside);
+      } else {
+        var box = document.createElement("div");
+        box.appendChild(range.cloneContents());
+        var maths = box.querySelectorAll("math");
+        if (!maths.length) return;
+        // Each formula the selection reaches, whole, by the one in the page it came from.
+        var whole = [].filter.call(document.querySelectorAll("main math"), function (m) {
+          return range.intersectsNode(m);
+        });
+        if (whole.length !== maths.length) return;
+        maths.forEach(function (m, i) {
+          m.replaceWith(document.createTextNode(tex(whole[i]) || m.textContent));
+        });
+        // innerText needs the copy laid out: off screen, for the moment of the copy.
+        box.className = "visually-hidden";
+        document.body.appendChild(box);
+        text = box.innerText;
+        box.remove();
+      }
+      if (!text) return;
+      e.clipboardData.setData("text/plain", text);
+      e.preventDefault();
+    });
+  }
+
+  // "On this page" beside the text marks the section being read: the last heading whose
+  // top has passed the upper third of the window (the first before any has).
+  function setupContents() {
+    var links = document.querySelectorAll(".toc-wide a[href^='#']");
+    if (!links.length) return;
+    var marks = [];
+    links.forEach(function (a) {
+      var h = document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1)));
+      if (h) marks.push({ link: a, heading: h });
+    });
+    var current = null, queued = false;
+    function mark() {
+      queued = false;
+      var line = window.innerHeight / 3, here = marks[0];
+      for (var i = 0; i < marks.length; i++) {
+        if (marks[i].heading.getBoundingClientRect().top <= line) here = marks[i];
+      }
+      if (!here || here === current) return;
+      if (current) current.link.removeAttribute("aria-current");
+      here.link.setAttribute("aria-current", "location");
+      current = here;
+    }
+    function queue() {
+      if (!queued) { queued = true; window.requestAnimationFrame(mark); }
+    }
+    window.addEventListener("scroll", queue, { passive: true });
+    window.addEventListener("resize", queue);
+    mark();
+  }
+
   // A folded category of a large index opens when a link (the table of contents) leads to it.
   function setupFolds() {
     function open() {
@@ -414,6 +588,9 @@
     setupOverflow();
     setupDiagram();
     setupFolds();
+    setupTerms();
+    setupMathCopy();
+    setupContents();
     setupSearch();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -50,7 +50,8 @@ pub struct Term {
     pub url: String,
     /// Its slug, which names the preview's id (`term-warp`).
     pub slug: String,
-    /// What the preview says: the entry's summary, else its title.
+    /// What the preview says, as HTML ([`preview_html`] of the entry's summary, else its
+    /// title).
     pub preview: String,
     /// Its compute capability, when it names one.
     pub cc: Option<String>,
@@ -471,11 +472,49 @@ fn link_html(term: &Term, shown: &str, anchors: &mut HashSet<String>) -> String 
         format!(" <small>CC {}</small>", esc(cc))
     });
     format!(
-        "<a class=\"term\" href=\"{}\" aria-describedby=\"{id}\">{}</a><span class=\"tip\" id=\"{id}\" aria-hidden=\"true\">{}{cc}</span>",
+        "<a class=\"term\" href=\"{}\" aria-describedby=\"{id}\">{}</a><span class=\"tip\" id=\"{id}\" hidden>{}{cc}</span>",
         esc(&term.url),
         esc(shown),
-        esc(&term.preview),
+        term.preview,
     )
+}
+
+/// A summary as the preview shows it: its inline Markdown (code, emphasis, strong,
+/// strikethrough) as HTML, everything else as its text, escaped. Written here rather than
+/// cleaned after rendering, so nothing but those four elements can reach the preview: a
+/// link would nest inside the term's own link, and raw HTML is shown as typed.
+pub fn preview_html(summary: &str) -> String {
+    use pulldown_cmark::{Options, Parser};
+    let esc = super::escape;
+    let mut out = String::with_capacity(summary.len() + 16);
+    let parser = Parser::new_ext(
+        summary,
+        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_SMART_PUNCTUATION,
+    );
+    for event in parser {
+        match event {
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) | Event::InlineMath(t) => {
+                out.push_str(&esc(&t))
+            }
+            Event::Code(t) => {
+                out.push_str("<code>");
+                out.push_str(&esc(&t));
+                out.push_str("</code>");
+            }
+            Event::SoftBreak | Event::HardBreak => out.push(' '),
+            Event::Start(Tag::Emphasis) => out.push_str("<em>"),
+            Event::End(TagEnd::Emphasis) => out.push_str("</em>"),
+            Event::Start(Tag::Strong) => out.push_str("<strong>"),
+            Event::End(TagEnd::Strong) => out.push_str("</strong>"),
+            Event::Start(Tag::Strikethrough) => out.push_str("<s>"),
+            Event::End(TagEnd::Strikethrough) => out.push_str("</s>"),
+            // A second paragraph, a list item or a heading: one line of text all the same.
+            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::Item) => out.push(' '),
+            _ => {}
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
 }
 
 #[cfg(test)]
@@ -558,15 +597,30 @@ mod tests {
             ],
             "{html}"
         );
-        // The mention keeps its spelling; the preview is described, not read in place.
+        // The mention keeps its spelling; the preview is described, hidden in the HTML
+        // itself (never read in place, nor by a reader mode or a text browser).
         assert!(
             html.contains(
                 "<a class=\"term\" href=\"/glossary/warp/\" aria-describedby=\"term-1\">Warp</a>\
-                 <span class=\"tip\" id=\"term-1\" aria-hidden=\"true\">What a warp is.</span>"
+                 <span class=\"tip\" id=\"term-1\" hidden>What a warp is.</span>"
             ),
             "{html}"
         );
         assert!(html.contains("<small>CC 7.5</small>"), "{html}");
+    }
+
+    #[test]
+    fn a_preview_is_its_summary_s_inline_markdown_and_nothing_else() {
+        assert_eq!(
+            preview_html("Memory a block declares with `__shared__`, *fast* and **near**."),
+            "Memory a block declares with <code>__shared__</code>, <em>fast</em> and \
+             <strong>near</strong>."
+        );
+        // A link would nest in the term's own; raw HTML shows as typed; a list is a line.
+        assert_eq!(
+            preview_html("See [this](https://x.org) <img src=x onerror=y> & <b>\n- one\n- two"),
+            "See this &lt;img src=x onerror=y&gt; &amp; &lt;b&gt; one two"
+        );
     }
 
     #[test]

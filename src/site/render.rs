@@ -352,8 +352,10 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
 }
 
 /// The diagram named by its title alone (`aria-labelledby="…-title …-desc"` becomes
-/// `"…-title"`): its description is the alt text the caption prints, and read from the
-/// picture, the link around it and the caption, a screen reader said it three times.
+/// `"…-title"`) and without its `<desc>`: its description is the alt text the caption
+/// prints, and read from the picture (which a browser describes by its `<desc>`), the link
+/// around it and the caption, a screen reader said it three times. `diagram.svg`, opened
+/// alone, keeps both.
 fn named_by_title(svg: String) -> String {
     let key = "aria-labelledby=\"";
     let Some(start) = svg.find(key).map(|i| i + key.len()) else {
@@ -362,10 +364,22 @@ fn named_by_title(svg: String) -> String {
     let Some(end) = svg[start..].find('"').map(|e| start + e) else {
         return svg;
     };
-    match svg[start..end].split_once(' ') {
-        Some((title, desc)) if title.ends_with("-title") && desc.ends_with("-desc") => {
-            format!("{}{}{}", &svg[..start], title, &svg[end..])
+    let Some((title, desc)) = svg[start..end].split_once(' ') else {
+        return svg;
+    };
+    if !(title.ends_with("-title") && desc.ends_with("-desc")) {
+        return svg;
+    }
+    let named = format!("{}{}{}", &svg[..start], title, &svg[end..]);
+    let open = format!("<desc id=\"{desc}\">");
+    match named
+        .find(&open)
+        .and_then(|i| Some((i, i + named[i..].find("</desc>")? + 7)))
+    {
+        Some((from, to)) => {
+            let to = to + usize::from(named[to..].starts_with('\n'));
+            format!("{}{}", &named[..from], &named[to..])
         }
-        _ => svg,
+        None => named,
     }
 }

@@ -30,8 +30,17 @@ def course(root):
     g = root / "content" / "glossary"
     g.mkdir(parents=True)
     (g / "warp.md").write_text(ENTRY.format(
-        title="What is a warp?", term="Warp", extra="aliases: [warps]\ncc: \"7.5\"\n",
-        summary="A group of 32 threads scheduled together.", body="A warp is 32 threads.\n"))
+        title="What is a warp?", term="Warp", extra="cc: \"7.5\"\n",
+        summary="A group of 32 threads scheduled together.",
+        body="A warp is 32 threads. Its lanes share one block's shared\nmemory.\n"))
+    # A summary with code in it; a plural of a term no entry declares; an aligned formula.
+    (g / "shared-memory.md").write_text(ENTRY.format(
+        title="What is shared memory?", term="Shared memory", extra="",
+        summary="On-chip memory a block declares with `__shared__`.",
+        body=("All warps of a block see it.\n\n"
+              "$$\\begin{aligned} t &= 2 + 3 \\\\ u + v + w &= 4 \\\\ x &= y + z + 1 \\end{aligned}$$\n\n"
+              "A long one: $$" + " + ".join(f"a_{{{i}}} b_{{{i}}}" for i in range(40)) + "$$\n\n"
+              "Copied, $x^2$ stays TeX.\n")))
     body = ("Each warp of a block reads shared memory; later warps do too.\n\n"
             "## The address\n\nThe bank of word $w$ is $$b = w \\bmod 32$$ and a row takes "
             "$\\frac{32}{32} = 1$ pass.\n\n## A column\n\nText.\n\n### Padding\n\nText.\n\n"

@@ -38,6 +38,7 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reader  # noqa: E402 (the checks of issue 28)
 import readers  # noqa: E402 (the checks of issue 39)
+import previews  # noqa: E402 (the checks of issue 51)
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -427,6 +428,25 @@ def main():
                            c(check_axe, browser, gen.url, gen_pages[:5], args.axe, scheme))
             checks.run("small: a term's preview opens on hover and on focus and describes the link",
                        c(readers.check_term_preview, browser, small.url))
+            for name, check in [
+                ("Esc dismisses a preview, by hover or by focus, and the focus stays", previews.check_escape),
+                ("the pointer moves from a term onto its preview and it stays", previews.check_hoverable),
+                ("a Ctrl-click leaves no preview open", previews.check_ctrl_click),
+                ("a preview opens under its word, and above it near the window's bottom",
+                 previews.check_anchored_and_flipped),
+                ("without styles, no summary is read inside a sentence", previews.check_no_summary_in_text),
+                ("on a phone a first tap shows the preview, a second follows the link", previews.check_touch),
+                ("a preview's code is code", previews.check_preview_markdown),
+                ("a term across a line break links; “warps” links to the warp entry",
+                 previews.check_terms_as_written),
+                ("an aligned formula's = signs share one x-coordinate", previews.check_aligned),
+                ("a wide formula at 390 px scrolls by keyboard, with a cue", previews.check_wide_formula),
+                ("copying a formula copies its TeX", previews.check_copy_tex),
+                ("the math font is fetched by pages with math only", previews.check_font_on_math_pages),
+                ("at 1280 px 'On this page' is beside the text and marks the section read",
+                 previews.check_contents_rail),
+            ]:
+                checks.run("small: " + name, c(check, browser, small.url))
             checks.run("small: $…$ and $$…$$ are MathML laid out by Chromium, without script",
                        c(readers.check_math, browser, small.url))
             checks.run("small: 'On this page' links each heading, beside the text wide, folded on a phone; "
@@ -439,6 +459,8 @@ def main():
                        c(readers.check_table_header_scrolled, browser, repo.url, seed))
             checks.run("repo: Esc closes the phone menu",
                        c(readers.check_menu_escape, browser, repo.url, seed))
+            checks.run("repo: the diagram's alt text is heard once (its caption)",
+                       c(previews.check_diagram_alt_once, browser, repo.url))
             checks.run("repo: days unnumbered on the home page, footer, related drafts, alt text read once",
                        c(readers.check_slips_text, browser, repo.url))
             small_pages = ["/glossary/bank/", "/glossary/warp/"]

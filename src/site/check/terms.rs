@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::content::{Diagnostic, Entry};
-use crate::markdown::terms::{Term, plural};
+use crate::markdown::terms::{Term, plural, preview_html};
 
 /// The terms of the shown entries (for `Terms::new`), and a key that changes whenever they do (a memo's
 /// parts made with other terms are made again). A word two entries claim links to neither.
@@ -45,7 +45,7 @@ pub(crate) fn terms<'a>(
             })
             .collect();
         words.extend(forms);
-        let preview = (e.meta.summary.clone()).unwrap_or_else(|| e.meta.title.clone());
+        let preview = preview_html(e.meta.summary.as_ref().unwrap_or(&e.meta.title));
         list.push((
             Term {
                 url: e.url.clone(),

@@ -310,11 +310,7 @@ pub(crate) fn text_of(html: &str) -> String {
             }
             continue;
         }
-        if !closing
-            && !tag.ends_with('/')
-            && name.eq_ignore_ascii_case("span")
-            && tag.contains("aria-hidden=\"true\"")
-        {
+        if !closing && !tag.ends_with('/') && name.eq_ignore_ascii_case("span") && hides(tag) {
             hidden = Some(0);
         } else if !INLINE.iter().any(|t| name.eq_ignore_ascii_case(t)) {
             out.push(' ');
@@ -324,6 +320,13 @@ pub(crate) fn text_of(html: &str) -> String {
         push_decoded(&mut out, rest);
     }
     out
+}
+
+/// Whether a tag's element is hidden from reading: `aria-hidden="true"` (a code block's line
+/// numbers) or `hidden` (a term's preview).
+fn hides(tag: &str) -> bool {
+    tag.contains("aria-hidden=\"true\"")
+        || (tag.split_ascii_whitespace()).any(|a| a == "hidden" || a.starts_with("hidden="))
 }
 
 /// Elements whose tags do not separate words.
@@ -463,6 +466,11 @@ mod tests {
         );
         case("<td>1</td><td>2</td>x<br>y", "1 2 x y");
         case("a<span aria-hidden=\"true\"/>b", "ab");
+        // A term's preview.
+        case(
+            "a <a class=\"term\">warp</a><span class=\"tip\" id=\"term-1\" hidden=\"\">A <code>group</code>.</span> b",
+            "a warp b",
+        );
     }
 
     #[test]
