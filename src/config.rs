@@ -262,7 +262,7 @@ impl Config {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| line_of(text, s.start));
             let mut d = Diagnostic::new(file, line, e.message().trim().to_string())
-                .help("see \"Site config\" in README.md for each key and its type");
+                .help("each key and its type: the guide's page \"`coursegen.toml` keys\" (guide/src/reference/config.md)");
             d.field = e.span().and_then(|s| key_at(text, s.start));
             vec![d]
         })?;

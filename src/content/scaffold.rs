@@ -139,7 +139,7 @@ pub(crate) fn scaffold(section: &str, slug: &str, defaults: &Defaults) -> String
 title: {question:<26} # the question, as the page heading
 term: {term:<27} # the term, as the glossary index lists it
 {defaults}# diagram:                        # drawn from the bank model
-#   preset: bank-map              # bank-map | lane-banks
+#   preset: bank-map              # bank-map | lane-banks | lane-sectors | lane-paths
 #   highlight: {{ row: 0, column: 5 }}
 #   alt: Describe what the picture shows, for readers who cannot see it.
 # measure: bank_conflicts         # kernels/<name>.cu whose record fills "Measured"
