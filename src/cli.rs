@@ -15,15 +15,16 @@ use crate::cmd::new::NewArgs;
 use crate::cmd::serve::ServeArgs;
 use crate::cmd::shell::CompletionsArgs;
 use crate::cmd::sign::SignArgs;
-use crate::cmd::signers::AddArgs;
+use crate::cmd::signers::{AddArgs, RemoveArgs};
 use crate::cmd::status::StatusArgs;
 use crate::cmd::verify::VerifyArgs;
 use crate::cmd::{self, Failure, emit_err};
 use crate::editorial::sign;
 
-/// coursegen builds a GPU programming course: glossary entries and day pages in Markdown
-/// with YAML front matter become a static site whose diagrams come from a model of the
-/// hardware and whose tables come from the course's kernels measured on a real GPU.
+/// coursegen builds a course's website: pages in Markdown with YAML front matter become a
+/// static site that publishes an entry only once its author and a different reviewer have
+/// signed it. A GPU course may also draw diagrams from a model of the hardware and fill
+/// tables from its own kernels, measured on a real GPU.
 #[derive(Debug, Parser)]
 #[command(name = "coursegen", version = env!("COURSEGEN_LONG_VERSION"), about, long_about = None)]
 pub struct Cli {
@@ -140,7 +141,8 @@ pub enum Command {
         args: SignArgs,
     },
     /// Add a person's public SSH key to the allowed-signers file (`signers add NAME --key
-    /// FILE.pub`), or list who may sign reviews (`signers list`).
+    /// FILE.pub`), remove it (`signers remove NAME`), or list who may sign reviews
+    /// (`signers list`).
     Signers {
         #[command(subcommand)]
         command: SignersCommand,
@@ -189,6 +191,22 @@ is a placeholder (`Reviewer`) or holds a comma is refused, and then nothing is w
         #[command(flatten)]
         args: AddArgs,
     },
+    /// Remove a person's keys (or one key) from the allowed-signers file: every line whose
+    /// principals name them, or the line of the key with that fingerprint.
+    #[command(after_help = "Examples:\n  \
+coursegen signers remove \"Ada Lovelace\"\n  \
+coursegen signers remove SHA256:QpWJ0m3Yq2mFhPTbN4PZq3eL4ojOeFZ4pTzbQ3Zk6Jk   # one key, from `signers list`\n\n\
+Removing a key is a change of who may publish: commit it in a pull request of its own, which a \
+maintainer approves. Once it is on the default branch, entries signed with a removed key are held \
+back until signed again. A name the file does not list is refused with the nearest one it does.")]
+    Remove {
+        #[command(flatten)]
+        root: RootArg,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
+        args: RemoveArgs,
+    },
     /// List the keys of the allowed-signers file: line, who, key type and fingerprint.
     List {
         #[command(flatten)]
@@ -202,9 +220,9 @@ impl SignersCommand {
     /// `--root` and `--config` as given after the subcommand.
     fn root_and_config(&self) -> (&RootArg, &ConfigArg) {
         match self {
-            SignersCommand::Add { root, config, .. } | SignersCommand::List { root, config } => {
-                (root, config)
-            }
+            SignersCommand::Add { root, config, .. }
+            | SignersCommand::Remove { root, config, .. }
+            | SignersCommand::List { root, config } => (root, config),
         }
     }
 }
@@ -290,6 +308,9 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Status { args, .. } => cmd::status::run_status(root, args, config_file),
         Command::Signers { command } => match command {
             SignersCommand::Add { args, .. } => cmd::signers::run_add(root, args, config_file),
+            SignersCommand::Remove { args, .. } => {
+                cmd::signers::run_remove(root, args, config_file)
+            }
             SignersCommand::List { .. } => cmd::signers::run_list(root, config_file),
         },
         Command::Verify(args) => cmd::verify::run_verify(args),

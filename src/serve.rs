@@ -108,6 +108,7 @@ pub(crate) fn serve(
         review_max_age_days: crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         today: crate::editorial::policy::today().ok(),
         trusted_ref: None,
+        check_signatures: true,
         cache_dir,
         // Indexing for search is the dearest part of a build (BENCHMARKS.md, Search): too
         // slow to redo on every save.

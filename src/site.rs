@@ -91,6 +91,36 @@ pub(crate) fn check_published_and_preview(
     Ok(Checks { published, preview })
 }
 
+/// The problems the publish build (`build --strict`) would report in the entry `file`
+/// (relative to the root) were its text `text`, every other file as it is: `coursegen sign
+/// --publish` asks before it writes, reusing the check stage whole. The signature rule is
+/// left out: `sign` verifies the signature it makes, and the author signs after it.
+pub(crate) fn entry_problems_as_published(
+    root: &Path,
+    opts: &BuildOptions,
+    file: &Path,
+    text: &str,
+) -> Result<Vec<content::Diagnostic>, SiteError> {
+    if !root.join("content").is_dir() {
+        return Err(SiteError::NoContent(root.to_path_buf()));
+    }
+    let site = content::load::load_with_text(root, file, text);
+    let opts = BuildOptions {
+        drafts: false,
+        strict: true,
+        out: None,
+        check_signatures: false,
+        ..opts.clone()
+    };
+    let start = std::time::Instant::now();
+    let problems = match build_loaded(root, &site, &check::Direct, &opts, start) {
+        Ok(_) => Vec::new(),
+        Err(SiteError::Content(problems)) => problems.0,
+        Err(e) => return Err(e),
+    };
+    Ok(problems.into_iter().filter(|d| d.file == file).collect())
+}
+
 /// The two checks of [`check_published_and_preview`].
 pub(crate) struct Checks {
     /// The site as it would be published.

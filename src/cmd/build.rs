@@ -127,6 +127,7 @@ pub(crate) fn run_build(
         today: Some(today()?),
         trusted_ref: args.trust.trusted_ref.clone(),
         cache_dir: args.cache.dir(root)?,
+        check_signatures: true,
     };
     let summary = if args.quiet {
         Summary::Off
@@ -173,6 +174,7 @@ pub(crate) fn run_check(
         today: Some(today()?),
         trusted_ref: args.trust.trusted_ref.clone(),
         cache_dir: None,
+        check_signatures: true,
     };
     let json = args.format == Format::Json;
     let summary = match (args.quiet, json) {

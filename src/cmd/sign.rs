@@ -6,7 +6,9 @@ use clap::Args;
 
 use super::{Failure, emit, emit_err, today};
 use crate::content::diagnostic::printable;
+use crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS;
 use crate::editorial::sign::{self, SignOptions};
+use crate::site::options::BuildOptions;
 
 /// Arguments of `coursegen sign`.
 #[derive(Debug, Args)]
@@ -31,9 +33,17 @@ pub struct SignArgs {
     #[arg(long, value_name = "NAME")]
     pub author: Vec<String>,
     /// Also set `status: published` (the review pins the status: publish by signing, not by
-    /// editing it). Refused, with what is missing, while the entry could not be published.
+    /// editing it). First the entry as signed is checked as `build --strict` would check
+    /// it: every problem it would report in the entry (a link to a draft, a `measure:`
+    /// without a record, a missing field) is listed, and the file is left unchanged (exit 1).
     #[arg(long)]
     pub publish: bool,
+    /// With --publish: sign and publish even though the publish build would report
+    /// problems in the entry, printed as warnings; for problems fixed elsewhere, such as a
+    /// linked draft published in the same change. Missing fields and placeholders are still
+    /// refused: fixing them edits the entry, which voids the signature.
+    #[arg(long, requires = "publish")]
+    pub allow_problems: bool,
     /// Your SSH key: a private key file (signed in coursegen), or a `.pub` whose private half
     /// is in ssh-agent, or a passphrase-protected or hardware key (signed by ssh-keygen).
     /// Required once the course has an allowed-signers file listing who may sign.
@@ -101,16 +111,37 @@ pub(crate) fn run_sign(
             "name the reviewer: --reviewer NAME (or sign as the author with --role author --key KEY)"
         )));
     }
+    let today = today()?;
     let opts = SignOptions {
         key: args.key,
         signers,
         reviewers: args.reviewer,
         authors: args.author,
         publish: args.publish,
-        today: today()?,
+        today,
         required: config.glossary_required,
+        allow_problems: args.allow_problems,
     };
-    let signed = sign::sign(root, &args.file, &opts).map_err(fail)?;
+    // The publish build's own check stage, run on the site with the entry as signed.
+    let build = BuildOptions {
+        drafts: false,
+        strict: true,
+        highlight: false,
+        search: false,
+        out: None,
+        review_max_age_days: config
+            .review_max_age_days
+            .unwrap_or(DEFAULT_REVIEW_MAX_AGE_DAYS),
+        config,
+        today: Some(today),
+        trusted_ref: None,
+        cache_dir: None,
+        check_signatures: false,
+    };
+    let publish_problems = |rel: &Path, text: &str| {
+        crate::site::entry_problems_as_published(root, &build, rel, text).map_err(|e| e.to_string())
+    };
+    let signed = sign::sign_checked(root, &args.file, &opts, publish_problems).map_err(fail)?;
     let mut text = format!(
         "signed {} as reviewed by {} on {} ({})\n",
         printable(&signed.file.to_string_lossy()),
@@ -128,5 +159,18 @@ pub(crate) fn run_sign(
         ));
     }
     emit(&mut std::io::stdout(), &text);
+    if !signed.warnings.is_empty() {
+        let mut warnings = String::new();
+        for w in &signed.warnings {
+            warnings.push_str(&format!("warning: {w}\n"));
+        }
+        warnings.push_str(&format!(
+            "warning: signed with --allow-problems: the publish build (`build --strict`) refuses {} until the {} above {} fixed\n",
+            printable(&signed.file.to_string_lossy()),
+            if signed.warnings.len() == 1 { "problem" } else { "problems" },
+            if signed.warnings.len() == 1 { "is" } else { "are" },
+        ));
+        emit_err(&warnings);
+    }
     Ok(())
 }

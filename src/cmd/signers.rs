@@ -1,5 +1,6 @@
-//! `coursegen signers add NAME --key FILE` and `coursegen signers list`: the flags as
-//! `signers_file`'s arguments, and what was added or is listed.
+//! `coursegen signers add NAME --key FILE`, `coursegen signers remove NAME` and
+//! `coursegen signers list`: the flags as `signers_file`'s arguments, and what was added,
+//! removed or is listed.
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -67,6 +68,48 @@ pub(crate) fn run_add(
     text.push_str(
         "next: commit the file in a pull request of its own, for a maintainer to approve; \
                  a key counts on a pull request once it is on the default branch\n",
+    );
+    emit(&mut std::io::stdout(), &text);
+    Ok(())
+}
+
+/// Arguments of `coursegen signers remove`.
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// Whose keys to remove: a name or email as the file lists it (case and spacing do not
+    /// matter), or one key's fingerprint as `signers list` shows it (`SHA256:…`).
+    #[arg(value_name = "NAME|FINGERPRINT")]
+    pub who: String,
+}
+
+/// Runs `coursegen signers remove`.
+pub(crate) fn run_remove(
+    root: &Path,
+    args: RemoveArgs,
+    config_file: Option<&Path>,
+) -> Result<(), Failure> {
+    let config = load_config(root, config_file)?;
+    let rel = &config.allowed_signers;
+    let removed = signers_file::remove(root, rel, &args.who).map_err(|e| match e {
+        SignersError::SignersFile(problems) => Failure::Problems(problems),
+        e => Failure::Usage(e.into()),
+    })?;
+    let file = printable(&rel.to_string_lossy()).into_owned();
+    let mut text = String::new();
+    for k in &removed {
+        text.push_str(&format!(
+            "removed {} key {} of {} from {file} (line {})\n",
+            k.algorithm,
+            k.fingerprint,
+            printable(&k.principals.join(",")),
+            k.line
+        ));
+    }
+    text.push_str(
+        "next: commit the file in a pull request of its own, for a maintainer to approve; \
+         once it is on the default branch, a signature made with a removed key no longer \
+         counts, so entries signed with it are held back until signed again (`coursegen status` \
+         lists what each entry needs)\n",
     );
     emit(&mut std::io::stdout(), &text);
     Ok(())

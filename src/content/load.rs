@@ -33,6 +33,26 @@ pub(crate) fn load(root: &Path) -> Site {
 /// equals a fresh [`load`] of the same files, as long as `changed` names every path that
 /// changed since the load that filled the cache.
 pub(crate) fn load_changed(root: &Path, cache: &mut LoadCache, changed: &Changed) -> Site {
+    load_reading(root, cache, changed, &|rel, abs| read_entry(rel, abs))
+}
+
+/// [`load`], with the entry file `file` (relative to the root) read as `text` instead of
+/// what is on disk: `coursegen sign --publish` checks the site with the entry as it would
+/// be signed, before writing it.
+pub(crate) fn load_with_text(root: &Path, file: &Path, text: &str) -> Site {
+    let read = |rel: &Path, abs: &Path| match rel == file {
+        true => parse_entry(rel, text),
+        false => read_entry(rel, abs),
+    };
+    load_reading(root, &mut LoadCache::default(), &Changed::All, &read)
+}
+
+/// How a load reads one entry file: its path relative to the root, and absolute.
+type ReadEntry<'a> = dyn Fn(&Path, &Path) -> Result<Entry, Vec<Diagnostic>> + Sync + 'a;
+
+/// [`load_changed`], each entry file read by `read` (its path relative to the root, and
+/// absolute).
+fn load_reading(root: &Path, cache: &mut LoadCache, changed: &Changed, read: &ReadEntry) -> Site {
     let content = root.join("content");
     let mut walked = cache.walked(root, &content, changed);
     // Entries not read yet (new or changed) and symbolic links (whose targets the watcher
@@ -43,7 +63,7 @@ pub(crate) fn load_changed(root: &Path, cache: &mut LoadCache, changed: &Changed
         .collect();
     let fresh: Vec<(usize, Result<Entry, Vec<Diagnostic>>)> = stale
         .par_iter()
-        .map(|&i| (i, read_entry(&walked.files[i].rel, &walked.files[i].abs)))
+        .map(|&i| (i, read(&walked.files[i].rel, &walked.files[i].abs)))
         .collect();
     for (i, r) in fresh {
         walked.files[i].result = Some(r.map(Arc::new));

@@ -417,10 +417,7 @@ fn byline(raw: RawByline, at: &dyn Fn(&str) -> Diagnostic, out: &mut Vec<Diagnos
     if let Some(h) = reviewed_hash.as_deref().filter(|h| !is_review_hash(h)) {
         out.push(Diagnostic {
             message: format!("`{h}` is not a review hash (`v4:sha256:` and 64 hex digits)"),
-            help: Some(
-                "`coursegen sign FILE --reviewer NAME` writes it; remove the line or sign again"
-                    .into(),
-            ),
+            help: Some("remove the line: `coursegen sign`, run by the reviewer, writes it".into()),
             ..at("byline.reviewed_hash")
         });
     }

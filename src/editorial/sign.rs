@@ -34,6 +34,9 @@ pub struct SignOptions {
     pub signers: Option<std::sync::Arc<SignatureRules>>,
     /// The fields a published glossary entry must fill in (`[glossary] required`).
     pub required: policy::Required,
+    /// `--allow-problems`: with `publish`, sign even though the publish build would report
+    /// problems outside the rule's own fields.
+    pub allow_problems: bool,
 }
 
 /// Why an entry could not be signed; the file is unchanged.
@@ -59,21 +62,41 @@ pub enum SignError {
     Content(Diagnostics),
     /// `--publish`, but the entry could not be published as signed.
     #[error(
-        "{problems}: --publish refused, since {} cannot be published yet; fix the above and sign again with --publish (or sign without it to record the review now); the file was not changed",
-        .file.display()
+        "{problems}: --publish refused, since the publish build (`build --strict`) would refuse {} as signed; fix the above and sign again with --publish (or sign without it to record the review now{}); the file was not changed",
+        .file.display(),
+        allow_hint(.allowable)
     )]
     CannotPublish {
         /// The entry, relative to the root.
         file: PathBuf,
         /// What a publish build would refuse.
         problems: Diagnostics,
+        /// None of them is in the entry's own fields: `--allow-problems` would sign it.
+        allowable: bool,
     },
+    /// The publish build's check of the signed entry could not run (templates that do
+    /// not load, say).
+    #[error("cannot check the entry as the publish build would: {0}; the file was not changed")]
+    PublishCheck(String),
     /// The course checks signatures, and no key was given.
     #[error(
         "this course checks review signatures against {file}, so a review signed without a key would be refused by `build --strict`: sign with your SSH key, `--key ~/.ssh/id_ed25519`, listed in {file} (`coursegen signers add \"Your Name\" --key ~/.ssh/id_ed25519.pub` lists it); the file was not changed",
         file = .0.display()
     )]
     NeedsKey(PathBuf),
+    /// The key is a private key inside the course, or one git tracks.
+    #[error("{0}")]
+    KeyInCourse(String),
+}
+
+/// How `--allow-problems` would sign an entry anyway, where it would.
+fn allow_hint(allowable: &bool) -> &'static str {
+    match allowable {
+        true => {
+            ", or pass --allow-problems when they are fixed elsewhere, e.g. a linked draft published in the same change"
+        }
+        false => "",
+    }
 }
 
 impl SignError {
@@ -98,10 +121,31 @@ pub struct Signed {
     /// Signatures removed because they signed the entry as it was before this review, with
     /// who signs again and how.
     pub removed: Vec<String>,
+    /// What the publish build would still report, signed anyway with `--allow-problems`.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Signs the entry `file` (relative to `root`, or as the user typed it).
 pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, SignError> {
+    sign_checked(root, file, opts, |_, _| Ok(Vec::new()))
+}
+
+/// [`sign`] that, with `--publish`, also asks `publish_problems` what the publish build
+/// would report in the entry as signed (given its path relative to the root and its new
+/// text; an `Err` says why it could not tell). The rule's own findings (missing fields,
+/// placeholders, nobody named) always refuse `--publish`: fixing them edits the entry, which
+/// voids the signature. The build's other problems (a link to a draft, a record not yet
+/// measured) refuse it too unless `opts.allow_problems`, which signs and hands them back as
+/// [`Signed::warnings`].
+pub fn sign_checked(
+    root: &Path,
+    file: &Path,
+    opts: &SignOptions,
+    publish_problems: impl FnOnce(&Path, &str) -> Result<Vec<Diagnostic>, String>,
+) -> Result<Signed, SignError> {
+    if let Some(key) = &opts.key {
+        key::refuse_private_key_in_course(root, key).map_err(SignError::KeyInCourse)?;
+    }
     let (rel, abs) = locate(root, file)?;
     let io = |what, error| SignError::Io {
         what,
@@ -162,15 +206,41 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
         ])));
     }
     let notes = still_blocking(&entry, opts);
-    if opts.publish && !notes.is_empty() {
-        return Err(SignError::CannotPublish {
-            file: rel,
-            problems: Diagnostics(notes),
-        });
+    let mut warnings = Vec::new();
+    if opts.publish {
+        let build = publish_problems(&rel, &signed).map_err(SignError::PublishCheck)?;
+        // The build reports the rule's findings too: each once.
+        let build: Vec<Diagnostic> = (build.into_iter())
+            .filter(|d| !notes.iter().any(|n| n.line == d.line && n.field == d.field))
+            .collect();
+        if !notes.is_empty() || (!build.is_empty() && !opts.allow_problems) {
+            let allowable = notes.is_empty();
+            let mut problems = notes;
+            problems.extend(build);
+            // The file stays as it is: each problem at its line there.
+            for d in &mut problems {
+                d.line = line_in(d, (&signed, &text), &before);
+            }
+            problems.sort_by_key(|d| d.line);
+            return Err(SignError::CannotPublish {
+                file: rel,
+                problems: Diagnostics(problems),
+                allowable,
+            });
+        }
+        warnings = build;
     }
     if let Some(key) = &opts.key {
         let signers = opts.signers.as_deref();
+        let unsigned = signed.clone();
         signed = add_signature(&rel, &signed, Role::Reviewer, key, (signers, &files))?;
+        // The warnings are of the text before the signature line: at their lines in the file.
+        if !warnings.is_empty() {
+            let written = parse(&rel, &signed)?;
+            for d in &mut warnings {
+                d.line = line_in(d, (&unsigned, &signed), &written);
+            }
+        }
     }
     write_entry(&abs, signed, bom, crlf)?;
     Ok(Signed {
@@ -178,7 +248,29 @@ pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, Sign
         hash,
         notes,
         removed,
+        warnings,
     })
+}
+
+/// The line in `to` (whose entry is `entry`) of `d`, a problem at a line of `from`, the
+/// same entry with its status and byline edited: lines above and below the edited ones
+/// move with the lines the byline gained or lost; one among them goes to its field's line.
+fn line_in(d: &Diagnostic, (from, to): (&str, &str), entry: &Entry) -> usize {
+    let (new, old): (Vec<&str>, Vec<&str>) = (from.lines().collect(), to.lines().collect());
+    let same_above = new.iter().zip(&old).take_while(|(a, b)| a == b).count();
+    let same_below = (new.iter().rev().zip(old.iter().rev()))
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(new.len().min(old.len()) - same_above);
+    match d.line {
+        0 => 0,
+        line if line <= same_above => line,
+        line if line > new.len() - same_below => line + old.len() - new.len(),
+        line => d
+            .field
+            .as_deref()
+            .map_or(line.min(old.len()), |f| entry.lines.of(f)),
+    }
 }
 
 /// Signs the entry `file` as its author with `key`: adds `author_signature` over the pin the
@@ -189,6 +281,7 @@ pub fn sign_as_author(
     key: &Path,
     signers: Option<&SignatureRules>,
 ) -> Result<Signed, SignError> {
+    key::refuse_private_key_in_course(root, key).map_err(SignError::KeyInCourse)?;
     let (rel, abs) = locate(root, file)?;
     let bytes = std::fs::read(&abs).map_err(|error| SignError::Io {
         what: "read",
@@ -209,6 +302,7 @@ pub fn sign_as_author(
         hash,
         notes: Vec::new(),
         removed: Vec::new(),
+        warnings: Vec::new(),
     })
 }
 
@@ -234,7 +328,7 @@ fn without_stale_signatures(
             Ok(edit::remove_byline(y, "author_signature"))
         })?;
         removed.push(format!(
-            "removed the author's signature, made over the entry before this review: the author signs again, `coursegen sign {file} --role author --key KEY`"
+            "removed the author's signature, made over the entry before this review: the author signs again, `coursegen sign {file} --role author --key ~/.ssh/id_ed25519`"
         ));
     }
     if old.reviewer_signature.is_some() && opts.key.is_none() {
@@ -242,7 +336,7 @@ fn without_stale_signatures(
             Ok(edit::remove_byline(y, "reviewer_signature"))
         })?;
         removed.push(
-            "removed the reviewer's signature, made over the entry before this review: sign with `--key KEY` to sign it again"
+            "removed the reviewer's signature, made over the entry before this review: sign with `--key ~/.ssh/id_ed25519` to sign it again"
                 .to_string(),
         );
     }
@@ -299,8 +393,19 @@ fn add_signature(
     let hash = pin::expected(&entry, &shown);
     let b = &entry.meta.byline;
     if b.reviewed_hash.as_deref() != Some(hash.as_str()) {
-        return Err(content_error(rel, entry.lines.of("byline.reviewed_hash"), "byline.reviewed_hash",
-            "the entry does not match its `reviewed_hash` (or has none): the reviewer signs it first, with `coursegen sign FILE --reviewer NAME --key KEY`".into()));
+        return Err(content_error(
+            rel,
+            entry.lines.of("byline.reviewed_hash"),
+            "byline.reviewed_hash",
+            format!(
+                "the entry does not match its `reviewed_hash` (or has none): the reviewer signs it first, with `coursegen sign {} --reviewer \"{}\" --key ~/.ssh/id_ed25519`",
+                rel.display(),
+                names::named_people(&b.reviewed_by)
+                    .first()
+                    .map_or("NAME", String::as_str)
+                    .replace('"', "\\\"")
+            ),
+        ));
     }
     let line = key::sign_message(key, &policy::signatures::message(role, &hash))
         .map_err(|why| content_error(rel, entry.lines.of(role.field()), role.field(), why))?;
@@ -471,7 +576,8 @@ fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
         strict: true,
         preview: false,
-        signatures: None,
+        // The help lines then name `--key` where the course checks signatures.
+        signatures: opts.signers.clone(),
         required: opts.required,
         files: None,
     };
@@ -497,12 +603,13 @@ fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
             )
             .field("status")
             .help(format!(
-                "when it should go out, the reviewer signs with --publish: `coursegen sign {} --reviewer \"{}\" --publish`; the review pins the status too, so setting `status: published` by hand voids it",
+                "when it should go out, the reviewer signs with --publish: `coursegen sign {} --reviewer \"{}\" --publish{}`; the review pins the status too, so setting `status: published` by hand voids it",
                 entry.file.display(),
                 names::named_people(&entry.meta.byline.reviewed_by)
                     .first()
                     .map_or("NAME", String::as_str)
-                    .replace('"', "\\\"")
+                    .replace('"', "\\\""),
+                if opts.signers.is_some() { " --key ~/.ssh/id_ed25519" } else { "" }
             )),
         );
     }

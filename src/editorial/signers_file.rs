@@ -2,8 +2,9 @@
 //! person's public keys — from a `.pub` file, or from `https://github.com/USER.keys` saved
 //! to a file (one key a line) — as git's allowed-signers lines restricted to the review
 //! namespace, after judging every key by the rule verification uses; `list` reads who is
-//! listed. The file is read through `policy::signatures` (untrusted input, bounded) and
+//! listed; `remove` takes out a person's key lines (or one key's). The file is read through `policy::signatures` (untrusted input, bounded) and
 //! written whole through `atomic`.
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use ssh_key::PublicKey;
@@ -51,6 +52,12 @@ pub enum SignersError {
     /// The allowed-signers file itself has problems (or cannot be written).
     #[error("{0}; nothing was written")]
     SignersFile(Diagnostics),
+    /// The key file is (or sits beside) a private key inside the course, or one git tracks.
+    #[error("{0}")]
+    KeyInCourse(String),
+    /// `remove` names nobody the file lists (or there is no file).
+    #[error("{0}; nothing was written")]
+    NotListed(String),
 }
 
 impl SignersError {
@@ -199,6 +206,8 @@ pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Adde
         .as_deref()
         .map(|e| principal("email", e))
         .transpose()?;
+    crate::editorial::sign::key::refuse_private_key_in_course(root, keys)
+        .map_err(SignersError::KeyInCourse)?;
     let text = read_bounded(keys).map_err(|why| SignersError::KeysFile {
         path: keys.to_path_buf(),
         why,
@@ -304,6 +313,127 @@ pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Adde
         keys: added,
         earlier_keys_of_name,
     })
+}
+
+/// One key `remove` took out.
+#[derive(Debug, Clone)]
+pub struct RemovedKey {
+    /// Its line in the allowed-signers file before the removal.
+    pub line: usize,
+    /// Its principals as written.
+    pub principals: Vec<String>,
+    /// Its type (`ssh-ed25519`).
+    pub algorithm: String,
+    /// Its SHA-256 fingerprint, as ssh-keygen prints it.
+    pub fingerprint: String,
+}
+
+/// Removes from the allowed-signers file `rel` under `root` every key line of `who`: a
+/// name or email among the line's principals (compared ignoring case, spacing and Unicode
+/// form, as `names::canonical_name` compares), or a key's fingerprint (`SHA256:…`, as
+/// `signers list` shows it). Lines of others, comments and statements stay as they are.
+pub fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<RemovedKey>, SignersError> {
+    let path = root.join(rel);
+    let file_error = |why: String| {
+        SignersError::SignersFile(Diagnostics(vec![
+            Diagnostic::new(rel, 0, why).field("review.allowed_signers"),
+        ]))
+    };
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(file_error(
+            "the allowed-signers file is a symbolic link: coursegen edits only a regular file"
+                .into(),
+        ));
+    }
+    let Some(existing) =
+        signatures::load(root, rel).map_err(|d| SignersError::SignersFile(Diagnostics(d)))?
+    else {
+        return Err(SignersError::NotListed(format!(
+            "there is no allowed-signers file at {}, so nobody is listed to remove",
+            rel.display()
+        )));
+    };
+    let wanted = names::canonical_name(who.trim());
+    let by_key = who.trim().starts_with("SHA256:");
+    let matches = |s: &signatures::Signer| {
+        if by_key {
+            fingerprint(&s.key) == who.trim()
+        } else {
+            (s.principals.iter()).any(|p| names::canonical_name(p) == wanted)
+        }
+    };
+    let gone: Vec<&signatures::Signer> = existing.signers.iter().filter(|s| matches(s)).collect();
+    if gone.is_empty() {
+        return Err(SignersError::NotListed(not_listed(rel, who, &existing)));
+    }
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| file_error(format!("cannot read it: {e}")))?;
+    let lines: HashSet<usize> = gone.iter().map(|s| s.line).collect();
+    let kept: String = (text.split_inclusive('\n').enumerate())
+        .filter(|(i, _)| !lines.contains(&(i + 1)))
+        .map(|(_, l)| l)
+        .collect();
+    // What is written must read back as the file less exactly these keys.
+    let reread =
+        signatures::parse(rel, &kept).map_err(|d| SignersError::SignersFile(Diagnostics(d)))?;
+    if reread.signers.len() + gone.len() != existing.signers.len()
+        || reread.signers.iter().any(matches)
+    {
+        return Err(file_error(
+            "the file without those lines would not read back as meant (a bug in coursegen: please report it)"
+                .into(),
+        ));
+    }
+    crate::atomic::write(&path, kept.as_bytes(), crate::atomic::Mode::Kept)
+        .map_err(|e| file_error(format!("cannot write it: {e}")))?;
+    Ok(gone
+        .into_iter()
+        .map(|s| RemovedKey {
+            line: s.line,
+            principals: s.principals.clone(),
+            algorithm: s.key.algorithm().to_string(),
+            fingerprint: fingerprint(&s.key),
+        })
+        .collect())
+}
+
+/// Why `who` matched no line of `file`, with the nearest listed name (or who is listed).
+fn not_listed(rel: &Path, who: &str, file: &AllowedSigners) -> String {
+    let mut listed: Vec<&str> = (file.signers.iter())
+        .flat_map(|s| s.principals.iter().map(String::as_str))
+        .collect();
+    listed.sort_unstable();
+    listed.dedup();
+    let shown = who.escape_debug();
+    let near =
+        crate::content::diagnostic::closest(who.trim(), listed.iter().copied()).or_else(|| {
+            // A name typed in another case or spacing is found above; here, a part of one.
+            let lower = who.trim().to_lowercase();
+            (listed.iter().copied())
+                .find(|p| !lower.is_empty() && p.to_lowercase().contains(&lower))
+        });
+    let what = if who.trim().starts_with("SHA256:") {
+        "no key of that fingerprint"
+    } else {
+        "nobody of that name or email"
+    };
+    let hint = match (near, listed.len()) {
+        (Some(n), _) => format!(": did you mean `{}`?", n.escape_debug()),
+        (None, 0) => ": it lists nobody yet".to_string(),
+        (None, n) if n <= 8 => format!(
+            ": it lists {}",
+            listed
+                .iter()
+                .map(|p| format!("`{}`", p.escape_debug()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (None, _) => String::new(),
+    };
+    format!(
+        "`{shown}`: {} lists {what}{hint} (`coursegen signers list` shows every key, with its fingerprint)",
+        rel.display()
+    )
 }
 
 /// The text of the keys file at `path`: a regular file of at most `MAX_KEYS_FILE_BYTES`.

@@ -210,6 +210,7 @@ fn options(drafts: bool, out: Option<PathBuf>, cache: &Path) -> BuildOptions {
         today: Some(jiff::civil::date(2026, 11, 30)),
         trusted_ref: None,
         cache_dir: Some(cache.to_path_buf()),
+        check_signatures: true,
     }
 }
 

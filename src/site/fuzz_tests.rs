@@ -129,6 +129,7 @@ fn builds_without_script(dir: &Path) -> Result<(), TestCaseError> {
             highlight: true,
             search: true,
             trusted_ref: None,
+            check_signatures: true,
             cache_dir: None,
             out: Some(out.clone()),
             config: crate::config::Config {

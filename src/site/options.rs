@@ -32,6 +32,10 @@ pub(crate) struct BuildOptions {
     /// Folder of the persistent build cache (see `build_cache`); `None` renders every
     /// diagram afresh.
     pub cache_dir: Option<PathBuf>,
+    /// Apply the signature rule (the allowed-signers file). Off only for the check of
+    /// `coursegen sign --publish`, which verifies the signature it makes itself, before the
+    /// author's signature can exist.
+    pub check_signatures: bool,
 }
 
 /// What a build did, for the summary.

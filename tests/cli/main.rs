@@ -7,6 +7,7 @@ mod copy_button;
 mod course_concepts;
 mod diagrams;
 mod editorial;
+mod first_afternoon;
 mod front_matter;
 mod init;
 mod links;

@@ -660,7 +660,7 @@ fn a_course_that_lists_nobody_yet_publishes_nothing_signed_and_says_why() {
     assert_stderr_has(
         &o,
         &[
-            ".coursegen/allowed_signers lists nobody yet: add the author's and the reviewer's public keys, one line each",
+            ".coursegen/allowed_signers lists nobody yet: list the author's and the reviewer's public keys, each with `coursegen signers add \"Their Name\" --key ~/.ssh/id_ed25519.pub`",
         ],
     );
     // drafts need no signature

@@ -88,7 +88,7 @@ fn re_signing_leaves_no_stale_signature() {
     let o = review(Some(&grace));
     assert_code(&o, 0);
     assert!(
-        stdout(&o).contains("removed the author's signature, made over the entry before this review: the author signs again, `coursegen sign content/glossary/warp.md --role author --key KEY`"),
+        stdout(&o).contains("removed the author's signature, made over the entry before this review: the author signs again, `coursegen sign content/glossary/warp.md --role author --key ~/.ssh/id_ed25519`"),
         "{}",
         stdout(&o)
     );
@@ -475,4 +475,73 @@ fn the_help_for_an_edited_entry_names_the_key_where_keys_are_listed() {
     let want =
         format!("run `coursegen sign {WARP} --reviewer \"Grace Hopper\" --key ~/.ssh/id_ed25519`");
     assert_stderr_has(&o, &[&want]);
+}
+
+/// `signers remove` takes a person's key lines out (by name, in any case, or by email),
+/// or one key's line (by its fingerprint, as `signers list` shows it), says what it
+/// removed, and leaves everyone else, the comments and the statements as they were. A
+/// name the file does not list is refused with the nearest one it does, writing nothing.
+/// Before, there was no way but editing the file by hand.
+#[test]
+fn signers_remove_takes_out_a_persons_keys_and_suggests_a_near_name() {
+    let keys = team();
+    let site = Site::new();
+    site.write("coursegen.toml", "[review]\nrequire_signatures = true\n");
+    for (name, key) in [
+        ("Ada Lovelace", "ada"),
+        ("Ada Lovelace", "ada2"),
+        ("Grace Hopper", "grace"),
+        ("Mallory Smith", "mallory"),
+    ] {
+        let o = site.run(&["signers", "add", name, "--key", &keys.public_arg(key)]);
+        assert_code(&o, 0);
+    }
+    let statement = "# coursegen: different-people \"Ada Lovelace\" \"Ada King\"\n";
+    let mut file = site.read(SIGNERS);
+    file.push_str(statement);
+    site.write(SIGNERS, &file);
+    let o = site.run(&["signers", "remove", "ada lovelace"]);
+    assert_code(&o, 0);
+    assert_eq!(
+        stdout(&o)
+            .matches("removed ssh-ed25519 key SHA256:")
+            .count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("of Ada Lovelace from .coursegen/allowed_signers"),
+        "{}",
+        stdout(&o)
+    );
+    let after = site.read(SIGNERS);
+    assert!(!after.contains(&keys.public_line("ada")), "{after}");
+    assert!(!after.contains(&keys.public_line("ada2")), "{after}");
+    assert!(after.contains(&keys.public_line("grace")), "{after}");
+    assert!(after.contains(statement), "{after}");
+    // Nothing else changed: the file is the old one less the two lines.
+    let expected: String = file
+        .lines()
+        .filter(|l| !l.contains(&keys.public_line("ada")) && !l.contains(&keys.public_line("ada2")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(after, expected);
+    // One key by its fingerprint, as `signers list` shows it.
+    let list = stdout(&site.run(&["signers", "list"]));
+    let line = list.lines().find(|l| l.contains("Mallory Smith")).unwrap();
+    let fingerprint = line
+        .split_whitespace()
+        .find(|w| w.starts_with("SHA256:"))
+        .unwrap();
+    let o = site.run(&["signers", "remove", fingerprint]);
+    assert_code(&o, 0);
+    assert!(stdout(&o).contains(fingerprint), "{}", stdout(&o));
+    assert!(!site.read(SIGNERS).contains(&keys.public_line("mallory")));
+    // A typo: refused, with the name it is near; nothing written.
+    let before = site.read(SIGNERS);
+    let o = site.run(&["signers", "remove", "Grace Hoper"]);
+    assert_code(&o, 2);
+    assert_stderr_has(&o, &["`Grace Hoper`", "did you mean `Grace Hopper`?"]);
+    assert_eq!(site.read(SIGNERS), before);
 }

@@ -108,7 +108,8 @@ impl Site {
         self.command_in(self.root(), args)
     }
 
-    fn command_in(&self, root: &Path, args: &[&str]) -> Command {
+    /// [`Site::command`] on the course at `root` instead.
+    pub(crate) fn command_in(&self, root: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_coursegen"));
         // Today is 2026-11-30 for every test, so review dates do not expire as years pass.
         command

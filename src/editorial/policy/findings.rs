@@ -98,16 +98,37 @@ impl Finding {
 /// The command a reviewer runs to sign `entry`, with `who` as the reviewer; with a key
 /// when the course has an allowed-signers file (`sign` refuses a review without one then).
 pub(crate) fn sign_command(entry: &Entry, who: &str, rules: &Rules) -> String {
+    sign_command_naming(entry, None, who, rules.signatures.is_some())
+}
+
+/// [`sign_command`] that also names the author (`--author`), and takes a key when `key`:
+/// every help line that tells someone to sign gives a command that runs as written, with
+/// the names it knows and `NAME` where it knows none.
+pub(crate) fn sign_command_naming(
+    entry: &Entry,
+    author: Option<&str>,
+    reviewer: &str,
+    key: bool,
+) -> String {
+    let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\\\""));
     format!(
-        "coursegen sign {} --reviewer \"{}\"{}",
+        "coursegen sign {}{} --reviewer {}{}",
         entry.file.display(),
-        who.replace('"', "\\\""),
-        if rules.signatures.is_some() {
-            " --key ~/.ssh/id_ed25519"
-        } else {
-            ""
-        }
+        author.map_or(String::new(), |a| format!(" --author {}", quoted(a))),
+        quoted(reviewer),
+        if key { KEY_ARG } else { "" }
     )
+}
+
+/// The key a help line signs with: the default name `ssh-keygen -t ed25519` gives it.
+pub(crate) const KEY_ARG: &str = " --key ~/.ssh/id_ed25519";
+
+/// The first named reviewer of `entry`, or `NAME` for the one who will be.
+fn reviewer_or_name(entry: &Entry) -> String {
+    names::named_people(&entry.meta.byline.reviewed_by)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| "NAME".into())
 }
 
 /// The most names one byline field (`written_by`, `reviewed_by`) may list.
@@ -213,7 +234,10 @@ fn signatures(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) -> bool {
                 "author",
                 "no named author has signed".into(),
             )
-            .help("put the author's name in `written_by` (\"pending\" and \"tbd\" do not count)"),
+            .help(format!(
+                "the reviewer names the author when signing (a hand edit of the byline would void the review's pin): `{}`",
+                sign_command_naming(entry, Some("AUTHOR NAME"), &reviewer_or_name(entry), rules.signatures.is_some())
+            )),
         );
     }
     if reviewers.is_empty() {
@@ -225,7 +249,10 @@ fn signatures(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) -> bool {
                 "reviewer",
                 "no named reviewer has signed".into(),
             )
-            .help("a reviewer who is not an author must put their name in `reviewed_by`"),
+            .help(format!(
+                "a reviewer who is not an author reads it and signs it, which writes `reviewed_by`: `{}`",
+                sign_command_naming(entry, None, "NAME", rules.signatures.is_some())
+            )),
         );
     }
     // One report is enough: fixing it means choosing a different reviewer.
@@ -326,7 +353,18 @@ fn missing_fields(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
                 field,
                 "a published entry needs this field".into(),
             )
-            .help("fill it in, or set `status: draft` until it is ready"),
+            .help(match field {
+                "byline.written_on" | "byline.last_checked_on" => format!(
+                    "the reviewer's signature writes it: `{}`",
+                    sign_command_naming(
+                        entry,
+                        None,
+                        &reviewer_or_name(entry),
+                        rules.signatures.is_some()
+                    )
+                ),
+                _ => "fill it in, or set `status: draft` until it is ready".into(),
+            }),
         );
     }
 }
@@ -621,10 +659,8 @@ fn signature_findings(
             super::signed::RoleSignature::Missing => (
                 format!("no {} signature (signatures are required)", role.as_str()),
                 format!(
-                    "the {} runs `coursegen sign {} --role {} --key ~/.ssh/id_ed25519`{}",
-                    role.as_str(),
-                    entry.file.display(),
-                    role.as_str(),
+                    "{}{}",
+                    missing_signature_help(entry, hash, role),
                     rules
                         .pending
                         .as_deref()
@@ -658,6 +694,26 @@ fn signature_findings(
         out.push(f);
     }
     out
+}
+
+/// The command that adds the missing signature of `role`: the reviewer signs naming
+/// themselves; the author signs over the reviewer's pin, so only once that pin is there.
+fn missing_signature_help(entry: &Entry, hash: &str, role: super::signatures::Role) -> String {
+    use super::signatures::Role;
+    let reviewer = sign_command_naming(entry, None, &reviewer_or_name(entry), true);
+    let author = format!(
+        "coursegen sign {} --role author{KEY_ARG}",
+        entry.file.display()
+    );
+    match role {
+        Role::Reviewer => format!("the reviewer runs `{reviewer}`"),
+        Role::Author if entry.meta.byline.reviewed_hash.as_deref() == Some(hash) => {
+            format!("the author runs `{author}`")
+        }
+        Role::Author => {
+            format!("once the reviewer has signed (`{reviewer}`), the author runs `{author}`")
+        }
+    }
 }
 
 #[cfg(test)]

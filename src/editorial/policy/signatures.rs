@@ -225,7 +225,7 @@ pub fn rules_for(
 pub(crate) fn nobody_listed(signers: &AllowedSigners) -> Option<String> {
     signers.signers.is_empty().then(|| {
         format!(
-            "{} lists nobody yet: add the author's and the reviewer's public keys, one line each",
+            "{} lists nobody yet: list the author's and the reviewer's public keys, each with `coursegen signers add \"Their Name\" --key ~/.ssh/id_ed25519.pub`",
             signers.file.display()
         )
     })

@@ -79,3 +79,102 @@ pub(crate) fn with_ssh_keygen(key: &Path, msg: &str) -> Result<String, String> {
     signatures::decode(&line).map_err(|e| format!("ssh-keygen wrote no signature: {e}"))?;
     Ok(line)
 }
+
+/// Refuses a private key inside the course (judged by where it resolves to) or tracked by
+/// git: `signers add` and `sign` use it on the key they are given, and on the private half
+/// beside a `.pub`. A key in the course folder is one `git add -A` from being published,
+/// and a published private key lets anyone sign as its owner; a key git already tracks
+/// counts as leaked. The message says where a key belongs instead (`~/.ssh/`).
+pub(crate) fn refuse_private_key_in_course(root: &Path, key: &Path) -> Result<(), String> {
+    let Some(private) = private_key_of(key) else {
+        return Ok(());
+    };
+    let Ok(resolved) = std::fs::canonicalize(&private) else {
+        return Ok(());
+    };
+    let course = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let file_name = |p: &Path| {
+        p.file_name()
+            .map_or_else(|| "KEY".into(), |n| n.to_string_lossy().into_owned())
+    };
+    // A link is judged, and named, by the file it leads to.
+    let private = match std::fs::symlink_metadata(&private) {
+        Ok(m) if m.file_type().is_symlink() => resolved.clone(),
+        _ => private,
+    };
+    let name = file_name(&private);
+    let shown = private.display();
+    // Given a `.pub`, the pair moves together and `--key` names the `.pub` again.
+    let (also, moved, given) = if private != key {
+        (
+            format!(" (the private half of {})", key.display()),
+            format!("{shown} {}", key.display()),
+            file_name(key),
+        )
+    } else {
+        (String::new(), shown.to_string(), name.clone())
+    };
+    if tracked_by_git(&resolved) {
+        return Err(format!(
+            "{shown}{also} is a private key that git tracks: once pushed, anyone who reads the repository can sign as its owner, so count it as leaked. Untrack it (`git rm --cached {shown}`, and remove it from the history if it was pushed), make a new key in ~/.ssh/ (`ssh-keygen -t ed25519 -f ~/.ssh/{name}`), and replace the old key in the allowed-signers file (`coursegen signers remove NAME`, then `coursegen signers add NAME --key ~/.ssh/{name}.pub`); nothing was written"
+        ));
+    }
+    if resolved.starts_with(&course) {
+        return Err(format!(
+            "{shown}{also} is a private key inside the course folder ({}), one `git add -A` from being published: keep it in ~/.ssh/ (`mkdir -p ~/.ssh && mv {moved} ~/.ssh/ && chmod 600 ~/.ssh/{name}`) and pass `--key ~/.ssh/{given}`; nothing was written",
+            course.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The private key file `key` names: itself when it is one, else the file beside a `.pub`
+/// (`ada.pub` → `ada`) when that is one.
+fn private_key_of(key: &Path) -> Option<std::path::PathBuf> {
+    let is_private = |p: &Path| {
+        let Ok(meta) = std::fs::metadata(p) else {
+            return false;
+        };
+        if !meta.is_file() || meta.len() > MAX_KEY_BYTES {
+            return false;
+        }
+        std::fs::read(p).is_ok_and(|b| {
+            let text = String::from_utf8_lossy(&b);
+            let text = text.trim_start();
+            text.starts_with("-----BEGIN") && text.contains("PRIVATE KEY")
+        })
+    };
+    if is_private(key) {
+        return Some(key.to_path_buf());
+    }
+    let beside = key
+        .to_string_lossy()
+        .strip_suffix(".pub")
+        .map(std::path::PathBuf::from)?;
+    is_private(&beside).then_some(beside)
+}
+
+/// Whether the git repository around `file` (if any) tracks it, staged included. git runs
+/// with the repository's own file-system monitor switched off (a repository's config may
+/// name a program for it).
+fn tracked_by_git(file: &Path) -> bool {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return false;
+    };
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "ls-files",
+            "--error-unmatch",
+            "--",
+        ])
+        .arg(name)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}

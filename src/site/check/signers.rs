@@ -17,6 +17,9 @@ pub(crate) fn signature_rules(
     problems: &mut Vec<Diagnostic>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<Arc<SignatureRules>> {
+    if !opts.check_signatures {
+        return None;
+    }
     let config = &opts.config;
     let Some(rev) = &opts.trusted_ref else {
         let rules = signatures::rules_for(
