@@ -12,6 +12,22 @@ use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 /// comment, which every Markdown renderer (and the page's `index.md` copy) hides.
 pub const NOLINK: &str = "<!-- nolink -->";
 
+/// The forms of a term or alias that link to its entry without being declared, each with
+/// what it is: its regular English [`plural`], and for a word of several words, the same
+/// joined by hyphens (`shared memory` → `shared memories`, `shared-memory`,
+/// `shared-memories`).
+pub fn forms(word: &str) -> Vec<(String, &'static str)> {
+    let word = word.trim();
+    let mut out = Vec::new();
+    out.extend(plural(word).map(|p| (p, "the plural")));
+    if word.contains(char::is_whitespace) {
+        let joined = word.split_whitespace().collect::<Vec<_>>().join("-");
+        out.extend(plural(&joined).map(|p| (p, "the hyphenated plural")));
+        out.push((joined, "the hyphenated form"));
+    }
+    out
+}
+
 /// The regular English plural of a term or alias (`warp` → `warps`, `bus` → `buses`,
 /// `memory` → `memories`), which links to its entry without being declared; `None` when
 /// the word does not end in a letter. Irregular forms are aliases.
@@ -572,6 +588,15 @@ mod tests {
             assert_eq!(plural(word).as_deref(), Some(want), "{word}");
         }
         assert_eq!(plural("CC 8.0"), None);
+        assert_eq!(
+            forms("shared  memory"),
+            [
+                ("shared  memories".to_string(), "the plural"),
+                ("shared-memories".to_string(), "the hyphenated plural"),
+                ("shared-memory".to_string(), "the hyphenated form"),
+            ]
+        );
+        assert_eq!(forms("warp"), [("warps".to_string(), "the plural")]);
         let spaced = Spaced::new("a\n  shared\t\tmemory bank");
         assert_eq!(spaced.text, "a shared memory bank");
         let at = spaced.text.find("shared").unwrap();

@@ -697,6 +697,21 @@ fn plurals_possessives_and_terms_across_line_breaks_link() {
         );
         assert!(lane.contains(&format!("\">{shown}</a>")), "{shown}: {lane}");
     }
+    // A hyphenated form links (the spaced form was linked first: a page of its own).
+    site.write(
+        "content/glossary/lane.md",
+        term_entry(
+            "Lane",
+            "",
+            "A shared-memory-bank conflict; Shared-Memory-Banks.",
+        ),
+    );
+    assert_code(&site.run(&["build", "--drafts"]), 0);
+    let lane = site.read("public/glossary/lane/index.html");
+    assert!(
+        lane.contains("href=\"/glossary/shared-memory-bank/\" aria-describedby=\"term-1\">shared-memory-bank</a>"),
+        "{lane}"
+    );
     // A plural that is another entry's word links there, and check says so once.
     site.write(
         "content/glossary/warps.md",

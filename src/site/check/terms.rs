@@ -7,25 +7,27 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::content::{Diagnostic, Entry};
-use crate::markdown::terms::{Term, plural, preview_html};
+use crate::markdown::terms::{Term, forms, preview_html};
 
 /// The terms of the shown entries (for `Terms::new`), and a key that changes whenever they do (a memo's
 /// parts made with other terms are made again). A word two entries claim links to neither.
 pub(crate) fn terms<'a>(
     shown: impl Iterator<Item = &'a Entry> + Clone,
 ) -> (Vec<(Term, Vec<String>)>, u64) {
-    // How many entries claim each word (term or alias), and make each plural of one: a word
-    // two entries claim links to neither; a plural links only to the one entry that makes
-    // it, and never where another entry names it (`clashes` says both).
+    // How many entries claim each word (term or alias), and make each form of one (plural,
+    // hyphenated): a word two entries claim links to neither; a form links only to the one
+    // entry that makes it, and never where another entry names it (`clashes` says both).
     let (mut claims, mut plurals) = (HashMap::new(), HashMap::new());
     for e in shown.clone() {
         let words: std::collections::BTreeSet<String> = (e.meta.term.iter())
             .chain(&e.meta.aliases)
             .map(|w| w.trim().to_lowercase())
             .collect();
-        let forms: std::collections::BTreeSet<String> =
-            words.iter().filter_map(|w| plural(w)).collect();
-        for (counts, set) in [(&mut claims, words), (&mut plurals, forms)] {
+        let made: std::collections::BTreeSet<String> = (words.iter())
+            .flat_map(|w| forms(w))
+            .map(|(f, _)| f.to_lowercase())
+            .collect();
+        for (counts, set) in [(&mut claims, words), (&mut plurals, made)] {
             for w in set {
                 *counts.entry(w).or_insert(0usize) += 1;
             }
@@ -37,14 +39,15 @@ pub(crate) fn terms<'a>(
         let mut words = vec![term.clone()];
         words.extend(e.meta.aliases.iter().cloned());
         words.retain(|w| claims.get(&w.trim().to_lowercase()) == Some(&1));
-        let forms: Vec<String> = (words.iter())
-            .filter_map(|w| plural(w))
-            .filter(|p| {
-                let key = p.to_lowercase();
+        let made: Vec<String> = (words.iter())
+            .flat_map(|w| forms(w))
+            .map(|(f, _)| f)
+            .filter(|f| {
+                let key = f.to_lowercase();
                 !claims.contains_key(&key) && plurals.get(&key) == Some(&1)
             })
             .collect();
-        words.extend(forms);
+        words.extend(made);
         let preview = preview_html(e.meta.summary.as_ref().unwrap_or(&e.meta.title));
         list.push((
             Term {
@@ -135,47 +138,51 @@ pub(crate) fn clashes(entries: &[Arc<Entry>]) -> (Vec<Diagnostic>, Vec<Diagnosti
             }
         }
     }
-    // A plural that two entries would claim, or that another entry names: said once, at the
-    // second entry's word, as a warning (the plural links to neither; a declared word wins).
-    let mut plural_of: HashMap<String, (&Entry, &str)> = HashMap::new();
+    // A form (plural, hyphenated) that two entries would make, or that another entry names:
+    // said once, at the second entry's word, as a warning (the form links to neither; a
+    // declared word wins).
+    let mut form_of: HashMap<String, (&Entry, &str, &str)> = HashMap::new();
     for e in entries {
         let Some(term) = &e.meta.term else { continue };
         let words =
             std::iter::once((term, "term")).chain(e.meta.aliases.iter().map(|a| (a, "aliases")));
         for (word, field) in words {
-            let Some(form) = plural(word) else { continue };
-            let key = form.to_lowercase();
-            let other = match (claimed.get(&key), plural_of.get(&key)) {
-                (Some((named, named_field)), _) if !std::ptr::eq(*named, &**e) => Some((
-                    *named,
-                    format!("`{named_field}` of"),
-                    "links there, where it is named",
-                )),
-                (_, Some((made, made_word))) if !std::ptr::eq(*made, &**e) => Some((
-                    *made,
-                    format!("the plural of `{made_word}` on"),
-                    "links to neither",
-                )),
-                _ => None,
-            };
-            match other {
-                Some((first, how, verdict)) => warnings.push(
-                    Diagnostic::new(
-                        &e.file,
-                        e.lines.of(field),
-                        format!(
-                            "`{form}`, the plural of `{}`, is also {how} `{}` ({}): a mention \
-                             of `{form}` {verdict}",
-                            word.trim(),
-                            first.meta.term.as_deref().unwrap_or(&first.meta.title),
-                            first.file.display(),
-                        ),
-                    )
-                    .field(field)
-                    .help("name the plural as an alias of the entry it belongs to"),
-                ),
-                None => {
-                    plural_of.entry(key).or_insert((e, word.trim()));
+            for (form, what) in forms(word) {
+                let key = form.to_lowercase();
+                let other = match (claimed.get(&key), form_of.get(&key)) {
+                    (Some((named, named_field)), _) if !std::ptr::eq(*named, &**e) => Some((
+                        *named,
+                        format!("`{named_field}` of"),
+                        "links there, where it is named",
+                    )),
+                    (_, Some((made, made_word, made_what))) if !std::ptr::eq(*made, &**e) => {
+                        Some((
+                            *made,
+                            format!("{made_what} of `{made_word}` on"),
+                            "links to neither",
+                        ))
+                    }
+                    _ => None,
+                };
+                match other {
+                    Some((first, how, verdict)) => warnings.push(
+                        Diagnostic::new(
+                            &e.file,
+                            e.lines.of(field),
+                            format!(
+                                "`{form}`, {what} of `{}`, is also {how} `{}` ({}): a mention \
+                                 of `{form}` {verdict}",
+                                word.trim(),
+                                first.meta.term.as_deref().unwrap_or(&first.meta.title),
+                                first.file.display(),
+                            ),
+                        )
+                        .field(field)
+                        .help("name the form as an alias of the entry it belongs to"),
+                    ),
+                    None => {
+                        form_of.entry(key).or_insert((e, word.trim(), what));
+                    }
                 }
             }
         }
