@@ -160,7 +160,18 @@ pub enum Command {
     /// wrote: each page's bytes, and each entry's author and reviewer signatures over its
     /// review pin, by two people whose keys the trusted allowed-signers file lists. One line
     /// a page. Exit 0: every page verifies; 1: one does not (or the site has no
-    /// provenance); 2: usage or environment (a file that cannot be read, a failed rebuild).
+    /// provenance); 2: usage or environment (a file that cannot be read, a failed rebuild,
+    /// a URL refused or not reached).
+    ///
+    /// URLs: coursegen fetches the page named and the site's coursegen-provenance.json
+    /// (looked for in the page's folder and those above it), and nothing else; for the
+    /// site's root, every page the provenance lists (4 at a time, at most 20,000).
+    /// https:// only; http:// only to this machine (localhost, 127.0.0.1, [::1]). Each
+    /// answer is bounded: the provenance 64 MiB, a page 32 MiB; 10 s to connect, 30 s to
+    /// answer, 120 s in all; 5 redirects, each checked as the URL given. A page that answers
+    /// other than 200 or too large does not verify (exit 1); a URL refused, or not reached
+    /// (no connection, a timeout), is exit 2. A proxy in ALL_PROXY, HTTPS_PROXY or
+    /// HTTP_PROXY (with NO_PROXY) is used, never for this machine.
     Verify(VerifyArgs),
     /// Print the completion script for a shell: `coursegen completions bash >
     /// ~/.local/share/bash-completion/completions/coursegen` (zsh, fish, powershell, elvish).

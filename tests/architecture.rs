@@ -530,11 +530,14 @@ fn file_of(module: &str) -> String {
 
 /// The external paths (a crate, a part of `std`) that only some modules may name, each
 /// module with its submodules: the GPU libraries stay behind `measurement::run`, so a build
-/// never loads them; `anyhow` stays at the top, and where Pagefind hands one over.
+/// never loads them; `anyhow` stays at the top, and where Pagefind hands one over; the HTTP
+/// client stays in `verify`'s fetcher.
 const ONLY_UNDER: &[(&str, &[&str])] = &[
     ("cudarc", &["measurement::run"]),
     ("nvml_wrapper", &["measurement::run"]),
     ("anyhow", &["cli", "cmd", "site::render::search"]),
+    // The network: only `verify URL` fetches, and only what it is named.
+    ("ureq", &["cmd::verify::remote"]),
 ];
 
 /// The external paths a module (with its submodules) must not name: `bank` and its

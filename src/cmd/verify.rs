@@ -1,7 +1,7 @@
-//! `coursegen verify`: reads a published site (a folder, or one page of it) and the
-//! provenance its publish build wrote, and says of each page whether it verifies
-//! (`editorial::verify`); `--rebuild REPO` rebuilds the recorded commit and compares bytes.
-//! Exit 0: every page verifies; 1: one does not; 2: usage or environment.
+//! `coursegen verify`: reads a published site (a folder, or one page of it; or fetches
+//! them, `remote`) and the provenance its publish build wrote, and says of each page
+//! whether it verifies (`editorial::verify`); `--rebuild REPO` rebuilds the recorded commit
+//! and compares bytes. Exit 0: every page verifies; 1: one does not; 2: usage or environment.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,12 +12,15 @@ use super::{Failure, emit};
 use crate::editorial::provenance::{self, PageRecord, Provenance};
 use crate::editorial::verify::{self, Anchor, Outcome, PageResult};
 
+mod remote;
+
 /// `coursegen verify`'s flags.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// A published site's folder (every page its provenance lists), or one page of it (an
-    /// HTML file; the provenance is looked for in its folder and the folders above)
-    #[arg(value_name = "FOLDER|FILE")]
+    /// HTML file; the provenance is looked for in its folder and the folders above); or the
+    /// URL of a page, or of the site's root (every page): see URLs above
+    #[arg(value_name = "FOLDER|FILE|URL")]
     pub target: String,
     /// Print the results as JSON, one object a page
     #[arg(long)]
@@ -32,69 +35,68 @@ pub struct VerifyArgs {
     pub rebuild: Option<PathBuf>,
 }
 
+/// Reads a page's bytes by its file in the site, or says why it could not.
+type ReadPage = Box<dyn Fn(&str) -> Result<Vec<u8>, String> + Sync>;
+
+/// A published site as `verify` reads it: its provenance, the one page asked for (`None`:
+/// every page the provenance lists), and how a page's bytes are read.
+struct Published {
+    prov: Provenance,
+    /// Where the provenance was read (a path, a URL), for messages.
+    prov_at: String,
+    /// The page's file, relative to the site.
+    only: Option<String>,
+    /// A page's bytes.
+    read: ReadPage,
+    /// Pages read at once; `None`: one a core.
+    threads: Option<usize>,
+}
+
 /// Runs `coursegen verify`.
 pub(crate) fn run_verify(args: VerifyArgs) -> Result<(), Failure> {
     let usage = Failure::Usage;
-    if args.target.starts_with("http://") || args.target.starts_with("https://") {
-        return Err(usage(anyhow!(
-            "coursegen verifies a downloaded site, not a URL (it carries no HTTP client): fetch the page and the site's {} (e.g. `wget -x -nH URL`, or `wget -m` for the site) and verify the folder",
-            provenance::FILE
-        )));
-    }
-    let target = Path::new(&args.target);
-    let meta = std::fs::metadata(target)
-        .with_context(|| format!("cannot read {}", target.display()))
-        .map_err(usage)?;
-    let (site, only) = if meta.is_dir() {
-        (target.to_path_buf(), None)
-    } else {
-        // No provenance above the page: it does not verify (exit 1), as for a folder.
-        site_of(target).map_err(Failure::Content)?
-    };
     let mine = match &args.signers {
         Some(f) => Some(read_bounded(f, 256 * 1024).map_err(usage).and_then(|b| {
             String::from_utf8(b).map_err(|_| usage(anyhow!("{} is not UTF-8 text", f.display())))
         })?),
         None => None,
     };
-    let prov_path = site.join(provenance::FILE);
-    let prov = match read_bounded(&prov_path, provenance::MAX_BYTES) {
-        Ok(bytes) => Provenance::parse(&bytes)
-            .map_err(|e| Failure::Content(anyhow!("{}: {e}", prov_path.display())))?,
-        Err(_) => {
-            return Err(Failure::Content(anyhow!(
-                "{} has no {}: the site carries no provenance (removed, or not a coursegen publish build); nothing can be verified",
-                site.display(),
-                provenance::FILE
-            )));
-        }
+    let site = match remote::url_of(&args.target) {
+        Some(url) => remote::open(url)?,
+        None => open_folder(Path::new(&args.target))?,
     };
-    let wanted = |p: &PageRecord| only.as_ref().is_none_or(|f| &p.file == f);
-    if let Some(f) = &only
+    let prov = &site.prov;
+    if let Some(f) = &site.only
         && !prov.pages.iter().any(|p| &p.file == f)
     {
         return Err(Failure::Content(anyhow!(
             "{f} is not listed in {}: not a page this build published",
-            prov_path.display()
+            site.prov_at
         )));
     }
-    let read = |file: &str| {
-        read_bounded(&site.join(file), provenance::MAX_PAGE_BYTES).map_err(|e| format!("{e:#}"))
-    };
+    let wanted = |p: &PageRecord| site.only.as_ref().is_none_or(|f| &p.file == f);
     let anchor = Anchor {
         signers: mine.as_deref(),
     };
-    let mut results = verify::verify(&prov, &anchor, wanted, read);
+    let check = || verify::verify(prov, &anchor, wanted, &site.read);
+    let mut results = match site.threads {
+        None => check(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| usage(anyhow!("cannot start {n} threads: {e}")))?
+            .install(check),
+    };
     if let Some(repo) = &args.rebuild {
-        let rebuilt = rebuild(repo, &prov).map_err(usage)?;
-        compare_with_rebuild(&mut results, &prov, &rebuilt);
+        let rebuilt = rebuild(repo, prov).map_err(usage)?;
+        compare_with_rebuild(&mut results, prov, &rebuilt);
     }
     let refused = results
         .iter()
         .any(|r| matches!(r.outcome, Outcome::Refused(_)));
     let text = match args.json {
-        true => json(&results, &prov),
-        false => lines(&results, &prov),
+        true => json(&results, prov),
+        false => lines(&results, prov),
     };
     emit(&mut std::io::stdout().lock(), &text);
     match refused {
@@ -108,6 +110,41 @@ pub(crate) fn run_verify(args: VerifyArgs) -> Result<(), Failure> {
         ))),
         false => Ok(()),
     }
+}
+
+/// The site in the folder `target`, or the site above the page `target`.
+fn open_folder(target: &Path) -> Result<Published, Failure> {
+    let meta = std::fs::metadata(target)
+        .with_context(|| format!("cannot read {}", target.display()))
+        .map_err(Failure::Usage)?;
+    let (site, only) = if meta.is_dir() {
+        (target.to_path_buf(), None)
+    } else {
+        // No provenance above the page: it does not verify (exit 1), as for a folder.
+        site_of(target).map_err(Failure::Content)?
+    };
+    let prov_path = site.join(provenance::FILE);
+    let prov = match read_bounded(&prov_path, provenance::MAX_BYTES) {
+        Ok(bytes) => Provenance::parse(&bytes)
+            .map_err(|e| Failure::Content(anyhow!("{}: {e}", prov_path.display())))?,
+        Err(_) => {
+            return Err(Failure::Content(anyhow!(
+                "{} has no {}: the site carries no provenance (removed, or not a coursegen publish build); nothing can be verified",
+                site.display(),
+                provenance::FILE
+            )));
+        }
+    };
+    let read = move |file: &str| {
+        read_bounded(&site.join(file), provenance::MAX_PAGE_BYTES).map_err(|e| format!("{e:#}"))
+    };
+    Ok(Published {
+        prov,
+        prov_at: prov_path.display().to_string(),
+        only,
+        read: Box::new(read),
+        threads: None,
+    })
 }
 
 /// The site folder holding `page`'s provenance (its folder or one above), and the page's

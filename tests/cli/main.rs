@@ -26,3 +26,4 @@ mod signing;
 mod trust;
 mod util;
 mod verify;
+mod verify_url;
