@@ -69,6 +69,12 @@ pub struct HiddenRootArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render content/ through templates/ into public/ (only signed, published entries unless --drafts).
+    ///
+    /// Dates: a publish build (without --drafts) of a git repository takes its "today" (when
+    /// reviews expire, when signing keys are valid, the time the provenance records) from the
+    /// checked-out commit's committer date, not the clock, so two builds of one commit are
+    /// byte-identical wherever and whenever they run. SOURCE_DATE_EPOCH, when set, wins;
+    /// --drafts and a course outside git use the clock.
     Build {
         #[command(flatten)]
         root: RootArg,

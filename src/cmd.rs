@@ -110,6 +110,18 @@ pub(crate) fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Fa
     })
 }
 
+/// A build's time (`BuildOptions::epoch`): `SOURCE_DATE_EPOCH` when set; else, for a
+/// publish build (not `--drafts`) of a git work tree, the checked-out commit's committer
+/// time, so that two builds of one commit write the same bytes on any machine at any hour;
+/// else `None`, the clock.
+pub(crate) fn build_epoch(root: &Path, drafts: bool) -> Result<Option<i64>, Failure> {
+    let set = policy::source_date_epoch().map_err(|e| Failure::Usage(e.into()))?;
+    Ok(set.or_else(|| match drafts {
+        true => None,
+        false => policy::trusted::head_commit_time(root),
+    }))
+}
+
 /// Today for the editorial rule: `SOURCE_DATE_EPOCH` when set, else the clock.
 pub(crate) fn today() -> Result<jiff::civil::Date, Failure> {
     policy::today().map_err(|e| Failure::Usage(e.into()))

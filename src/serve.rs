@@ -106,7 +106,8 @@ pub(crate) fn serve(
         out: Some(out.clone()),
         config: crate::config::Config::default(),
         review_max_age_days: crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
-        today: crate::editorial::policy::today().ok(),
+        // A bad SOURCE_DATE_EPOCH reads the clock: the preview still serves.
+        epoch: crate::editorial::policy::source_date_epoch().ok().flatten(),
         trusted_ref: None,
         check_signatures: true,
         cache_dir,

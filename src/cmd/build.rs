@@ -6,10 +6,12 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{
-    CacheArgs, Failure, ReviewArgs, TrustArgs, emit, emit_err, load_config, printable_json, today,
+    CacheArgs, Failure, ReviewArgs, TrustArgs, build_epoch, emit, emit_err, load_config,
+    printable_json,
 };
 use crate::content::diagnostic::{printable, printable_lines};
 use crate::content::{Diagnostic, Diagnostics};
+use crate::editorial::policy;
 use crate::measurement::run::kernel_check::{self, KernelCheck};
 use crate::site::options::{BuildOptions, Report};
 use crate::site::{self, SiteError};
@@ -124,7 +126,7 @@ pub(crate) fn run_build(
         out: Some(out.clone()),
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         config,
-        today: Some(today()?),
+        epoch: build_epoch(root, args.drafts)?,
         trusted_ref: args.trust.trusted_ref.clone(),
         cache_dir: args.cache.dir(root)?,
         check_signatures: true,
@@ -171,7 +173,9 @@ pub(crate) fn run_check(
         out: None,
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
         config,
-        today: Some(today()?),
+        // Judged at the clock (or SOURCE_DATE_EPOCH): a check is at least as strict as
+        // the publish build of the same commit, whose time is the commit's.
+        epoch: policy::source_date_epoch().map_err(|e| Failure::Usage(e.into()))?,
         trusted_ref: args.trust.trusted_ref.clone(),
         cache_dir: None,
         check_signatures: true,

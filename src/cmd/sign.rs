@@ -67,6 +67,7 @@ pub(crate) fn run_sign(
         &config.allowed_signers,
         config.require_signatures,
         false,
+        crate::editorial::policy::signatures::now(),
     )
     .map_err(|d| Failure::Problems(crate::content::Diagnostics(d)))?;
     // A key signs, but with no allowed-signers file nothing will ever check it: say so.
@@ -133,7 +134,10 @@ pub(crate) fn run_sign(
             .review_max_age_days
             .unwrap_or(DEFAULT_REVIEW_MAX_AGE_DAYS),
         config,
-        today: Some(today),
+        // Judged at the clock (or SOURCE_DATE_EPOCH), as `today` is: the commit that will
+        // carry this signature is not made yet.
+        epoch: crate::editorial::policy::source_date_epoch()
+            .map_err(|e| Failure::Usage(e.into()))?,
         trusted_ref: None,
         cache_dir: None,
         check_signatures: false,

@@ -42,6 +42,7 @@ pub(crate) fn run_status(
             &config.allowed_signers,
             config.require_signatures,
             false,
+            policy::signatures::now(),
         )
         .map_err(|d| Failure::Problems(Diagnostics(d)))?,
         required: config.glossary_required,

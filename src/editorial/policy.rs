@@ -96,16 +96,28 @@ pub struct BadEpoch(String);
 
 /// Today's date (UTC): `SOURCE_DATE_EPOCH` when set (reproducible builds, tests), else the clock.
 pub fn today() -> Result<Date, BadEpoch> {
+    Ok(match source_date_epoch()? {
+        Some(s) => date_at(s),
+        None => clock_today(),
+    })
+}
+
+/// `SOURCE_DATE_EPOCH`, when set (reproducible builds, tests): Unix seconds.
+pub fn source_date_epoch() -> Result<Option<i64>, BadEpoch> {
     match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(v) if !v.trim().is_empty() => v
-            .trim()
-            .parse::<i64>()
-            .ok()
-            .and_then(|s| jiff::Timestamp::from_second(s).ok())
-            .map(|t| t.to_zoned_datetime(jiff::tz::TimeZone::UTC).date())
+        Ok(v) if !v.trim().is_empty() => (v.trim().parse::<i64>().ok())
+            .filter(|&s| jiff::Timestamp::from_second(s).is_ok())
+            .map(Some)
             .ok_or(BadEpoch(v)),
-        _ => Ok(clock_today()),
+        _ => Ok(None),
     }
+}
+
+/// The date (UTC) of a Unix time that [`source_date_epoch`] or git gave.
+fn date_at(seconds: i64) -> Date {
+    (jiff::Timestamp::from_second(seconds).unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .date()
 }
 
 /// Today's date (UTC) by the system clock.

@@ -207,7 +207,8 @@ fn options(drafts: bool, out: Option<PathBuf>, cache: &Path) -> BuildOptions {
         out,
         config: Config::default(),
         review_max_age_days: crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
-        today: Some(jiff::civil::date(2026, 11, 30)),
+        // 2026-11-30T12:00:00Z
+        epoch: Some(1_796_040_000),
         trusted_ref: None,
         cache_dir: Some(cache.to_path_buf()),
         check_signatures: true,

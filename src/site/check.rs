@@ -235,7 +235,7 @@ impl<'s> Checking<'s> {
         };
         report.warnings.extend(shared_terms);
         let rules = Rules {
-            today: opts.today.unwrap_or_else(policy::clock_today),
+            today: opts.today(),
             review_max_age_days: opts.review_max_age_days,
             strict: opts.strict,
             preview: opts.drafts,

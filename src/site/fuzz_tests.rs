@@ -137,7 +137,8 @@ fn builds_without_script(dir: &Path) -> Result<(), TestCaseError> {
                 ..Default::default()
             },
             review_max_age_days: 3650,
-            today: jiff::civil::Date::new(2026, 11, 30).ok(),
+            // 2026-11-30T12:00:00Z
+            epoch: Some(1_796_040_000),
         };
         match build(dir, &opts) {
             Ok(_) => {}

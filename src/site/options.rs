@@ -24,8 +24,10 @@ pub(crate) struct BuildOptions {
     pub config: Config,
     /// A review older than this many days has expired (a warning; an error under `strict`).
     pub review_max_age_days: u32,
-    /// The date the editorial rule takes as today; `None` reads the clock.
-    pub today: Option<jiff::civil::Date>,
+    /// The build's time, Unix seconds: `SOURCE_DATE_EPOCH`, or a publish build's commit
+    /// time (`cmd::build_epoch`). Today for the editorial rule, the moment key validity is
+    /// judged at, and what the provenance records; `None` reads the clock.
+    pub epoch: Option<i64>,
     /// The git revision whose allowed-signers file and `[review]` settings are trusted
     /// (`--trusted-ref`); `None` trusts the working tree's.
     pub trusted_ref: Option<String>,
@@ -85,6 +87,19 @@ pub(crate) struct CacheCounts {
 }
 
 impl BuildOptions {
+    /// The date (UTC) the editorial rule takes as today: [`Self::epoch`]'s, or the clock's.
+    pub(crate) fn today(&self) -> jiff::civil::Date {
+        let at = (self.epoch)
+            .and_then(|s| jiff::Timestamp::from_second(s).ok())
+            .unwrap_or_else(jiff::Timestamp::now);
+        at.to_zoned_datetime(jiff::tz::TimeZone::UTC).date()
+    }
+
+    /// The moment (Unix seconds) signing keys' validity is judged at: [`Self::epoch`], or now.
+    pub(crate) fn now(&self) -> i64 {
+        (self.epoch).unwrap_or_else(|| jiff::Timestamp::now().as_second())
+    }
+
     /// The publish build with a known address lists its pages in sitemap.xml; the preview,
     /// whose drafts are `noindex`, has none.
     pub(crate) fn writes_sitemap(&self) -> bool {

@@ -158,10 +158,12 @@ impl<'a> Renderer<'a> {
             .map(|p| &*p.entry)
             .collect();
         let (base, root) = (opts.config.base_url.as_deref(), templates.root());
-        let today = opts
-            .today
-            .unwrap_or_else(crate::editorial::policy::clock_today);
-        files.push(generated::feed(&published, info, (base, root), today));
+        files.push(generated::feed(
+            &published,
+            info,
+            (base, root),
+            opts.today(),
+        ));
         files.push(generated::robots_txt(opts, root));
         files.push(generated::llms_txt(&published, info, nav, base, root));
         Ok(files)

@@ -353,22 +353,52 @@ fn a_hostile_provenance_is_refused_without_a_panic() {
     );
 }
 
-/// Two publish builds of one course, in two folders, on 1 and 8 threads: every file the same.
+/// Two publish builds of one commit, in two folders (a clone), on 1 and 8 threads and with
+/// no SOURCE_DATE_EPOCH: every file the same, the provenance too, and the time they record
+/// is the commit's (so a build next week or on another machine agrees). SOURCE_DATE_EPOCH
+/// set wins.
 #[test]
-fn two_publish_builds_in_different_folders_and_thread_counts_are_byte_identical() {
+fn two_publish_builds_of_one_commit_in_different_folders_and_thread_counts_are_byte_identical() {
     let keys = team();
     let a = built(&keys);
+    // Committed at 2026-12-01T12:00:00Z, days before the clock of any run of this test.
+    let committed_at = 1_796_126_400;
+    a.write(
+        "content/glossary/warp.md",
+        a.read(WARP) + "One more line.\n",
+    );
+    sign(&a, &keys, WARP);
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(a.root())
+        .args(["commit", "-q", "-a", "-m", "in the past"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_DATE", format!("{committed_at} +0000"))
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    // b: the same commit, checked out in another folder.
     let b = Site::new();
-    copy_dir(&a.root().join("content"), &b.root().join("content"));
-    copy_dir(&a.root().join(".coursegen"), &b.root().join(".coursegen"));
-    b.write("coursegen.toml", a.read("coursegen.toml"));
-    let build = |s: &Site, threads: &str| {
+    git(&b, &["init", "-q"]);
+    git(&b, &["fetch", "-q", &a.root().to_string_lossy(), "HEAD"]);
+    git(&b, &["reset", "-q", "--hard", "FETCH_HEAD"]);
+    let build = |s: &Site, threads: &str, epoch: Option<&str>| {
         let out = s.root().join("out").to_string_lossy().into_owned();
-        let o = s.run_with(&["build", "--out", &out], &[("RAYON_NUM_THREADS", threads)]);
-        assert_code(&o, 0);
+        let mut command = s.command(&["build", "--out", &out]);
+        command.env("RAYON_NUM_THREADS", threads);
+        match epoch {
+            Some(e) => command.env("SOURCE_DATE_EPOCH", e),
+            None => command.env_remove("SOURCE_DATE_EPOCH"),
+        };
+        assert_code(&command.output().unwrap(), 0);
     };
-    build(&a, "1");
-    build(&b, "8");
+    build(&a, "1", None);
+    build(&b, "8", None);
     let files = |root: &Path| {
         let mut out = std::collections::BTreeMap::new();
         for e in walkdir::WalkDir::new(root.join("out")) {
@@ -383,16 +413,16 @@ fn two_publish_builds_in_different_folders_and_thread_counts_are_byte_identical(
     let (fa, fb) = (files(a.root()), files(b.root()));
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (path, bytes) in &fa {
-        // The one difference allowed: a's folder is a git work tree, b's is not.
-        if path.ends_with("coursegen-provenance.json") {
-            continue;
-        }
         assert!(&fb[path] == bytes, "{} differs", path.display());
     }
-    let mut pa: Value =
-        serde_json::from_slice(&fa[Path::new("out/coursegen-provenance.json")]).unwrap();
-    let pb: Value =
-        serde_json::from_slice(&fb[Path::new("out/coursegen-provenance.json")]).unwrap();
-    pa["commit"] = Value::Null;
-    assert_eq!(pa, pb);
+    let recorded = |files: &std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>| {
+        let v: Value =
+            serde_json::from_slice(&files[Path::new("out/coursegen-provenance.json")]).unwrap();
+        (v["source_date_epoch"].clone(), v["dirty"].clone())
+    };
+    assert_eq!(recorded(&fa), (committed_at.into(), false.into()));
+    // SOURCE_DATE_EPOCH set wins over the commit.
+    build(&a, "1", Some(TODAY_EPOCH));
+    let epoch: i64 = TODAY_EPOCH.parse().unwrap();
+    assert_eq!(recorded(&files(a.root())).0, epoch);
 }

@@ -194,19 +194,20 @@ pub fn load(root: &Path, rel: &Path) -> Result<Option<AllowedSigners>, Vec<Diagn
 }
 
 /// The signature rules of a build: the file at `rel` when there is one; required when the
-/// config says so, or under `--strict` once the file exists.
+/// config says so, or under `--strict` once the file exists; keys judged valid at `now`.
 pub fn rules_for(
     root: &Path,
     rel: &Path,
     require: bool,
     strict: bool,
+    now: i64,
 ) -> Result<Option<std::sync::Arc<SignatureRules>>, Vec<Diagnostic>> {
     match load(root, rel)? {
         Some(signers) => Ok(Some(std::sync::Arc::new(SignatureRules {
             pending: nobody_listed(&signers),
             signers,
             required: require || strict,
-            now: now(),
+            now,
         }))),
         None if require => Err(vec![
             Diagnostic::new(Path::new("coursegen.toml"), 0, format!(

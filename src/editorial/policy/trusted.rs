@@ -2,7 +2,8 @@
 //! branch in CI), read with git rather than from the working tree: the change under review
 //! cannot add its own keys, delete the file or switch the requirement off. This is git's
 //! own stance — `gpg.ssh.allowedSignersFile` lives outside the repository it judges — for a
-//! file that must travel with the course.
+//! file that must travel with the course. Also the checked-out commit's time, which a
+//! publish build takes as its clock.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -174,6 +175,20 @@ fn refuse_ambiguous(root: &Path, rev: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The committer time (Unix seconds) of the commit checked out in the repository that holds
+/// `root`; `None` outside a git work tree, before the first commit, or without git. A
+/// publish build takes it as its clock (`cmd::build_epoch`), so two builds of one commit
+/// agree on every date whenever and wherever they run.
+pub fn head_commit_time(root: &Path) -> Option<i64> {
+    // `--no-show-signature`: a user's `log.showSignature` would print gpg's lines first.
+    let out = git(
+        root,
+        &["log", "-1", "--no-show-signature", "--format=%ct", "HEAD"],
+    )
+    .ok()??;
+    String::from_utf8_lossy(&out).trim().parse().ok()
+}
+
 /// Runs git in `dir`: its stdout when it succeeded, `None` when it failed.
 fn git(dir: &Path, args: &[&str]) -> std::io::Result<Option<Vec<u8>>> {
     let out = Command::new("git")
@@ -201,6 +216,7 @@ pub fn rules_for(
     trusted: &TrustedReview,
     require_here: bool,
     strict: bool,
+    now: i64,
 ) -> Result<Trusted, Vec<Diagnostic>> {
     let rel = &trusted.allowed_signers;
     let label = PathBuf::from(format!("{}:{}", revision.name(), rel.display()));
@@ -262,7 +278,7 @@ pub fn rules_for(
         Arc::new(SignatureRules {
             signers,
             required,
-            now: signatures::now(),
+            now,
             pending,
         })
     });

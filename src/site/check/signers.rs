@@ -27,6 +27,7 @@ pub(crate) fn signature_rules(
             &config.allowed_signers,
             config.require_signatures,
             opts.strict,
+            opts.now(),
         );
         return rules.unwrap_or_else(|d| {
             problems.extend(d);
@@ -57,6 +58,7 @@ pub(crate) fn signature_rules(
         &review,
         config.require_signatures,
         opts.strict,
+        opts.now(),
     ) {
         Ok((rules, w)) => {
             warnings.extend(w);

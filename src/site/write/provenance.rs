@@ -2,7 +2,7 @@
 //! staging folder received, with the SHA-256 of its bytes, and for each published entry
 //! what was reviewed and who signed it. Written last, into the staging folder, so it
 //! describes exactly the pages swapped in. No absolute path and no clock: two builds of one
-//! commit write the same file.
+//! commit write the same file (the time they record is the build's `epoch`: the commit's).
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -54,9 +54,7 @@ pub(crate) fn file(
         coursegen: env!("CARGO_PKG_VERSION").into(),
         commit,
         dirty,
-        source_date_epoch: std::env::var("SOURCE_DATE_EPOCH")
-            .ok()
-            .and_then(|v| v.trim().parse().ok()),
+        source_date_epoch: opts.epoch,
         settings: Settings {
             base_path: base.clone(),
             base_url: opts.config.base_url.clone(),
