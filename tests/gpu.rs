@@ -324,7 +324,7 @@ fn counters_agree_with_every_model_exactly() {
     let root = site_with_kernels(str::to_owned);
     // Retries: the coalescing kernel's witness thread lives a few microseconds, and its
     // clock reading once fell under the 5% margin on a quiet GPU (1869 MHz on S1,
-    // measurements/logs/2026-12-01-issue29-gpu-tests.log), which refuses that run.
+    // reports/gpu-runs/2026-12-01-issue29-gpu-tests.log), which refuses that run.
     let out = measure(
         root.path(),
         &["--gpu", "--device", "0", "--counters", "--retries", "2"],

@@ -4,7 +4,7 @@
 //! A value never enters the Markdown: the binding becomes a placeholder, and [`Expanded::fill`]
 //! puts the value, HTML-escaped, where the placeholder landed in the rendered and sanitised
 //! HTML, so no record string (a device name, a driver version) can create markup.
-//! Syntax and names are documented in `measurements/README.md` ("Binding numbers in prose").
+//! Syntax and names are documented in the guide's Bindings page (`guide/src/reference/bindings.md`).
 mod syntax;
 
 pub use syntax::BindingErrorKind;

@@ -80,7 +80,7 @@ pub(super) fn parse(inner: &str) -> Result<Binding<'_>, Failure> {
             .filter(|(d, _)| *d <= 2)
             .map_or(String::new(), |(_, n)| format!("did you mean `{n}`? "));
         return Err(syntax(format!(
-            "unknown binding `{name}`: {hint}bindings are {} (see measurements/README.md)",
+            "unknown binding `{name}`: {hint}bindings are {} (the guide's Bindings page lists them)",
             names.join(", ")
         )));
     };

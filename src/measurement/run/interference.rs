@@ -11,7 +11,7 @@ use crate::measurement::record::{GpuState, Row, StopReason};
 /// The same margin holds a memory-bound row's memory clock to its maximum.
 ///
 /// A row bound by device memory is not judged by its SM clock (issue 38, logs
-/// `measurements/logs/2026-12-02-issue38-diag-*`): on a quiet H200, with NVML reading 1980
+/// `reports/gpu-runs/2026-12-02-issue38-diag-*`): on a quiet H200, with NVML reading 1980
 /// MHz and no throttle reason all through, the kernel's own reading on the coalescing rows
 /// ran 1872–1978 MHz (its witness block lives a few microseconds there, against the whole
 /// launch in the other kernels), and over 2,200 samples beside a competing job, at 1455–1887

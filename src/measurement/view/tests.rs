@@ -323,7 +323,7 @@ fn the_committed_record_is_fresh_and_renders() {
     let labels: Vec<&str> = h200.rows.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels, ["L", "32L", "33L"]);
     assert!(render(&v).contains("On an NVIDIA H200, driver 580.159.04, CUDA 13.0 (NVRTC 13.0)"));
-    // What measurements/README.md claims of the committed record (issue 37's run 6: L at
+    // What reports/measurements.md claims of the committed record (issue 37's run 6: L at
     // 99 % of the limit).
     assert!(
         h200.best_fraction_of_limit >= 0.95,
