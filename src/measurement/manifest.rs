@@ -219,7 +219,7 @@ pub struct Launch {
 
 /// The reference the kernel's output is checked against before any time counts: a plain
 /// kernel of the same `.cu` file, launched with the same arguments and grid, whose output
-/// must equal the measured kernel's word for word (ARCHITECTURE.md, "Correctness").
+/// must equal the measured kernel's word for word (ARCHITECTURE.md, `measurement`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reference {
