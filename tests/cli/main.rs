@@ -9,6 +9,7 @@ mod diagrams;
 mod editorial;
 mod first_afternoon;
 mod front_matter;
+mod guide_pages;
 mod init;
 mod links;
 mod measure;

@@ -1,0 +1,79 @@
+# Sourced first by every page's script (tests/cli/guide_pages.rs): the checks run after each
+# command, and the helpers a page's hidden setup may call. Each page runs in its own temp
+# folder; GUIDE_HOMES holds one home per person, GUIDE_TMP is the page's scratch folder.
+export GIT_AUTHOR_NAME='Guide Test' GIT_AUTHOR_EMAIL=guide@example.org
+export GIT_COMMITTER_NAME='Guide Test' GIT_COMMITTER_EMAIL=guide@example.org
+
+# guide_step TEXT: the command about to run, for the log a failure shows.
+guide_step() { printf '+ %s\n' "$1"; }
+
+# guide_check STATUS WANT WHERE: the command at WHERE exited as the page says, or the page fails.
+guide_check() {
+    [ "$1" = "$2" ] && return 0
+    echo "guide-test: $3: exited $1, the page says $2" >&2
+    exit 1
+}
+
+# guide_as PERSON: what follows runs in PERSON's home (~/.ssh/ made).
+guide_as() { export HOME="$GUIDE_HOMES/$1"; mkdir -p "$HOME/.ssh"; }
+
+# guide_stop_when_served PORT (in the background): once 127.0.0.1:PORT answers, Ctrl-C the
+# server (a coursegen child of the page's shell), as a reader stops it; after 20 s, anyway.
+guide_stop_when_served() {
+    for _ in $(seq 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+            touch "$GUIDE_TMP/served-$1"
+            break
+        fi
+        sleep 0.2
+    done
+    pkill -INT -P $$ -x coursegen
+}
+
+# guide_check_served STATUS PORT WHERE: the server answered and stopped at Ctrl-C (130).
+guide_check_served() {
+    wait
+    if [ ! -e "$GUIDE_TMP/served-$2" ]; then
+        echo "guide-test: $3: nothing answered at http://127.0.0.1:$2 (exit $1)" >&2
+        exit 1
+    fi
+    rm -f "$GUIDE_TMP/served-$2"
+    guide_check "$1" 130 "$3 (stopped with Ctrl-C)"
+}
+
+# guide_course [DIR]: a course `coursegen init` made in DIR (default: course), committed
+# to a git repository of its own; the shell is left in it.
+guide_course() {
+    coursegen init "${1:-course}" >/dev/null && cd "${1:-course}" &&
+        git init -q && git add -A && git commit -qm 'coursegen init'
+}
+
+# guide_key PERSON: an unencrypted ~/.ssh/id_ed25519 in PERSON's home.
+guide_key() {
+    mkdir -p "$GUIDE_HOMES/$1/.ssh" &&
+        ssh-keygen -q -t ed25519 -N '' -C "$1" -f "$GUIDE_HOMES/$1/.ssh/id_ed25519"
+}
+
+# guide_team: Ada Lovelace (home ada) and Grace Hopper (home grace), each with a key of
+# their own, listed in the course's allowed-signers file.
+guide_team() {
+    guide_key ada && guide_key grace &&
+        coursegen signers add "Ada Lovelace" --key "$GUIDE_HOMES/ada/.ssh/id_ed25519.pub" >/dev/null &&
+        coursegen signers add "Grace Hopper" --key "$GUIDE_HOMES/grace/.ssh/id_ed25519.pub" >/dev/null
+}
+
+# guide_entry: content/glossary/warp.md as Your first course writes it (its first yaml
+# block), ready to sign.
+guide_entry() {
+    awk '/^```yaml$/ { n++; on = (n == 1); next } /^```$/ { on = 0 } on' \
+        "$GUIDE_REPO/guide/src/getting-started/first-course.md" >content/glossary/warp.md
+}
+
+# guide_signed: the entry written, signed by Grace (reviewer, --publish) and Ada (author).
+guide_signed() {
+    guide_entry &&
+        HOME="$GUIDE_HOMES/grace" coursegen sign content/glossary/warp.md --author "Ada Lovelace" \
+            --reviewer "Grace Hopper" --publish --key "$GUIDE_HOMES/grace/.ssh/id_ed25519" >/dev/null &&
+        HOME="$GUIDE_HOMES/ada" coursegen sign content/glossary/warp.md --role author \
+            --key "$GUIDE_HOMES/ada/.ssh/id_ed25519" >/dev/null
+}
