@@ -33,7 +33,7 @@ const PAGE_FOLDERS: [&str; 5] = [
     "guide/src/measuring",
 ];
 const README_SECTION: &str = "## A course in five minutes";
-/// The share of shell blocks that must run: a ratchet at today's figure (17 of 23). Issue
+/// The share of shell blocks that must run: a ratchet at today's figure (17 of 24). Issue
 /// 52 asks for 90 %, which needs stand-ins for a GPU run, Slurm and GitHub's attestations.
 const MIN_PERCENT_RUN: usize = 70;
 /// The fence languages that are shell blocks.
