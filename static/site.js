@@ -564,7 +564,7 @@
     }
     window.addEventListener("scroll", queue, { passive: true });
     window.addEventListener("resize", queue);
-    mark();
+    queue(); // in the next frame: reading positions now would force a layout mid-load
   }
 
   // A folded category of a large index opens when a link (the table of contents) leads to it.

@@ -238,8 +238,9 @@ def check_slips_text(browser, base):
 
 def check_axe_every(browser, sites, axe):
     """axe-core finds no violation of any impact on every page, at 1280 and 390 px, in all
-    four theme × system combinations, with a term's preview open and the folded contents
-    list open (so their colours are checked too). `sites`: (base, paths) pairs. Prints
+    four theme × system combinations, in each state a reader puts it in: the folded contents
+    open and a term's preview by focus, a preview by hover, the phone menu open, search
+    results open (so their colours are checked too). `sites`: (base, paths) pairs. Prints
     the number of page states checked."""
     import reader
     source = Path(axe).read_text(encoding="utf-8")
@@ -251,17 +252,46 @@ def check_axe_every(browser, sites, axe):
                                   viewport={"width": width, "height": 900})
                 for path in paths:
                     page = p.goto(path)
+                    page.add_script_tag(content=source)
+
+                    def audit(state):
+                        nonlocal states
+                        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+                        states += 1
+                        for v in result["violations"]:
+                            for n in v["nodes"][:3]:
+                                problems.append(f"{width}px {system}/{chosen} {path} ({state}): "
+                                                f"{v['id']} ({v['impact']}) {n['target']}")
+
+                    # The folded contents open and a term's preview by keyboard focus.
                     if page.locator("details.toc-fold").is_visible():
                         page.locator("details.toc-fold summary").click()
                     term = page.locator(".body a.term").first
                     if term.count():
                         term.focus()
-                    page.add_script_tag(content=source)
-                    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-                    states += 1
-                    for v in result["violations"]:
-                        for n in v["nodes"][:3]:
-                            problems.append(f"{width}px {system}/{chosen} {path}: {v['id']} ({v['impact']}) {n['target']}")
+                    audit("contents open, a preview by focus")
+                    # A preview by hover, placed by the script.
+                    if term.count():
+                        page.evaluate("document.activeElement.blur()")
+                        term.hover()
+                        audit("a preview by hover")
+                        page.mouse.move(0, 0)
+                    # The phone menu open.
+                    toggle = page.locator(".nav-toggle")
+                    if toggle.is_visible():
+                        toggle.click()
+                        audit("menu open")
+                        page.keyboard.press("Escape")
+                    # Search results open.
+                    box = page.locator("#search-input")
+                    if box.is_visible() and not path.startswith("/search/"):
+                        box.fill("memory")
+                        try:
+                            page.wait_for_selector("#search-results:not([hidden]) li", timeout=5000)
+                            audit("search results")
+                        except Exception:  # no index in this site (a preview without search)
+                            pass
+                        box.fill("")
                 p.clean()
                 p.close()
     print(f"     axe: {states} page states, {len(problems)} violations")
