@@ -365,8 +365,86 @@ pub(crate) struct YamlProblem {
     pub help: Option<String>,
 }
 
-/// Parses the YAML of a split file into `RawFrontMatter`.
-pub(crate) fn parse(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
+/// Parses the YAML of a split file into `RawFrontMatter`. An unknown field is reported with
+/// every other unknown top-level field of the file, each at its line, so a file with three
+/// typos takes one run, not three.
+pub(crate) fn parse(split: &Split<'_>) -> Result<RawFrontMatter, Vec<YamlProblem>> {
+    parse_one(split).map_err(|first| {
+        if unknown_field_name(&first.message).is_none() {
+            return vec![first];
+        }
+        let mut all = unknown_top_level_fields(split);
+        if !all.iter().any(|p| p.line == first.line) {
+            all.push(first);
+        }
+        all.sort_by_key(|p| p.line);
+        all
+    })
+}
+
+/// Every top-level key of the front matter that `RawFrontMatter` does not have, from the
+/// key index (a line scan: no second YAML parse), each with the nearest field's name.
+fn unknown_top_level_fields(split: &Split<'_>) -> Vec<YamlProblem> {
+    let allowed = struct_fields::<RawFrontMatter>();
+    let lines = FieldLines::index(split.yaml, split.yaml_line);
+    lines
+        .keys()
+        .filter(|(parent, name, _)| parent.is_none() && !allowed.contains(name))
+        .map(|(_, name, line)| {
+            let closest = (allowed.iter())
+                .min_by_key(|c| strsim::levenshtein(name, c))
+                .filter(|c| strsim::levenshtein(name, c) <= 3);
+            YamlProblem {
+                line,
+                field: Some(name.to_string()),
+                message: format!("unknown field `{name}`"),
+                help: Some(match closest {
+                    Some(c) => format!("did you mean `{c}`?"),
+                    None => format!(
+                        "the fields allowed here are {}",
+                        (allowed.iter().map(|f| format!("`{f}`")))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The field names a derived `Deserialize` struct accepts, as serde hands them to the
+/// deserializer (read by a deserializer that only records them).
+fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    struct Fields(&'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for &mut Fields {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(
+            self,
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            Err(serde::de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0 = fields;
+            Err(serde::de::Error::custom("fields read"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let mut fields = Fields(&[]);
+    let _ = T::deserialize(&mut fields);
+    fields.0
+}
+
+fn parse_one(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
     super::limits::check_yaml(split.yaml).map_err(|limit| YamlProblem {
         line: split.yaml_line + limit.line - 1,
         field: limit.field,
@@ -447,6 +525,24 @@ impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
 
 fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
     let full = err.to_string();
+    // libyaml says "found a tab character that violates indentation" at the line before;
+    // the author needs the line with the tab, and to hear that YAML indents with spaces.
+    if full.contains("tab character") {
+        let tabbed = (split.yaml.lines()).position(|l| {
+            l.starts_with(|c: char| c == ' ' || c == '\t')
+                && l.trim_start_matches(' ').starts_with('\t')
+        });
+        if let Some(i) = tabbed {
+            return YamlProblem {
+                line: split.yaml_line + i,
+                field: None,
+                message: "a tab indents this line: YAML indents with spaces only".into(),
+                help: Some(
+                    "replace the tab with spaces (two per level, as the other lines)".into(),
+                ),
+            };
+        }
+    }
     let message = match full.find(" at line ") {
         Some(i) => full[..i].to_string(),
         None => full,
@@ -581,10 +677,47 @@ mod tests {
     fn yaml_case(yaml: &str, line: usize, field: Option<&str>, contains: &str) {
         let text = format!("---\n{yaml}---\nbody\n");
         let s = split(&text).unwrap();
-        let p = parse(&s).expect_err("must fail");
+        let p = parse(&s).expect_err("must fail").remove(0);
         assert_eq!(p.line, line, "{p:?}");
         assert_eq!(p.field.as_deref(), field, "{p:?}");
         assert!(p.message.contains(contains), "{p:?}");
+    }
+
+    #[test]
+    fn every_unknown_field_is_said_in_one_run_each_at_its_line() {
+        let text =
+            "---\ntitel: a\nterm: b\nsumary: c\nbyline:\n  written_by: x\nzzzzzzzz: d\n---\nbody\n";
+        let problems = parse(&split(text).unwrap()).expect_err("must fail");
+        let said: Vec<_> = (problems.iter())
+            .map(|p| {
+                (
+                    p.line,
+                    p.field.as_deref().unwrap(),
+                    p.help.as_deref().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(said.len(), 3, "{problems:?}");
+        assert_eq!(said[0], (2, "titel", "did you mean `title`?"));
+        assert_eq!(
+            (said[1].0, said[1].1, said[1].2),
+            (4, "sumary", "did you mean `summary`?")
+        );
+        assert_eq!((said[2].0, said[2].1), (7, "zzzzzzzz"));
+        assert!(
+            said[2].2.starts_with("the fields allowed here are `title`"),
+            "{}",
+            said[2].2
+        );
+    }
+
+    #[test]
+    fn a_tab_is_called_a_tab_at_its_line() {
+        let p = parse(&split("---\ntitle: Tab\n\tterm: x\n---\nbody\n").unwrap())
+            .expect_err("must fail")
+            .remove(0);
+        assert_eq!(p.line, 3, "{p:?}");
+        assert!(p.message.contains("a tab indents this line"), "{p:?}");
     }
 
     #[test]
@@ -612,7 +745,7 @@ mod tests {
     #[test]
     fn unknown_field_suggests_the_closest() {
         let s = split("---\ntitel: x\n---\n").unwrap();
-        let p = parse(&s).unwrap_err();
+        let p = parse(&s).unwrap_err().remove(0);
         assert_eq!(p.help.as_deref(), Some("did you mean `title`?"));
     }
 

@@ -339,11 +339,15 @@ pub(crate) fn parse_entry(file: &Path, text: &str) -> Result<Entry, Vec<Diagnost
             front_matter::SplitError::NoClosing => "end the front matter with a line holding only `---`",
         })]
     })?;
-    let raw = front_matter::parse(&split).map_err(|p| {
-        let mut d = Diagnostic::new(file, p.line, p.message);
-        d.field = p.field;
-        d.help = p.help;
-        vec![d]
+    let raw = front_matter::parse(&split).map_err(|problems| {
+        (problems.into_iter())
+            .map(|p| {
+                let mut d = Diagnostic::new(file, p.line, p.message);
+                d.field = p.field;
+                d.help = p.help;
+                d
+            })
+            .collect::<Vec<_>>()
     })?;
     let lines = FieldLines::index(split.yaml, split.yaml_line);
     let mut problems = Vec::new();
