@@ -382,11 +382,29 @@ pub(crate) fn parse(split: &Split<'_>) -> Result<RawFrontMatter, Vec<YamlProblem
     })
 }
 
-/// Every top-level key of the front matter that `RawFrontMatter` does not have, from the
-/// key index (a line scan: no second YAML parse), each with the nearest field's name.
+/// Every top-level key of the front matter that `RawFrontMatter` does not have.
 fn unknown_top_level_fields(split: &Split<'_>) -> Vec<YamlProblem> {
     let allowed = struct_fields::<RawFrontMatter>();
-    let lines = FieldLines::index(split.yaml, split.yaml_line);
+    (unknown_top_level_keys(split.yaml, split.yaml_line, allowed).into_iter())
+        .map(|(line, name, help)| YamlProblem {
+            line,
+            message: format!("unknown field `{name}`"),
+            field: Some(name),
+            help: Some(help),
+        })
+        .collect()
+}
+
+/// Each top-level key of `yaml` (whose first line is whole-file line `first_line`) that is
+/// not in `allowed`, from the key index (a line scan: no second YAML parse): its line, its
+/// name, and a help naming the nearest allowed key (or all of them). For a file serde
+/// stopped at the first unknown key of (front matter, a kernel manifest).
+pub(crate) fn unknown_top_level_keys(
+    yaml: &str,
+    first_line: usize,
+    allowed: &[&str],
+) -> Vec<(usize, String, String)> {
+    let lines = FieldLines::index(yaml, first_line);
     lines
         .keys()
         .filter(|(parent, name, _)| parent.is_none() && !allowed.contains(name))
@@ -394,27 +412,23 @@ fn unknown_top_level_fields(split: &Split<'_>) -> Vec<YamlProblem> {
             let closest = (allowed.iter())
                 .min_by_key(|c| strsim::levenshtein(name, c))
                 .filter(|c| strsim::levenshtein(name, c) <= 3);
-            YamlProblem {
-                line,
-                field: Some(name.to_string()),
-                message: format!("unknown field `{name}`"),
-                help: Some(match closest {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None => format!(
-                        "the fields allowed here are {}",
-                        (allowed.iter().map(|f| format!("`{f}`")))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }),
-            }
+            let help = match closest {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => format!(
+                    "the fields allowed here are {}",
+                    (allowed.iter().map(|f| format!("`{f}`")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            (line, name.to_string(), help)
         })
         .collect()
 }
 
 /// The field names a derived `Deserialize` struct accepts, as serde hands them to the
 /// deserializer (read by a deserializer that only records them).
-fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+pub(crate) fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     struct Fields(&'static [&'static str]);
     impl<'de> serde::Deserializer<'de> for &mut Fields {
         type Error = serde::de::value::Error;

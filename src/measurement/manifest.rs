@@ -49,9 +49,31 @@ pub enum ManifestError {
 }
 
 impl ManifestError {
-    /// The problem as `check`, `build` and `measure --plan` report it: at `file`'s line and
-    /// field (`text` is the manifest's text, to find the line of an unknown field).
-    pub fn diagnostic(self, file: &Path, text: &str) -> Diagnostic {
+    /// The problems as `check`, `build` and `measure --plan` report them, at `file`'s lines
+    /// and fields (`text` is the manifest's text): an unknown field comes with every other
+    /// unknown top-level field of the file, each at its line with the nearest field's name.
+    pub fn diagnostics(self, file: &Path, text: &str) -> Vec<Diagnostic> {
+        use crate::content::front_matter::{struct_fields, unknown_top_level_keys};
+        if let ManifestError::Parse { error, .. } = &self
+            && error.to_string().starts_with("unknown field `")
+        {
+            let unknown = unknown_top_level_keys(text, 1, struct_fields::<Manifest>());
+            if !unknown.is_empty() {
+                return (unknown.into_iter())
+                    .map(|(line, name, help)| {
+                        Diagnostic::new(file, line, format!("unknown field `{name}`"))
+                            .field(name)
+                            .help(help)
+                    })
+                    .collect();
+            }
+        }
+        vec![self.diagnostic(file, text)]
+    }
+
+    /// The problem as one diagnostic at `file`'s line and field (`text` is the manifest's
+    /// text, to find the line of an unknown field).
+    fn diagnostic(self, file: &Path, text: &str) -> Diagnostic {
         match self {
             ManifestError::Field {
                 line,

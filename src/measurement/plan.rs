@@ -97,7 +97,7 @@ pub fn plan(root: &Path, opts: &PlanOptions) -> Result<Plan, PlanError> {
     for name in names {
         match kernel_plan(root, &files, &name, opts) {
             Ok(k) => kernels.push(k),
-            Err(problem) => problems.push(problem),
+            Err(found) => problems.extend(found),
         }
     }
     if !problems.is_empty() {
@@ -121,13 +121,15 @@ fn kernel_plan(
     files: &KernelFiles,
     name: &str,
     opts: &PlanOptions,
-) -> Result<KernelPlan, Diagnostic> {
+) -> Result<KernelPlan, Vec<Diagnostic>> {
     let yaml = kernel_file(name, "yaml");
     let unreadable =
         |file: PathBuf, e: std::io::Error| Diagnostic::new(file, 0, format!("cannot be read: {e}"));
-    let manifest_bytes = files.read(name, "yaml").map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Diagnostic::new(
+    let manifest_bytes = files
+        .read(name, "yaml")
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Diagnostic::new(
                 &yaml,
                 0,
                 format!("missing: `kernels/{name}.cu` has no manifest"),
@@ -136,16 +138,17 @@ fn kernel_plan(
                 "add `{}` declaring its sweep (its fields: the guide's \"Kernel manifest fields\")",
                 yaml.display()
             ))
-        } else {
-            unreadable(yaml.clone(), e)
-        }
-    })?;
+            } else {
+                unreadable(yaml.clone(), e)
+            }
+        })
+        .map_err(|d| vec![d])?;
     let source = files
         .read(name, "cu")
-        .map_err(|e| unreadable(kernel_file(name, "cu"), e))?;
+        .map_err(|e| vec![unreadable(kernel_file(name, "cu"), e)])?;
     let text = std::str::from_utf8(&manifest_bytes)
-        .map_err(|_| Diagnostic::new(&yaml, 0, "is not UTF-8 text"))?;
-    let manifest = Manifest::parse(&yaml, text).map_err(|e| e.diagnostic(&yaml, text))?;
+        .map_err(|_| vec![Diagnostic::new(&yaml, 0, "is not UTF-8 text")])?;
+    let manifest = Manifest::parse(&yaml, text).map_err(|e| e.diagnostics(&yaml, text))?;
     let prose = opts.prose.get(name).cloned().unwrap_or_default();
     let mut needs = Needs::of_table(&manifest);
     needs.add(&prose);

@@ -469,3 +469,58 @@ fn help_does_not_call_every_course_a_gpu_course() {
     assert!(text.contains("coursegen"), "{text}");
     assert!(!text.contains("GPU programming course"), "{text}");
 }
+
+/// Issue 52, item 3: errors that say all and point home. Three unknown fields of an entry
+/// and two of a kernel manifest are each said once, in one run, at their own file and line
+/// (the manifest's, not the entry that measures it), each with the field it meant; a tab
+/// in front matter is called a tab at its line.
+#[test]
+fn every_unknown_field_of_an_entry_and_a_manifest_in_one_run_at_its_own_line() {
+    let c = Course::new();
+    let warp = c.dir.join(WARP);
+    let text = std::fs::read_to_string(&warp).unwrap();
+    let text = text
+        .replacen("title:", "titel: x\nsumary: y\ntitle:", 1)
+        .replacen("# measure: warp_divergence", "measure: warp_divergence", 1);
+    std::fs::write(&warp, text.replacen("\n---\n", "\nzzzzzz: z\n---\n", 1)).unwrap();
+    let manifest = c.dir.join("kernels/warp_divergence.yaml");
+    let yaml = std::fs::read_to_string(&manifest).unwrap();
+    let yaml = yaml
+        .replacen("\nkernel:", "\nkernelx:", 1)
+        .replacen("\nmodel:", "\nmodelx:", 1);
+    std::fs::write(&manifest, yaml).unwrap();
+    std::fs::write(
+        c.dir.join("content/glossary/tabby.md"),
+        "---\ntitle: Tab\n\tterm: x\n---\nBody.\n",
+    )
+    .unwrap();
+    let o = c.run("ada", &["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    let line = |file: &str, key: &str| {
+        let text = std::fs::read_to_string(c.dir.join(file)).unwrap();
+        1 + text
+            .lines()
+            .position(|l| l.starts_with(&format!("{key}:")))
+            .unwrap()
+    };
+    for (file, key, meant) in [
+        (WARP, "titel", "title"),
+        (WARP, "sumary", "summary"),
+        ("kernels/warp_divergence.yaml", "kernelx", "kernel"),
+        ("kernels/warp_divergence.yaml", "modelx", "model"),
+    ] {
+        let said = format!(
+            "{file}:{}: field `{key}`: unknown field `{key}`",
+            line(file, key)
+        );
+        assert_eq!(err.matches(&said).count(), 1, "{said}\n{err}");
+        assert!(err.contains(&format!("did you mean `{meant}`?")), "{err}");
+    }
+    let zzz = format!("{WARP}:{}: field `zzzzzz`", line(WARP, "zzzzzz"));
+    assert_eq!(err.matches(&zzz).count(), 1, "{err}");
+    assert_stderr_has(
+        &o,
+        &["content/glossary/tabby.md:3: a tab indents this line: YAML indents with spaces only"],
+    );
+}

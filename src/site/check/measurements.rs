@@ -306,7 +306,7 @@ fn every_manifest(
             }
         };
         if let Err(e) = Manifest::parse(Path::new(&yaml), &text) {
-            problems.push(e.diagnostic(Path::new(&yaml), &text));
+            problems.extend(e.diagnostics(Path::new(&yaml), &text));
             broken.insert(name);
         }
     }
