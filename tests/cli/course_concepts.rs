@@ -273,7 +273,7 @@ fn every_manifest_is_checked_at_its_own_line_used_or_not() {
             &[
                 &format!("error: kernels/unused.yaml:{rows_line}: field `table.rows`:"),
                 &format!(
-                    "error: kernels/used.yaml:{extra_line}: not a valid manifest: unknown field `extra`"
+                    "error: kernels/used.yaml:{extra_line}: field `extra`: unknown field `extra`"
                 ),
             ],
         );
