@@ -3,6 +3,11 @@
 # folder; GUIDE_HOMES holds one home per person, GUIDE_TMP is the page's scratch folder.
 export GIT_AUTHOR_NAME='Guide Test' GIT_AUTHOR_EMAIL=guide@example.org
 export GIT_COMMITTER_NAME='Guide Test' GIT_COMMITTER_EMAIL=guide@example.org
+# The stand-ins' state: gh (tests/ci/gh-stub) and srun (tests/ci/srun-stub).
+export GH_STUB_DIR="$GUIDE_TMP/gh" SRUN_LOG="$GUIDE_TMP/srun.log"
+mkdir -p "$GH_STUB_DIR"
+# The servers a page's setup started (guide_web_serve) stop with its script.
+trap 'for p in $(cat "$GUIDE_TMP/servers" 2>/dev/null); do kill "$p" 2>/dev/null; done' EXIT
 
 # guide_step TEXT: the command about to run, for the log a failure shows.
 guide_step() { printf '+ %s\n' "$1"; }
@@ -76,4 +81,42 @@ guide_signed() {
             --reviewer "Grace Hopper" --publish --key "$GUIDE_HOMES/grace/.ssh/id_ed25519" >/dev/null &&
         HOME="$GUIDE_HOMES/ada" coursegen sign content/glossary/warp.md --role author \
             --key "$GUIDE_HOMES/ada/.ssh/id_ed25519" >/dev/null
+}
+
+# guide_web_serve HOST: $GUIDE_TMP/web/HOST/ served on 127.0.0.1 (a free port, written to
+# $GUIDE_TMP/web/HOST.port), for the stand-in coursegen's `verify https://HOST/…`.
+guide_web_serve() {
+    python3 - "$GUIDE_TMP/web/$1" "$GUIDE_TMP/web/$1.port" <<'PY' &
+import functools, http.server, os, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=sys.argv[1]))
+with open(sys.argv[2] + ".tmp", "w") as f: f.write(str(server.server_address[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+server.serve_forever()
+PY
+    echo $! >>"$GUIDE_TMP/servers"
+    for _ in $(seq 100); do [ -e "$GUIDE_TMP/web/$1.port" ] && return 0; sleep 0.1; done
+    return 1
+}
+
+# guide_attested FILE REPO: GitHub's attestation service holds an attestation of FILE by a
+# workflow of REPO, as the deploy's attestation step makes (for the stand-in `gh`).
+guide_attested() {
+    jq -n --arg r "$2" --arg d "$(sha256sum "$1" | cut -d' ' -f1)" '[{repo: $r, sha256: $d}]' \
+        >"$GH_STUB_DIR/attestations.json"
+}
+
+# guide_cluster PERSON: a Slurm login node for PERSON: ~/my-course, a course `coursegen init
+# --gpu` made, on main, pushed to `origin` (a bare repository); sbatch, srun and gh are
+# stand-ins (tests/ci/), NVRTC is a toolkit's folder, and a GPU run writes this repository's
+# committed records (FAKE_RECORDS, through the stand-in coursegen).
+guide_cluster() {
+    guide_as "$1" &&
+        coursegen init --gpu "$HOME/my-course" >/dev/null && cd "$HOME/my-course" &&
+        git init -q -b main && git add -A && git commit -qm 'coursegen init --gpu' &&
+        git init -q --bare "$GUIDE_TMP/origin.git" && git remote add origin "$GUIDE_TMP/origin.git" &&
+        git push -q -u origin main && cd "$HOME" &&
+        mkdir -p "$GUIDE_TMP/cuda/lib64" && touch "$GUIDE_TMP/cuda/lib64/libnvrtc.so.13" &&
+        export LD_LIBRARY_PATH="$GUIDE_TMP/cuda/lib64" FAKE_RECORDS="$GUIDE_REPO/measurements"
 }
