@@ -82,10 +82,11 @@ pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
     if args.gpu {
         files.extend(theme::init_gpu_files());
     }
-    let files: Vec<(PathBuf, &[u8])> = files
+    let files: Vec<(PathBuf, Vec<u8>)> = files
         .into_iter()
-        .map(|(rel, bytes)| (PathBuf::from(rel), bytes))
+        .map(|(rel, bytes)| (PathBuf::from(rel), pin_release(rel, bytes)))
         .collect();
+    let files: Vec<(PathBuf, &[u8])> = files.iter().map(|(p, b)| (p.clone(), &b[..])).collect();
     write_files(&dir, &files, args.force).map_err(|e| usage(format!("{e}")))?;
     let gpu = if args.gpu {
         "; .github/workflows/measure.yml measures the kernels on your self-hosted GPU runners \
@@ -111,6 +112,23 @@ pub(crate) fn run_init(root: &Path, args: InitArgs) -> Result<(), Failure> {
     };
     emit(&mut std::io::stdout(), &text);
     Ok(())
+}
+
+/// The release the course's workflows install: this coursegen's own version, the tag its
+/// release workflow publishes (Cargo.toml's `version`, at compile time).
+pub(crate) const RELEASE_TAG: &str = concat!("v", env!("CARGO_PKG_VERSION"));
+
+/// A file of `init/` as the course gets it: in a workflow, the action's `version: latest`
+/// becomes this coursegen's release, so a course runs the version that wrote it until its
+/// authors move it (a new release cannot break it unasked).
+fn pin_release(rel: &str, bytes: &[u8]) -> Vec<u8> {
+    let is_workflow = rel.starts_with(".github/workflows/") && rel.ends_with(".yml");
+    match std::str::from_utf8(bytes) {
+        Ok(text) if is_workflow => text
+            .replace("version: latest\n", &format!("version: {RELEASE_TAG}\n"))
+            .into_bytes(),
+        _ => bytes.to_vec(),
+    }
 }
 
 /// Why files could not be written.

@@ -6,7 +6,10 @@
 #   .ci/release-checksums joins them into SHA256SUMS, refusing a corrupted archive
 #   .ci/release-smoke     the Linux archive links no CUDA library and builds this course
 #   .ci/release-publish   (.ci/release-publish-tag) creates, then updates, the release
-#                         through a `gh` stand-in; refuses a tag that is no version
+#                         through a `gh` stand-in; refuses a tag that is no version, or
+#                         not Cargo.toml's (the version `init` pins courses to)
+#   .ci/release-move-tag  moves `v1` forward to the release in a bare repository: made by
+#                         the first, moved by the next, kept by an older line's, `v2` for 2.x
 #   .ci/action-install    (.ci/install-coursegen) from a file:// folder of release assets:
 #                         installed, on GITHUB_PATH, `path` output; a wrong checksum, a
 #                         tampered archive or an unlisted one refused with nothing installed
@@ -51,11 +54,44 @@ if [ "$1 $2" = "release create" ]; then touch "$GH_EXISTS"; fi
 STUB
 chmod +x "$t/gh/gh"
 export GH_LOG="$t/gh/log" GH_EXISTS="$t/gh/exists"
-PATH="$t/gh:$PATH" TAG=v0.1.0 .ci/release-publish-tag "$t/dist" >/dev/null
-grep -q "^release create v0.1.0 --verify-tag .*coursegen-$linux.tar.gz.*SHA256SUMS" "$GH_LOG" || fail "no release created: $(cat "$GH_LOG")"
-PATH="$t/gh:$PATH" .ci/release-publish v0.1.0 "$t/dist" >/dev/null
-grep -q "^release upload v0.1.0 --clobber .*SHA256SUMS" "$GH_LOG" || fail "an existing release is not updated: $(cat "$GH_LOG")"
+v="v$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+PATH="$t/gh:$PATH" TAG="$v" .ci/release-publish-tag "$t/dist" >/dev/null
+grep -q "^release create $v --verify-tag .*coursegen-$linux.tar.gz.*SHA256SUMS" "$GH_LOG" || fail "no release created: $(cat "$GH_LOG")"
+PATH="$t/gh:$PATH" .ci/release-publish "$v" "$t/dist" >/dev/null
+grep -q "^release upload $v --clobber .*SHA256SUMS" "$GH_LOG" || fail "an existing release is not updated: $(cat "$GH_LOG")"
 if PATH="$t/gh:$PATH" .ci/release-publish main "$t/dist" >/dev/null 2>&1; then fail "published a tag that is no version"; fi
+if PATH="$t/gh:$PATH" .ci/release-publish v99.0.0 "$t/dist" 2>"$t/err" >/dev/null; then fail "published a tag that is not Cargo.toml's version"; fi
+grep -q "is not Cargo.toml's version" "$t/err" || fail "a tag other than Cargo.toml's version refused without saying why: $(cat "$t/err")"
+
+echo "-- release-move-tag against a bare repository"
+export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@example.org GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=tester@example.org
+git init -q --bare "$t/origin.git"
+git init -q -b main "$t/clone"
+commit_tag() { git -C "$t/clone" commit -q --allow-empty -m "$1" && git -C "$t/clone" tag "$1"; }
+commit_tag v0.1.0
+git -C "$t/clone" push -q "$t/origin.git" main v0.1.0
+at() { git -C "$t/origin.git" rev-parse --verify --quiet "refs/tags/$1^{commit}"; }
+move() { (cd "$t/clone" && RELEASE_REMOTE="$t/origin.git" GH_TOKEN=unused TAG="$1" "$OLDPWD/.ci/release-move-tag"); }
+move v0.1.0 >/dev/null || fail "release-move-tag failed on the first release"
+[ "$(at v1)" = "$(at v0.1.0)" ] || fail "the first release (0.x) did not make v1"
+move v0.1.0 | grep -q "already at" || fail "a second run of the same release moved v1 again"
+commit_tag v0.2.0
+move v0.2.0 >/dev/null || fail "release-move-tag failed on v0.2.0"
+[ "$(at v1)" = "$(git -C "$t/clone" rev-parse v0.2.0)" ] || fail "v1 did not move to v0.2.0"
+git -C "$t/clone" checkout -q -b old-line v0.1.0 && commit_tag v0.1.1
+move v0.1.1 | grep -q "left where it is" || fail "a release of an older line did not say v1 stays"
+[ "$(at v1)" = "$(git -C "$t/clone" rev-parse v0.2.0)" ] || fail "a release of an older line moved v1 back"
+git -C "$t/clone" checkout -q main && commit_tag v2.0.0
+move v2.0.0 >/dev/null || fail "release-move-tag failed on v2.0.0"
+[ "$(at v2)" = "$(git -C "$t/clone" rev-parse v2.0.0)" ] || fail "v2.0.0 did not make v2"
+[ "$(at v1)" = "$(git -C "$t/clone" rev-parse v0.2.0)" ] || fail "v2.0.0 moved v1"
+if move main >/dev/null 2>&1; then fail "release-move-tag took a tag that is no version"; fi
+if move v9.9.9 >/dev/null 2>&1; then fail "release-move-tag moved a tag to a release this checkout lacks"; fi
+python3 - <<'PY' || fail "release.yml does not move the tag after publishing"
+import yaml
+steps = [s.get("run", "") for s in yaml.safe_load(open(".github/workflows/release.yml"))["jobs"]["publish"]["steps"]]
+assert steps.index(".ci/release-move-tag") > steps.index(".ci/release-publish-tag dist"), steps
+PY
 
 echo "-- action-install from a folder of release assets"
 install_from() { # DIST DIR: runs the action's install step; returns its status

@@ -51,9 +51,9 @@ CURRENT = {
     "actions/attest-build-provenance": 3,
 }
 # The hosted runner images actions/runner-images lists (2026-08), deprecated ones left out
-# (macOS 14); macOS 13 and Windows 2019 are retired.
+# (macOS 14) and those retired next (Ubuntu 22.04); macOS 13 and Windows 2019 are retired.
 IMAGES = {
-    "ubuntu-latest", "ubuntu-24.04", "ubuntu-22.04", "ubuntu-24.04-arm", "ubuntu-22.04-arm", "ubuntu-slim",
+    "ubuntu-latest", "ubuntu-24.04", "ubuntu-24.04-arm", "ubuntu-slim",
     "macos-latest", "macos-26", "macos-15", "macos-15-intel", "macos-26-intel",
     "windows-latest", "windows-2025", "windows-2022", "windows-11-arm",
 }

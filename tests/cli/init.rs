@@ -448,3 +448,31 @@ fn init_gpu_in_an_existing_course_adds_only_the_gpu_files_and_refuses_to_overwri
         "title = \"Mine\"\n"
     );
 }
+
+/// The action's `version:` in every workflow init writes is this coursegen's release (the
+/// tag its release workflow publishes), never `latest`: a new release cannot change a
+/// course's CI unasked (issue 52, item 5).
+#[test]
+fn init_pins_every_workflow_to_its_own_release() {
+    let site = bare();
+    let course = site.root().join("course");
+    assert_code(&site.run(&["init", "--gpu", course.to_str().unwrap()]), 0);
+    let pinned = concat!("version: v", env!("CARGO_PKG_VERSION"));
+    for f in [
+        ".github/workflows/site.yml",
+        ".github/workflows/site-deploy.yml",
+        ".github/workflows/measure.yml",
+    ] {
+        let text = std::fs::read_to_string(course.join(f)).unwrap();
+        let versions: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("version:"))
+            .collect();
+        let uses = text.matches("uses: coursegen/coursegen@v1").count();
+        assert!(
+            uses > 0 && versions.len() == uses && versions.iter().all(|v| *v == pinned),
+            "{f}: {uses} uses of the action, versions {versions:?} (want {pinned})"
+        );
+    }
+}
