@@ -524,3 +524,27 @@ fn every_unknown_field_of_an_entry_and_a_manifest_in_one_run_at_its_own_line() {
         &["content/glossary/tabby.md:3: a tab indents this line: YAML indents with spaces only"],
     );
 }
+
+/// Issue 52, item 3: a broken link that names a term by another of its words (a plural, an
+/// alias, another case) is told where the term's page is.
+#[test]
+fn a_broken_link_to_a_term_s_plural_or_alias_names_the_term_s_page() {
+    let c = Course::new();
+    let warp = c.dir.join(WARP);
+    let text = std::fs::read_to_string(&warp).unwrap();
+    let text = text.replacen("\n---\n", "\naliases: [thread group]\n---\n", 1);
+    std::fs::write(
+        &warp,
+        format!("{text}\nSee [warps](/glossary/warps/), [a group](/glossary/thread-group/).\n"),
+    )
+    .unwrap();
+    let o = c.run("ada", &["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("help: `warp` is at `/glossary/warp/`: link there")
+            .count(),
+        2,
+        "{err}"
+    );
+}

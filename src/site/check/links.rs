@@ -18,15 +18,37 @@ pub(crate) struct Targets {
     /// For `links.external_prefixes` (same domain, outside this site: not checked) and
     /// the base path (to explain a link written with it).
     config: crate::config::Config,
+    /// Each shown entry's words (term, aliases and their plural and hyphenated forms) as
+    /// slugs, to the entry's URL and term: a link to `/glossary/warps/` is told of
+    /// `/glossary/warp/`.
+    words: HashMap<String, (String, String)>,
 }
 
 /// Whether two versions of an entry give [`Targets::new`] the same targets, wherever it
-/// lists them (shown, left out or refused): the same file, URL, section and diagram files.
+/// lists them (shown, left out or refused): the same file, URL, section and diagram files,
+/// and the same words (term and aliases) a broken link's help may name.
 pub(crate) fn same_targets(a: &Entry, b: &Entry) -> bool {
     a.file == b.file
         && a.url == b.url
         && a.section == b.section
         && a.meta.diagram.is_some() == b.meta.diagram.is_some()
+        && a.meta.term == b.meta.term
+        && a.meta.aliases == b.meta.aliases
+}
+
+/// A word as a slug (`Shared memory` → `shared-memory`): what an author who links to a
+/// term by its name writes after the section.
+fn slug_of(word: &str) -> String {
+    let lower = word.trim().to_lowercase();
+    let mut out = String::with_capacity(lower.len());
+    for c in lower.chars() {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
 }
 
 impl Targets {
@@ -56,7 +78,16 @@ impl Targets {
             built.insert("/sitemap.xml".into());
         }
         let mut sections = HashSet::new();
+        let mut words = HashMap::new();
         for e in shown {
+            if let Some(term) = &e.meta.term {
+                for w in std::iter::once(term).chain(&e.meta.aliases) {
+                    let forms = crate::markdown::terms::forms(w).into_iter().map(|(f, _)| f);
+                    for f in std::iter::once(w.clone()).chain(forms) {
+                        (words.entry(slug_of(&f))).or_insert_with(|| (e.url.clone(), term.clone()));
+                    }
+                }
+            }
             built.insert(e.url.clone());
             if !e.section.is_empty() {
                 sections.insert(e.section.as_str());
@@ -87,6 +118,7 @@ impl Targets {
             drafts,
             refused,
             config: config.clone(),
+            words,
         }
     }
 
@@ -157,6 +189,14 @@ impl Targets {
 }
 
 impl Targets {
+    /// The entry a broken link names by one of its words (`/glossary/warps/`,
+    /// `/glossary/Shared-Memory/`): its URL and term.
+    fn named(&self, path: &str) -> Option<(&str, &str)> {
+        let last = path.trim_end_matches('/').rsplit('/').next()?;
+        let (url, term) = self.words.get(&slug_of(last))?;
+        (url.as_str() != path).then_some((url.as_str(), term.as_str()))
+    }
+
     /// A link written with the base path (`/course/glossary/warp/`) would get it twice.
     fn broken_help(&self, path: &str) -> String {
         let root = self.config.root.trim_end_matches('/');
@@ -167,6 +207,12 @@ impl Targets {
             Some(inner) if self.built.contains(inner) => format!(
                 "write it as `{inner}`: the base path `{root}/` is added when the site is built"
             ),
+            _ if self.named(path).is_some() => {
+                let (url, term) = self.named(path).expect("just found");
+                format!(
+                    "`{term}` is at `{url}`: link there (a term's aliases and plurals link to its one page)"
+                )
+            }
             _ => "site links look like /glossary/<slug>/; check the slug, or list paths \
                   that live outside this site under `links.external_prefixes` in coursegen.toml"
                 .into(),
