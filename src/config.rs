@@ -32,6 +32,9 @@ pub(crate) struct Config {
     pub footer: Option<Prose>,
     /// `[glossary] required`: the fields a published glossary entry must fill in.
     pub glossary_required: Required,
+    /// `[glossary] folder`: the section under `content/` that is the glossary (whose
+    /// entries `related:` names, grouped by category, with the required fields).
+    pub glossary_folder: String,
     /// `[new]`: what `coursegen new` writes into a new glossary entry.
     pub new_entry: crate::content::scaffold::Defaults,
     /// Public address, ending in `/` (`https://example.org/course/`), when known.
@@ -96,6 +99,7 @@ impl Default for Config {
             home: None,
             footer: None,
             glossary_required: Required::ALL,
+            glossary_folder: crate::content::load::DEFAULT_GLOSSARY.into(),
             new_entry: crate::content::scaffold::Defaults::default(),
             base_url: None,
             root: "/".into(),
@@ -151,6 +155,7 @@ pub(crate) struct RawConfig {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct RawGlossary {
+    folder: Option<Spanned<String>>,
     required: Option<Vec<Spanned<String>>>,
 }
 
@@ -205,7 +210,7 @@ const KEYS: &[(&str, &[&str])] = &[
     ),
     ("links", &["external_prefixes"]),
     ("review", &["allowed_signers", "require_signatures"]),
-    ("glossary", &["required"]),
+    ("glossary", &["folder", "required"]),
     ("new", &["cc", "category", "sources"]),
 ];
 
@@ -342,6 +347,11 @@ impl Config {
             config.allowed_signers = PathBuf::from(p);
         }
         config.require_signatures = raw.review.require_signatures.unwrap_or(false);
+        if let Some(f) = (raw.glossary.folder.as_ref())
+            .and_then(|v| check("glossary.folder", v, glossary_folder))
+        {
+            config.glossary_folder = f;
+        }
         let mut unknown_fields = Vec::new();
         if let Some(list) = &raw.glossary.required {
             config.glossary_required = Required::NONE;
@@ -581,6 +591,24 @@ fn section(v: &toml::Value) -> Result<(String, Option<String>), String> {
         ));
     }
     Ok((name.clone(), title))
+}
+
+/// `[glossary] folder`: one folder name under content/, which is also the glossary's URL
+/// segment (`/terms/`); not `days`, whose pages `appears_in:` names.
+fn glossary_folder(s: &str) -> Result<String, String> {
+    let bad = |why: String| {
+        Err(format!(
+            "`{}` is not a folder name under content/: {why}; write one name, e.g. `folder = \"terms\"`",
+            s.escape_debug()
+        ))
+    };
+    if let Err(why) = crate::content::load::check_slug(s) {
+        return bad(why.to_string());
+    }
+    if s == crate::content::load::DAYS {
+        return bad("`days` holds the day pages".into());
+    }
+    Ok(s.to_string())
 }
 
 /// Markdown text (`home`, `footer`): any length the file allows, no control characters but

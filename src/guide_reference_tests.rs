@@ -111,6 +111,12 @@ const CONFIG_KEYS: &[(&str, &str, &str, &str)] = &[
         "the line under every page, in Markdown, rendered, cleaned and link-checked as `home` is (an error names field `footer`); set it when the course is not about GPUs, or to credit its authors",
     ),
     (
+        "glossary.folder",
+        "folder name",
+        "`glossary`",
+        "the section under `content/` that is the glossary, and its URL (`/terms/`): one folder name, no `/` or `..`. Its entries are the ones `related:` names, the sidebar groups by category and orders by term, `glossary.required` applies to, and `coursegen new FOLDER SLUG` writes as glossary entries; `days` is the day pages' folder",
+    ),
+    (
         "glossary.required",
         "list of field names",
         "`[\"term\", \"category\", \"cc\", \"summary\", \"sources\"]`",
@@ -1030,6 +1036,7 @@ fn rules(strict: bool) -> Rules {
         preview: false,
         signatures: None,
         required: crate::editorial::policy::Required::ALL,
+        glossary: crate::content::load::DEFAULT_GLOSSARY.into(),
         files: None,
     }
 }

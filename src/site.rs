@@ -55,7 +55,7 @@ pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteErro
         write::check_out(root, out, opts.cache_dir.as_deref())?;
     }
     let start = std::time::Instant::now();
-    let site = load(root)?;
+    let site = load(root, &opts.config.glossary_folder)?;
     let templates = Templates::load_site(root)?.with_root(&opts.config.root);
     match &opts.out {
         Some(out) => build_to(out, root, &site, &templates, opts, start),
@@ -76,7 +76,7 @@ pub(crate) fn check_published_and_preview(
         ..opts.clone()
     };
     let start = std::time::Instant::now();
-    let site = load(root)?;
+    let site = load(root, &opts.config.glossary_folder)?;
     // Templates that do not load fail the check as they would fail the build.
     Templates::load_site(root)?;
     let checks = check::TwoChecks::default();
@@ -104,7 +104,7 @@ pub(crate) fn entry_problems_as_published(
     if !root.join("content").is_dir() {
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
-    let site = content::load::load_with_text(root, file, text);
+    let site = content::load::load_with_text(root, &opts.config.glossary_folder, file, text);
     let opts = BuildOptions {
         drafts: false,
         strict: true,
@@ -237,23 +237,25 @@ fn build_to(
     Ok(report)
 }
 
-/// Load: walk content/, read, split and parse every entry (references resolved).
-fn load(root: &Path) -> Result<content::Site, SiteError> {
+/// Load: walk content/, read, split and parse every entry (references resolved, `related:`
+/// in the section `glossary`).
+fn load(root: &Path, glossary: &str) -> Result<content::Site, SiteError> {
     if !root.join("content").is_dir() {
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
-    Ok(content::load(root))
+    Ok(content::load(root, glossary))
 }
 
 /// [`load`] through `coursegen serve`'s cache: reads again only the entry files `changed`
 /// names (and files the cache does not hold).
 pub(crate) fn load_changed(
     root: &Path,
+    glossary: &str,
     cache: &mut content::load::LoadCache,
     changed: &content::load::Changed,
 ) -> Result<content::Site, SiteError> {
     if !root.join("content").is_dir() {
         return Err(SiteError::NoContent(root.to_path_buf()));
     }
-    Ok(content::load_changed(root, cache, changed))
+    Ok(content::load_changed(root, glossary, cache, changed))
 }

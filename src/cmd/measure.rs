@@ -153,7 +153,8 @@ fn run_plan(root: &Path, args: MeasureArgs, counters: CounterChoice) -> Result<(
 /// What the prose of every entry (drafts too: the preview shows them) binds of the kernel it
 /// measures. An entry that does not load binds nothing here; `build` reports it.
 fn prose_needs(root: &Path) -> BTreeMap<String, Needs> {
-    let site = content::load::load(root);
+    // Which folder is the glossary changes only the problems of `related:`, not read here.
+    let site = content::load::load(root, content::load::DEFAULT_GLOSSARY);
     let mut needs: BTreeMap<String, Needs> = BTreeMap::new();
     for entry in &site.entries {
         let Some(kernel) = entry.meta.measure.as_deref() else {

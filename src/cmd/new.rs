@@ -9,8 +9,9 @@ use crate::content;
 /// Arguments of `coursegen new`.
 #[derive(Debug, Args)]
 pub struct NewArgs {
-    /// Section under content/: `glossary` (a glossary entry), `days` (a day page), a
-    /// sub-folder such as `glossary/memory`, or another existing section.
+    /// Section under content/: `glossary` (a glossary entry; the folder `[glossary] folder`
+    /// names, if set), `days` (a day page), a sub-folder such as `glossary/memory`, or
+    /// another existing section.
     pub section: String,
     /// Slug of the new entry, e.g. `warp-divergence` or `day-16`; unique in its top-level
     /// section, sub-folders included, ignoring case.
@@ -33,6 +34,7 @@ pub(crate) fn run_new(
         &args.section,
         &args.slug,
         args.new_section,
+        &config.glossary_folder,
         &config.new_entry,
     )
     .map_err(|e| Failure::Usage(e.into()))?;

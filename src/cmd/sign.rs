@@ -121,6 +121,7 @@ pub(crate) fn run_sign(
         publish: args.publish,
         today,
         required: config.glossary_required,
+        glossary: config.glossary_folder.clone(),
         allow_problems: args.allow_problems,
     };
     // The publish build's own check stage, run on the site with the entry as signed.

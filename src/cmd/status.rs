@@ -31,7 +31,7 @@ pub(crate) fn run_status(
             SiteError::NoContent(root.to_path_buf()).into(),
         ));
     }
-    let site = content::load(root);
+    let site = content::load(root, &config.glossary_folder);
     let rules = policy::Rules {
         today: today()?,
         review_max_age_days: args.review.max_age_days(config.review_max_age_days),
@@ -46,6 +46,7 @@ pub(crate) fn run_status(
         )
         .map_err(|d| Failure::Problems(Diagnostics(d)))?,
         required: config.glossary_required,
+        glossary: config.glossary_folder.clone().into(),
         files: Some(std::sync::Arc::new(policy::pin::Files::new(root))),
     };
     let report = crate::editorial::status::report(&site.entries, &rules);

@@ -303,6 +303,7 @@ fn the_key_list_matches_what_serde_accepts() {
                 "allowed_signers" => "\"keys/allowed_signers\"",
                 "sections" => "[\"days\"]",
                 "required" => "[\"term\"]",
+                "folder" => "\"terms\"",
                 "cc" => "\"9.0\"",
                 "category" => "\"Memory\"",
                 "sources" => "[{ title = \"A\", url = \"https://example.org/\" }]",
@@ -392,5 +393,33 @@ fn bad_sections_are_all_reported_with_their_line() {
         "`` is not a folder name",
     ]) {
         assert!(p.contains(want), "{p} lacks {want}");
+    }
+}
+
+#[test]
+fn the_glossary_folder_is_one_folder_name_under_content() {
+    assert_eq!(parse("").unwrap().glossary_folder, "glossary");
+    let c = parse("[glossary]\nfolder = \"terms\"\n").unwrap();
+    assert_eq!(c.glossary_folder, "terms");
+    let got = problems("[glossary]\nfolder = \"../terms\"\n[new]\ncc = \"x\"\n");
+    assert_eq!(got.len(), 2, "every problem at once: {got:#?}");
+    assert!(
+        got[0].starts_with(
+            "2 glossary.folder: `../terms` is not a folder name under content/: it contains `..`"
+        ),
+        "{got:#?}"
+    );
+    for (bad, why) in [
+        ("content/terms", "path separator"),
+        ("a\\\\b", "path separator"),
+        ("", "it is empty"),
+        (".terms", "starts with a dot"),
+        ("my terms", "only ASCII letters"),
+        ("days", "`days` holds the day pages"),
+    ] {
+        let got = problems(&format!("title = \"T\"\n[glossary]\nfolder = \"{bad}\"\n"));
+        assert_eq!(got.len(), 1, "{bad}: {got:#?}");
+        assert!(got[0].starts_with("3 glossary.folder: "), "{bad}: {got:#?}");
+        assert!(got[0].contains(why), "{bad}: {got:#?}");
     }
 }

@@ -16,35 +16,50 @@ mod cache;
 pub(crate) use cache::{Changed, LoadCache};
 use cache::{Slot, Walked};
 
-/// The section whose entries `related:` names.
-pub(crate) const GLOSSARY: &str = "glossary";
+/// The glossary's folder unless the config names another (`[glossary] folder`): the
+/// section whose entries `related:` names.
+pub(crate) const DEFAULT_GLOSSARY: &str = "glossary";
 /// The section whose entries `appears_in:` names.
 pub(crate) const DAYS: &str = "days";
 
-/// Loads every entry under `<root>/content`. Entries that fail to load are left out and
-/// their problems kept in [`Site::problems`], so that the check stage still runs on the
-/// rest and a build reports everything at once.
-pub(crate) fn load(root: &Path) -> Site {
-    load_changed(root, &mut LoadCache::default(), &Changed::All)
+/// Loads every entry under `<root>/content`, `related:` naming entries of the section
+/// `glossary` (the config's `[glossary] folder`). Entries that fail to load are left out
+/// and their problems kept in [`Site::problems`], so that the check stage still runs on
+/// the rest and a build reports everything at once.
+pub(crate) fn load(root: &Path, glossary: &str) -> Site {
+    load_changed(root, glossary, &mut LoadCache::default(), &Changed::All)
 }
 
 /// [`load`], reading again only the entry files that `changed` names (and files added),
 /// with everything else from `cache`, which is then updated (see [`Cache`]). The result
 /// equals a fresh [`load`] of the same files, as long as `changed` names every path that
 /// changed since the load that filled the cache.
-pub(crate) fn load_changed(root: &Path, cache: &mut LoadCache, changed: &Changed) -> Site {
-    load_reading(root, cache, changed, &|rel, abs| read_entry(rel, abs))
+pub(crate) fn load_changed(
+    root: &Path,
+    glossary: &str,
+    cache: &mut LoadCache,
+    changed: &Changed,
+) -> Site {
+    load_reading(root, glossary, cache, changed, &|rel, abs| {
+        read_entry(rel, abs)
+    })
 }
 
 /// [`load`], with the entry file `file` (relative to the root) read as `text` instead of
 /// what is on disk: `coursegen sign --publish` checks the site with the entry as it would
 /// be signed, before writing it.
-pub(crate) fn load_with_text(root: &Path, file: &Path, text: &str) -> Site {
+pub(crate) fn load_with_text(root: &Path, glossary: &str, file: &Path, text: &str) -> Site {
     let read = |rel: &Path, abs: &Path| match rel == file {
         true => parse_entry(rel, text),
         false => read_entry(rel, abs),
     };
-    load_reading(root, &mut LoadCache::default(), &Changed::All, &read)
+    load_reading(
+        root,
+        glossary,
+        &mut LoadCache::default(),
+        &Changed::All,
+        &read,
+    )
 }
 
 /// How a load reads one entry file: its path relative to the root, and absolute.
@@ -52,7 +67,13 @@ type ReadEntry<'a> = dyn Fn(&Path, &Path) -> Result<Entry, Vec<Diagnostic>> + Sy
 
 /// [`load_changed`], each entry file read by `read` (its path relative to the root, and
 /// absolute).
-fn load_reading(root: &Path, cache: &mut LoadCache, changed: &Changed, read: &ReadEntry) -> Site {
+fn load_reading(
+    root: &Path,
+    glossary: &str,
+    cache: &mut LoadCache,
+    changed: &Changed,
+    read: &ReadEntry,
+) -> Site {
     let content = root.join("content");
     let mut walked = cache.walked(root, &content, changed);
     // Entries not read yet (new or changed) and symbolic links (whose targets the watcher
@@ -90,7 +111,7 @@ fn load_reading(root: &Path, cache: &mut LoadCache, changed: &Changed, read: &Re
             None => {}
         }
     }
-    let (entries, marked, found) = cache.across(entries, failed);
+    let (entries, marked, found) = cache.across(entries, failed, glossary);
     // The cache keeps each entry as the site has it (an intro marked), so that an unchanged
     // intro stays the same allocation too.
     for (i, e) in marked {
@@ -531,9 +552,11 @@ fn check_unique(entries: &[Arc<Entry>], problems: &mut Vec<Diagnostic>) -> Vec<u
     dropped
 }
 
-/// `related:` names glossary slugs and `appears_in:` day slugs; each must exist.
+/// `related:` names slugs of the section `glossary` and `appears_in:` day slugs; each
+/// must exist.
 fn check_references(
     entries: &[Arc<Entry>],
+    glossary: &str,
     failed: &HashSet<(String, String)>,
     problems: &mut Vec<Diagnostic>,
 ) {
@@ -544,15 +567,20 @@ fn check_references(
             .map(|e| (e.slug.as_str(), e))
             .collect()
     };
-    let glossary = index(GLOSSARY);
+    let terms = index(glossary);
     let days = index(DAYS);
     for e in entries {
-        for (field, wanted, known, what) in [
-            ("related", &e.meta.related, &glossary, "glossary entry"),
-            ("appears_in", &e.meta.appears_in, &days, "day page"),
+        for (field, wanted, known, what, section) in [
+            (
+                "related",
+                &e.meta.related,
+                &terms,
+                "glossary entry",
+                glossary,
+            ),
+            ("appears_in", &e.meta.appears_in, &days, "day page", DAYS),
         ] {
             for slug in wanted {
-                let section = if field == "related" { GLOSSARY } else { DAYS };
                 if known.contains_key(slug.as_str())
                     || failed.contains(&(section.to_string(), slug.clone()))
                 {

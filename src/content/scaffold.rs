@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::front_matter;
-use super::load::{self, DAYS, GLOSSARY};
+use super::load::{self, DAYS};
 
 /// Front-matter text a scaffold inserts for the author to replace: (field, text). A
 /// field whose value still contains the text (ignoring case) blocks publishing.
@@ -126,15 +126,36 @@ byline:
   last_checked_on: pending        # set by `coursegen sign` with the review hash
 ";
 
+/// Which scaffold `coursegen new` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Template {
+    /// A glossary entry: in the course's glossary folder (`[glossary] folder`).
+    Glossary,
+    /// A day page: in `days/`.
+    Day,
+    /// A plain page: anywhere else.
+    Page,
+}
+
+impl Template {
+    /// The scaffold of top-level section `section` in a course whose glossary is the
+    /// folder `glossary`.
+    pub(crate) fn of(section: &str, glossary: &str) -> Template {
+        match section {
+            s if s == glossary => Template::Glossary,
+            DAYS => Template::Day,
+            _ => Template::Page,
+        }
+    }
+}
+
 /// The file `coursegen new <section> <slug>` writes: every field, with a note on each.
-/// `section` is the top-level section: `glossary` gets a glossary entry, `days` a day
-/// page, anything else a plain page.
-pub(crate) fn scaffold(section: &str, slug: &str, defaults: &Defaults) -> String {
+pub(crate) fn scaffold(template: Template, slug: &str, defaults: &Defaults) -> String {
     let term = slug.replace('-', " ");
     // Padded so that the notes line up with the other fields' (one space at least).
     let question = format!("What is {term}?");
-    match section {
-        GLOSSARY => format!(
+    match template {
+        Template::Glossary => format!(
             r#"---
 title: {question:<26} # the question, as the page heading
 term: {term:<27} # the term, as the glossary index lists it
@@ -148,7 +169,7 @@ term: {term:<27} # the term, as the glossary index lists it
 {GLOSSARY_BODY}"#,
             defaults = glossary_defaults(defaults)
         ),
-        DAYS => {
+        Template::Day => {
             let day = match slug.strip_prefix("day-") {
                 Some(n) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
                     format!("Day {n}")
@@ -166,7 +187,7 @@ related: []                       # glossary entries this day uses, e.g. [warp, 
 {DAY_BODY}"#
             )
         }
-        _ => format!(
+        Template::Page => format!(
             r#"---
 title: {title}
 summary: What this page covers, in one sentence.
@@ -239,12 +260,14 @@ pub(crate) enum NewError {
 /// Writes the scaffold of a new draft at `content/<section>/<slug>.md` (section may nest:
 /// `glossary/memory`), never over an existing entry, and never with a slug another entry
 /// of the same top-level section uses. A top-level section that does not exist yet is
-/// refused unless `new_section`. A glossary entry's fields come from `defaults`.
+/// refused unless `new_section`. An entry of the folder `glossary` (the config's
+/// `[glossary] folder`) is a glossary entry, whose fields come from `defaults`.
 pub(crate) fn create_entry(
     root: &Path,
     section: &str,
     slug: &str,
     new_section: bool,
+    glossary: &str,
     defaults: &Defaults,
 ) -> Result<PathBuf, NewError> {
     let parts: Vec<&str> = section.split('/').filter(|p| !p.is_empty()).collect();
@@ -256,7 +279,7 @@ pub(crate) fn create_entry(
     }
     let content = root.join("content");
     let top = parts.first().copied().unwrap_or("");
-    let known = sections(&content);
+    let known = sections(&content, glossary);
     if !top.is_empty() && !new_section && !known.iter().any(|k| k == top) {
         let hint = known
             .iter()
@@ -299,14 +322,17 @@ pub(crate) fn create_entry(
                 error,
             },
         })?;
-    std::io::Write::write_all(&mut file, scaffold(top, slug, defaults).as_bytes())
-        .map_err(io(&path))?;
+    std::io::Write::write_all(
+        &mut file,
+        scaffold(Template::of(top, glossary), slug, defaults).as_bytes(),
+    )
+    .map_err(io(&path))?;
     Ok(path)
 }
 
-/// The top-level sections: `glossary`, `days`, and every folder under content/.
-fn sections(content: &Path) -> Vec<String> {
-    let mut known: Vec<String> = vec![GLOSSARY.into(), DAYS.into()];
+/// The top-level sections: the glossary's folder, `days`, and every folder under content/.
+fn sections(content: &Path, glossary: &str) -> Vec<String> {
+    let mut known: Vec<String> = vec![glossary.into(), DAYS.into()];
     if let Ok(items) = std::fs::read_dir(content) {
         for item in items.flatten() {
             let name = item.file_name().to_string_lossy().into_owned();
@@ -354,9 +380,9 @@ mod tests {
     #[test]
     fn every_placeholder_is_in_a_scaffold() {
         let all = [
-            scaffold(GLOSSARY, "warp", &Defaults::default()),
-            scaffold(DAYS, "day-16", &Defaults::default()),
-            scaffold("notes", "x", &Defaults::default()),
+            scaffold(Template::Glossary, "warp", &Defaults::default()),
+            scaffold(Template::Day, "day-16", &Defaults::default()),
+            scaffold(Template::Page, "x", &Defaults::default()),
         ]
         .join("\n");
         for (field, text) in PLACEHOLDERS {
@@ -370,15 +396,15 @@ mod tests {
     #[test]
     fn day_pages_are_numbered_from_their_slug() {
         assert!(
-            scaffold(DAYS, "day-16", &Defaults::default())
+            scaffold(Template::Day, "day-16", &Defaults::default())
                 .contains("title: \"Day 16: the day's topic\"")
         );
         assert!(
-            scaffold(DAYS, "warm-up", &Defaults::default())
+            scaffold(Template::Day, "warm-up", &Defaults::default())
                 .contains("title: \"Warm up: the day's topic\"")
         );
-        assert!(!scaffold(DAYS, "day-16", &Defaults::default()).contains("term:"));
-        assert!(scaffold(GLOSSARY, "warp", &Defaults::default()).contains("term: warp"));
+        assert!(!scaffold(Template::Day, "day-16", &Defaults::default()).contains("term:"));
+        assert!(scaffold(Template::Glossary, "warp", &Defaults::default()).contains("term: warp"));
     }
 
     #[test]
@@ -388,7 +414,7 @@ mod tests {
             "tensor-core",
             "asynchronous-transaction-barrier-arrival",
         ] {
-            let text = scaffold(GLOSSARY, slug, &Defaults::default());
+            let text = scaffold(Template::Glossary, slug, &Defaults::default());
             let columns: Vec<usize> = (text.lines())
                 .filter(|l| !l.starts_with(['#', ' ']))
                 .filter_map(|l| l.find(" # ").map(|i| i + 1))
@@ -414,7 +440,7 @@ mod tests {
             category: "Tides: basics".into(),
             sources: vec![("Ocean \"Atlas\"".into(), "https://example.org/a?b=1".into())],
         };
-        let text = scaffold(GLOSSARY, "tide", &d);
+        let text = scaffold(Template::Glossary, "tide", &d);
         let fm = text.split("---").nth(1).expect("front matter");
         let yaml: serde_norway::Value = serde_norway::from_str(fm).expect("scaffold is YAML");
         assert!(yaml.get("cc").is_none(), "{text}");
@@ -431,7 +457,7 @@ mod tests {
             sources: Vec::new(),
             ..Defaults::default()
         };
-        let fm = scaffold(GLOSSARY, "warp", &none);
+        let fm = scaffold(Template::Glossary, "warp", &none);
         assert!(fm.contains("sources: []\n"), "{fm}");
     }
 }

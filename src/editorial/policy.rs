@@ -42,6 +42,9 @@ pub struct Rules {
     pub signatures: Option<Arc<signatures::SignatureRules>>,
     /// The fields a published glossary entry must fill in (`[glossary] required`).
     pub required: Required,
+    /// The glossary's folder under `content/` (`[glossary] folder`): its entries are the
+    /// ones `required` applies to.
+    pub glossary: std::borrow::Cow<'static, str>,
     /// The repository files pages show, which their pins cover (`None`: nothing beside the
     /// entries can be read, as if every file shown were missing).
     pub files: Option<Arc<pin::Files>>,

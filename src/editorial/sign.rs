@@ -34,6 +34,8 @@ pub struct SignOptions {
     pub signers: Option<std::sync::Arc<SignatureRules>>,
     /// The fields a published glossary entry must fill in (`[glossary] required`).
     pub required: policy::Required,
+    /// The glossary's folder under `content/` (`[glossary] folder`).
+    pub glossary: String,
     /// `--allow-problems`: with `publish`, sign even though the publish build would report
     /// problems outside the rule's own fields.
     pub allow_problems: bool,
@@ -551,6 +553,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         preview: false,
         signatures: statements,
         required: opts.required,
+        glossary: opts.glossary.clone().into(),
         files: None,
     };
     let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
@@ -579,6 +582,7 @@ fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
         // The help lines then name `--key` where the course checks signatures.
         signatures: opts.signers.clone(),
         required: opts.required,
+        glossary: opts.glossary.clone().into(),
         files: None,
     };
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)

@@ -34,7 +34,7 @@ use rayon::prelude::*;
 
 use super::memo::CheckMemo;
 use crate::config::Config;
-use crate::content::load::{Changed, DAYS, GLOSSARY, LoadCache};
+use crate::content::load::{Changed, DAYS, LoadCache};
 use crate::content::{self, Entry};
 use crate::site::SiteError;
 use crate::site::check::bodies::Bodies;
@@ -208,8 +208,9 @@ impl Rebuilder {
             let under_root = |p: &PathBuf| p.strip_prefix(&self.root).ok().map(Path::to_path_buf);
             Changed::Paths(self.pending.files.iter().filter_map(under_root).collect())
         };
-        let site =
-            crate::site::load_changed(&self.root, &mut self.loaded, &changed).map_err(lines)?;
+        let glossary = &self.opts.config.glossary_folder;
+        let site = crate::site::load_changed(&self.root, glossary, &mut self.loaded, &changed)
+            .map_err(lines)?;
         let loaded = start.elapsed();
         if self.pending.templates || self.templates.is_none() {
             let templates = Templates::load_site(&self.root)
@@ -256,7 +257,7 @@ impl Rebuilder {
         let Some(last) = self.last.as_ref().filter(|_| !self.pending.all) else {
             return Plan {
                 dirty: (checked.pages.iter())
-                    .map(|p| (p, links(p, checked)))
+                    .map(|p| (p, links(p, checked, &self.opts.config.glossary_folder)))
                     .collect(),
                 site: true,
                 listed: true,
@@ -283,7 +284,7 @@ impl Rebuilder {
         let dirty = (checked.pages.par_iter().zip(&was))
             .filter_map(|(p, was)| {
                 let Some(was) = was else {
-                    return Some((p, links(p, checked)));
+                    return Some((p, links(p, checked, &self.opts.config.glossary_folder)));
                 };
                 let own = !Arc::ptr_eq(&was.entry, &p.entry)
                     || !same_bodies(&was.bodies, &p.bodies)
@@ -292,7 +293,7 @@ impl Rebuilder {
                 if !listed {
                     return own.then(|| (p, was.links.clone()));
                 }
-                let links = links(p, checked);
+                let links = links(p, checked, &self.opts.config.glossary_folder);
                 let around = !frame
                     || !nav.same_page(&last.nav, &p.entry.url)
                     || !same_links(&links, &was.links);
@@ -562,11 +563,11 @@ struct Rendering {
 /// the page shows the same links.
 type Links = Vec<Option<(Arc<Entry>, bool)>>;
 
-/// The [`Links`] of a page in this build.
-fn links(p: &Page, checked: &CheckedSite) -> Links {
+/// The [`Links`] of a page in this build, whose glossary is the folder `glossary`.
+fn links(p: &Page, checked: &CheckedSite, glossary: &str) -> Links {
     let m = &p.entry.meta;
     let named =
-        (m.related.iter().map(|s| (GLOSSARY, s))).chain(m.appears_in.iter().map(|s| (DAYS, s)));
+        (m.related.iter().map(|s| (glossary, s))).chain(m.appears_in.iter().map(|s| (DAYS, s)));
     named
         .map(|(section, slug)| {
             let (e, draft) = checked.facts.lookup.target(section, slug)?;

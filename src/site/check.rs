@@ -241,6 +241,7 @@ impl<'s> Checking<'s> {
             preview: opts.drafts,
             signatures: signers::signature_rules(root, opts, &mut problems, &mut report.warnings),
             required: opts.config.glossary_required,
+            glossary: opts.config.glossary_folder.clone().into(),
             files: Some(Arc::new(policy::pin::Files::new(root))),
         };
         let verdicts: Vec<Verdict> = (site.entries.par_iter())

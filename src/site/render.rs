@@ -101,7 +101,7 @@ impl<'a> Renderer<'a> {
         Nav::new(
             pages,
             &opts.config.root,
-            SectionNames::new(&opts.config.sections),
+            SectionNames::new(&opts.config.sections, &opts.config.glossary_folder),
         )
     }
 
@@ -318,7 +318,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             .map(|s| {
                 pages::link(
                     lookup,
-                    content::load::GLOSSARY,
+                    &opts.config.glossary_folder,
                     s,
                     templates.root(),
                     term_of,

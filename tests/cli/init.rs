@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::util::{Site, assert_code, assert_stderr_has, copy_dir, published, repo};
+use crate::util::{
+    Site, assert_code, assert_stderr_has, assert_stderr_lacks, copy_dir, published, repo,
+};
 
 /// A fixture site with no theme folders of its own (the built-in theme only).
 fn bare() -> Site {
@@ -475,4 +477,79 @@ fn init_pins_every_workflow_to_its_own_release() {
             "{f}: {uses} uses of the action, versions {versions:?} (want {pinned})"
         );
     }
+}
+
+/// A glossary entry of an init'd course, complete but for its byline: `status` as given,
+/// its `category` line (or none) and `extra` front matter.
+fn glossary_entry(term: &str, category: &str, status: &str, extra: &str) -> String {
+    format!(
+        "---\ntitle: What is a {term}?\nterm: {term}\n{category}cc: \"9.0\"\n\
+         summary: One sentence about the {term}.\n{extra}sources:\n  - title: A guide\n    \
+         url: https://example.org/guide/\nstatus: {status}\nbyline:\n  written_by: Ada Lovelace\n  \
+         reviewed_by: pending\n  written_on: pending\n  last_checked_on: pending\n---\n\nBody.\n"
+    )
+}
+
+/// Issue 52: an init'd course whose glossary lives in `content/terms/` (`[glossary] folder
+/// = "terms"`) has a glossary as `content/glossary/` is one: `new` writes a glossary entry
+/// there, `related:` links to its entries, the sidebar groups them by category, and a
+/// published entry needs the required fields.
+#[test]
+fn a_glossary_in_the_folder_the_config_names_is_the_glossary() {
+    let site = Site::new();
+    let course = site.root().join("course");
+    assert_code(&site.run(&["init", course.to_str().unwrap()]), 0);
+    let move_to = |from: &str, to: &str| {
+        std::fs::rename(course.join(from), course.join(to)).unwrap();
+    };
+    move_to("content/glossary", "content/terms");
+    move_to("content/glossary.md", "content/terms.md");
+    let write = |rel: &str, text: &str| std::fs::write(course.join(rel), text).unwrap();
+    let read = |rel: &str| std::fs::read_to_string(course.join(rel)).unwrap();
+    let config = read("coursegen.toml");
+    write(
+        "coursegen.toml",
+        &format!("{config}[glossary]\nfolder = \"terms\"\n"),
+    );
+    assert_code(&site.run_in(&course, &["new", "terms", "tide"]), 0);
+    let tide = read("content/terms/tide.md");
+    assert!(
+        tide.contains("term: tide") && tide.contains("category:"),
+        "`new terms tide` wrote no glossary entry:\n{tide}"
+    );
+    let bank = glossary_entry(
+        "bank",
+        "category: Memory\n",
+        "draft",
+        "related: [warp, tide]\n",
+    );
+    write("content/terms/bank.md", &bank);
+    let built = site.run_in(&course, &["build", "--drafts"]);
+    assert_code(&built, 0);
+    assert_stderr_lacks(&built, &["error", "not a glossary entry"]);
+    let page = read("public/terms/bank/index.html");
+    let related = &page[page
+        .find("id=\"related-terms\"")
+        .expect("a related section")..];
+    let related = &related[..related.find("</section>").unwrap()];
+    for link in ["<a href=\"/terms/warp/\">", "<a href=\"/terms/tide/\">"] {
+        assert!(related.contains(link), "{link} missing in {related}");
+    }
+    assert!(
+        page.contains("<details class=\"nav-group\"") && page.contains("<summary>Memory <span"),
+        "the sidebar does not group the terms by category:\n{page}"
+    );
+    write(
+        "content/terms/lone.md",
+        &glossary_entry("lone", "", "published", ""),
+    );
+    let checked = site.run_in(&course, &["check"]);
+    assert_code(&checked, 1);
+    assert_stderr_has(
+        &checked,
+        &[
+            "content/terms/lone.md",
+            "field `category`: a published entry needs this field",
+        ],
+    );
 }

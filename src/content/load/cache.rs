@@ -67,6 +67,8 @@ struct Across {
     entries: Vec<Arc<Entry>>,
     /// Entries that failed to load, by (section, slug).
     failed: HashSet<(String, String)>,
+    /// The glossary's folder, whose entries `related:` named.
+    glossary: String,
     /// Positions of the duplicates dropped.
     dropped: Vec<usize>,
     problems: Vec<Diagnostic>,
@@ -114,9 +116,11 @@ impl LoadCache {
         &mut self,
         mut entries: Vec<Arc<Entry>>,
         failed: HashSet<(String, String)>,
+        glossary: &str,
     ) -> Acrossed {
         let last = self.across.take().filter(|a| {
             a.failed == failed
+                && a.glossary == glossary
                 && a.entries.len() == entries.len()
                 && (a.entries.iter().zip(&entries)).all(|(a, b)| Arc::ptr_eq(a, b) || same(a, b))
         });
@@ -139,7 +143,7 @@ impl LoadCache {
                 let mut problems = Vec::new();
                 let dropped = check_unique(&entries, &mut problems);
                 let kept = without(&entries, &dropped);
-                check_references(&kept, &failed, &mut problems);
+                check_references(&kept, glossary, &failed, &mut problems);
                 (dropped, problems)
             }
         };
@@ -147,6 +151,7 @@ impl LoadCache {
         self.across = Some(Across {
             entries,
             failed,
+            glossary: glossary.to_string(),
             dropped,
             problems: problems.clone(),
         });

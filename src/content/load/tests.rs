@@ -68,8 +68,8 @@ fn a_load_through_the_cache_equals_a_fresh_load() {
     dir.write("content/days/day-1.md", &entry("Day 1", ""));
     dir.write("content/glossary/img.png", "png");
     let mut cache = LoadCache::default();
-    let first = load_changed(root, &mut cache, &Changed::All);
-    assert_same(&first, &load(root), "first");
+    let first = load_changed(root, DEFAULT_GLOSSARY, &mut cache, &Changed::All);
+    assert_same(&first, &load(root, DEFAULT_GLOSSARY), "first");
     let mut before = first;
     // (what, the edit, whether it may walk)
     let steps: Vec<(&str, Step, bool)> = vec![
@@ -212,10 +212,11 @@ fn a_load_through_the_cache_equals_a_fresh_load() {
         let walks = cache.walks;
         let next = load_changed(
             root,
+            DEFAULT_GLOSSARY,
             &mut cache,
             &Changed::Paths(changed.iter().cloned().collect()),
         );
-        assert_same(&next, &load(root), what);
+        assert_same(&next, &load(root, DEFAULT_GLOSSARY), what);
         if !may_walk {
             assert_eq!(cache.walks, walks, "{what}: walked content/ again");
         }
@@ -257,17 +258,22 @@ fn symbolic_links_are_read_every_time_and_walked_as_a_walk_does() {
     )
     .unwrap();
     let mut cache = LoadCache::default();
-    load_changed(root, &mut cache, &Changed::All);
+    load_changed(root, DEFAULT_GLOSSARY, &mut cache, &Changed::All);
     // The link's target changes: the watcher of content/ does not see it.
     dir.write("notes/lane.md", &entry("Lane, edited", ""));
-    let next = load_changed(root, &mut cache, &Changed::Paths(BTreeSet::new()));
-    assert_same(&next, &load(root), "target edited");
+    let next = load_changed(
+        root,
+        DEFAULT_GLOSSARY,
+        &mut cache,
+        &Changed::Paths(BTreeSet::new()),
+    );
+    assert_same(&next, &load(root, DEFAULT_GLOSSARY), "target edited");
     assert!(next.entries.iter().any(|e| e.meta.title == "Lane, edited"));
     // A link named as changed, and a link to a folder added: walked.
     std::os::unix::fs::symlink(root.join("notes"), root.join("content/notes")).unwrap();
     let changed = [PathBuf::from("content/notes")].into();
-    let next = load_changed(root, &mut cache, &Changed::Paths(changed));
-    assert_same(&next, &load(root), "link to a folder");
+    let next = load_changed(root, DEFAULT_GLOSSARY, &mut cache, &Changed::Paths(changed));
+    assert_same(&next, &load(root, DEFAULT_GLOSSARY), "link to a folder");
     assert!(
         next.problems
             .iter()
@@ -285,10 +291,44 @@ fn only_the_files_named_are_read_again() {
     let root = dir.root();
     dir.write("content/glossary/lane.md", &entry("Lane", ""));
     let mut cache = LoadCache::default();
-    load_changed(root, &mut cache, &Changed::All);
+    load_changed(root, DEFAULT_GLOSSARY, &mut cache, &Changed::All);
     dir.write("content/glossary/lane.md", &entry("Renamed", ""));
-    let quiet = load_changed(root, &mut cache, &Changed::Paths(BTreeSet::new()));
+    let quiet = load_changed(
+        root,
+        DEFAULT_GLOSSARY,
+        &mut cache,
+        &Changed::Paths(BTreeSet::new()),
+    );
     assert_eq!(quiet.entries[0].meta.title, "Lane");
-    let all = load_changed(root, &mut cache, &Changed::All);
+    let all = load_changed(root, DEFAULT_GLOSSARY, &mut cache, &Changed::All);
     assert_eq!(all.entries[0].meta.title, "Renamed");
+}
+
+/// `related:` names entries of the folder the config calls the glossary, and a load
+/// through the cache with another folder (the config changed under `serve`) resolves the
+/// references again instead of keeping what the last folder found.
+#[test]
+fn related_names_the_configured_glossary_folder_and_the_cache_follows_it() {
+    let dir = Dir::new();
+    let root = dir.root();
+    dir.write("content/terms/tide.md", &entry("Tide", ""));
+    dir.write("content/about.md", &entry("About", "related: [tide]\n"));
+    let problems = |site: &Site| -> Vec<String> {
+        (site.problems.iter())
+            .map(|d| format!("{}: {}", d.message, d.help.as_deref().unwrap_or("")))
+            .collect()
+    };
+    assert_eq!(problems(&load(root, "terms")), Vec::<String>::new());
+    let missing = problems(&load(root, DEFAULT_GLOSSARY));
+    assert_eq!(
+        missing,
+        [
+            "`tide` is not a glossary entry: create content/glossary/tide.md (`coursegen new glossary tide`) or remove it"
+        ]
+    );
+    let mut cache = LoadCache::default();
+    let first = load_changed(root, DEFAULT_GLOSSARY, &mut cache, &Changed::All);
+    assert_eq!(problems(&first), missing);
+    let moved = load_changed(root, "terms", &mut cache, &Changed::Paths(BTreeSet::new()));
+    assert_eq!(problems(&moved), Vec::<String>::new());
 }

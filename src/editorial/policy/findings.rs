@@ -1,7 +1,6 @@
 //! Everything the editorial rule finds wrong with one entry, each with its kind (which
 //! decides whether it blocks publishing), a short label for `coursegen status`, and a
 //! diagnostic naming file, line and field.
-use crate::content::load::GLOSSARY;
 use crate::content::scaffold;
 use crate::content::{Diagnostic, Entry};
 
@@ -335,7 +334,7 @@ fn dates(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
 fn missing_fields(entry: &Entry, rules: &Rules, out: &mut Vec<Finding>) {
     let m = &entry.meta;
     let mut missing: Vec<&str> = Vec::new();
-    if entry.section == GLOSSARY {
+    if entry.section == rules.glossary {
         missing.extend(rules.required.unfilled(m));
     }
     if m.byline.written_on.is_none() {

@@ -34,6 +34,7 @@ const PLAIN: Rules = Rules {
     preview: false,
     signatures: None,
     required: Required::ALL,
+    glossary: std::borrow::Cow::Borrowed(crate::content::load::DEFAULT_GLOSSARY),
     files: None,
 };
 const STRICT: Rules = Rules {

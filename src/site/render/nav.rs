@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::urls::href;
 use crate::content::Entry;
-use crate::content::load::{DAYS, GLOSSARY};
+use crate::content::load::{DAYS, DEFAULT_GLOSSARY};
 use crate::templates::Prepared;
 
 /// Above this many entries in a section, the sidebar lists only the current category's
@@ -131,20 +131,31 @@ struct Section {
     len: usize,
 }
 
-/// The sections' order and names as the config gives them (`sections`).
-#[derive(Debug, Clone, Default)]
+/// The sections' order and names as the config gives them (`sections`), and which one is
+/// the glossary (`[glossary] folder`).
+#[derive(Debug, Clone)]
 pub(crate) struct SectionNames {
     /// Listed sections, in reading order, each with the title it was given, if any.
     listed: Vec<(String, Option<String>)>,
+    /// The glossary's folder: its entries are grouped by category and ordered by term.
+    glossary: String,
+}
+
+impl Default for SectionNames {
+    fn default() -> Self {
+        SectionNames::new(&[], DEFAULT_GLOSSARY)
+    }
 }
 
 impl SectionNames {
-    pub(crate) fn new(config: &[crate::config::SectionConfig]) -> Self {
+    /// The config's `sections`, and its glossary folder.
+    pub(crate) fn new(config: &[crate::config::SectionConfig], glossary: &str) -> Self {
         SectionNames {
             listed: config
                 .iter()
                 .map(|s| (s.name.clone(), s.title.clone()))
                 .collect(),
+            glossary: glossary.to_string(),
         }
     }
 
@@ -154,7 +165,7 @@ impl SectionNames {
         let listed = self.listed.iter().position(|(n, _)| n == section);
         let built_in = match section {
             DAYS => 0,
-            GLOSSARY => 1,
+            s if s == self.glossary => 1,
             _ => 2,
         };
         (listed.unwrap_or(self.listed.len()), built_in, section)
@@ -240,7 +251,7 @@ impl Nav {
         for name in order {
             let entries = by_section.remove(name).unwrap_or_default();
             let len = entries.len();
-            let groups = if name == GLOSSARY {
+            let groups = if name == names.glossary {
                 categories(entries, root)
             } else {
                 vec![in_order(entries, name == DAYS, root)]
@@ -713,7 +724,7 @@ mod tests {
                 e.section = section.clone();
                 e.slug = slug;
                 e.meta.title = format!("Title of {term}");
-                e.meta.term = (section == GLOSSARY).then(|| term.clone());
+                e.meta.term = (section == DEFAULT_GLOSSARY).then(|| term.clone());
                 e.meta.category = category.clone();
                 e
             })
@@ -745,7 +756,7 @@ mod tests {
         let mut site: Vec<(String, Option<String>, String, bool)> = (0..FULL_TREE + 30)
             .map(|i| {
                 (
-                    GLOSSARY.to_string(),
+                    DEFAULT_GLOSSARY.to_string(),
                     categories[i % 3].clone(),
                     format!("term {i:03}"),
                     false,
@@ -808,7 +819,7 @@ mod tests {
                 .map(|i| {
                     let category = categories[i * 7 % 3].clone();
                     (
-                        GLOSSARY.into(),
+                        DEFAULT_GLOSSARY.into(),
                         category,
                         format!("term {i:03}"),
                         i % 11 == 0,
