@@ -110,6 +110,17 @@ pub(crate) fn load_config(root: &Path, file: Option<&Path>) -> Result<Config, Fa
     })
 }
 
+/// The config with `--base-url`'s address in place of `base_url`, when given (`build`,
+/// `check` and `serve`); a bad address is a usage error.
+pub(crate) fn override_base_url(config: &mut Config, url: Option<&str>) -> Result<(), Failure> {
+    let Some(url) = url else { return Ok(()) };
+    config.override_base_url(url).map_err(|m| {
+        Failure::Usage(anyhow::anyhow!(
+            "{m}; write it like https://course.example.org or https://user.github.io/course/"
+        ))
+    })
+}
+
 /// A build's time (`BuildOptions::epoch`): `SOURCE_DATE_EPOCH` when set; else, for a
 /// publish build (not `--drafts`) of a git work tree, the checked-out commit's committer
 /// time, so that two builds of one commit write the same bytes on any machine at any hour;

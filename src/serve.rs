@@ -61,25 +61,38 @@ pub(crate) struct Listen {
     pub allow_hosts: Vec<String>,
     /// Open the served address in the browser once listening.
     pub open: bool,
+    /// `--base-url`, checked: the site is built for this address and served under its
+    /// path (`None`: built and served at `/`, whatever the config says).
+    pub base_url: Option<String>,
 }
 
 impl Listen {
     /// The address a browser on this machine opens for `bound`: the loopback address of
-    /// the same family when it listens on every interface.
-    fn local_url(bound: SocketAddr) -> String {
+    /// the same family when it listens on every interface, and the base path.
+    fn local_url(bound: SocketAddr, base: &str) -> String {
         let ip = match bound.ip() {
             IpAddr::V4(a) if a.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
             IpAddr::V6(a) if a.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
             ip => ip,
         };
-        format!("http://{}/", SocketAddr::new(ip, bound.port()))
+        format!("http://{}{base}", SocketAddr::new(ip, bound.port()))
+    }
+
+    /// The path the site is served under: `/`, or `--base-url`'s (`/course/`), as the
+    /// config says a base path is (`Config::root`).
+    fn base_path(&self) -> String {
+        let mut config = crate::config::Config::default();
+        match &self.base_url {
+            Some(url) if config.override_base_url(url).is_ok() => config.root,
+            _ => "/".into(),
+        }
     }
 }
 
 /// Builds the preview into a private folder and serves it on `listen`'s address until
 /// Ctrl-C or SIGTERM, which remove the folder before exiting. The site is served at `/`
-/// whatever the configured base path; the config (`config_file`, or the root's
-/// coursegen.toml) is read again on every rebuild. Diagrams are rasterised through the
+/// whatever the configured base path, or under `listen.base_url`'s path; the config
+/// (`config_file`, or the root's coursegen.toml) is read again on every rebuild. Diagrams are rasterised through the
 /// cache in `cache_dir`, if any.
 pub(crate) fn serve(
     root: &Path,
@@ -99,6 +112,7 @@ pub(crate) fn serve(
         .tempdir()
         .map_err(ServeError::TempDir)?;
     let out = dir.path().join("site");
+    let base: Arc<str> = listen.base_path().into();
     let opts = BuildOptions {
         drafts,
         strict: false,
@@ -119,6 +133,7 @@ pub(crate) fn serve(
         &root,
         opts,
         config_file.map(|f| std::path::absolute(&f).unwrap_or(f)),
+        listen.base_url.clone(),
         &out,
     )));
     // Watching starts before the first build, so an edit made while it runs is not missed.
@@ -138,7 +153,7 @@ pub(crate) fn serve(
     }
     let hub = reload::Hub::default();
     run_rebuild(&rebuilder, &hub);
-    let url = Listen::local_url(bound);
+    let url = Listen::local_url(bound, &base);
     println!(
         "serving {url} (preview{}); Ctrl-C to stop",
         if drafts { " with drafts" } else { "" }
@@ -190,8 +205,15 @@ pub(crate) fn serve(
             continue;
         };
         let (out, hub, hosts) = (out.clone(), hub.clone(), allow_hosts.clone());
+        let base = Arc::clone(&base);
         std::thread::spawn(move || {
-            let _ = respond(stream, &out, &hub, &hosts, &slot);
+            let served = Served {
+                out: &out,
+                base: &base,
+                hub: &hub,
+                allow_hosts: &hosts,
+            };
+            let _ = respond(stream, &served, &slot);
         });
     }
     Ok(())
@@ -225,14 +247,25 @@ fn run_rebuild(rebuilder: &Mutex<rebuild::Rebuilder>, hub: &reload::Hub) {
     let _ = std::io::stdout().flush();
 }
 
+/// What a connection is answered from.
+struct Served<'a> {
+    /// The output folder.
+    out: &'a Path,
+    /// The path the site is served under (`/`, `/course/`).
+    base: &'a str,
+    hub: &'a reload::Hub,
+    /// Host names answered besides addresses and `localhost`.
+    allow_hosts: &'a [String],
+}
+
 /// Answers one connection: the reload channel, or a file of the preview.
-fn respond(
-    stream: TcpStream,
-    out: &Path,
-    hub: &reload::Hub,
-    allow_hosts: &[String],
-    slot: &slots::Slot,
-) -> std::io::Result<()> {
+fn respond(stream: TcpStream, served: &Served<'_>, slot: &slots::Slot) -> std::io::Result<()> {
+    let Served {
+        out,
+        base,
+        hub,
+        allow_hosts,
+    } = *served;
     let mut s = &stream;
     let read = http::read_from(&stream);
     slot.set(slots::Phase::Answering);
@@ -283,8 +316,11 @@ fn respond(
         }
         _ => {}
     }
+    let Some(target) = http::under_base(&req.target, base) else {
+        return outside_base(&mut s, path, base, head);
+    };
     let found: Option<(PathBuf, Vec<u8>)> =
-        http::resolve(out, &req.target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b)));
+        http::resolve(out, target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b)));
     let Some((file, mut body)) = found else {
         // An HTML 404 that follows the reload channel: a page that failed its first build
         // shows the errors, and appears once fixed.
@@ -305,4 +341,20 @@ fn respond(
         body.extend_from_slice(reload::SCRIPT_TAG.as_bytes());
     }
     http::send(&mut s, "200 OK", kind, &body, head)
+}
+
+/// Answers a path outside the base path: `/` (and the base path without its final `/`)
+/// redirect to it; anything else is not found, and the page says where the site is.
+fn outside_base(s: &mut &TcpStream, path: &str, base: &str, head: bool) -> std::io::Result<()> {
+    if path == "/" || path == base.trim_end_matches('/') {
+        return http::redirect(s, base, head);
+    }
+    let shown = http::escape_html(base);
+    let body = format!(
+        "<!doctype html><title>Not found</title><p>Not found. The preview is served under \
+         <a href=\"{shown}\">{shown}</a>, the path of <code>--base-url</code>.</p>\n{}",
+        reload::SCRIPT_TAG
+    );
+    let kind = "text/html; charset=utf-8";
+    http::send(s, "404 Not Found", kind, body.as_bytes(), head)
 }

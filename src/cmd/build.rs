@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{
     CacheArgs, Failure, ReviewArgs, TrustArgs, build_epoch, emit, emit_err, load_config,
-    printable_json,
+    override_base_url, printable_json,
 };
 use crate::content::diagnostic::{printable, printable_lines};
 use crate::content::{Diagnostic, Diagnostics};
@@ -88,6 +88,11 @@ pub struct CheckArgs {
     /// with the kernel contract's parameters.
     #[arg(long)]
     pub no_kernels: bool,
+    /// Check the site as `build --base-url URL` would build it (e.g.
+    /// https://user.github.io/course/: a link written with its path `/course/` is then an
+    /// error that says to drop it); overrides `base_url` in coursegen.toml.
+    #[arg(long, value_name = "URL", env = "COURSEGEN_BASE_URL")]
+    pub base_url: Option<String>,
     #[command(flatten)]
     pub review: ReviewArgs,
     #[command(flatten)]
@@ -110,13 +115,7 @@ pub(crate) fn run_build(
     args: BuildArgs,
 ) -> Result<(), Failure> {
     let mut config = load_config(root, config_file)?;
-    if let Some(url) = &args.base_url {
-        config.override_base_url(url).map_err(|m| {
-            Failure::Usage(anyhow::anyhow!(
-                "{m}; write it like https://course.example.org or https://user.github.io/course/"
-            ))
-        })?;
-    }
+    override_base_url(&mut config, args.base_url.as_deref())?;
     let out = args.out.clone().unwrap_or_else(|| root.join("public"));
     let opts = BuildOptions {
         drafts: args.drafts,
@@ -164,7 +163,8 @@ pub(crate) fn run_check(
     config_file: Option<&Path>,
     args: CheckArgs,
 ) -> Result<(), Failure> {
-    let config = load_config(root, config_file)?;
+    let mut config = load_config(root, config_file)?;
+    override_base_url(&mut config, args.base_url.as_deref())?;
     let opts = BuildOptions {
         drafts: args.drafts,
         strict: args.strict,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CacheArgs, Failure, load_config};
+use super::{CacheArgs, Failure, load_config, override_base_url};
 
 /// Flags of `coursegen serve`.
 #[derive(Debug, Args)]
@@ -29,6 +29,12 @@ pub struct ServeArgs {
     /// Serve the publish build instead of the preview with drafts.
     #[arg(long)]
     pub no_drafts: bool,
+    /// Serve under the path of this public address, as the site will be published there
+    /// (https://user.github.io/course/: the preview is then at
+    /// http://127.0.0.1:1111/course/, and `/` redirects there). Without it the preview is
+    /// served at `/`, whatever `base_url` coursegen.toml names.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -57,12 +63,18 @@ pub(crate) fn run_serve(
     config_file: Option<PathBuf>,
     args: ServeArgs,
 ) -> Result<(), Failure> {
-    load_config(root, config_file.as_deref())?;
+    let mut config = load_config(root, config_file.as_deref())?;
+    override_base_url(&mut config, args.base_url.as_deref())?;
     let listen = crate::serve::Listen {
         interface: args.interface,
         port: args.port,
         allow_hosts: args.allow_hosts,
         open: args.open,
+        base_url: args
+            .base_url
+            .is_some()
+            .then(|| config.base_url.clone())
+            .flatten(),
     };
     crate::serve::serve(
         root,

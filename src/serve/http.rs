@@ -217,6 +217,40 @@ pub(super) fn send(
     stream.flush()
 }
 
+/// A `302 Found` to `location`, a path of this server (the base path, which the config's
+/// address check leaves with no character a header line could break on).
+pub(super) fn redirect(stream: &mut impl Write, location: &str, head: bool) -> std::io::Result<()> {
+    let body = format!("the preview is at {location}\n");
+    write!(
+        stream,
+        "HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Content-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\
+         Connection: close\r\n\r\n",
+        body.len()
+    )?;
+    if !head {
+        stream.write_all(body.as_bytes())?;
+    }
+    stream.flush()
+}
+
+/// `target` with the base path `base` (`/course/`) taken off (`/course/x/` is `/x/`), or
+/// `None` when it is not under it; under `/`, every target is.
+pub(super) fn under_base<'t>(target: &'t str, base: &str) -> Option<&'t str> {
+    if base == "/" {
+        return Some(target);
+    }
+    (target.strip_prefix(base.trim_end_matches('/'))).filter(|rest| rest.starts_with('/'))
+}
+
+/// `text` safe inside HTML text and a quoted attribute.
+pub(super) fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 /// The `Content-Type` of an output file, by extension.
 pub(super) fn content_type(file: &Path) -> &'static str {
     match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
@@ -269,6 +303,38 @@ mod tests {
             let got = req(raw).unwrap_err().to_string();
             assert!(got.starts_with(want), "{raw:.40?}: {got}");
         }
+    }
+
+    #[test]
+    fn only_targets_under_the_base_path_are_served_and_lose_it() {
+        for (target, base, want) in [
+            ("/glossary/warp/", "/", Some("/glossary/warp/")),
+            ("/", "/", Some("/")),
+            ("/course/", "/course/", Some("/")),
+            (
+                "/course/glossary/warp/?x=1",
+                "/course/",
+                Some("/glossary/warp/?x=1"),
+            ),
+            ("/course/../secret", "/course/", Some("/../secret")),
+            ("/a/b/style.css", "/a/b/", Some("/style.css")),
+            ("/course", "/course/", None),
+            ("/course?x", "/course/", None),
+            ("/coursework/", "/course/", None),
+            ("/", "/course/", None),
+            ("/glossary/warp/", "/course/", None),
+            ("/a/style.css", "/a/b/", None),
+        ] {
+            assert_eq!(under_base(target, base), want, "{target} under {base}");
+        }
+        let mut answer = Vec::new();
+        redirect(&mut answer, "/course/", true).unwrap();
+        let answer = String::from_utf8(answer).unwrap();
+        assert!(
+            answer.starts_with("HTTP/1.1 302 Found\r\nLocation: /course/\r\n"),
+            "{answer}"
+        );
+        assert_eq!(escape_html("/a&b/\"<x>"), "/a&amp;b/&quot;&lt;x&gt;");
     }
 
     #[test]

@@ -114,6 +114,8 @@ pub(super) struct Rebuilder {
     root: PathBuf,
     opts: BuildOptions,
     config_file: Option<PathBuf>,
+    /// `--base-url`: the address the site is built for, whatever the config says.
+    base_url: Option<String>,
     out: PathBuf,
     templates: Option<Templates>,
     loaded: LoadCache,
@@ -125,17 +127,20 @@ pub(super) struct Rebuilder {
 
 impl Rebuilder {
     /// A rebuilder writing the site under `root` into `out`; its first run builds everything.
-    /// `config_file` is `--config`, or `None` for the root's coursegen.toml.
+    /// `config_file` is `--config`, or `None` for the root's coursegen.toml; `base_url` is
+    /// `--base-url` (`None`: the site is built for `/`).
     pub(super) fn new(
         root: &Path,
         opts: BuildOptions,
         config_file: Option<PathBuf>,
+        base_url: Option<String>,
         out: &Path,
     ) -> Self {
         Rebuilder {
             root: root.to_path_buf(),
             opts,
             config_file,
+            base_url,
             out: out.to_path_buf(),
             templates: None,
             loaded: LoadCache::default(),
@@ -192,10 +197,17 @@ impl Rebuilder {
     pub(super) fn rebuild(&mut self) -> Result<Done, Vec<String>> {
         let start = Instant::now();
         // The config is read again on every rebuild; the site is served at `/` whatever
-        // its base path.
+        // its base path, unless `--base-url` names the address to build for.
         let config = Config::load(&self.root, self.config_file.as_deref())
-            .map_err(|e| vec![e.to_string()])?
-            .at_domain_root();
+            .map_err(|e| vec![e.to_string()])?;
+        let config = match &self.base_url {
+            Some(url) => {
+                let mut config = config;
+                config.override_base_url(url).map_err(|m| vec![m])?;
+                config
+            }
+            None => config.at_domain_root(),
+        };
         self.opts.review_max_age_days = config
             .review_max_age_days
             .unwrap_or(crate::editorial::policy::DEFAULT_REVIEW_MAX_AGE_DAYS);

@@ -100,7 +100,7 @@ impl Fixture {
         let cache = tempfile::tempdir().unwrap();
         let out = served.path().join("site");
         let opts = options(drafts, Some(out.clone()), cache.path());
-        let rebuilder = Rebuilder::new(site.path(), opts, None, &out);
+        let rebuilder = Rebuilder::new(site.path(), opts, None, None, &out);
         Fixture {
             site,
             served,

@@ -428,6 +428,39 @@ fn a_link_to_the_sitemap_is_broken_where_no_sitemap_is_written() {
     );
 }
 
+/// `check --base-url` checks as the build for that address would: a link written with its
+/// path is refused with the fix. Without it, the same link is checked for the domain root,
+/// where it names no page.
+#[test]
+fn check_with_a_base_url_checks_the_links_as_the_sub_path_build_would() {
+    let site = Site::new();
+    site.write("content/glossary/warp.md", published("Warp", ""));
+    let about = format!(
+        "{}
+See [warp](/glossary/warp/).
+",
+        published("About", "")
+    );
+    site.write("content/about.md", &about);
+    assert_code(&site.run(&["check", "--no-kernels", "--base-url", BASE]), 0);
+    site.write(
+        "content/about.md",
+        about.replace("(/glossary/warp/)", "(/course/glossary/warp/)"),
+    );
+    let at_root = site.run(&["check", "--no-kernels"]);
+    assert_code(&at_root, 1);
+    assert_stderr_has(&at_root, &["broken link: `/course/glossary/warp/`"]);
+    let under = site.run(&["check", "--no-kernels", "--base-url", BASE]);
+    assert_code(&under, 1);
+    assert_stderr_has(
+        &under,
+        &["write it as `/glossary/warp/`: the base path `/course/` is added"],
+    );
+    let bad = site.run(&["check", "--base-url", "example.org/course"]);
+    assert_code(&bad, 2);
+    assert_stderr_has(&bad, &["--base-url"]);
+}
+
 #[test]
 fn serve_builds_for_the_domain_root_and_rereads_the_config() {
     use std::io::{BufRead, BufReader, Read, Write};

@@ -537,3 +537,44 @@ fn serve_refuses_a_bad_address_name_or_taken_port_with_usage_errors() {
         &[&format!("cannot listen on 127.0.0.1:{port}"), "--port"],
     );
 }
+
+/// `serve --base-url` serves the site under the address's path, as it will be published:
+/// its pages and their links under `/course/`, `/` redirected there, and a path outside it
+/// answered with where the preview is.
+#[test]
+fn serve_with_a_base_url_serves_under_its_path_and_sends_the_root_there() {
+    let site = Site::new();
+    site.write("content/glossary/lane.md", draft("Lane"));
+    let server = Server::start_with(&site, &["--base-url", "https://example.org/course/"], &[]);
+    let page = server.get("/course/glossary/lane/");
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(
+        page.contains("<h1>Lane</h1>") && page.contains("href=\"/course/style.css\""),
+        "{page}"
+    );
+    assert!(server.get("/course/style.css").starts_with("HTTP/1.1 200"));
+    for path in ["/", "/course"] {
+        let answer = server.get(path);
+        assert!(
+            answer.starts_with("HTTP/1.1 302") && answer.contains("\r\nLocation: /course/\r\n"),
+            "{path}: {answer}"
+        );
+    }
+    let outside = server.get("/glossary/lane/");
+    assert!(outside.starts_with("HTTP/1.1 404"), "{outside}");
+    assert!(
+        body(&outside).contains("<a href=\"/course/\">/course/</a>"),
+        "{outside}"
+    );
+    assert!(server.get("/coursework/").starts_with("HTTP/1.1 404"));
+    assert!(
+        server
+            .get("/course/../glossary/lane/")
+            .starts_with("HTTP/1.1 404")
+    );
+    assert!(
+        server
+            .get("/__coursegen/reload.js")
+            .starts_with("HTTP/1.1 200")
+    );
+}
