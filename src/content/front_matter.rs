@@ -543,8 +543,7 @@ fn problem(split: &Split<'_>, err: &serde_norway::Error) -> YamlProblem {
     // the author needs the line with the tab, and to hear that YAML indents with spaces.
     if full.contains("tab character") {
         let tabbed = (split.yaml.lines()).position(|l| {
-            l.starts_with([' ', '\t'])
-                && l.trim_start_matches(' ').starts_with('\t')
+            l.starts_with([' ', '\t']) && l.trim_start_matches(' ').starts_with('\t')
         });
         if let Some(i) = tabbed {
             return YamlProblem {
