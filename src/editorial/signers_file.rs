@@ -213,18 +213,8 @@ pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Adde
         why,
     })?;
     let new_keys = read_keys(keys, &text)?;
-    let path = root.join(rel);
-    let file_error = |why: String| {
-        SignersError::SignersFile(Diagnostics(vec![
-            Diagnostic::new(rel, 0, why).field("review.allowed_signers"),
-        ]))
-    };
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(file_error(
-            "the allowed-signers file is a symbolic link: coursegen edits only a regular file"
-                .into(),
-        ));
-    }
+    let path = editable(root, rel)?;
+    let file_error = |why: String| file_error(rel, why);
     let existing: Option<AllowedSigners> =
         signatures::load(root, rel).map_err(|d| SignersError::SignersFile(Diagnostics(d)))?;
     let mut old_text = match &existing {
@@ -328,23 +318,34 @@ pub struct RemovedKey {
     pub fingerprint: String,
 }
 
+/// A problem with the allowed-signers file `rel` itself, at its `review.allowed_signers`.
+fn file_error(rel: &Path, why: String) -> SignersError {
+    SignersError::SignersFile(Diagnostics(vec![
+        Diagnostic::new(rel, 0, why).field("review.allowed_signers"),
+    ]))
+}
+
+/// The allowed-signers file `rel` under `root`, refused when it is a symbolic link (its
+/// edits would land wherever the link points).
+fn editable(root: &Path, rel: &Path) -> Result<std::path::PathBuf, SignersError> {
+    let path = root.join(rel);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(file_error(
+            rel,
+            "the allowed-signers file is a symbolic link: coursegen edits only a regular file"
+                .into(),
+        ));
+    }
+    Ok(path)
+}
+
 /// Removes from the allowed-signers file `rel` under `root` every key line of `who`: a
 /// name or email among the line's principals (compared ignoring case, spacing and Unicode
 /// form, as `names::canonical_name` compares), or a key's fingerprint (`SHA256:…`, as
 /// `signers list` shows it). Lines of others, comments and statements stay as they are.
 pub fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<RemovedKey>, SignersError> {
-    let path = root.join(rel);
-    let file_error = |why: String| {
-        SignersError::SignersFile(Diagnostics(vec![
-            Diagnostic::new(rel, 0, why).field("review.allowed_signers"),
-        ]))
-    };
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(file_error(
-            "the allowed-signers file is a symbolic link: coursegen edits only a regular file"
-                .into(),
-        ));
-    }
+    let path = editable(root, rel)?;
+    let file_error = |why: String| file_error(rel, why);
     let Some(existing) =
         signatures::load(root, rel).map_err(|d| SignersError::SignersFile(Diagnostics(d)))?
     else {
