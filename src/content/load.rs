@@ -569,6 +569,21 @@ fn check_references(
     };
     let terms = index(glossary);
     let days = index(DAYS);
+    // Each glossary entry's words (term, aliases) as slugs, and their plain plurals: a
+    // `related:` that names an entry by a word of it is told the entry's slug.
+    let mut words: HashMap<String, &Arc<Entry>> = HashMap::new();
+    for t in terms.values() {
+        for w in (t.meta.term.iter()).chain(&t.meta.aliases) {
+            let slug = word_slug(w);
+            for form in [format!("{slug}es"), format!("{slug}s"), slug] {
+                let entry = words.entry(form).or_insert(t);
+                // Ties go to the first slug in order, so that every build says the same.
+                if t.slug < entry.slug {
+                    *entry = t;
+                }
+            }
+        }
+    }
     for e in entries {
         for (field, wanted, known, what, section) in [
             (
@@ -591,9 +606,17 @@ fn check_references(
                     .keys()
                     .min_by_key(|k| (strsim::levenshtein(slug, k), **k))
                     .filter(|k| strsim::levenshtein(slug, k) <= 3);
-                let help = match closest {
-                    Some(k) => format!("did you mean `{k}`?"),
-                    None => format!(
+                let named = (field == "related")
+                    .then(|| words.get(&word_slug(slug)))
+                    .flatten();
+                let help = match (named, closest) {
+                    (Some(t), _) => format!(
+                        "`{slug}` is a word of the entry `{}`: write its slug, `{}`",
+                        t.meta.term.as_deref().unwrap_or(&t.meta.title),
+                        t.slug
+                    ),
+                    (None, Some(k)) => format!("did you mean `{k}`?"),
+                    (None, None) => format!(
                         "create content/{section}/{slug}.md (`coursegen new {section} {slug}`) or remove it"
                     ),
                 };
@@ -609,6 +632,20 @@ fn check_references(
             }
         }
     }
+}
+
+/// A word as a slug (`Shared memory` → `shared-memory`).
+fn word_slug(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    for c in word.trim().to_lowercase().chars() {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.truncate(out.trim_end_matches('-').len());
+    out
 }
 
 #[cfg(test)]

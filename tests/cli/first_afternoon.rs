@@ -548,3 +548,31 @@ fn a_broken_link_to_a_term_s_plural_or_alias_names_the_term_s_page() {
         "{err}"
     );
 }
+
+/// Issue 52, item 3: a `related:` that names an entry by one of its words (its term, an
+/// alias, a plural) is told the entry's slug.
+#[test]
+fn a_related_entry_named_by_a_word_of_it_is_told_its_slug() {
+    let c = Course::new();
+    let warp = c.dir.join(WARP);
+    let text = std::fs::read_to_string(&warp).unwrap();
+    std::fs::write(
+        &warp,
+        text.replacen("\n---\n", "\naliases: [thread group]\n---\n", 1),
+    )
+    .unwrap();
+    std::fs::write(
+        c.dir.join("content/glossary/lane.md"),
+        "---\ntitle: What is a lane?\nterm: lane\nrelated: [warps, thread-groups]\n---\nA lane.\n",
+    )
+    .unwrap();
+    let o = c.run("ada", &["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("is a word of the entry `warp`: write its slug, `warp`")
+            .count(),
+        2,
+        "{err}"
+    );
+}
