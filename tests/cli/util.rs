@@ -405,10 +405,16 @@ pub(crate) fn team() -> Keys {
 
 /// Runs git in the site's folder, as a person with no config of their own; panics on failure.
 pub(crate) fn git(site: &Site, args: &[&str]) {
+    git_with(site, args, &[]);
+}
+
+/// [`git`] with more environment (`GIT_COMMITTER_DATE` for a commit in the past).
+pub(crate) fn git_with(site: &Site, args: &[&str], env: &[(&str, &str)]) {
     let o = Command::new("git")
         .arg("-C")
         .arg(site.root())
         .args(args)
+        .envs(env.iter().copied())
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_AUTHOR_NAME", "t")
