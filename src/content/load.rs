@@ -634,8 +634,9 @@ fn check_references(
     }
 }
 
-/// A word as a slug (`Shared memory` → `shared-memory`).
-fn word_slug(word: &str) -> String {
+/// A word as a slug (`Shared memory` → `shared-memory`): what an author who names a term
+/// by a word of it writes in `related:` or after a link's section.
+pub(crate) fn word_slug(word: &str) -> String {
     let mut out = String::with_capacity(word.len());
     for c in word.trim().to_lowercase().chars() {
         if c.is_alphanumeric() {

@@ -36,21 +36,6 @@ pub(crate) fn same_targets(a: &Entry, b: &Entry) -> bool {
         && a.meta.aliases == b.meta.aliases
 }
 
-/// A word as a slug (`Shared memory` → `shared-memory`): what an author who links to a
-/// term by its name writes after the section.
-fn slug_of(word: &str) -> String {
-    let lower = word.trim().to_lowercase();
-    let mut out = String::with_capacity(lower.len());
-    for c in lower.chars() {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
-}
-
 impl Targets {
     /// Indexes pages (`shown`), left-out drafts, refused entries (with their first
     /// problem), and copied files (paths relative to the output); `/sitemap.xml` only when
@@ -84,7 +69,8 @@ impl Targets {
                 for w in std::iter::once(term).chain(&e.meta.aliases) {
                     let forms = crate::markdown::terms::forms(w).into_iter().map(|(f, _)| f);
                     for f in std::iter::once(w.clone()).chain(forms) {
-                        (words.entry(slug_of(&f))).or_insert_with(|| (e.url.clone(), term.clone()));
+                        (words.entry(crate::content::load::word_slug(&f)))
+                            .or_insert_with(|| (e.url.clone(), term.clone()));
                     }
                 }
             }
@@ -193,26 +179,21 @@ impl Targets {
     /// `/glossary/Shared-Memory/`): its URL and term.
     fn named(&self, path: &str) -> Option<(&str, &str)> {
         let last = path.trim_end_matches('/').rsplit('/').next()?;
-        let (url, term) = self.words.get(&slug_of(last))?;
+        let (url, term) = self.words.get(&crate::content::load::word_slug(last))?;
         (url.as_str() != path).then_some((url.as_str(), term.as_str()))
     }
 
     /// A link written with the base path (`/course/glossary/warp/`) would get it twice.
     fn broken_help(&self, path: &str) -> String {
         let root = self.config.root.trim_end_matches('/');
-        match path
-            .strip_prefix(root)
-            .filter(|p| !root.is_empty() && p.starts_with('/'))
-        {
-            Some(inner) if self.built.contains(inner) => format!(
+        let inner = (path.strip_prefix(root)).filter(|p| !root.is_empty() && p.starts_with('/'));
+        match (inner, self.named(path)) {
+            (Some(inner), _) if self.built.contains(inner) => format!(
                 "write it as `{inner}`: the base path `{root}/` is added when the site is built"
             ),
-            _ if self.named(path).is_some() => {
-                let (url, term) = self.named(path).expect("just found");
-                format!(
-                    "`{term}` is at `{url}`: link there (a term's aliases and plurals link to its one page)"
-                )
-            }
+            (_, Some((url, term))) => format!(
+                "`{term}` is at `{url}`: link there (a term's aliases and plurals link to its one page)"
+            ),
             _ => "site links look like /glossary/<slug>/; check the slug, or list paths \
                   that live outside this site under `links.external_prefixes` in coursegen.toml"
                 .into(),
