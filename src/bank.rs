@@ -3,7 +3,7 @@
 //! and the language of their lane maps. Drawings of them are `diagram`'s.
 
 pub mod access;
-pub mod coalescing;
+pub(crate) mod coalescing;
 pub mod divergence;
-pub mod expr;
+pub(crate) mod expr;
 pub mod model;

@@ -65,7 +65,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// [`sha256_hex`] of `parts` one after another, hashed where they lie (no joined copy).
-pub fn sha256_hex_of(parts: &[&[u8]]) -> String {
+pub(crate) fn sha256_hex_of(parts: &[&[u8]]) -> String {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update(part);

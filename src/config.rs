@@ -21,71 +21,71 @@ pub(crate) const DEFAULT_TITLE: &str = "Untitled course";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Config {
     /// Shown in the header and every `<title>`.
-    pub title: String,
+    pub(crate) title: String,
     /// One sentence about the course: the home page's lede and meta description, and the
     /// summary line of llms.txt.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The home page's text, in Markdown (rendered as entries are, raw HTML cleaned).
-    pub home: Option<Prose>,
+    pub(crate) home: Option<Prose>,
     /// `footer`: the sentence under every page, in Markdown (`None`: coursegen's own, about
     /// diagrams and measurements).
-    pub footer: Option<Prose>,
+    pub(crate) footer: Option<Prose>,
     /// `[glossary] required`: the fields a published glossary entry must fill in.
-    pub glossary_required: Required,
+    pub(crate) glossary_required: Required,
     /// `[glossary] folder`: the section under `content/` that is the glossary (whose
     /// entries `related:` names, grouped by category, with the required fields).
-    pub glossary_folder: String,
+    pub(crate) glossary_folder: String,
     /// `[new]`: what `coursegen new` writes into a new glossary entry.
-    pub new_entry: crate::content::scaffold::Defaults,
+    pub(crate) new_entry: crate::content::scaffold::Defaults,
     /// Public address, ending in `/` (`https://example.org/course/`), when known.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// The base path of every site-absolute URL the site emits: `/`, or `/course/`.
-    pub root: String,
+    pub(crate) root: String,
     /// The course's source repository, linked from the footer.
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
     /// Prefix that a source file's path (relative to the site root) is appended to for
     /// its "Edit this page" link; ends in `/`.
-    pub edit_url: Option<String>,
+    pub(crate) edit_url: Option<String>,
     /// `<html lang>`, a BCP 47 tag.
-    pub language: String,
+    pub(crate) language: String,
     /// A review older than this many days has expired (`None`: the build's default).
-    pub review_max_age_days: Option<u32>,
+    pub(crate) review_max_age_days: Option<u32>,
     /// Site-absolute path prefixes outside this site (`/docs`), without a trailing `/`:
     /// neither link-checked nor moved under the base path.
-    pub external_prefixes: Vec<String>,
+    pub(crate) external_prefixes: Vec<String>,
     /// `[review] allowed_signers`: the allowed-signers file, relative to the site root.
-    pub allowed_signers: PathBuf,
+    pub(crate) allowed_signers: PathBuf,
     /// `[review] require_signatures`: a published entry needs both SSH signatures.
-    pub require_signatures: bool,
+    pub(crate) require_signatures: bool,
     /// `sections`: the sections in reading order, each with the name navigation shows.
     /// Sections not listed follow them (days, then glossary, then the others by name).
-    pub sections: Vec<SectionConfig>,
+    pub(crate) sections: Vec<SectionConfig>,
     /// The config file as problems name it (`coursegen.toml`, or `--config`'s path).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 }
 
 /// A Markdown value of the file (`home`, `footer`) and where its lines are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Prose {
     /// The text, trimmed.
-    pub text: String,
+    pub(crate) text: String,
     /// The file's line where the text begins (its links' lines count from it).
-    pub line: usize,
+    pub(crate) line: usize,
     /// The text's lines are not the file's (a basic string with escapes such as `\n` or
     /// line-ending backslashes): its problems are reported at `line`, the key's.
-    pub lines_moved: bool,
+    pub(crate) lines_moved: bool,
 }
 
 /// One section as `sections` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SectionConfig {
     /// Its folder under `content/` (`days`).
-    pub name: String,
+    pub(crate) name: String,
     /// What the sidebar, breadcrumbs, search results and cards call it (default: from the
     /// folder name, `days` → "Days").
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// The config's line that lists it.
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// Where the allowed-signers file is unless `[review] allowed_signers` says otherwise.

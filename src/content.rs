@@ -18,7 +18,7 @@ pub(crate) use scaffold::create_entry;
 
 /// What kind of page an entry makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
+pub(crate) enum EntryKind {
     /// A page of its own at its URL (glossary entries, day pages, top-level pages).
     Page,
     /// `content/<section>.md` beside a folder `content/<section>/`: it introduces that
@@ -28,25 +28,25 @@ pub enum EntryKind {
 
 /// One loaded entry: its file, where it goes, what its front matter says, and its body.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Path relative to the site root (`content/glossary/warp.md`).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// A page of its own, or a section's introduction.
-    pub kind: EntryKind,
+    pub(crate) kind: EntryKind,
     /// Top-level section under content/ (`glossary`, `days`), empty for top-level pages.
-    pub section: String,
+    pub(crate) section: String,
     /// The last URL segment.
-    pub slug: String,
+    pub(crate) slug: String,
     /// Site-absolute URL (`/glossary/warp/`).
-    pub url: String,
+    pub(crate) url: String,
     /// Checked front matter.
-    pub meta: Meta,
+    pub(crate) meta: Meta,
     /// Markdown body.
-    pub body: String,
+    pub(crate) body: String,
     /// Whole-file line of the body's first line.
-    pub body_line: usize,
+    pub(crate) body_line: usize,
     /// Whole-file lines of the front-matter fields.
-    pub lines: front_matter::FieldLines,
+    pub(crate) lines: front_matter::FieldLines,
 }
 
 /// Everything under content/.
@@ -54,13 +54,13 @@ pub struct Entry {
 pub(crate) struct Site {
     /// The entries, in path order; shared, so that a load that reuses its cache (see
     /// [`load_changed`]) hands an unchanged entry over without copying it.
-    pub entries: Vec<std::sync::Arc<Entry>>,
+    pub(crate) entries: Vec<std::sync::Arc<Entry>>,
     /// Other files (images…), copied as they are: (relative to root, absolute).
-    pub assets: Vec<(PathBuf, PathBuf)>,
+    pub(crate) assets: Vec<(PathBuf, PathBuf)>,
     /// Files found but left out (not an entry, not an asset type).
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) warnings: Vec<Diagnostic>,
     /// Problems found while loading (each failed entry is left out of `entries`).
-    pub problems: Vec<Diagnostic>,
+    pub(crate) problems: Vec<Diagnostic>,
     /// URLs of entries that failed to load: links to them are not reported again.
-    pub unloaded: Vec<String>,
+    pub(crate) unloaded: Vec<String>,
 }

@@ -5,16 +5,16 @@
 //! no drawing imports it back. Uses `bank`, never the reverse; no I/O.
 
 mod bank_map;
-pub mod card;
-pub mod font;
+pub(crate) mod card;
+pub(crate) mod font;
 mod glyphs;
 mod lane_banks;
 mod lane_paths;
 mod lane_sectors;
 mod lanes;
 mod palette;
-pub mod raster;
-pub mod svg;
+pub(crate) mod raster;
+pub(crate) mod svg;
 mod tile;
 
 use std::fmt;
@@ -22,25 +22,25 @@ use std::str::FromStr;
 
 use crate::bank::access::{AccessKind, LaneMap, LaneMapError};
 use crate::bank::model::WARP_SIZE;
-pub use lane_sectors::MAX_LINES;
+pub(crate) use lane_sectors::MAX_LINES;
 use svg::Frame;
-pub use tile::{Cell, TILE_ROWS};
+pub(crate) use tile::{Cell, TILE_ROWS};
 
 /// Row widths a `bank-map` can draw: the plain tile and the padded one.
-pub const TILE_WIDTHS: [u32; 2] = [32, 33];
+pub(crate) const TILE_WIDTHS: [u32; 2] = [32, 33];
 
 /// Largest word stride a `lane-banks` diagram draws; past 64 the picture only repeats.
-pub const MAX_STRIDE: u32 = 64;
+pub(crate) const MAX_STRIDE: u32 = 64;
 
 /// Largest word stride a `lane-sectors` diagram draws: at 32 every lane has a line of its own.
-pub const MAX_SECTOR_STRIDE: u32 = 32;
+pub(crate) const MAX_SECTOR_STRIDE: u32 = 32;
 
 /// Path counts a `lane-paths` diagram draws: the warp split into groups of equal size.
-pub const PATH_COUNTS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+pub(crate) const PATH_COUNTS: [u32; 6] = [1, 2, 4, 8, 16, 32];
 
 /// A diagram kind an entry names in its front matter (`diagram.preset`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Preset {
+pub(crate) enum Preset {
     /// `bank-map`: the words of a shared tile, each shaded by its bank.
     BankMap,
     /// `lane-banks`: the 32 lanes of a warp and the bank each one reads for a stride.
@@ -53,7 +53,7 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset, in the order error messages list them.
-    pub const ALL: [Preset; 4] = [
+    pub(crate) const ALL: [Preset; 4] = [
         Preset::BankMap,
         Preset::LaneBanks,
         Preset::LaneSectors,
@@ -61,7 +61,7 @@ impl Preset {
     ];
 
     /// The name front matter uses for this preset.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Preset::BankMap => "bank-map",
             Preset::LaneBanks => "lane-banks",
@@ -92,22 +92,22 @@ impl FromStr for Preset {
 
 /// What an entry asks to be drawn, as its front matter says it; checked by [`render_svg`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DiagramSpec {
+pub(crate) struct DiagramSpec {
     /// Which diagram.
-    pub preset: Preset,
+    pub(crate) preset: Preset,
     /// `bank-map` only: the word whose row and column are picked out.
-    pub highlight: Option<Cell>,
+    pub(crate) highlight: Option<Cell>,
     /// `bank-map` only: words per tile row, 32 (default) or 33 (padded).
-    pub width: Option<u32>,
+    pub(crate) width: Option<u32>,
     /// `lane-banks` and `lane-sectors` only: lane L reads word `stride · L` (default 1).
-    pub stride: Option<u32>,
+    pub(crate) stride: Option<u32>,
     /// `lane-paths` only: how many paths the warp's lanes take (default 2).
-    pub paths: Option<u32>,
+    pub(crate) paths: Option<u32>,
 }
 
 impl DiagramSpec {
     /// A spec for `preset` with every option left at its default.
-    pub fn new(preset: Preset) -> DiagramSpec {
+    pub(crate) fn new(preset: Preset) -> DiagramSpec {
         DiagramSpec {
             preset,
             highlight: None,
@@ -120,7 +120,7 @@ impl DiagramSpec {
 
 /// Why a diagram spec cannot be drawn; each message says what would be accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DiagramError {
+pub(crate) enum DiagramError {
     /// The preset name is not one we draw.
     #[error(
         "unknown diagram preset `{given}`; valid presets are: {}",
@@ -290,7 +290,11 @@ fn check_spec(spec: &DiagramSpec) -> Result<CheckedSpec, DiagramError> {
 
 /// Draws `spec` as an SVG whose `<title>` is `title` (the term) and whose `<desc>` is `desc`
 /// (the alt text); the site inlines it and rasterises it. Same input, same bytes.
-pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String, DiagramError> {
+pub(crate) fn render_svg(
+    spec: &DiagramSpec,
+    title: &str,
+    desc: &str,
+) -> Result<String, DiagramError> {
     let checked = check_spec(spec)?;
     let id = element_id(spec, title, desc);
     let frame = |width, height| Frame {
@@ -310,7 +314,7 @@ pub fn render_svg(spec: &DiagramSpec, title: &str, desc: &str) -> Result<String,
 
 /// The lane drawing of an access kind: `lane-banks` for `shared`, `lane-sectors` for
 /// `global`, `lane-paths` for `branch`.
-pub fn lane_preset(kind: AccessKind) -> Preset {
+pub(crate) fn lane_preset(kind: AccessKind) -> Preset {
     match kind {
         AccessKind::Shared => Preset::LaneBanks,
         AccessKind::Global => Preset::LaneSectors,
@@ -322,7 +326,7 @@ pub fn lane_preset(kind: AccessKind) -> Preset {
 /// its kind's lane drawing ([`lane_preset`]). The picture follows from what the lanes touch
 /// alone, so two maps that agree on every lane draw the same bytes, however each is
 /// written; `title` and `desc` as for [`render_svg`].
-pub fn render_map(
+pub(crate) fn render_map(
     map: &LaneMap,
     at: i64,
     axis: &str,

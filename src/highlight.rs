@@ -11,19 +11,19 @@ mod console;
 pub(crate) mod cuda_api;
 mod data;
 mod emit;
-pub mod fence;
-pub mod include;
+pub(crate) mod fence;
+pub(crate) mod include;
 pub(crate) mod python;
 mod shell;
 mod yaml;
 
-pub use block::render as render_block;
+pub(crate) use block::render as render_block;
 
 use emit::Emitter;
 
 /// A language the highlighter knows, picked from a fence's info string by [`Lang::from_info`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Lang {
+pub(crate) enum Lang {
     /// CUDA C++: C++ plus execution/memory-space qualifiers, built-ins and `<<<…>>>` launches.
     Cuda,
     /// C++ (CUDA qualifiers and built-ins are coloured too: CUDA is often fenced as `cpp`).
@@ -67,7 +67,7 @@ impl Lang {
 
     /// Reads the language from a fence info string (`cuda`, `c++ {linenos}`, `py,ignore`, …);
     /// `None` for languages we do not highlight.
-    pub fn from_info(info: &str) -> Option<Lang> {
+    pub(crate) fn from_info(info: &str) -> Option<Lang> {
         let word = info
             .trim()
             .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
@@ -118,7 +118,8 @@ pub fn highlight(code: &str, lang: &str) -> Option<String> {
 }
 
 /// The stylesheet for the `hl-*` classes, light and dark; also shipped as `static/highlight.css`.
-pub fn css() -> &'static str {
+#[cfg(test)]
+pub(crate) fn css() -> &'static str {
     include_str!("../static/highlight.css")
 }
 

@@ -9,7 +9,7 @@ pub mod cli;
 pub(crate) mod cmd;
 pub(crate) mod config;
 pub(crate) mod content;
-pub mod diagram;
+pub(crate) mod diagram;
 pub mod editorial;
 pub mod highlight;
 pub mod markdown;

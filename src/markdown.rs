@@ -8,9 +8,9 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 use crate::highlight::fence::FenceInfo;
 use crate::highlight::include::{self, IncludeCheck, IncludeError, Sources};
 
-pub mod math;
-pub mod shown;
-pub mod terms;
+pub(crate) mod math;
+pub(crate) mod shown;
+pub(crate) mod terms;
 
 /// What the fragments of one page share while they are converted: the heading ids used,
 /// the glossary terms already linked, the headings found (for "On this page"), and what
@@ -18,39 +18,39 @@ pub mod terms;
 #[derive(Debug, Default)]
 pub struct PageState<'a> {
     /// Heading (and preview) ids already used on the page.
-    pub anchors: HashSet<String>,
+    pub(crate) anchors: HashSet<String>,
     /// Term linking, when this page links terms.
-    pub terms: Option<terms::Linking<'a>>,
+    pub(crate) terms: Option<terms::Linking<'a>>,
     /// The headings of every fragment converted so far, in order.
-    pub headings: Vec<Heading>,
+    pub(crate) headings: Vec<Heading>,
     /// The formulas converted so far, against the page's limits.
-    pub math: math::MathBudget,
+    pub(crate) math: math::MathBudget,
 }
 
 /// A heading of the page, for its contents list.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Heading {
+pub(crate) struct Heading {
     /// 1 to 6.
-    pub level: u8,
+    pub(crate) level: u8,
     /// Its id (the anchor).
-    pub id: String,
+    pub(crate) id: String,
     /// Its text.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// A body cut at its `## Measured` and `## Diagram` headings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sections<'a> {
+pub(crate) struct Sections<'a> {
     /// Everything before the first special heading.
-    pub main: &'a str,
+    pub(crate) main: &'a str,
     /// Prose under `## Measured`, with the body-relative line it starts on.
-    pub measured: Option<(&'a str, usize)>,
+    pub(crate) measured: Option<(&'a str, usize)>,
     /// Prose under `## Diagram`, with the body-relative line it starts on.
-    pub diagram: Option<(&'a str, usize)>,
+    pub(crate) diagram: Option<(&'a str, usize)>,
 }
 
 /// Cuts `body` at level-2 headings titled exactly "Measured" or "Diagram" (outside code fences).
-pub fn sections(body: &str) -> Sections<'_> {
+pub(crate) fn sections(body: &str) -> Sections<'_> {
     // Only a line that starts with `## ` can cut: a body without one (most) is not read
     // line by line (`benches/build.sh`: every body is cut for its page and again for its
     // Markdown copy).
@@ -101,43 +101,43 @@ pub struct RenderOptions {
 
 /// A link or image target found in Markdown, with its 1-based line in that Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
+pub(crate) struct Link {
     /// The destination as written.
-    pub url: String,
+    pub(crate) url: String,
     /// Line within the rendered fragment.
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// Rendered HTML and the links it contains (for the link check).
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
     /// Formulas that do not parse or pass a limit, with their lines in this Markdown.
-    pub math_errors: Vec<math::MathError>,
+    pub(crate) math_errors: Vec<math::MathError>,
     /// The HTML.
     pub html: String,
     /// Every link and image destination.
-    pub links: Vec<Link>,
+    pub(crate) links: Vec<Link>,
     /// Where each site-absolute destination (`/…`, not `//…`) is written in the Markdown:
     /// its byte offset and the destination, ordered by offset. A Markdown copy of the page
     /// moves them under the base path without parsing the text again.
-    pub site_paths: Vec<(usize, String)>,
+    pub(crate) site_paths: Vec<(usize, String)>,
     /// What the fenced code blocks' options and includes came to (lines in this Markdown);
     /// empty when rendered without sources.
-    pub includes: IncludeCheck,
+    pub(crate) includes: IncludeCheck,
     /// The code each `file=` block shows, with the byte offset in the Markdown just after
     /// its opening fence line, ordered by offset: a Markdown copy of the page writes the
     /// code there (the source holds an empty block). Empty when rendered without sources.
-    pub included: Vec<(usize, String)>,
+    pub(crate) included: Vec<(usize, String)>,
     /// The line where the raw HTML passed [`MAX_HTML_TAGS`], or where a tag of it holds more
     /// than `sanitize::MAX_ATTRIBUTES` attributes, if it did: the HTML is then not cleaned
     /// (nor shown), and the check stage refuses the page.
-    pub too_much_html: Option<usize>,
+    pub(crate) too_much_html: Option<usize>,
 }
 
 /// Most tags of raw HTML one fragment may hold. The HTML cleaner's time grows with the
 /// square of how deeply unclosed tags nest (200,000 `<div>`s took minutes); a page's own
 /// HTML needs far fewer.
-pub const MAX_HTML_TAGS: usize = 10_000;
+pub(crate) const MAX_HTML_TAGS: usize = 10_000;
 
 /// The Markdown a body is written in: CommonMark with math, tables, footnotes,
 /// strikethrough, heading attributes and smart punctuation.
@@ -155,7 +155,7 @@ const ORIGIN: &str = "http://coursegen.invalid";
 
 /// The site path a link on the page at `page_url` points to (percent-decoded, no query or
 /// fragment), or `None` for external links and same-page anchors.
-pub fn site_path(page_url: &str, link: &str) -> Option<String> {
+pub(crate) fn site_path(page_url: &str, link: &str) -> Option<String> {
     if link.is_empty() || link.starts_with('#') {
         return None;
     }
@@ -182,7 +182,7 @@ pub fn render(markdown: &str, opts: RenderOptions, page: &mut PageState<'_>) -> 
 
 /// [`render`], with the files that `file=` code blocks include (checked beforehand by
 /// `highlight::include::check_includes`; a block whose include fails here shows the error instead).
-pub fn render_with(
+pub(crate) fn render_with(
     markdown: &str,
     opts: RenderOptions,
     page: &mut PageState<'_>,
@@ -387,7 +387,7 @@ fn html_paths(html: &str, start: usize) -> Vec<(usize, String)> {
 }
 
 /// Whether the text before `="` ends in an `href` or `src` attribute name.
-pub fn is_link_attribute(before: &str) -> bool {
+pub(crate) fn is_link_attribute(before: &str) -> bool {
     ["href", "src"].iter().any(|name| {
         before
             .strip_suffix(name)
@@ -582,7 +582,7 @@ fn heading_anchors<'a>(events: Vec<Event<'a>>, headings: &mut Vec<Heading>) -> V
 }
 
 /// Lowercase ASCII letters and digits joined by single hyphens.
-pub fn slugify(text: &str) -> String {
+pub(crate) fn slugify(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
@@ -705,7 +705,7 @@ fn code_html(
 }
 
 /// HTML-escapes text for element content and attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     pulldown_cmark_escape::escape_html(&mut out, text).expect("writing to a String cannot fail");
     out

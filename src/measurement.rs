@@ -11,13 +11,13 @@
 //! `view`; `contract` uses `manifest` and `record`; `run` uses `manifest`, `record`,
 //! `needs`, `samples`, `compare` and `contract`; `plan` uses `manifest`, `record`, `needs`
 //! and what of `run` loads no GPU library.
-pub mod bindings;
-pub mod compare;
+pub(crate) mod bindings;
+pub(crate) mod compare;
 pub mod contract;
 pub mod manifest;
-pub mod needs;
-pub mod plan;
+pub(crate) mod needs;
+pub(crate) mod plan;
 pub mod record;
 pub mod run;
-pub mod samples;
-pub mod view;
+pub(crate) mod samples;
+pub(crate) mod view;

@@ -14,15 +14,15 @@ use std::sync::OnceLock;
 
 mod attributes;
 mod audit;
+pub use audit::{active_content, without_site_chrome};
 mod svg;
 
-pub use attributes::{MAX_ATTRIBUTES, too_many_attributes};
-pub use audit::{active_content, without_site_chrome};
-pub use svg::{SvgProblem, check_svg};
+pub(crate) use attributes::{MAX_ATTRIBUTES, too_many_attributes};
+pub(crate) use svg::check_svg;
 
 /// URL schemes a link or image from content may use; anything else (`javascript:`,
 /// `data:`, `vbscript:`, `file:` …) is dropped. Relative URLs are always kept.
-pub const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
+pub(crate) const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
 
 /// The start every [`ALIGN`] style has.
 const ALIGN_STYLE: &str = " style=\"text-align: ";
@@ -153,7 +153,7 @@ pub fn html(fragment: &str) -> String {
 /// The `src` of every image the HTML cleaner keeps in `fragment`, as the browser reads it
 /// (character references decoded): what raw HTML embeds, for the review pin. The caller
 /// first holds it to [`too_many_attributes`].
-pub fn image_sources(fragment: &str) -> Vec<String> {
+pub(crate) fn image_sources(fragment: &str) -> Vec<String> {
     let found = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = std::sync::Arc::clone(&found);
     let mut builder = ammonia::Builder::default();
@@ -201,7 +201,7 @@ fn classes_for_alignment(fragment: &str) -> std::borrow::Cow<'_, str> {
 /// Decodes the character references a browser decodes in an attribute value (numeric ones
 /// and the few names that spell URL punctuation), so `&#106;avascript&colon;` is checked
 /// as what it is.
-pub fn decode_references(value: &str) -> String {
+pub(crate) fn decode_references(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(i) = rest.find('&') {
@@ -243,7 +243,7 @@ pub fn decode_references(value: &str) -> String {
 /// Whether `url` is one a page may link to or load: relative, or of an allowed scheme.
 /// Used where content URLs are checked outside the cleaner: Markdown link and image
 /// destinations (a fragment with one that fails goes through [`html`]) and SVG assets.
-pub fn url_allowed(url: &str) -> bool {
+pub(crate) fn url_allowed(url: &str) -> bool {
     // Browsers drop ASCII tab and newline anywhere in a URL and ignore leading spaces and
     // control characters, so `java\tscript:` is `javascript:`: normalise the same way.
     let url: String = url

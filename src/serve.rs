@@ -54,16 +54,16 @@ pub(crate) enum ServeError {
 pub(crate) struct Listen {
     /// The address to listen on: `127.0.0.1` by default; `0.0.0.0` or `::` for every
     /// interface.
-    pub interface: IpAddr,
+    pub(crate) interface: IpAddr,
     /// The port (0: any free one).
-    pub port: u16,
+    pub(crate) port: u16,
     /// Host names answered besides addresses and `localhost` (`--allow-host`).
-    pub allow_hosts: Vec<String>,
+    pub(crate) allow_hosts: Vec<String>,
     /// Open the served address in the browser once listening.
-    pub open: bool,
+    pub(crate) open: bool,
     /// `--base-url`, checked: the site is built for this address and served under its
     /// path (`None`: built and served at `/`, whatever the config says).
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 }
 
 impl Listen {

@@ -12,10 +12,10 @@ use super::expr::{EvalError, Expr, ExprError};
 use super::model::{Geometry, WARP_SIZE};
 
 /// Bytes one lane may read in a `shared` or `global` access: a word, two or four.
-pub const WIDTHS: [u32; 3] = [4, 8, 16];
+pub(crate) const WIDTHS: [u32; 3] = [4, 8, 16];
 
 /// Highest byte address a map may give (GPUs address 49 bits of virtual memory).
-pub const MAX_ADDRESS: u64 = 1 << 48;
+pub(crate) const MAX_ADDRESS: u64 = 1 << 48;
 
 /// Bytes the shared-memory pipe delivers in one wavefront: 32 banks of 4 bytes. A warp whose
 /// lanes read 8 or 16 bytes each is served a half or a quarter of a warp at a time.
@@ -24,7 +24,7 @@ const WAVEFRONT_BYTES: u32 = 128;
 /// The kinds of access a manifest can declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum AccessKind {
+pub(crate) enum AccessKind {
     /// Shared-memory loads: wavefronts per request.
     Shared,
     /// Global-memory loads: sectors and lines per request.
@@ -35,10 +35,11 @@ pub enum AccessKind {
 
 impl AccessKind {
     /// Every kind, in the order messages list them.
-    pub const ALL: [AccessKind; 3] = [AccessKind::Shared, AccessKind::Global, AccessKind::Branch];
+    pub(crate) const ALL: [AccessKind; 3] =
+        [AccessKind::Shared, AccessKind::Global, AccessKind::Branch];
 
     /// The kind's name as a manifest spells it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             AccessKind::Shared => "shared",
             AccessKind::Global => "global",
@@ -51,28 +52,28 @@ impl AccessKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharedLoad {
     /// Bytes each lane reads (4, 8 or 16).
-    pub width: u32,
+    pub(crate) width: u32,
     /// Wavefronts the request takes: per phase (a whole warp for 4 bytes, half for 8, a
     /// quarter for 16) the most distinct words asked of one bank, summed over the phases.
-    pub wavefronts: u32,
+    pub(crate) wavefronts: u32,
     /// Banks any lane touches.
-    pub banks_covered: u32,
+    pub(crate) banks_covered: u32,
     /// Distinct words asked of each bank over the whole warp, by bank (the picture's shade).
-    pub words_per_bank: Vec<u32>,
+    pub(crate) words_per_bank: Vec<u32>,
     /// Per phase, the most distinct words asked of one bank.
-    pub degree_per_phase: Vec<u32>,
+    pub(crate) degree_per_phase: Vec<u32>,
 }
 
 impl SharedLoad {
     /// Bytes the lanes move per load instruction: lanes × width.
-    pub fn bytes_per_instruction(&self) -> u64 {
+    pub(crate) fn bytes_per_instruction(&self) -> u64 {
         WARP_SIZE as u64 * u64::from(self.width)
     }
 }
 
 /// The shared load in which lane L reads `width` bytes at byte `addresses[L]`. `width` is
 /// one of [`WIDTHS`] (anything else counts as 4); an address need not be aligned to it.
-pub fn shared(addresses: &[u64], width: u32, geometry: Geometry) -> SharedLoad {
+pub(crate) fn shared(addresses: &[u64], width: u32, geometry: Geometry) -> SharedLoad {
     let width = if WIDTHS.contains(&width) { width } else { 4 };
     let lanes_per_phase = (WAVEFRONT_BYTES / width).max(1) as usize;
     let words_of = |address: &u64| {
@@ -112,46 +113,46 @@ fn max_per_bank(words: &BTreeSet<u64>, geometry: Geometry) -> u32 {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GlobalLoad {
     /// Bytes each lane reads.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Distinct 32-byte sectors touched, in address order.
-    pub sectors: Vec<u64>,
+    pub(crate) sectors: Vec<u64>,
     /// Distinct 128-byte lines touched.
-    pub lines: u32,
+    pub(crate) lines: u32,
     /// Distinct bytes the lanes asked for.
-    pub useful_bytes: u64,
+    pub(crate) useful_bytes: u64,
 }
 
 impl GlobalLoad {
     /// Sectors fetched for this request.
-    pub fn sectors_per_request(&self) -> u32 {
+    pub(crate) fn sectors_per_request(&self) -> u32 {
         self.sectors.len() as u32
     }
 
     /// Bytes fetched: sectors × 32.
-    pub fn fetched_bytes(&self) -> u64 {
+    pub(crate) fn fetched_bytes(&self) -> u64 {
         self.sectors.len() as u64 * SECTOR_BYTES
     }
 
     /// Useful bytes over fetched bytes (1.0 when perfectly coalesced).
-    pub fn efficiency(&self) -> f64 {
+    pub(crate) fn efficiency(&self) -> f64 {
         self.useful_bytes as f64 / self.fetched_bytes().max(1) as f64
     }
 
     /// Bytes device memory moves for the request: distinct 64-byte pieces × 64.
-    pub fn dram_bytes(&self) -> u64 {
+    pub(crate) fn dram_bytes(&self) -> u64 {
         let per_atom = coalescing::DRAM_ATOM_BYTES / SECTOR_BYTES;
         let atoms: BTreeSet<u64> = self.sectors.iter().map(|s| s / per_atom).collect();
         atoms.len() as u64 * coalescing::DRAM_ATOM_BYTES
     }
 
     /// Bytes the lanes move per load instruction: lanes × width.
-    pub fn bytes_per_instruction(&self) -> u64 {
+    pub(crate) fn bytes_per_instruction(&self) -> u64 {
         WARP_SIZE as u64 * u64::from(self.width)
     }
 }
 
 /// The global load in which lane L reads `width` bytes (1 to 16) at byte `addresses[L]`.
-pub fn global(addresses: &[u64], width: u32) -> GlobalLoad {
+pub(crate) fn global(addresses: &[u64], width: u32) -> GlobalLoad {
     let width = u64::from(width.clamp(1, 16));
     let last = |a: &u64| a.saturating_add(width - 1);
     let sectors: BTreeSet<u64> = addresses
@@ -185,13 +186,13 @@ pub fn global(addresses: &[u64], width: u32) -> GlobalLoad {
 }
 
 /// How a warp runs a branch whose lane L takes path `paths[L]`: one pass per distinct path.
-pub fn branch(paths: &[i64; WARP_SIZE]) -> Divergence {
+pub(crate) fn branch(paths: &[i64; WARP_SIZE]) -> Divergence {
     divergence::analyze(paths)
 }
 
 /// What the lane expression of a map gives each lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LaneValue {
+pub(crate) enum LaneValue {
     /// A 4-byte word index (`shared` maps' `word`).
     Word,
     /// A byte address (`shared` or `global` maps' `address`).
@@ -203,16 +204,16 @@ pub enum LaneValue {
 /// A checked lane map: for each lane of a warp and a value of the sweep's axis, what the
 /// lane touches, and from that what the access costs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LaneMap {
+pub(crate) struct LaneMap {
     /// The access model.
-    pub kind: AccessKind,
+    pub(crate) kind: AccessKind,
     /// What the expression gives.
-    pub value: LaneValue,
+    pub(crate) value: LaneValue,
     /// Bytes each lane reads (`shared` and `global`; 4 for `branch`), unless `width_expr`
     /// gives it per row.
-    pub width: u32,
+    pub(crate) width: u32,
     /// The expression as written, for titles and messages.
-    pub text: String,
+    pub(crate) text: String,
     expr: Expr,
     /// Bytes each lane reads as an expression of the axis and the constants (a sweep over
     /// access widths: float, float2, float4).
@@ -223,7 +224,7 @@ pub struct LaneMap {
 
 /// Why a lane map cannot be used; the manifest or front matter adds file, line and field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LaneMapError {
+pub(crate) enum LaneMapError {
     /// The expression does not parse.
     #[error(transparent)]
     Expr(#[from] ExprError),
@@ -293,7 +294,7 @@ pub enum Prediction {
 
 impl Prediction {
     /// What one request costs: wavefronts, sectors or passes.
-    pub fn cost(&self) -> u32 {
+    pub(crate) fn cost(&self) -> u32 {
         match self {
             Prediction::Shared(s) => s.wavefronts,
             Prediction::Global(g) => g.sectors_per_request(),
@@ -311,7 +312,7 @@ impl Prediction {
     }
 
     /// What one request costs in time: wavefronts, bytes device memory moves, or passes.
-    pub fn time_cost(&self) -> f64 {
+    pub(crate) fn time_cost(&self) -> f64 {
         match self {
             Prediction::Global(g) => g.dram_bytes() as f64,
             _ => f64::from(self.cost()),
@@ -322,7 +323,7 @@ impl Prediction {
 impl LaneMap {
     /// Checks a map: `text` gives each lane's `value`, in names `lane`, `axis` and the
     /// `constants` (name, value).
-    pub fn new(
+    pub(crate) fn new(
         kind: AccessKind,
         value: LaneValue,
         width: u32,
@@ -360,7 +361,7 @@ impl LaneMap {
     /// The same map with the bytes each lane reads given per row by `text`, an expression of
     /// the axis and the constants (not of `lane`), e.g. the axis itself for a sweep over
     /// float, float2 and float4.
-    pub fn width_from(
+    pub(crate) fn width_from(
         mut self,
         text: &str,
         axis: &str,
@@ -377,7 +378,7 @@ impl LaneMap {
     }
 
     /// Bytes each lane reads at axis value `at`.
-    pub fn width_at(&self, at: i64, axis: &str) -> Result<u32, LaneMapError> {
+    pub(crate) fn width_at(&self, at: i64, axis: &str) -> Result<u32, LaneMapError> {
         let Some(expr) = &self.width_expr else {
             return Ok(self.width);
         };
@@ -400,7 +401,7 @@ impl LaneMap {
     }
 
     /// Each lane's value of the expression at axis value `at` (`axis` names it in messages).
-    pub fn lanes(&self, at: i64, axis: &str) -> Result<[i64; WARP_SIZE], LaneMapError> {
+    pub(crate) fn lanes(&self, at: i64, axis: &str) -> Result<[i64; WARP_SIZE], LaneMapError> {
         let mut values = vec![0, at];
         values.extend(&self.constants);
         let mut out = [0i64; WARP_SIZE];
@@ -420,7 +421,7 @@ impl LaneMap {
     }
 
     /// Each lane's byte address at axis value `at` (`shared` and `global` maps).
-    pub fn addresses(&self, at: i64, axis: &str) -> Result<[u64; WARP_SIZE], LaneMapError> {
+    pub(crate) fn addresses(&self, at: i64, axis: &str) -> Result<[u64; WARP_SIZE], LaneMapError> {
         let lanes = self.lanes(at, axis)?;
         let (what, scale) = match self.value {
             LaneValue::Word => ("word", 4u64),
@@ -445,7 +446,7 @@ impl LaneMap {
     }
 
     /// What the map predicts at axis value `at`.
-    pub fn predict(
+    pub(crate) fn predict(
         &self,
         at: i64,
         axis: &str,

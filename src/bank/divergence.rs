@@ -7,25 +7,25 @@
 use super::model::WARP_SIZE;
 
 /// Lanes of a warp, as a count.
-pub const LANES: u32 = WARP_SIZE as u32;
+pub(crate) const LANES: u32 = WARP_SIZE as u32;
 
 /// One pass of a divergent warp: the path it runs and the lanes switched on for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pass {
+pub(crate) struct Pass {
     /// The path this pass runs.
-    pub path: i64,
+    pub(crate) path: i64,
     /// The lanes on that path, bit L for lane L.
-    pub lanes: u32,
+    pub(crate) lanes: u32,
 }
 
 impl Pass {
     /// Lanes switched on in this pass.
-    pub fn active(&self) -> u32 {
+    pub(crate) fn active(&self) -> u32 {
         self.lanes.count_ones()
     }
 
     /// Whether lane `lane` does work in this pass.
-    pub fn has(&self, lane: u32) -> bool {
+    pub(crate) fn has(&self, lane: u32) -> bool {
         lane < LANES && self.lanes & (1 << lane) != 0
     }
 }
@@ -35,42 +35,36 @@ impl Pass {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Divergence {
     /// The passes, one per distinct path.
-    pub passes: Vec<Pass>,
+    pub(crate) passes: Vec<Pass>,
 }
 
 impl Divergence {
     /// Passes the warp makes: the number of distinct paths its lanes are on.
-    pub fn passes(&self) -> u32 {
+    pub(crate) fn passes(&self) -> u32 {
         self.passes.len() as u32
     }
 
     /// Lanes switched on in each pass, in pass order.
-    pub fn active_per_pass(&self) -> Vec<u32> {
+    pub(crate) fn active_per_pass(&self) -> Vec<u32> {
         self.passes.iter().map(Pass::active).collect()
     }
 
     /// What Nsight Compute's `smsp__thread_inst_executed_per_inst_executed` reads for the
     /// branch's work: lanes active per executed warp instruction, 32 when all lanes run
     /// together. Every lane runs one path's work once, spread over `passes` passes.
-    pub fn threads_per_instruction(&self) -> f64 {
+    pub(crate) fn threads_per_instruction(&self) -> f64 {
         let active: u32 = self.passes.iter().map(Pass::active).sum();
         f64::from(active) / f64::from(self.passes().max(1))
     }
 
     /// Lane slots that do work: active lanes over 32 × passes (1.0 without divergence).
-    pub fn efficiency(&self) -> f64 {
+    pub(crate) fn efficiency(&self) -> f64 {
         self.threads_per_instruction() / f64::from(LANES)
-    }
-
-    /// Time over the same work on one path: the passes, since each runs the whole path's
-    /// instructions however few lanes it has switched on.
-    pub fn slowdown(&self) -> u32 {
-        self.passes()
     }
 }
 
 /// How a warp runs when lane L is on path `path_of_lane[L]`.
-pub fn analyze(path_of_lane: &[i64; WARP_SIZE]) -> Divergence {
+pub(crate) fn analyze(path_of_lane: &[i64; WARP_SIZE]) -> Divergence {
     let mut passes: Vec<Pass> = Vec::new();
     for (lane, &path) in (0u32..).zip(path_of_lane) {
         match passes.iter_mut().find(|p| p.path == path) {
@@ -88,25 +82,26 @@ pub fn analyze(path_of_lane: &[i64; WARP_SIZE]) -> Divergence {
 /// Lanes in `paths` groups of neighbours, group k on path k: with 4 paths lanes 0–7 take
 /// path 0, lanes 8–15 path 1, and so on (the course's kernel for warp 0). `paths` is clamped
 /// to 1..=32; when it does not divide 32 the last group is smaller.
-pub fn grouped_paths(paths: u32) -> [i64; WARP_SIZE] {
+pub(crate) fn grouped_paths(paths: u32) -> [i64; WARP_SIZE] {
     let per_path = LANES.div_ceil(paths.clamp(1, LANES));
     std::array::from_fn(|lane| i64::from(lane as u32 / per_path))
 }
 
 /// Lanes dealt round `paths` paths: lane L on path L mod `paths` (`if (lane % 2 == 0)` is
 /// two paths dealt this way). `paths` is clamped to 1..=32.
-pub fn interleaved_paths(paths: u32) -> [i64; WARP_SIZE] {
+#[cfg(test)]
+pub(crate) fn interleaved_paths(paths: u32) -> [i64; WARP_SIZE] {
     let paths = paths.clamp(1, LANES);
     std::array::from_fn(|lane| i64::from(lane as u32 % paths))
 }
 
 /// How a warp runs with its lanes in `paths` groups of neighbours ([`grouped_paths`]).
-pub fn grouped(paths: u32) -> Divergence {
+pub(crate) fn grouped(paths: u32) -> Divergence {
     analyze(&grouped_paths(paths))
 }
 
 /// Lanes per path when a warp splits into `paths` groups of neighbours (1..=32 paths).
-pub fn lanes_per_path(paths: u32) -> u32 {
+pub(crate) fn lanes_per_path(paths: u32) -> u32 {
     LANES.div_ceil(paths.clamp(1, LANES))
 }
 
@@ -118,7 +113,6 @@ mod tests {
     fn case(paths: u32, passes: u32, active: u32, threads: f64, efficiency: f64) {
         let d = grouped(paths);
         assert_eq!(d.passes(), passes, "{paths} paths");
-        assert_eq!(d.slowdown(), passes, "{paths} paths");
         assert!(
             d.active_per_pass().iter().all(|&a| a == active),
             "{paths} paths: {:?}",

@@ -13,16 +13,16 @@
 use std::fmt;
 
 /// Longest expression accepted, in bytes: a lane map is one line.
-pub const MAX_LEN: usize = 4096;
+pub(crate) const MAX_LEN: usize = 4096;
 /// Deepest nesting accepted (parentheses, unary operators, function arguments, operands of
 /// operators of rising precedence).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 /// Most operations (numbers, names and operators) one expression may compile to.
-pub const MAX_OPS: usize = 1024;
+pub(crate) const MAX_OPS: usize = 1024;
 
 /// Why an expression was refused; `column` is 1-based, in characters of the expression.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExprError {
+pub(crate) enum ExprError {
     /// Longer than [`MAX_LEN`].
     #[error("the expression is {len} bytes long; at most {MAX_LEN} are allowed")]
     TooLong {
@@ -68,7 +68,7 @@ pub enum ExprError {
 
 /// Why evaluating an expression failed: what happened, at which operator.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EvalError {
+pub(crate) enum EvalError {
     /// The result does not fit in i64.
     #[error("`{op}` overflows 64 bits ({a} {op} {b})")]
     Overflow {
@@ -137,7 +137,7 @@ enum Op {
 
 /// A parsed expression, ready to evaluate for any values of its names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Expr {
+pub(crate) struct Expr {
     program: Vec<Op>,
     /// Which of the declared names it uses.
     uses: Vec<bool>,
@@ -146,7 +146,7 @@ pub struct Expr {
 impl Expr {
     /// Parses `text`, whose names must be among `names` (their index is the index of their
     /// value in [`Expr::eval`]).
-    pub fn parse(text: &str, names: &[&str]) -> Result<Expr, ExprError> {
+    pub(crate) fn parse(text: &str, names: &[&str]) -> Result<Expr, ExprError> {
         if text.len() > MAX_LEN {
             return Err(ExprError::TooLong { len: text.len() });
         }
@@ -182,12 +182,12 @@ impl Expr {
     }
 
     /// Whether the expression reads name number `index`.
-    pub fn uses(&self, index: usize) -> bool {
+    pub(crate) fn uses(&self, index: usize) -> bool {
         self.uses.get(index).copied().unwrap_or(false)
     }
 
     /// The value for `values` (one per declared name, in order).
-    pub fn eval(&self, values: &[i64]) -> Result<i64, EvalError> {
+    pub(crate) fn eval(&self, values: &[i64]) -> Result<i64, EvalError> {
         let mut stack: Vec<i64> = Vec::with_capacity(MAX_DEPTH);
         for op in &self.program {
             let value = match *op {

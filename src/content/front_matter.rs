@@ -8,13 +8,13 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Split<'a> {
     /// The YAML between the `---` lines.
-    pub yaml: &'a str,
+    pub(crate) yaml: &'a str,
     /// Whole-file line number of the YAML's first line.
-    pub yaml_line: usize,
+    pub(crate) yaml_line: usize,
     /// The Markdown after the closing `---`.
-    pub body: &'a str,
+    pub(crate) body: &'a str,
     /// Whole-file line number of the body's first line.
-    pub body_line: usize,
+    pub(crate) body_line: usize,
 }
 
 /// Why a file could not be cut into front matter and body.
@@ -85,9 +85,9 @@ pub(crate) enum Scalar {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSource {
     /// Link text.
-    pub title: String,
+    pub(crate) title: String,
     /// Where it lives (http or https).
-    pub url: String,
+    pub(crate) url: String,
 }
 
 /// `diagram.highlight`: the row and column the diagram picks out.
@@ -95,9 +95,9 @@ pub(crate) struct RawSource {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCell {
     /// Tile row.
-    pub row: u32,
+    pub(crate) row: u32,
     /// Tile column.
-    pub column: u32,
+    pub(crate) column: u32,
 }
 
 /// `diagram.map`: a lane map written in the front matter, as a manifest's `model` writes one.
@@ -105,15 +105,15 @@ pub(crate) struct RawCell {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawLaneMap {
     /// The access model: `shared`, `global` or `branch`.
-    pub kind: String,
+    pub(crate) kind: String,
     /// `shared`: the 4-byte word lane `lane` reads.
-    pub word: Option<String>,
+    pub(crate) word: Option<String>,
     /// `shared`, `global`: the byte address lane `lane` reads.
-    pub address: Option<String>,
+    pub(crate) address: Option<String>,
     /// `branch`: the path lane `lane` takes.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Bytes each lane reads: 4 (default), 8 or 16.
-    pub width: Option<u32>,
+    pub(crate) width: Option<u32>,
 }
 
 /// `diagram:` as written.
@@ -121,23 +121,23 @@ pub(crate) struct RawLaneMap {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawDiagram {
     /// Which drawing (`bank-map`, `lane-banks`); or `kernel` and `row`, or `map`.
-    pub preset: Option<String>,
+    pub(crate) preset: Option<String>,
     /// The kernel (`kernels/<name>.yaml`) whose model's lanes are drawn, at `row`.
-    pub kernel: Option<String>,
+    pub(crate) kernel: Option<String>,
     /// The row of `kernel`'s sweep drawn (a label of its `axis.labels`).
-    pub row: Option<String>,
+    pub(crate) row: Option<String>,
     /// A lane map drawn as it stands.
-    pub map: Option<RawLaneMap>,
+    pub(crate) map: Option<RawLaneMap>,
     /// The row and column to pick out.
-    pub highlight: Option<RawCell>,
+    pub(crate) highlight: Option<RawCell>,
     /// Declared row width in words (32, or 33 for the padded tile).
-    pub width: Option<u32>,
+    pub(crate) width: Option<u32>,
     /// Word stride between lanes, for `lane-banks`.
-    pub stride: Option<u32>,
+    pub(crate) stride: Option<u32>,
     /// Paths a warp's lanes take, for `lane-paths`.
-    pub paths: Option<u32>,
+    pub(crate) paths: Option<u32>,
     /// Alt text: required, it is the diagram's caption and `<desc>`.
-    pub alt: Option<String>,
+    pub(crate) alt: Option<String>,
 }
 
 /// `byline:` as written.
@@ -145,19 +145,19 @@ pub(crate) struct RawDiagram {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawByline {
     /// Author name(s), or "pending".
-    pub written_by: Option<Names>,
+    pub(crate) written_by: Option<Names>,
     /// Reviewer name(s), or "pending".
-    pub reviewed_by: Option<Names>,
+    pub(crate) reviewed_by: Option<Names>,
     /// YYYY-MM-DD, or "pending".
-    pub written_on: Option<String>,
+    pub(crate) written_on: Option<String>,
     /// YYYY-MM-DD, or "pending".
-    pub last_checked_on: Option<String>,
+    pub(crate) last_checked_on: Option<String>,
     /// `sha256:…` of the entry as reviewed (written by `coursegen sign`).
-    pub reviewed_hash: Option<String>,
+    pub(crate) reviewed_hash: Option<String>,
     /// The author's SSH signature over `reviewed_hash` (one line of base64).
-    pub author_signature: Option<String>,
+    pub(crate) author_signature: Option<String>,
     /// The reviewer's SSH signature over `reviewed_hash` (one line of base64).
-    pub reviewer_signature: Option<String>,
+    pub(crate) reviewer_signature: Option<String>,
 }
 
 /// The front matter exactly as the file says it; see `meta::check_meta` for what we trust.
@@ -165,35 +165,35 @@ pub(crate) struct RawByline {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawFrontMatter {
     /// The question, as the page heading.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// URL slug, when it should differ from the file name.
-    pub slug: Option<String>,
+    pub(crate) slug: Option<String>,
     /// The term being defined.
-    pub term: Option<String>,
+    pub(crate) term: Option<String>,
     /// Groups the glossary index.
-    pub category: Option<String>,
+    pub(crate) category: Option<String>,
     /// Compute capability the entry is written against.
-    pub cc: Option<Scalar>,
+    pub(crate) cc: Option<Scalar>,
     /// The one-line definition.
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
     /// Other words for the term, each linked to the entry like the term itself.
-    pub aliases: Option<Vec<String>>,
+    pub(crate) aliases: Option<Vec<String>>,
     /// `false`: this page's prose links no glossary terms.
-    pub link_terms: Option<bool>,
+    pub(crate) link_terms: Option<bool>,
     /// Slugs of related glossary entries.
-    pub related: Option<Vec<String>>,
+    pub(crate) related: Option<Vec<String>>,
     /// Slugs of day pages where the term is used.
-    pub appears_in: Option<Vec<String>>,
+    pub(crate) appears_in: Option<Vec<String>>,
     /// Cited sources.
-    pub sources: Option<Vec<RawSource>>,
+    pub(crate) sources: Option<Vec<RawSource>>,
     /// The diagram drawn from the bank model.
-    pub diagram: Option<RawDiagram>,
+    pub(crate) diagram: Option<RawDiagram>,
     /// Name of the kernel in kernels/ whose record fills the Measured section.
-    pub measure: Option<String>,
+    pub(crate) measure: Option<String>,
     /// draft | in-review | published.
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     /// Who wrote and reviewed it, and when.
-    pub byline: Option<RawByline>,
+    pub(crate) byline: Option<RawByline>,
 }
 
 /// Whole-file line numbers of the front-matter keys, dotted for nested keys. Keeps the
@@ -202,7 +202,7 @@ pub(crate) struct RawFrontMatter {
 /// has them). Two are equal when they have the same keys on the same lines, whatever the
 /// values.
 #[derive(Debug, Clone, Default)]
-pub struct FieldLines {
+pub(crate) struct FieldLines {
     yaml: String,
     first_line: usize,
     /// The keys in file order. Read when the text is kept, not when asked: every entry's
@@ -234,7 +234,7 @@ impl Eq for FieldLines {}
 
 impl FieldLines {
     /// The keys of `yaml`, whose first line is whole-file line `first_line`.
-    pub fn index(yaml: &str, first_line: usize) -> Self {
+    pub(crate) fn index(yaml: &str, first_line: usize) -> Self {
         let mut keys = Vec::new();
         let mut parent: Option<Option<u32>> = None;
         for (i, line) in yaml.lines().enumerate() {
@@ -275,7 +275,7 @@ impl FieldLines {
     }
 
     /// The line of `field` (dotted), else of its parent, else of the opening `---`.
-    pub fn of(&self, field: &str) -> usize {
+    pub(crate) fn of(&self, field: &str) -> usize {
         let mut name = field;
         loop {
             if let Some(key) = self.key(name) {
@@ -292,7 +292,7 @@ impl FieldLines {
     /// start on: a scalar that YAML folds (`written_by: Ada Lovelace` and, indented on the
     /// next line, `Grace Hopper`, read as one name `Ada Lovelace Grace Hopper`), a quoted
     /// one broken over lines, or a block scalar (`>`, `|`).
-    pub fn folds(&self, field: &str) -> bool {
+    pub(crate) fn folds(&self, field: &str) -> bool {
         let Some(key) = self.key(field) else {
             return false;
         };
@@ -356,13 +356,13 @@ fn is_key_char(c: char) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct YamlProblem {
     /// Whole-file line.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The field it concerns, when the parser says.
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// The parser's message, without its own location.
-    pub message: String,
+    pub(crate) message: String,
     /// A suggested fix.
-    pub help: Option<String>,
+    pub(crate) help: Option<String>,
 }
 
 /// Parses the YAML of a split file into `RawFrontMatter`. An unknown field is reported with

@@ -32,11 +32,11 @@ const BUDGET_EXCEEDED: &str = "coursegen: expansion budget exceeded";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct YamlLimit {
     /// Line within the YAML block, 1-based.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The top-level field the problem is in.
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl YamlLimit {

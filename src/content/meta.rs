@@ -8,7 +8,7 @@ use std::path::Path;
 /// Where an entry stands editorially, as its front matter claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Status {
+pub(crate) enum Status {
     /// Work in progress (the default).
     Draft,
     /// Waiting for its reviewer.
@@ -19,7 +19,7 @@ pub enum Status {
 
 impl Status {
     /// The word used in front matter.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Draft => "draft",
             Status::InReview => "in-review",
@@ -30,11 +30,11 @@ impl Status {
 
 /// A cited source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Source {
+pub(crate) struct Source {
     /// Link text.
-    pub title: String,
+    pub(crate) title: String,
     /// An http(s) URL.
-    pub url: String,
+    pub(crate) url: String,
 }
 
 /// A diagram declaration with its alt text present and one of `preset`, `kernel` (with
@@ -43,106 +43,106 @@ pub struct Source {
 /// `kernel`, `row` and `map` are left out of the review hash when absent, so the hashes of
 /// entries that draw a preset stay as they were.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct DiagramMeta {
+pub(crate) struct DiagramMeta {
     /// Preset name as written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
+    pub(crate) preset: Option<String>,
     /// The kernel whose model's lanes are drawn (a kernel name).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<String>,
+    pub(crate) kernel: Option<String>,
     /// The row of the kernel's sweep drawn (an axis label).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub row: Option<String>,
+    pub(crate) row: Option<String>,
     /// A lane map written in the front matter.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub map: Option<LaneMapMeta>,
+    pub(crate) map: Option<LaneMapMeta>,
     /// Row and column to pick out.
-    pub highlight: Option<(u32, u32)>,
+    pub(crate) highlight: Option<(u32, u32)>,
     /// Declared row width in words.
-    pub width: Option<u32>,
+    pub(crate) width: Option<u32>,
     /// Lane stride in words.
-    pub stride: Option<u32>,
+    pub(crate) stride: Option<u32>,
     /// Paths a warp's lanes take.
-    pub paths: Option<u32>,
+    pub(crate) paths: Option<u32>,
     /// The alt text.
-    pub alt: String,
+    pub(crate) alt: String,
 }
 
 /// `diagram.map` as written (its kind and expressions are checked by the check stage).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct LaneMapMeta {
+pub(crate) struct LaneMapMeta {
     /// `shared`, `global` or `branch`, as written.
-    pub kind: String,
+    pub(crate) kind: String,
     /// The word each lane reads.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub word: Option<String>,
+    pub(crate) word: Option<String>,
     /// The byte address each lane reads.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub address: Option<String>,
+    pub(crate) address: Option<String>,
     /// The path each lane takes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Bytes each lane reads.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub width: Option<u32>,
+    pub(crate) width: Option<u32>,
 }
 
 /// The byline, names as written ("pending" and friends kept: `policy` judges them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Byline {
+pub(crate) struct Byline {
     /// Author names as written.
-    pub written_by: Vec<String>,
+    pub(crate) written_by: Vec<String>,
     /// Reviewer names as written.
-    pub reviewed_by: Vec<String>,
+    pub(crate) reviewed_by: Vec<String>,
     /// Date written, when given as a date.
-    pub written_on: Option<jiff::civil::Date>,
+    pub(crate) written_on: Option<jiff::civil::Date>,
     /// Date last checked, when given as a date.
-    pub last_checked_on: Option<jiff::civil::Date>,
+    pub(crate) last_checked_on: Option<jiff::civil::Date>,
     /// `sha256:…` of the entry as reviewed, written by `coursegen sign`.
-    pub reviewed_hash: Option<String>,
+    pub(crate) reviewed_hash: Option<String>,
     /// The author's SSHSIG over the pin, as written (judged by `policy::signatures`); not
     /// part of the pin it signs.
-    pub author_signature: Option<String>,
+    pub(crate) author_signature: Option<String>,
     /// The reviewer's SSHSIG over the pin, as written; not part of the pin either.
-    pub reviewer_signature: Option<String>,
+    pub(crate) reviewer_signature: Option<String>,
 }
 
 /// Checked front matter. Serialised (as JSON) only to pin a review to what was reviewed:
 /// field names are part of every `reviewed_hash`, so renaming one invalidates all reviews.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// The page heading.
-    pub title: String,
+    pub(crate) title: String,
     /// Slug override.
-    pub slug: Option<String>,
+    pub(crate) slug: Option<String>,
     /// Term defined.
-    pub term: Option<String>,
+    pub(crate) term: Option<String>,
     /// Index group.
-    pub category: Option<String>,
+    pub(crate) category: Option<String>,
     /// Compute capability as "X.Y" (checked against known CCs by the site).
-    pub cc: Option<String>,
+    pub(crate) cc: Option<String>,
     /// One-line definition.
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
     /// Other words for `term`, linked like it (`aliases:`).
-    pub aliases: Vec<String>,
+    pub(crate) aliases: Vec<String>,
     /// Whether the prose links glossary terms (`link_terms: false` turns it off). Left out
     /// of the review pin when true, as before the field existed.
     #[serde(skip_serializing_if = "is_true")]
-    pub link_terms: bool,
+    pub(crate) link_terms: bool,
     /// Related glossary slugs.
-    pub related: Vec<String>,
+    pub(crate) related: Vec<String>,
     /// Day slugs.
-    pub appears_in: Vec<String>,
+    pub(crate) appears_in: Vec<String>,
     /// Sources.
-    pub sources: Vec<Source>,
+    pub(crate) sources: Vec<Source>,
     /// Diagram.
-    pub diagram: Option<DiagramMeta>,
+    pub(crate) diagram: Option<DiagramMeta>,
     /// Kernel name.
-    pub measure: Option<String>,
+    pub(crate) measure: Option<String>,
     /// Claimed status.
-    pub status: Status,
+    pub(crate) status: Status,
     /// Byline.
-    pub byline: Byline,
+    pub(crate) byline: Byline,
 }
 
 /// Words that mean "not yet" in a byline date (names are judged by `policy::names`).

@@ -52,11 +52,11 @@ pub(crate) fn body_sentences() -> impl Iterator<Item = &'static str> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Defaults {
     /// `cc`: the compute capability a new entry is written against (`None`: no `cc` line).
-    pub cc: Option<String>,
+    pub(crate) cc: Option<String>,
     /// `category`: "Uncategorised", a placeholder publishing refuses.
-    pub category: String,
+    pub(crate) category: String,
     /// `sources`: (title, address) pairs.
-    pub sources: Vec<(String, String)>,
+    pub(crate) sources: Vec<(String, String)>,
 }
 
 impl Default for Defaults {

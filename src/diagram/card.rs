@@ -7,9 +7,9 @@ use super::font::FONT_FAMILY;
 use super::svg::{CHROME_END, FRAME, INK, MUTED_INK, bank_fill, escape};
 
 /// Width of a social card, in pixels.
-pub const CARD_WIDTH: u32 = 1200;
+pub(crate) const CARD_WIDTH: u32 = 1200;
 /// Height of a social card, in pixels.
-pub const CARD_HEIGHT: u32 = 630;
+pub(crate) const CARD_HEIGHT: u32 = 630;
 
 const MARGIN: u32 = 40;
 const STRIPE: u32 = 8;
@@ -23,13 +23,13 @@ const SUBTITLE_SIZE: u32 = 26;
 const ADVANCE_EM: f32 = 1233.0 / 2048.0;
 
 /// What the card says beside the diagram.
-pub struct CardText<'a> {
+pub(crate) struct CardText<'a> {
     /// The main line, e.g. the glossary term.
-    pub title: &'a str,
+    pub(crate) title: &'a str,
     /// A smaller line under it where there is room, e.g. the entry's question.
-    pub subtitle: Option<&'a str>,
+    pub(crate) subtitle: Option<&'a str>,
     /// The small line above it, e.g. "100 Days of GPU · CUDA glossary".
-    pub kicker: &'a str,
+    pub(crate) kicker: &'a str,
 }
 
 /// Where the title goes and how large the diagram is drawn.
@@ -130,7 +130,7 @@ fn size_of(diagram: &str) -> Option<(u32, u32)> {
 
 /// The card for `diagram` (an SVG from `render_svg`): the diagram scaled to fit, beside or
 /// under `text`. `None` when `diagram` is not one of ours.
-pub fn card_svg(diagram: &str, text: &CardText<'_>) -> Option<String> {
+pub(crate) fn card_svg(diagram: &str, text: &CardText<'_>) -> Option<String> {
     let (width, height) = size_of(diagram)?;
     let body_start = diagram.find('>')? + 1;
     let body = &diagram[body_start..diagram.rfind("</svg>")?];

@@ -13,7 +13,7 @@ pub(crate) const FONT_FAMILY: &str = "DejaVu Sans Mono";
 // produce a PNG without a single label. Embedding the font removes that failure.
 // DejaVu Sans Mono 2.37, Bitstream Vera licence: see assets/fonts/LICENSE-DejaVu.txt.
 /// The embedded font file; the build cache keys on its hash.
-pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+pub(crate) const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
 
 /// The font database holding only the embedded font, built once: the site rasterises many
 /// diagrams and parsing the font each time would be wasted work.
@@ -31,7 +31,7 @@ fn fonts() -> &'static Arc<fontdb::Database> {
 }
 
 /// usvg's options for our SVGs: text in the embedded font only.
-pub fn options() -> usvg::Options<'static> {
+pub(crate) fn options() -> usvg::Options<'static> {
     usvg::Options {
         fontdb: Arc::clone(fonts()),
         font_family: FONT_FAMILY.to_owned(),

@@ -16,7 +16,7 @@ const FETCHED: &str = "#f28567";
 const IDLE: &str = "#f5f5f5";
 
 /// Most 128-byte lines a `lane-sectors` picture spans: beyond, the sectors would be slivers.
-pub const MAX_LINES: u64 = 64;
+pub(crate) const MAX_LINES: u64 = 64;
 
 /// Draws the lanes reading word `stride · L` and the sectors fetched for them; `frame` sizes
 /// the document.

@@ -17,14 +17,14 @@ use super::palette;
 use super::svg::{CHROME_END, STATIC_END, STATIC_START};
 
 /// Largest scale factor accepted; the site uses 2.
-pub const MAX_SCALE: f32 = 8.0;
+pub(crate) const MAX_SCALE: f32 = 8.0;
 
 // A guard against a hostile or mistaken SVG asking for an enormous canvas.
 const MAX_PIXELS: u64 = 64 * 1024 * 1024;
 
 /// Why an SVG could not be turned into a PNG.
 #[derive(Debug, thiserror::Error)]
-pub enum RasterError {
+pub(crate) enum RasterError {
     /// The scale factor is not a finite number in (0, [`MAX_SCALE`]].
     #[error(
         "scale {scale} is out of range; use a factor above 0 and at most {MAX_SCALE} (the site uses 2)"
@@ -63,7 +63,8 @@ pub enum RasterError {
 
 /// Renders `svg` to PNG bytes at `scale` times its size, in full RGBA; tests and anyone who
 /// wants a diagram at print size use it.
-pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
+#[cfg(test)]
+pub(crate) fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
     render(svg, scale)?
         .encode_png()
         .map_err(|error| RasterError::Encode {
@@ -73,7 +74,7 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, RasterError> {
 
 /// Renders `svg` at its own size to an indexed-colour PNG (see `diagram::palette`): what the
 /// site writes for a diagram's social card, a fraction of the bytes of [`svg_to_png`].
-pub fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
+pub(crate) fn svg_to_indexed_png(svg: &str) -> Result<Vec<u8>, RasterError> {
     let encoded = match Layers::of(svg) {
         Some(layers) => match layers.over_base()? {
             Some((base, layer)) => with_canvas(base.pixmap(), |canvas| {

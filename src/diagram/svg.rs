@@ -124,7 +124,7 @@ pub(crate) const LANE_FILL: &str = "#eef0f3";
 /// The diagram with each of its colours drawn through a CSS custom property that falls back
 /// to the colour itself (`fill="var(--bank-3, #08c0be)"`), so an inline diagram follows the
 /// page's light or dark theme. Files on their own (SVG, PNG) keep the plain light colours.
-pub fn themed(svg: &str) -> String {
+pub(crate) fn themed(svg: &str) -> String {
     let names = theme_names();
     let mut out = String::with_capacity(svg.len() + svg.len() / 8);
     let mut rest = svg;

@@ -3,15 +3,15 @@
 use crate::bank::model::{WARP_SIZE, WarpAccess};
 
 /// Rows of the tile a `bank-map` draws: one per lane of a warp.
-pub const TILE_ROWS: u32 = WARP_SIZE as u32;
+pub(crate) const TILE_ROWS: u32 = WARP_SIZE as u32;
 
 /// One word of the tile, `tile[row][column]`; a `bank-map` picks out its row and its column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Cell {
+pub(crate) struct Cell {
     /// Row index, 0-based.
-    pub row: u32,
+    pub(crate) row: u32,
     /// Column index (word within the row), 0-based.
-    pub column: u32,
+    pub(crate) column: u32,
 }
 
 /// One line of plain words for what a warp-wide load costs, e.g. "1 bank × 32 words → 32

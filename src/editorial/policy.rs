@@ -8,72 +8,72 @@ use crate::content::{Diagnostic, Entry, Meta, Status};
 use jiff::civil::Date;
 
 mod findings;
-pub mod names;
-pub mod pin;
+pub(crate) mod names;
+pub(crate) mod pin;
 pub mod signatures;
 mod signed;
 #[cfg(test)]
 mod tests;
-pub mod trusted;
+pub(crate) mod trusted;
 
-pub use findings::{Finding, FindingKind, assess};
-pub use names::{canonical_name, is_unsigned};
-pub use signed::{RoleSignature, byline_signatures, entry_signatures};
+pub(crate) use findings::{Finding, FindingKind, assess};
+pub(crate) use names::is_unsigned;
+pub(crate) use signed::{RoleSignature, byline_signatures, entry_signatures};
 
 /// How long a review stays valid unless the build says otherwise.
-pub const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;
+pub(crate) const DEFAULT_REVIEW_MAX_AGE_DAYS: u32 = 365;
 
 /// The longest a review may be set to stay valid (five years): past it, expiry would be
 /// switched off by a large number.
-pub const MAX_REVIEW_MAX_AGE_DAYS: u32 = 1830;
+pub(crate) const MAX_REVIEW_MAX_AGE_DAYS: u32 = 1830;
 
 /// What the rule is applied with: the date, the review expiry, and the kind of build.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// Today, for expiry and for dates in the future.
-    pub today: Date,
+    pub(crate) today: Date,
     /// A review older than this many days has expired.
-    pub review_max_age_days: u32,
+    pub(crate) review_max_age_days: u32,
     /// `--strict`: published entries need a pinned review that has not expired.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// `--drafts`: an entry edited since its review is shown as a draft instead of stopping the build.
-    pub preview: bool,
+    pub(crate) preview: bool,
     /// The allowed signers and whether signatures are required (`None`: no file).
-    pub signatures: Option<Arc<signatures::SignatureRules>>,
+    pub(crate) signatures: Option<Arc<signatures::SignatureRules>>,
     /// The fields a published glossary entry must fill in (`[glossary] required`).
-    pub required: Required,
+    pub(crate) required: Required,
     /// The glossary's folder under `content/` (`[glossary] folder`): its entries are the
     /// ones `required` applies to.
-    pub glossary: std::borrow::Cow<'static, str>,
+    pub(crate) glossary: std::borrow::Cow<'static, str>,
     /// The repository files pages show, which their pins cover (`None`: nothing beside the
     /// entries can be read, as if every file shown were missing).
-    pub files: Option<Arc<pin::Files>>,
+    pub(crate) files: Option<Arc<pin::Files>>,
 }
 
 /// A set of the glossary fields a published entry must fill in: `[glossary] required` in
 /// coursegen.toml, all of [`Required::FIELDS`] unless the course says otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Required(u8);
+pub(crate) struct Required(u8);
 
 impl Required {
     /// The fields a course may require, in the order findings name them (`cc` is for GPU
     /// courses: a course on another subject leaves it out).
-    pub const FIELDS: [&'static str; 5] = ["term", "category", "cc", "summary", "sources"];
+    pub(crate) const FIELDS: [&'static str; 5] = ["term", "category", "cc", "summary", "sources"];
 
     /// Every field: today's rule.
-    pub const ALL: Required = Required(0b1_1111);
+    pub(crate) const ALL: Required = Required(0b1_1111);
 
     /// None of them.
-    pub const NONE: Required = Required(0);
+    pub(crate) const NONE: Required = Required(0);
 
     /// This set with `field` added; `None` when it is not one of [`Required::FIELDS`].
-    pub fn with(self, field: &str) -> Option<Required> {
+    pub(crate) fn with(self, field: &str) -> Option<Required> {
         let i = Self::FIELDS.iter().position(|f| *f == field)?;
         Some(Required(self.0 | 1 << i))
     }
 
     /// Whether `field` is required.
-    pub fn contains(self, field: &str) -> bool {
+    pub(crate) fn contains(self, field: &str) -> bool {
         (Self::FIELDS.iter().position(|f| *f == field)).is_some_and(|i| self.0 & 1 << i != 0)
     }
 
@@ -95,10 +95,10 @@ impl Required {
 /// Why `SOURCE_DATE_EPOCH` could not be used as today's date.
 #[derive(Debug, thiserror::Error)]
 #[error("SOURCE_DATE_EPOCH=`{0}` is not a Unix time in seconds; unset it or fix it")]
-pub struct BadEpoch(String);
+pub(crate) struct BadEpoch(String);
 
 /// Today's date (UTC): `SOURCE_DATE_EPOCH` when set (reproducible builds, tests), else the clock.
-pub fn today() -> Result<Date, BadEpoch> {
+pub(crate) fn today() -> Result<Date, BadEpoch> {
     Ok(match source_date_epoch()? {
         Some(s) => date_at(s),
         None => clock_today(),
@@ -106,7 +106,7 @@ pub fn today() -> Result<Date, BadEpoch> {
 }
 
 /// `SOURCE_DATE_EPOCH`, when set (reproducible builds, tests): Unix seconds.
-pub fn source_date_epoch() -> Result<Option<i64>, BadEpoch> {
+pub(crate) fn source_date_epoch() -> Result<Option<i64>, BadEpoch> {
     match std::env::var("SOURCE_DATE_EPOCH") {
         Ok(v) if !v.trim().is_empty() => (v.trim().parse::<i64>().ok())
             .filter(|&s| jiff::Timestamp::from_second(s).is_ok())
@@ -124,7 +124,7 @@ fn date_at(seconds: i64) -> Date {
 }
 
 /// Today's date (UTC) by the system clock.
-pub fn clock_today() -> Date {
+pub(crate) fn clock_today() -> Date {
     jiff::Timestamp::now()
         .to_zoned_datetime(jiff::tz::TimeZone::UTC)
         .date()
@@ -132,7 +132,7 @@ pub fn clock_today() -> Date {
 
 /// An entry that passed the editorial rule; only `verdict_of` makes one.
 #[derive(Debug, Clone)]
-pub struct Publishable {
+pub(crate) struct Publishable {
     entry: Arc<Entry>,
     /// Shared, so that a verdict kept for an unchanged entry is cheap to hand out again.
     warnings: Arc<[Diagnostic]>,
@@ -140,29 +140,29 @@ pub struct Publishable {
 
 impl Publishable {
     /// The signed entry.
-    pub fn entry(&self) -> &Arc<Entry> {
+    pub(crate) fn entry(&self) -> &Arc<Entry> {
         &self.entry
     }
 }
 
 /// An entry that stays a draft, with the reason the build summary gives.
 #[derive(Debug, Clone)]
-pub struct Draft {
+pub(crate) struct Draft {
     entry: Arc<Entry>,
     /// Why it is not published, in words.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 impl Draft {
     /// The unpublished entry (rendered only in the preview).
-    pub fn entry(&self) -> &Arc<Entry> {
+    pub(crate) fn entry(&self) -> &Arc<Entry> {
         &self.entry
     }
 }
 
 /// What the rule says of one entry.
 #[derive(Debug, Clone)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Signed and published.
     Publish(Publishable),
     /// Not published, legitimately.
@@ -173,7 +173,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Problems that do not stop this build (a review about to be, or already, expired).
-    pub fn warnings(&self) -> &[Diagnostic] {
+    pub(crate) fn warnings(&self) -> &[Diagnostic] {
         match self {
             Verdict::Publish(p) => &p.warnings,
             _ => &[],
@@ -182,7 +182,7 @@ impl Verdict {
 }
 
 /// Applies the editorial rule to one entry.
-pub fn verdict_of(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
+pub(crate) fn verdict_of(entry: &Arc<Entry>, rules: &Rules) -> Verdict {
     let findings = assess(entry, rules);
     let diagnostics = |keep: &dyn Fn(FindingKind) -> bool| -> Vec<Diagnostic> {
         findings

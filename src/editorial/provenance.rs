@@ -9,126 +9,126 @@
 use serde::{Deserialize, Serialize};
 
 /// The file's name, at the root of the published site (under the base path).
-pub const FILE: &str = "coursegen-provenance.json";
+pub(crate) const FILE: &str = "coursegen-provenance.json";
 
 /// The format this coursegen writes and reads; a later format changes the number.
-pub const FORMAT: &str = "coursegen-provenance/1";
+pub(crate) const FORMAT: &str = "coursegen-provenance/1";
 
 /// The largest provenance file `verify` reads (a 1,000-entry site's is ~2 MiB).
-pub const MAX_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_BYTES: u64 = 64 << 20;
 
 /// The largest page `verify` reads.
-pub const MAX_PAGE_BYTES: u64 = 32 << 20;
+pub(crate) const MAX_PAGE_BYTES: u64 = 32 << 20;
 
 /// A page's status when it is a published entry.
-pub const REVIEWED: &str = "reviewed";
+pub(crate) const REVIEWED: &str = "reviewed";
 
 /// A page's status when no one signs it (home, section indexes, search, 404).
-pub const NOT_REVIEWED: &str = "not reviewed";
+pub(crate) const NOT_REVIEWED: &str = "not reviewed";
 
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Provenance {
+pub(crate) struct Provenance {
     /// [`FORMAT`].
-    pub format: String,
+    pub(crate) format: String,
     /// The coursegen version that built the site.
-    pub coursegen: String,
+    pub(crate) coursegen: String,
     /// The commit the site was built from (`git rev-parse HEAD` of the site root), when the
     /// root is a git work tree.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Whether the work tree had changes `commit` does not hold (`git status`).
-    pub dirty: bool,
+    pub(crate) dirty: bool,
     /// `SOURCE_DATE_EPOCH`, the time the build judged key validity at; `None`: the clock's.
-    pub source_date_epoch: Option<i64>,
+    pub(crate) source_date_epoch: Option<i64>,
     /// How the site was built.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// The allowed-signers file the build checked signatures against; `None`: the course
     /// lists no keys (bylines name people, nothing signs).
-    pub signers: Option<Signers>,
+    pub(crate) signers: Option<Signers>,
     /// Every HTML page, by file.
-    pub pages: Vec<PageRecord>,
+    pub(crate) pages: Vec<PageRecord>,
 }
 
 /// The build settings that shape the pages.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The base path every URL starts with (`/`, `/course/`).
-    pub base_path: String,
+    pub(crate) base_path: String,
     /// The site's address (`base_url`), when configured.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// `build --strict`.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Syntax highlighting.
-    pub highlight: bool,
+    pub(crate) highlight: bool,
     /// The search index.
-    pub search: bool,
+    pub(crate) search: bool,
     /// `--trusted-ref`, as given.
-    pub trusted_ref: Option<String>,
+    pub(crate) trusted_ref: Option<String>,
 }
 
 /// The allowed-signers file of the trusted revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Signers {
+pub(crate) struct Signers {
     /// Where the build read it (`refs/remotes/origin/main:.coursegen/allowed_signers`).
-    pub file: String,
+    pub(crate) file: String,
     /// The commit it was read from (`--trusted-ref`); `None`: the built commit's work tree.
-    pub revision: Option<String>,
+    pub(crate) revision: Option<String>,
     /// Its text, whole: the keys and the maintainers' statements.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// One page of the site.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PageRecord {
+pub(crate) struct PageRecord {
     /// Its URL, base path included (`/glossary/warp/`).
-    pub url: String,
+    pub(crate) url: String,
     /// Its file in the site (`glossary/warp/index.html`).
-    pub file: String,
+    pub(crate) file: String,
     /// SHA-256 of its bytes, hex.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// [`REVIEWED`] or [`NOT_REVIEWED`].
-    pub status: String,
+    pub(crate) status: String,
     /// What was reviewed, for a published entry.
-    pub review: Option<Review>,
+    pub(crate) review: Option<Review>,
 }
 
 /// A published entry's review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Review {
+pub(crate) struct Review {
     /// The entry's file, relative to the site root.
-    pub source: String,
+    pub(crate) source: String,
     /// `reviewed_hash`, the pin both signatures sign.
-    pub pin: Option<String>,
+    pub(crate) pin: Option<String>,
     /// `byline.written_by`.
-    pub written_by: Vec<String>,
+    pub(crate) written_by: Vec<String>,
     /// `byline.reviewed_by`.
-    pub reviewed_by: Vec<String>,
+    pub(crate) reviewed_by: Vec<String>,
     /// The author's signature.
-    pub author: Option<Signature>,
+    pub(crate) author: Option<Signature>,
     /// The reviewer's signature.
-    pub reviewer: Option<Signature>,
+    pub(crate) reviewer: Option<Signature>,
 }
 
 /// One role's signature and the key line that admitted it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Signature {
+pub(crate) struct Signature {
     /// The principals of the key's line.
-    pub principals: Vec<String>,
+    pub(crate) principals: Vec<String>,
     /// `SHA256:…`.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// The SSHSIG, one line of base64, as the byline has it.
-    pub sshsig: String,
+    pub(crate) sshsig: String,
 }
 
 /// Why a provenance file cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ProvenanceError {
+pub(crate) enum ProvenanceError {
     /// Larger than [`MAX_BYTES`].
     #[error("{FILE} is {0} bytes; at most {MAX_BYTES} are read")]
     TooLarge(u64),
@@ -142,7 +142,7 @@ pub enum ProvenanceError {
 
 impl Provenance {
     /// Reads the file's bytes: bounded, every field known, of [`FORMAT`].
-    pub fn parse(bytes: &[u8]) -> Result<Self, ProvenanceError> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, ProvenanceError> {
         if bytes.len() as u64 > MAX_BYTES {
             return Err(ProvenanceError::TooLarge(bytes.len() as u64));
         }
@@ -167,7 +167,7 @@ impl Provenance {
     }
 
     /// The file's bytes: pretty JSON, pages in file order, so a build's is reproducible.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(self).expect("provenance serialises");
         bytes.push(b'\n');
         bytes

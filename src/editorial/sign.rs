@@ -13,37 +13,37 @@ use crate::editorial::policy::names::{self, Name};
 use crate::editorial::policy::signatures::{Role, SignatureRules};
 use crate::editorial::policy::{self, FindingKind, RoleSignature, Rules, pin};
 
-pub mod edit;
-pub mod key;
+pub(crate) mod edit;
+pub(crate) mod key;
 
 /// What to sign, and as whom.
 #[derive(Debug, Clone)]
-pub struct SignOptions {
+pub(crate) struct SignOptions {
     /// The reviewers (at least one); they replace `reviewed_by`.
-    pub reviewers: Vec<String>,
+    pub(crate) reviewers: Vec<String>,
     /// The authors, when given; they replace `written_by`.
-    pub authors: Vec<String>,
+    pub(crate) authors: Vec<String>,
     /// Also set `status: published`.
-    pub publish: bool,
+    pub(crate) publish: bool,
     /// The date written as `last_checked_on` (and `written_on` when it is pending).
-    pub today: Date,
+    pub(crate) today: Date,
     /// The reviewer's SSH key: also writes `reviewer_signature` over the new pin.
-    pub key: Option<PathBuf>,
+    pub(crate) key: Option<PathBuf>,
     /// The allowed signers, when the site has the file: a new signature must verify, and
     /// a review needs a key.
-    pub signers: Option<std::sync::Arc<SignatureRules>>,
+    pub(crate) signers: Option<std::sync::Arc<SignatureRules>>,
     /// The fields a published glossary entry must fill in (`[glossary] required`).
-    pub required: policy::Required,
+    pub(crate) required: policy::Required,
     /// The glossary's folder under `content/` (`[glossary] folder`).
-    pub glossary: String,
+    pub(crate) glossary: String,
     /// `--allow-problems`: with `publish`, sign even though the publish build would report
     /// problems outside the rule's own fields.
-    pub allow_problems: bool,
+    pub(crate) allow_problems: bool,
 }
 
 /// Why an entry could not be signed; the file is unchanged.
 #[derive(Debug, thiserror::Error)]
-pub enum SignError {
+pub(crate) enum SignError {
     /// The path is not an entry file under `<root>/content`.
     #[error(
         "{0} is not an entry under content/ of the site root; pass the .md file (and --root DIR if the site is elsewhere)"
@@ -103,7 +103,7 @@ fn allow_hint(allowable: &bool) -> &'static str {
 
 impl SignError {
     /// Content problems (exit 1) as opposed to usage or I/O errors (exit 2).
-    pub fn is_content(&self) -> bool {
+    pub(crate) fn is_content(&self) -> bool {
         matches!(
             self,
             SignError::Content(_) | SignError::CannotPublish { .. }
@@ -113,33 +113,28 @@ impl SignError {
 
 /// What signing did.
 #[derive(Debug)]
-pub struct Signed {
+pub(crate) struct Signed {
     /// The entry file, relative to the root.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The hash written.
-    pub hash: String,
+    pub(crate) hash: String,
     /// What still keeps it from being published (status, missing fields, scaffold text).
-    pub notes: Vec<Diagnostic>,
+    pub(crate) notes: Vec<Diagnostic>,
     /// Signatures removed because they signed the entry as it was before this review, with
     /// who signs again and how.
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
     /// What the publish build would still report, signed anyway with `--allow-problems`.
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
-/// Signs the entry `file` (relative to `root`, or as the user typed it).
-pub fn sign(root: &Path, file: &Path, opts: &SignOptions) -> Result<Signed, SignError> {
-    sign_checked(root, file, opts, |_, _| Ok(Vec::new()))
-}
-
-/// [`sign`] that, with `--publish`, also asks `publish_problems` what the publish build
-/// would report in the entry as signed (given its path relative to the root and its new
-/// text; an `Err` says why it could not tell). The rule's own findings (missing fields,
-/// placeholders, nobody named) always refuse `--publish`: fixing them edits the entry, which
-/// voids the signature. The build's other problems (a link to a draft, a record not yet
+/// Signs the entry `file` (relative to `root`, or as the user typed it); with `--publish`,
+/// also asks `publish_problems` what the publish build would report in the entry as signed
+/// (given its path relative to the root and its new text; an `Err` says why it could not
+/// tell). The rule's own findings (missing fields, placeholders, nobody named) always refuse
+/// `--publish`: fixing them edits the entry, which voids the signature. The build's other problems (a link to a draft, a record not yet
 /// measured) refuse it too unless `opts.allow_problems`, which signs and hands them back as
 /// [`Signed::warnings`].
-pub fn sign_checked(
+pub(crate) fn sign_checked(
     root: &Path,
     file: &Path,
     opts: &SignOptions,
@@ -277,7 +272,7 @@ fn line_in(d: &Diagnostic, (from, to): (&str, &str), entry: &Entry) -> usize {
 
 /// Signs the entry `file` as its author with `key`: adds `author_signature` over the pin the
 /// reviewer wrote, and changes nothing else.
-pub fn sign_as_author(
+pub(crate) fn sign_as_author(
     root: &Path,
     file: &Path,
     key: &Path,

@@ -17,7 +17,7 @@ use crate::editorial::policy::signatures::{
 };
 
 /// The largest keys file read (GitHub's `USER.keys` of a person with many keys is a few KiB).
-pub const MAX_KEYS_FILE_BYTES: u64 = 64 * 1024;
+pub(crate) const MAX_KEYS_FILE_BYTES: u64 = 64 * 1024;
 
 /// What a new file starts with, so that whoever opens it knows what it is.
 const HEADER: &str = "# The keys that may sign reviews of this course, one line a key (git's allowed-signers\n\
@@ -25,16 +25,16 @@ const HEADER: &str = "# The keys that may sign reviews of this course, one line 
 
 /// Who is added: the name the byline uses, and optionally an email.
 #[derive(Debug, Clone)]
-pub struct NewSigner {
+pub(crate) struct NewSigner {
     /// The name as `written_by` / `reviewed_by` write it.
-    pub name: String,
+    pub(crate) name: String,
     /// An email, the first principal (as git's own use of the file has it).
-    pub email: Option<String>,
+    pub(crate) email: Option<String>,
 }
 
 /// Why nothing was added; the file is unchanged.
 #[derive(Debug, thiserror::Error)]
-pub enum SignersError {
+pub(crate) enum SignersError {
     /// The name or email cannot be a principal of the file.
     #[error("{0}; nothing was written")]
     BadPrincipal(String),
@@ -62,33 +62,33 @@ pub enum SignersError {
 
 impl SignersError {
     /// Content problems (exit 1), as opposed to a bad argument or an unreadable file (exit 2).
-    pub fn is_content(&self) -> bool {
+    pub(crate) fn is_content(&self) -> bool {
         matches!(self, SignersError::Keys(_) | SignersError::SignersFile(_))
     }
 }
 
 /// One key `add` wrote.
 #[derive(Debug, Clone)]
-pub struct AddedKey {
+pub(crate) struct AddedKey {
     /// Its line in the allowed-signers file.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its type (`ssh-ed25519`).
-    pub algorithm: String,
+    pub(crate) algorithm: String,
     /// Its SHA-256 fingerprint, as ssh-keygen prints it.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
 }
 
 /// What `add` did.
 #[derive(Debug, Clone)]
-pub struct Added {
+pub(crate) struct Added {
     /// The allowed-signers file, relative to the root.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Whether `add` created it.
-    pub created: bool,
+    pub(crate) created: bool,
     /// The keys added, in order.
-    pub keys: Vec<AddedKey>,
+    pub(crate) keys: Vec<AddedKey>,
     /// How many keys the file listed for the same name before.
-    pub earlier_keys_of_name: usize,
+    pub(crate) earlier_keys_of_name: usize,
 }
 
 /// Checks a name or email before it becomes a principal: the file's principals are a
@@ -126,7 +126,7 @@ fn principal(what: &str, value: &str) -> Result<String, SignersError> {
                 .into(),
         ),
         Name::Several => bad("looks like several names in one: add each person on their own".into()),
-        Name::NotAName => bad("is not a name: a name must contain letters".into()),
+        Name::NoLetters => bad("is not a name: a name must contain letters".into()),
         _ => Ok(value),
     }
 }
@@ -199,7 +199,12 @@ fn line_for(principals: &str, key: &KeyData) -> Result<String, SignersError> {
 
 /// Adds `who`'s keys from the file `keys` to the allowed-signers file `rel` under `root`
 /// (created when missing): all of them or, on any problem, none.
-pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Added, SignersError> {
+pub(crate) fn add(
+    root: &Path,
+    rel: &Path,
+    who: &NewSigner,
+    keys: &Path,
+) -> Result<Added, SignersError> {
     let name = principal("name", &who.name)?;
     let email = who
         .email
@@ -307,15 +312,15 @@ pub fn add(root: &Path, rel: &Path, who: &NewSigner, keys: &Path) -> Result<Adde
 
 /// One key `remove` took out.
 #[derive(Debug, Clone)]
-pub struct RemovedKey {
+pub(crate) struct RemovedKey {
     /// Its line in the allowed-signers file before the removal.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its principals as written.
-    pub principals: Vec<String>,
+    pub(crate) principals: Vec<String>,
     /// Its type (`ssh-ed25519`).
-    pub algorithm: String,
+    pub(crate) algorithm: String,
     /// Its SHA-256 fingerprint, as ssh-keygen prints it.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
 }
 
 /// A problem with the allowed-signers file `rel` itself, at its `review.allowed_signers`.
@@ -343,7 +348,7 @@ fn editable(root: &Path, rel: &Path) -> Result<std::path::PathBuf, SignersError>
 /// name or email among the line's principals (compared ignoring case, spacing and Unicode
 /// form, as `names::canonical_name` compares), or a key's fingerprint (`SHA256:…`, as
 /// `signers list` shows it). Lines of others, comments and statements stay as they are.
-pub fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<RemovedKey>, SignersError> {
+pub(crate) fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<RemovedKey>, SignersError> {
     let path = editable(root, rel)?;
     let file_error = |why: String| file_error(rel, why);
     let Some(existing) =
@@ -456,21 +461,21 @@ fn read_bounded(path: &Path) -> Result<String, String> {
 
 /// One listed key, as `signers list` shows it.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct ListedKey {
+pub(crate) struct ListedKey {
     /// Its line in the file.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its principals as written.
-    pub principals: Vec<String>,
+    pub(crate) principals: Vec<String>,
     /// Its type.
-    pub algorithm: String,
+    pub(crate) algorithm: String,
     /// Its SHA-256 fingerprint.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// Why its signatures would be refused whatever they sign (a key type not verified).
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
 }
 
 /// Every key of the allowed-signers file `rel`, or `None` when there is no file.
-pub fn list(root: &Path, rel: &Path) -> Result<Option<Vec<ListedKey>>, Vec<Diagnostic>> {
+pub(crate) fn list(root: &Path, rel: &Path) -> Result<Option<Vec<ListedKey>>, Vec<Diagnostic>> {
     let Some(file) = signatures::load(root, rel)? else {
         return Ok(None);
     };

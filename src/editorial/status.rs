@@ -10,55 +10,55 @@ use crate::editorial::policy::{self, Finding, FindingKind, Rules, names};
 
 /// One entry's line in the report.
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     /// The entry file, relative to the root.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Where it would be published.
-    pub url: String,
+    pub(crate) url: String,
     /// The status its front matter claims.
-    pub status: Status,
+    pub(crate) status: Status,
     /// Where it stands: published, draft, in review, edited since review, expired,
     /// placeholder, refused (claims published, cannot be) or invalid (malformed byline).
-    pub state: &'static str,
+    pub(crate) state: &'static str,
     /// Authors, as shown on the page.
-    pub authors: Vec<String>,
+    pub(crate) authors: Vec<String>,
     /// Reviewers, as shown on the page.
-    pub reviewers: Vec<String>,
+    pub(crate) reviewers: Vec<String>,
     /// What it still needs, in a few words each.
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
     /// The same, as full messages with line and field.
-    pub problems: Vec<Problem>,
+    pub(crate) problems: Vec<Problem>,
     /// Each role's SSH signature (`author: valid (Ada Lovelace)`, `reviewer: missing`,
     /// `author: invalid: why`); empty when the site has no allowed-signers file.
-    pub signatures: Vec<String>,
+    pub(crate) signatures: Vec<String>,
 }
 
 /// One finding, for `--json`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// Its kind.
-    pub kind: FindingKind,
+    pub(crate) kind: FindingKind,
     /// Whole-file line.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The front-matter field, when it is about one.
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// The report over every entry, in path order.
 #[derive(Debug, Clone, Serialize)]
-pub struct StatusReport {
+pub(crate) struct StatusReport {
     /// The date reviews were aged against.
-    pub today: String,
+    pub(crate) today: String,
     /// How many days a review stays valid.
-    pub review_max_age_days: u32,
+    pub(crate) review_max_age_days: u32,
     /// One row per entry.
-    pub entries: Vec<Row>,
+    pub(crate) entries: Vec<Row>,
 }
 
 /// Judges every entry as a publish build would.
-pub fn report(entries: &[std::sync::Arc<Entry>], rules: &Rules) -> StatusReport {
+pub(crate) fn report(entries: &[std::sync::Arc<Entry>], rules: &Rules) -> StatusReport {
     StatusReport {
         today: rules.today.to_string(),
         review_max_age_days: rules.review_max_age_days,
@@ -145,7 +145,7 @@ fn state(status: Status, findings: &[Finding]) -> &'static str {
 }
 
 /// The report as an aligned text table with a count per state underneath.
-pub fn table(report: &StatusReport) -> String {
+pub(crate) fn table(report: &StatusReport) -> String {
     let dash = |v: &[String]| {
         if v.is_empty() {
             "-".to_string()

@@ -16,7 +16,7 @@ use crate::content::meta::Byline;
 
 /// What verify found for one page.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Bytes match; both signatures verify, by two people whose keys the file lists.
     Signed {
         /// The author's name and key fingerprint.
@@ -37,26 +37,26 @@ pub enum Outcome {
 
 /// One page's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageResult {
+pub(crate) struct PageResult {
     /// The page's file in the site.
-    pub file: String,
+    pub(crate) file: String,
     /// Its URL.
-    pub url: String,
+    pub(crate) url: String,
     /// What was found.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
 }
 
 /// The reader's own copy of the trusted allowed-signers file (`--signers`), when given:
 /// the recorded file must be that file.
-pub struct Anchor<'a> {
+pub(crate) struct Anchor<'a> {
     /// Its text.
-    pub signers: Option<&'a str>,
+    pub(crate) signers: Option<&'a str>,
 }
 
 /// Verifies the pages of `prov` that `wanted` lets through (every page when it says so),
 /// reading each page's bytes with `read` (its file relative to the site, or why it could
 /// not be read).
-pub fn verify(
+pub(crate) fn verify(
     prov: &Provenance,
     anchor: &Anchor<'_>,
     wanted: impl Fn(&PageRecord) -> bool,

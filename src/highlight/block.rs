@@ -6,7 +6,7 @@ use super::fence::FenceInfo;
 use super::include::{Included, SOURCE_DIR};
 
 /// Renders a block: `code` is the fence body, or the included text when `included` is set.
-pub fn render(
+pub(crate) fn render(
     info: &FenceInfo,
     code: &str,
     included: Option<&Included>,

@@ -4,19 +4,19 @@
 
 /// What a fence's info string asks for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FenceInfo {
+pub(crate) struct FenceInfo {
     /// The language word (`cuda`), empty when none.
-    pub lang: String,
+    pub(crate) lang: String,
     /// `file=PATH`: include part of a file under the site root instead of the fence's body.
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     /// `lines=A-B` (1-based, inclusive; `A` alone or `A-` to the end).
-    pub lines: Option<(usize, Option<usize>)>,
+    pub(crate) lines: Option<(usize, Option<usize>)>,
     /// `region=NAME`: the lines between `[region NAME]` and `[end NAME]` markers.
-    pub region: Option<String>,
+    pub(crate) region: Option<String>,
     /// `linenos`: number the lines.
-    pub linenos: bool,
+    pub(crate) linenos: bool,
     /// `hl_lines=3-5 8`: lines to mark, by the numbers shown (file lines for an include).
-    pub hl_lines: Vec<(usize, usize)>,
+    pub(crate) hl_lines: Vec<(usize, usize)>,
 }
 
 /// The option names a fence takes, for "did you mean" and the error's list.
@@ -25,7 +25,7 @@ const KEYS: [&str; 5] = ["file", "lines", "region", "linenos", "hl_lines"];
 /// Why an info string cannot be read; `Display` is the message the check stage reports,
 /// which says how to write the option.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FenceError {
+pub(crate) enum FenceError {
     /// A `key=value` option the fence does not take, with the option it is a typo of.
     #[error(
         "unknown code-block option `{key}`{}; the options are {}",
@@ -76,7 +76,7 @@ fn did_you_mean(suggestion: &Option<&str>) -> String {
 
 impl FenceInfo {
     /// Reads an info string; the error says which option is wrong and how to write it.
-    pub fn parse(info: &str) -> Result<FenceInfo, FenceError> {
+    pub(crate) fn parse(info: &str) -> Result<FenceInfo, FenceError> {
         let mut out = FenceInfo::default();
         // Zola writes `rust,linenos,hl_lines=1 3-5`; Hugo `go {linenos=true,hl_lines=[2,"4-6"]}`.
         let cleaned: String = info

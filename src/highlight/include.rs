@@ -13,18 +13,18 @@ use super::fence::{FenceError, FenceInfo};
 use crate::content::admit::{Purpose, Refusal, SiteRoot};
 
 /// Where included files are published, relative to the site root (`/source/kernels/k.cu`).
-pub const SOURCE_DIR: &str = "source";
+pub(crate) const SOURCE_DIR: &str = "source";
 
 /// Largest file a fence may include: a page shows code, not data.
 const MAX_BYTES: u64 = 1 << 20;
 
 /// Most text the code blocks of one page may include together: a short entry naming one
 /// large file many times would otherwise make a page of hundreds of megabytes.
-pub const MAX_PAGE_BYTES: usize = 2 << 20;
+pub(crate) const MAX_PAGE_BYTES: usize = 2 << 20;
 
 /// Why a fence's include cannot be shown; `Display` is the message, `help` the fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum IncludeError {
+pub(crate) enum IncludeError {
     /// The info string is malformed.
     #[error(transparent)]
     Options(#[from] FenceError),
@@ -96,7 +96,7 @@ fn known_regions(known: &[String]) -> String {
 
 impl IncludeError {
     /// How to fix it.
-    pub fn help(&self) -> String {
+    pub(crate) fn help(&self) -> String {
         match self {
             IncludeError::Options(_) | IncludeError::HlLinesOutside { .. } | IncludeError::NoFile => {
                 "see \"Code blocks\" in the README".into()
@@ -121,20 +121,20 @@ impl IncludeError {
 
 /// Part of a file, ready to highlight.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Included {
+pub(crate) struct Included {
     /// The path from the root, `/`-separated, as the caption shows it.
-    pub path: String,
+    pub(crate) path: String,
     /// The lines shown, common indentation removed, each ending in `\n`.
-    pub text: String,
+    pub(crate) text: String,
     /// The file line number of each line shown.
-    pub numbers: Vec<usize>,
+    pub(crate) numbers: Vec<usize>,
     /// The note a page shows when the measured record of this file is stale.
-    pub stale: Option<String>,
+    pub(crate) stale: Option<String>,
 }
 
 impl Included {
     /// "lines 40–62" for the caption.
-    pub fn lines_label(&self) -> String {
+    pub(crate) fn lines_label(&self) -> String {
         match (self.numbers.first(), self.numbers.last()) {
             (Some(a), Some(b)) if a == b => format!("line {a}"),
             (Some(a), Some(b)) => format!("lines {a}–{b}"),
@@ -144,7 +144,7 @@ impl Included {
 }
 
 /// The files fences include, read once per build and shared by every page.
-pub struct Sources {
+pub(crate) struct Sources {
     root: PathBuf,
     site: SiteRoot,
     files: Mutex<HashMap<String, Result<Arc<str>, IncludeError>>>,
@@ -153,7 +153,7 @@ pub struct Sources {
 
 impl Sources {
     /// Sources under `root`; `stale` maps a path from the root to the note pages show for it.
-    pub fn new(root: &Path, stale: HashMap<String, String>) -> Self {
+    pub(crate) fn new(root: &Path, stale: HashMap<String, String>) -> Self {
         Sources {
             root: root.to_path_buf(),
             site: SiteRoot::new(root),
@@ -163,7 +163,7 @@ impl Sources {
     }
 
     /// The part of the file a fence names.
-    pub fn resolve(&self, info: &FenceInfo) -> Result<Included, IncludeError> {
+    pub(crate) fn resolve(&self, info: &FenceInfo) -> Result<Included, IncludeError> {
         let Some(written) = info.file.as_deref() else {
             return Err(IncludeError::NoFile);
         };
@@ -251,7 +251,7 @@ impl Sources {
     }
 
     /// The absolute path of an included file, for copying it into the site.
-    pub fn full_path(&self, path: &str) -> PathBuf {
+    pub(crate) fn full_path(&self, path: &str) -> PathBuf {
         self.root.join(path)
     }
 }
@@ -263,7 +263,7 @@ fn blanks(line: &str) -> usize {
 
 /// The path from the root, `/`-separated; refuses what would leave the root, hidden files
 /// (`.git/config`) and entry sources (a draft's text must not reach a page unsigned).
-pub fn normalise(written: &str) -> Result<String, IncludeError> {
+pub(crate) fn normalise(written: &str) -> Result<String, IncludeError> {
     let refuse = |why: &str| IncludeError::Refused {
         path: written.to_string(),
         why: why.to_string(),
@@ -337,24 +337,25 @@ fn regions(lines: &[(usize, &str)]) -> Vec<String> {
 }
 
 /// Whether a line is only a region marker (the staleness hash may skip such lines).
-pub fn is_marker_line(line: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn is_marker_line(line: &str) -> bool {
     marker(line).is_some()
 }
 
 /// What the code blocks of one body came to ([`check_fence`] on each).
 #[derive(Debug, Clone, Default)]
-pub struct IncludeCheck {
+pub(crate) struct IncludeCheck {
     /// Problems, with their body-relative line.
-    pub errors: Vec<(usize, IncludeError)>,
+    pub(crate) errors: Vec<(usize, IncludeError)>,
     /// Includes of files whose record is stale: line, path, note.
-    pub stale: Vec<(usize, String, String)>,
+    pub(crate) stale: Vec<(usize, String, String)>,
     /// Every file included (paths from the root).
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Whether a block names a file (`file=`), read or not: a check of such a body holds
     /// only while that file is unchanged.
-    pub reads_files: bool,
+    pub(crate) reads_files: bool,
     /// Bytes of text included so far, held to [`MAX_PAGE_BYTES`].
-    pub bytes: usize,
+    pub(crate) bytes: usize,
 }
 
 /// Checks one fenced code block whose options were parsed as `info` (or failed to), on
@@ -362,7 +363,7 @@ pub struct IncludeCheck {
 /// shows. What it finds goes into `out`. `markdown` calls it for every fenced block of a
 /// page, in the one parse of the page's Markdown. Returns whether the block may be shown
 /// (a refused one is not: it may name a huge or forbidden file).
-pub fn check_fence(
+pub(crate) fn check_fence(
     info: Result<FenceInfo, IncludeError>,
     text: &str,
     sources: &Sources,

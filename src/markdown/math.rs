@@ -10,21 +10,21 @@ use pulldown_latex::{Parser, RenderConfig, Storage};
 /// Longest formula: 8 KiB, some ten times a long display formula or a 16 × 16 matrix.
 /// pulldown-latex's time and memory grow faster than a formula's length (a 1 MiB matrix
 /// took 3 s and 353 MiB).
-pub const MAX_FORMULA_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_FORMULA_BYTES: usize = 8 * 1024;
 
 /// Deepest nesting of groups in a formula (`{`, `[`, `\left`, `\begin`). pulldown-latex
 /// scans each group's text again when it parses it, so a formula costs its length times
 /// its depth (braces 200,000 deep took minutes); real formulas nest a handful deep.
-pub const MAX_FORMULA_DEPTH: usize = 32;
+pub(crate) const MAX_FORMULA_DEPTH: usize = 32;
 
 /// Most formulas one page may hold: some five times a page dense with inline math. Each
 /// costs a parser and its MathML goes through the HTML cleaner (175,000 `$x$` took 2 s).
-pub const MAX_FORMULAS: usize = 2_000;
+pub(crate) const MAX_FORMULAS: usize = 2_000;
 
 /// Most MathML one page's formulas may make: 1 MiB, some five times a page of 2,000 inline
 /// formulas or of thirty 16 × 16 matrices. MathML is some ten times its TeX, and the HTML
 /// cleaner reads all of it (130 matrices of 7 KiB, 4 MiB of MathML, took half a second).
-pub const MAX_MATHML_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_MATHML_BYTES: usize = 1024 * 1024;
 
 /// Commands that define a macro: each use of one expands into text that is parsed again
 /// (pulldown-latex allows a formula up to 1 MiB of expansion), so a short formula could
@@ -33,13 +33,13 @@ const DEFINING: &[&str] = &["def", "newcommand", "renewcommand", "providecommand
 
 /// A formula that does not parse or is refused: its line in the fragment and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MathError {
+pub(crate) struct MathError {
     /// 1-based line within the rendered fragment.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The parser's message (its first line) and the formula, or the limit it passed.
-    pub message: String,
+    pub(crate) message: String,
     /// How to fix it.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
 }
 
 /// The help for a formula that does not parse.
@@ -48,7 +48,7 @@ const PARSE_HELP: &str = "write the formula in LaTeX math (`$x^2$`, `$$\\frac{a}
 
 /// What one page's formulas have used of its limits, across its fragments.
 #[derive(Debug, Default)]
-pub struct MathBudget {
+pub(crate) struct MathBudget {
     formulas: usize,
     mathml_bytes: usize,
     /// Set once a page limit is passed: the page is refused, and its later formulas are
@@ -282,7 +282,7 @@ fn check_cost(tex: &str) -> Result<(), (String, &'static str)> {
 
 /// One formula as MathML, or the parser's first complaint. The caller has bounded its cost
 /// (`check_cost`).
-pub fn mathml(tex: &str, display: bool) -> Result<String, String> {
+pub(crate) fn mathml(tex: &str, display: bool) -> Result<String, String> {
     let storage = Storage::new();
     let mut parsed = Vec::new();
     for event in Parser::new(tex, &storage) {

@@ -10,7 +10,7 @@ use crate::highlight::include;
 
 /// One thing a body shows from the repository.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Reference {
+pub(crate) enum Reference {
     /// A code block's `file=`: a path from the site root, as the include reads it.
     Include(String),
     /// An image: the site path it resolves to (`/glossary/warp.svg`).
@@ -26,7 +26,7 @@ fn may_show(body: &str) -> bool {
 /// Everything `body`, shown at `page_url`, takes from the repository, sorted, each once.
 /// Includes that the include check refuses, and images that leave the site, are left out:
 /// the check stage reports the first, and the second are not the repository's.
-pub fn references(body: &str, page_url: &str) -> Vec<Reference> {
+pub(crate) fn references(body: &str, page_url: &str) -> Vec<Reference> {
     if !may_show(body) {
         return Vec::new();
     }

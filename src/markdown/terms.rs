@@ -10,13 +10,13 @@ use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 
 /// What an author writes just before a mention that should stay plain text: an HTML
 /// comment, which every Markdown renderer (and the page's `index.md` copy) hides.
-pub const NOLINK: &str = "<!-- nolink -->";
+pub(crate) const NOLINK: &str = "<!-- nolink -->";
 
 /// The forms of a term or alias that link to its entry without being declared, each with
 /// what it is: its regular English [`plural`], and for a word of several words, the same
 /// joined by hyphens (`shared memory` → `shared memories`, `shared-memory`,
 /// `shared-memories`).
-pub fn forms(word: &str) -> Vec<(String, &'static str)> {
+pub(crate) fn forms(word: &str) -> Vec<(String, &'static str)> {
     let word = word.trim();
     let mut out = Vec::new();
     out.extend(plural(word).map(|p| (p, "the plural")));
@@ -31,7 +31,7 @@ pub fn forms(word: &str) -> Vec<(String, &'static str)> {
 /// The regular English plural of a term or alias (`warp` → `warps`, `bus` → `buses`,
 /// `memory` → `memories`), which links to its entry without being declared; `None` when
 /// the word does not end in a letter. Irregular forms are aliases.
-pub fn plural(word: &str) -> Option<String> {
+pub(crate) fn plural(word: &str) -> Option<String> {
     let word = word.trim();
     let last = word.chars().next_back().filter(char::is_ascii_alphabetic)?;
     let lower = word.to_ascii_lowercase();
@@ -61,21 +61,21 @@ pub fn plural(word: &str) -> Option<String> {
 
 /// One glossary entry a page may link to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Term {
+pub(crate) struct Term {
     /// The entry's site path (`/glossary/warp/`).
-    pub url: String,
+    pub(crate) url: String,
     /// Its slug, which names the preview's id (`term-warp`).
-    pub slug: String,
+    pub(crate) slug: String,
     /// What the preview says, as HTML ([`preview_html`] of the entry's summary, else its
     /// title).
-    pub preview: String,
+    pub(crate) preview: String,
     /// Its compute capability, when it names one.
-    pub cc: Option<String>,
+    pub(crate) cc: Option<String>,
 }
 
 /// The terms of one build and the words that name them, matched in one pass per text.
 #[derive(Debug, Default)]
-pub struct Terms {
+pub(crate) struct Terms {
     terms: Vec<Term>,
     /// For each word of `matcher`, the index of its term.
     owner: Vec<usize>,
@@ -85,7 +85,7 @@ pub struct Terms {
 impl Terms {
     /// The terms, each with the words (term and aliases) that name it; a word claimed twice
     /// goes to the first (the check stage reports the clash).
-    pub fn new(entries: Vec<(Term, Vec<String>)>) -> Self {
+    pub(crate) fn new(entries: Vec<(Term, Vec<String>)>) -> Self {
         let mut seen = HashSet::new();
         let (mut terms, mut owner, mut words) = (Vec::new(), Vec::new(), Vec::new());
         for (term, names) in entries {
@@ -108,7 +108,7 @@ impl Terms {
     }
 
     /// Whether no entry names a term.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.matcher.is_none()
     }
 }
@@ -269,7 +269,7 @@ fn cases(b: u8) -> [u8; 2] {
 
 /// One page's linking: which terms it already links (across its fragments).
 #[derive(Debug)]
-pub struct Linking<'a> {
+pub(crate) struct Linking<'a> {
     terms: &'a Terms,
     /// The page's own site path: an entry never links to itself.
     page: String,
@@ -281,7 +281,7 @@ pub struct Linking<'a> {
 
 impl<'a> Linking<'a> {
     /// Linking for the page at `page` (a site path).
-    pub fn new(terms: &'a Terms, page: &str) -> Self {
+    pub(crate) fn new(terms: &'a Terms, page: &str) -> Self {
         Linking {
             terms,
             page: page.to_string(),
@@ -499,7 +499,7 @@ fn link_html(term: &Term, shown: &str, anchors: &mut HashSet<String>) -> String 
 /// strikethrough) as HTML, everything else as its text, escaped. Written here rather than
 /// cleaned after rendering, so nothing but those four elements can reach the preview: a
 /// link would nest inside the term's own link, and raw HTML is shown as typed.
-pub fn preview_html(summary: &str) -> String {
+pub(crate) fn preview_html(summary: &str) -> String {
     use pulldown_cmark::{Options, Parser};
     let esc = super::escape;
     let mut out = String::with_capacity(summary.len() + 16);

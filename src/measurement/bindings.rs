@@ -7,14 +7,14 @@
 //! Syntax and names are documented in the guide's Bindings page (`guide/src/reference/bindings.md`).
 mod syntax;
 
-pub use syntax::BindingErrorKind;
+pub(crate) use syntax::BindingErrorKind;
 use syntax::{Binding, Failure, parse, syntax};
 
 use super::view::{DeviceView, MeasuredView, RowView, fraction_of_limit};
 use crate::bank::access::AccessKind;
 
 /// What a preview prints where a binding has no record to read.
-pub const NOT_MEASURED: &str = "(not measured yet)";
+pub(crate) const NOT_MEASURED: &str = "(not measured yet)";
 
 const OPEN: &str = "{{%";
 const CLOSE: &str = "%}}";
@@ -22,13 +22,13 @@ const CLOSE: &str = "%}}";
 /// A binding that could not be expanded: where, why, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
-pub struct BindingError {
+pub(crate) struct BindingError {
     /// 1-based line within the body given to the expander.
-    pub line: usize,
+    pub(crate) line: usize,
     /// What kind of problem.
-    pub kind: BindingErrorKind,
+    pub(crate) kind: BindingErrorKind,
     /// The message, with the fix.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// Opens and closes a placeholder: private-use characters, which Markdown and the sanitiser
@@ -38,16 +38,16 @@ const MARK: (char, char) = ('\u{E000}', '\u{E001}');
 /// A body whose bindings were resolved: Markdown with a placeholder per binding, and the
 /// values to put in their place once the Markdown is rendered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Expanded {
+pub(crate) struct Expanded {
     /// The body with each binding replaced by its placeholder; what the Markdown renderer gets.
-    pub markdown: String,
+    pub(crate) markdown: String,
     /// Each binding's value and 1-based body line, in placeholder order.
     values: Vec<(String, usize)>,
 }
 
 impl Expanded {
     /// A body without bindings to fill (an entry that measures no kernel).
-    pub fn plain(body: &str) -> Self {
+    pub(crate) fn plain(body: &str) -> Self {
         Expanded {
             markdown: body.to_owned(),
             values: Vec::new(),
@@ -55,25 +55,26 @@ impl Expanded {
     }
 
     /// The body with values written in as plain text, for tests and messages.
-    pub fn text(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn text(&self) -> String {
         self.text_of(&self.markdown)
     }
 
     /// `markdown` — [`Expanded::markdown`] with text added outside the placeholders — with
     /// the values written in as plain text: a page's Markdown copy.
-    pub fn text_of(&self, markdown: &str) -> String {
+    pub(crate) fn text_of(&self, markdown: &str) -> String {
         self.fill_with(markdown, |v| v.to_owned(), &mut Vec::new())
     }
 
     /// Whether the body has bindings (else [`Expanded::markdown`] is the body as written).
-    pub fn has_bindings(&self) -> bool {
+    pub(crate) fn has_bindings(&self) -> bool {
         !self.values.is_empty()
     }
 
     /// Replaces each placeholder in `fragments` (rendered, sanitised HTML) by its value,
     /// HTML-escaped. Bindings are text: one whose placeholder is not in a text node (it was
     /// written in a link destination or an HTML attribute) is an error.
-    pub fn fill<'a>(
+    pub(crate) fn fill<'a>(
         &self,
         fragments: impl IntoIterator<Item = &'a mut String>,
     ) -> Result<(), Vec<BindingError>> {
@@ -160,7 +161,10 @@ fn placeholder(rest: &str) -> Option<(usize, usize)> {
 
 /// Expands every binding in `body`; any binding that cannot be expanded — no record, or a
 /// record without what it reads, included — is an error. What `build --strict` uses.
-pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<Expanded, Vec<BindingError>> {
+pub(crate) fn expand_bindings(
+    body: &str,
+    view: &MeasuredView,
+) -> Result<Expanded, Vec<BindingError>> {
     expand(body, Some(view), false)
 }
 
@@ -168,7 +172,7 @@ pub fn expand_bindings(body: &str, view: &MeasuredView) -> Result<Expanded, Vec<
 /// counters in it) becomes [`NOT_MEASURED`] instead of an error (malformed bindings are still
 /// errors); [`missing_data`] says which, for the build's warnings. What the preview and the
 /// plain publish build use.
-pub fn expand_bindings_preview(
+pub(crate) fn expand_bindings_preview(
     body: &str,
     view: &MeasuredView,
 ) -> Result<Expanded, Vec<BindingError>> {
@@ -179,7 +183,7 @@ pub fn expand_bindings_preview(
 /// records (a `counter` of a record measured without counters): what the preview warns
 /// about where it prints [`NOT_MEASURED`]. Empty when there is no record at all (the page
 /// says "not measured yet" then) or the body is malformed (expansion reports that).
-pub fn missing_data(body: &str, view: &MeasuredView) -> Vec<BindingError> {
+pub(crate) fn missing_data(body: &str, view: &MeasuredView) -> Vec<BindingError> {
     if view.devices.is_empty() || plain(body) {
         return Vec::new();
     }
@@ -199,15 +203,15 @@ pub fn missing_data(body: &str, view: &MeasuredView) -> Vec<BindingError> {
 /// What the prose of one entry binds: every row label it quotes, and the rows whose hardware
 /// counters it quotes (`counter ROW`). Malformed bindings bind nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Bound {
+pub(crate) struct Bound {
     /// Row labels quoted by any binding.
-    pub rows: std::collections::BTreeSet<String>,
+    pub(crate) rows: std::collections::BTreeSet<String>,
     /// Row labels whose counters are quoted.
-    pub counters: std::collections::BTreeSet<String>,
+    pub(crate) counters: std::collections::BTreeSet<String>,
 }
 
 /// What `body` binds (see [`Bound`]); `measure` keeps records that have it.
-pub fn bound(body: &str) -> Bound {
+pub(crate) fn bound(body: &str) -> Bound {
     let mut out = Bound::default();
     if plain(body) {
         return out;
@@ -237,7 +241,7 @@ pub fn bound(body: &str) -> Bound {
 }
 
 /// For an entry without `measure:`: every binding in `body` is an error saying so.
-pub fn check_no_bindings(body: &str) -> Result<(), Vec<BindingError>> {
+pub(crate) fn check_no_bindings(body: &str) -> Result<(), Vec<BindingError>> {
     if plain(body) {
         return Ok(());
     }

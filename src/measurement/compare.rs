@@ -12,11 +12,11 @@ use crate::measurement::record::Record;
 use crate::measurement::samples;
 
 /// The p-value under which the test says two rows' samples differ.
-pub const SIGNIFICANCE: f64 = 0.01;
+pub(crate) const SIGNIFICANCE: f64 = 0.01;
 
 /// The verdict on one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// No change beyond the noise and the threshold.
     Same,
     /// The new median is lower, significantly and by more than the threshold.
@@ -37,36 +37,36 @@ impl fmt::Display for Change {
 
 /// One row of both records compared.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RowChange {
+pub(crate) struct RowChange {
     /// The row's label.
-    pub label: String,
+    pub(crate) label: String,
     /// The old record's median (ms).
-    pub old_ms: f64,
+    pub(crate) old_ms: f64,
     /// The new record's median (ms).
-    pub new_ms: f64,
+    pub(crate) new_ms: f64,
     /// (new − old) / old.
-    pub relative: f64,
+    pub(crate) relative: f64,
     /// The Mann–Whitney p-value of the two sample sets.
-    pub p: f64,
+    pub(crate) p: f64,
     /// Same, faster or slower.
-    pub change: Change,
+    pub(crate) change: Change,
 }
 
 /// Two records of one kernel compared.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// The threshold used.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// Rows in both records, in the new record's order.
-    pub rows: Vec<RowChange>,
+    pub(crate) rows: Vec<RowChange>,
     /// Labels of rows only the old record has.
-    pub only_old: Vec<String>,
+    pub(crate) only_old: Vec<String>,
     /// Labels of rows only the new record has.
-    pub only_new: Vec<String>,
+    pub(crate) only_new: Vec<String>,
 }
 
 /// Compares one row's samples: `old` and `new` in milliseconds.
-pub fn samples(old: &[f64], new: &[f64], threshold: f64) -> Option<(Change, f64, f64)> {
+pub(crate) fn samples(old: &[f64], new: &[f64], threshold: f64) -> Option<(Change, f64, f64)> {
     let (old_ms, new_ms) = (samples::median(old)?, samples::median(new)?);
     let p = samples::mann_whitney_p(old, new)?;
     let relative = (new_ms - old_ms) / old_ms;
@@ -81,7 +81,7 @@ pub fn samples(old: &[f64], new: &[f64], threshold: f64) -> Option<(Change, f64,
 }
 
 /// Compares every row the two records share.
-pub fn records(old: &Record, new: &Record, threshold: f64) -> Comparison {
+pub(crate) fn records(old: &Record, new: &Record, threshold: f64) -> Comparison {
     let mut rows = Vec::new();
     for row in &new.rows {
         let Some(before) = old.row(&row.label) else {
@@ -116,7 +116,7 @@ pub fn records(old: &Record, new: &Record, threshold: f64) -> Comparison {
 
 impl Comparison {
     /// `2 slower, 4 same` — the count of each verdict, for a summary line.
-    pub fn tally(&self) -> String {
+    pub(crate) fn tally(&self) -> String {
         let count = |c: Change| self.rows.iter().filter(|r| r.change == c).count();
         let parts: Vec<String> = [Change::Slower, Change::Faster, Change::Same]
             .into_iter()

@@ -13,12 +13,12 @@ use super::record::KernelFiles;
 pub const HEADER: &str = include_str!("../../assets/cuda/coursegen.cuh");
 
 /// The header's name as a kernel includes it, and the file a course may keep its own copy in.
-pub const HEADER_NAME: &str = "coursegen.cuh";
+pub(crate) const HEADER_NAME: &str = "coursegen.cuh";
 
 /// The header a course's kernels compile with: `kernels/coursegen.cuh` when the course has
 /// one (written by `coursegen eject`, perhaps edited), else the built-in one. A course file
 /// that cannot be read (a link, a FIFO) is an error naming it, never a silent fallback.
-pub fn header(kernels: &KernelFiles) -> std::io::Result<Arc<[u8]>> {
+pub(crate) fn header(kernels: &KernelFiles) -> std::io::Result<Arc<[u8]>> {
     match kernels.read("coursegen", "cuh") {
         Ok(bytes) => Ok(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Arc::from(HEADER.as_bytes())),
@@ -27,7 +27,7 @@ pub fn header(kernels: &KernelFiles) -> std::io::Result<Arc<[u8]>> {
 }
 
 /// Whether `source` includes the contract header (so the header is part of what is measured).
-pub fn includes_header(source: &[u8]) -> bool {
+pub(crate) fn includes_header(source: &[u8]) -> bool {
     String::from_utf8_lossy(source).lines().any(|l| {
         let l = l.trim_start();
         l.starts_with('#') && l.contains("include") && l.contains(HEADER_NAME)
@@ -36,7 +36,7 @@ pub fn includes_header(source: &[u8]) -> bool {
 
 /// The manifest's sizes as the header's constants, NVRTC options after the manifest's own:
 /// `input_words` and `launch.block_threads`, stated once, in the manifest.
-pub fn defines(manifest: &Manifest) -> Vec<String> {
+pub(crate) fn defines(manifest: &Manifest) -> Vec<String> {
     vec![
         format!("-DCOURSEGEN_INPUT_WORDS={}u", manifest.input_words),
         format!(
@@ -59,7 +59,7 @@ pub fn options(manifest: &Manifest) -> Vec<String> {
 /// file other than the contract header — NVRTC would read any file of the machine and quote
 /// it in its errors — however the directive is spelt (`#`, `%:`, `??=`, lines spliced with
 /// `\`). Line 0: the manifest's `compile_options` (each must be on [`SAFE_OPTIONS`]).
-pub fn refused(source: &str, options: &[String]) -> Vec<(usize, String)> {
+pub(crate) fn refused(source: &str, options: &[String]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let lines: Vec<&str> = source.lines().collect();
     let mut i = 0;
@@ -121,7 +121,7 @@ pub fn refused(source: &str, options: &[String]) -> Vec<(usize, String)> {
 
 /// The NVRTC options a manifest's `compile_options` may hold: the language and code
 /// generation, never a path (`-I`, `-include`) or an output.
-pub const SAFE_OPTIONS: [&str; 12] = [
+pub(crate) const SAFE_OPTIONS: [&str; 12] = [
     "--std=",
     "-std=",
     "--use_fast_math",
@@ -137,23 +137,23 @@ pub const SAFE_OPTIONS: [&str; 12] = [
 ];
 
 /// The contract's parameters as PTX declares them: two pointers, two `int`s, a pointer.
-pub const PARAMS: [&str; 5] = ["u64", "u64", "u32", "u32", "u64"];
+pub(crate) const PARAMS: [&str; 5] = ["u64", "u64", "u32", "u32", "u64"];
 
 /// How the contract's parameters read in messages.
-pub const PARAMS_C: &str = "(const unsigned int* input, unsigned int* output, int value, \
+pub(crate) const PARAMS_C: &str = "(const unsigned int* input, unsigned int* output, int value, \
                             int logical_blocks, unsigned long long* clock)";
 
 /// An entry point of compiled PTX: its name and its parameters' PTX types (`u64`, `u32`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The symbol: the C name under `extern "C"`, a mangled one (`_Z...`) otherwise.
-    pub name: String,
+    pub(crate) name: String,
     /// Each parameter's type, e.g. `u64`, `b8` (for a struct), in order.
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
 }
 
 /// The `.entry` declarations of PTX text, in order.
-pub fn entries(ptx: &str) -> Vec<Entry> {
+pub(crate) fn entries(ptx: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     let mut rest = ptx;
     while let Some(at) = rest.find(".entry ") {
@@ -180,7 +180,7 @@ pub fn entries(ptx: &str) -> Vec<Entry> {
 
 /// Why an entry point the manifest names does not keep the contract.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Broken {
+pub(crate) enum Broken {
     /// No entry point of that name; `mangled` when a C++-mangled one of that name is there.
     Missing {
         /// A mangled symbol that holds the name (the kernel lacks `extern "C"`).
@@ -232,7 +232,7 @@ impl std::fmt::Display for Broken {
 }
 
 /// Whether `name` is an entry point of `entries` with the contract's parameters.
-pub fn keeps_contract(entries: &[Entry], name: &str) -> Result<(), Broken> {
+pub(crate) fn keeps_contract(entries: &[Entry], name: &str) -> Result<(), Broken> {
     match entries.iter().find(|e| e.name == name) {
         Some(e) if e.params.iter().map(String::as_str).eq(PARAMS) => Ok(()),
         Some(e) => Err(Broken::Params(e.params.clone())),
@@ -260,19 +260,19 @@ fn mangled_holds(symbol: &str, name: &str) -> bool {
 
 /// One message of NVRTC's log about `file`: `kernels/x.cu(12): error: expected a ";"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogLine {
+pub(crate) struct LogLine {
     /// The 1-based line, in the file the message names.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The file NVRTC named (the kernel, or the header).
-    pub file: String,
+    pub(crate) file: String,
     /// `error: expected a ";"`, with the lines that follow it (the source line, the caret).
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// NVRTC's log as messages at a file and line: each `FILE(LINE): error: ...` (or warning)
 /// with the lines under it up to the next; lines before the first are dropped, and a
 /// summary such as `1 error detected in the compilation of ...` ends the last message.
-pub fn log_lines(log: &str) -> Vec<LogLine> {
+pub(crate) fn log_lines(log: &str) -> Vec<LogLine> {
     let mut out: Vec<LogLine> = Vec::new();
     for raw in log.lines() {
         if let Some((file, line, message)) = located(raw) {
@@ -302,7 +302,7 @@ fn located(raw: &str) -> Option<(&str, usize, &str)> {
 
 /// The 1-based line of the first line of `source` outside a comment that names `name` as a
 /// function (followed by `(`, or at the line's end with `(` on the next), or 0.
-pub fn line_of_function(source: &str, name: &str) -> usize {
+pub(crate) fn line_of_function(source: &str, name: &str) -> usize {
     let lines: Vec<&str> = source.lines().collect();
     for (i, l) in lines.iter().enumerate() {
         if l.trim_start().starts_with("//") || l.trim_start().starts_with('*') {

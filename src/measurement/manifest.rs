@@ -12,8 +12,10 @@ use crate::bank::access::{AccessKind, LaneMap, Prediction};
 use crate::bank::model::Geometry;
 
 mod model;
+#[cfg(test)]
+pub(crate) use model::default_counters;
 pub(crate) use model::line_of;
-pub use model::{CounterNames, Model, Width, default_counters};
+pub(crate) use model::{CounterNames, Model};
 
 /// What can be wrong with a manifest; each variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +54,7 @@ impl ManifestError {
     /// The problems as `check`, `build` and `measure --plan` report them, at `file`'s lines
     /// and fields (`text` is the manifest's text): an unknown field comes with every other
     /// unknown top-level field of the file, each at its line with the nearest field's name.
-    pub fn diagnostics(self, file: &Path, text: &str) -> Vec<Diagnostic> {
+    pub(crate) fn diagnostics(self, file: &Path, text: &str) -> Vec<Diagnostic> {
         use crate::content::front_matter::{struct_fields, unknown_top_level_keys};
         if let ManifestError::Parse { error, .. } = &self
             && error.to_string().starts_with("unknown field `")
@@ -112,7 +114,7 @@ fn at_line(line: usize) -> String {
 /// `bytes_per_thread`: a number, or an expression of the axis.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum PerThread {
+pub(crate) enum PerThread {
     /// The same for every row.
     Bytes(u64),
     /// Per row, e.g. `64 * width` for a sweep over float, float2 and float4.
@@ -126,50 +128,50 @@ pub struct Manifest {
     /// The `extern "C"` entry point in the `.cu` file.
     pub kernel: String,
     /// End of the generated sentence: what the experiment did ("day 15 read a …").
-    pub summary: String,
+    pub(crate) summary: String,
     /// NVRTC options besides the target architecture, which `measure` picks per device.
     #[serde(default)]
-    pub compile_options: Vec<String>,
+    pub(crate) compile_options: Vec<String>,
     /// The access model that predicts the rows: a lane map (`model::Model`).
-    pub model: Model,
+    pub(crate) model: Model,
     /// The model's lane map, checked by [`Manifest::parse`].
     #[serde(skip)]
-    pub lane_map: Option<LaneMap>,
+    pub(crate) lane_map: Option<LaneMap>,
     /// The one swept runtime argument and its row labels.
     pub axis: Axis,
     /// Block size and how many logical blocks one launch runs.
-    pub launch: Launch,
+    pub(crate) launch: Launch,
     /// Words of the input buffer (the tile's words, the buffer read, or the lanes' seeds).
-    pub input_words: u32,
+    pub(crate) input_words: u32,
     /// Bytes each logical thread reads per launch (bytes per launch is this times the
     /// logical threads, which depend on the device: see [`Launch::waves`]); a number, or an
     /// expression of the axis when the rows read different amounts.
-    pub bytes_per_thread: PerThread,
+    pub(crate) bytes_per_thread: PerThread,
     /// The reference kernel every row's output is checked against.
     pub reference: Reference,
     /// When to stop sampling a row.
-    pub sampling: Sampling,
+    pub(crate) sampling: Sampling,
     /// Which rows and columns the glossary table shows.
-    pub table: Table,
+    pub(crate) table: Table,
     /// How `measure` compares a new record with the committed one.
     #[serde(default)]
-    pub compare: Compare,
+    pub(crate) compare: Compare,
 }
 
 /// How a re-measurement is compared with the record before it (`measurement::compare`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Compare {
+pub(crate) struct Compare {
     /// The change of a row's median (0.02 = 2%) under which a row reads `same` even when
     /// the statistical test finds a difference.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
 }
 
 /// The change of a row's median that counts when the manifest sets none. Two runs on one
 /// H200 differ by at most 0.3% on any row (issue 38's logs), so a re-measurement of the
 /// same GPU reads `same` unless something changed; two H200s differ by up to 4% on a
 /// memory-bound row, which a comparison with another GPU's record then calls a change.
-pub const DEFAULT_COMPARE_THRESHOLD: f64 = 0.02;
+pub(crate) const DEFAULT_COMPARE_THRESHOLD: f64 = 0.02;
 
 impl Default for Compare {
     fn default() -> Compare {
@@ -184,9 +186,9 @@ impl Default for Compare {
 #[serde(deny_unknown_fields)]
 pub struct Axis {
     /// Argument name, e.g. `stride`.
-    pub name: String,
+    pub(crate) name: String,
     /// Unit of the values, e.g. `words`.
-    pub unit: String,
+    pub(crate) unit: String,
     /// The values, in row order.
     pub values: Vec<u32>,
     /// One label per value (e.g. `32L`), used by the table and by prose bindings.
@@ -195,7 +197,7 @@ pub struct Axis {
 
 /// What limits a model's rows, which decides what `measure` prints and judges of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
+pub(crate) enum Bound {
     /// Shared-memory bandwidth: bytes per SM clock, so the SM clock sets the time.
     SharedMemory,
     /// Device-memory (HBM) bandwidth: the memory clock sets the time, the SM clock does not.
@@ -206,7 +208,7 @@ pub enum Bound {
 
 /// What limits the rows of a kernel whose access is of `kind`: the kernels are written so
 /// that one resource does.
-pub fn bound(kind: AccessKind) -> Bound {
+pub(crate) fn bound(kind: AccessKind) -> Bound {
     match kind {
         AccessKind::Shared => Bound::SharedMemory,
         AccessKind::Global => Bound::DeviceMemory,
@@ -216,12 +218,12 @@ pub fn bound(kind: AccessKind) -> Bound {
 
 impl Bound {
     /// Whether the rows move bytes, so that bytes per launch and GB/s mean something.
-    pub fn moves_bytes(self) -> bool {
+    pub(crate) fn moves_bytes(self) -> bool {
         self != Bound::Issue
     }
 
     /// Whether the rows' time follows the SM clock, so that a clock below rated changes it.
-    pub fn follows_sm_clock(self) -> bool {
+    pub(crate) fn follows_sm_clock(self) -> bool {
         self != Bound::DeviceMemory
     }
 }
@@ -229,14 +231,14 @@ impl Bound {
 /// Launch shape. The grid is sized from the device so every SM gets the same work.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Launch {
+pub(crate) struct Launch {
     /// Threads per block.
-    pub block_threads: u32,
+    pub(crate) block_threads: u32,
     /// Logical blocks per launch = `waves` × (SMs × blocks resident per SM).
-    pub waves: u32,
+    pub(crate) waves: u32,
     /// `true`: the grid is one resident wave and each block loops over `waves` logical
     /// blocks; `false`: one block per logical block.
-    pub persistent: bool,
+    pub(crate) persistent: bool,
 }
 
 /// The reference the kernel's output is checked against before any time counts: a plain
@@ -252,43 +254,43 @@ pub struct Reference {
 /// Sampling policy (after nvbench): warm up, then sample until converged or out of time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     /// Untimed launches before sampling a row.
-    pub warmup_launches: u32,
+    pub(crate) warmup_launches: u32,
     /// Samples always taken.
-    pub min_samples: u32,
+    pub(crate) min_samples: u32,
     /// Samples never exceeded.
-    pub max_samples: u32,
+    pub(crate) max_samples: u32,
     /// Stop once the relative standard deviation is at or below this (0.005 = 0.5%).
-    pub target_rel_stdev: f64,
+    pub(crate) target_rel_stdev: f64,
     /// Stop a row after this many seconds of sampling even if not converged.
-    pub time_limit_s: f64,
+    pub(crate) time_limit_s: f64,
 }
 
 /// The glossary table: which rows, which columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Table {
+pub(crate) struct Table {
     /// Row labels shown, in order (a subset of `axis.labels`).
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     /// Columns shown, in order.
-    pub columns: Vec<Column>,
+    pub(crate) columns: Vec<Column>,
 }
 
 /// One column of the glossary table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Column {
+pub(crate) struct Column {
     /// What the column shows.
-    pub id: ColumnId,
+    pub(crate) id: ColumnId,
     /// Its heading.
-    pub heading: String,
+    pub(crate) heading: String,
 }
 
 /// The kinds of column the measured table can show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ColumnId {
+pub(crate) enum ColumnId {
     /// The row label, e.g. `32L`.
     Access,
     /// Banks the 32 lanes cover, from the bank model.
@@ -329,7 +331,7 @@ impl Manifest {
     }
 
     /// Parses and checks manifest text; `path` is only used in messages.
-    pub fn parse(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
         let mut manifest: Manifest =
             serde_norway::from_str(text).map_err(|error| ManifestError::Parse {
                 path: path.to_owned(),
@@ -352,17 +354,17 @@ impl Manifest {
     }
 
     /// The access kind of the model.
-    pub fn kind(&self) -> AccessKind {
+    pub(crate) fn kind(&self) -> AccessKind {
         self.model.kind
     }
 
     /// What limits the rows (see [`bound`]).
-    pub fn bound(&self) -> Bound {
+    pub(crate) fn bound(&self) -> Bound {
         bound(self.kind())
     }
 
     /// The Nsight Compute metrics that check the model.
-    pub fn counter_names(&self) -> CounterNames {
+    pub(crate) fn counter_names(&self) -> CounterNames {
         self.model.counter_names()
     }
 
@@ -373,7 +375,7 @@ impl Manifest {
     }
 
     /// Bytes each logical thread reads per launch in the row of axis value `value`.
-    pub fn bytes_per_thread_at(&self, value: u32) -> Result<u64, String> {
+    pub(crate) fn bytes_per_thread_at(&self, value: u32) -> Result<u64, String> {
         let text = match &self.bytes_per_thread {
             PerThread::Bytes(b) => return Ok(*b),
             PerThread::Expr(text) => text,
@@ -388,7 +390,7 @@ impl Manifest {
     }
 
     /// The axis value of a row label, if the sweep has that row.
-    pub fn value_of(&self, label: &str) -> Option<u32> {
+    pub(crate) fn value_of(&self, label: &str) -> Option<u32> {
         let i = self.axis.labels.iter().position(|l| l == label)?;
         self.axis.values.get(i).copied()
     }

@@ -10,17 +10,17 @@ use super::record::Record;
 
 /// Rows the pages quote, and rows whose counters they show.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// Row labels a table or a binding shows.
-    pub rows: BTreeSet<String>,
+    pub(crate) rows: BTreeSet<String>,
     /// Row labels whose hardware counters a table column or a `counter` binding shows.
-    pub counters: BTreeSet<String>,
+    pub(crate) counters: BTreeSet<String>,
 }
 
 impl Needs {
     /// What the kernel's own table shows: its rows, and their counters when it has a
     /// `counter` column.
-    pub fn of_table(m: &Manifest) -> Needs {
+    pub(crate) fn of_table(m: &Manifest) -> Needs {
         let rows: BTreeSet<String> = m.table.rows.iter().cloned().collect();
         let counted = m.table.columns.iter().any(|c| c.id == ColumnId::Counter);
         Needs {
@@ -34,7 +34,7 @@ impl Needs {
     }
 
     /// Adds what else the pages bind.
-    pub fn add(&mut self, other: &Needs) {
+    pub(crate) fn add(&mut self, other: &Needs) {
         self.rows.extend(other.rows.iter().cloned());
         self.counters.extend(other.counters.iter().cloned());
         self.rows.extend(other.counters.iter().cloned());
@@ -43,7 +43,7 @@ impl Needs {
     /// What `old` gives the pages that a record with rows `has_row` and counters on rows
     /// `has_counters` would not, one phrase each ("hardware counters on rows S1, S8");
     /// empty when the new record is no worse for the pages.
-    pub fn lost_by(
+    pub(crate) fn lost_by(
         &self,
         old: &Record,
         has_row: impl Fn(&str) -> bool,
@@ -74,7 +74,8 @@ impl Needs {
     }
 
     /// [`Needs::lost_by`] a record `new` that would replace `old`.
-    pub fn lost(&self, old: &Record, new: &Record) -> Vec<String> {
+    #[cfg(test)]
+    pub(crate) fn lost(&self, old: &Record, new: &Record) -> Vec<String> {
         self.lost_by(
             old,
             |l| new.row(l).is_some(),

@@ -19,7 +19,7 @@ use crate::measurement::run::{self, CounterChoice, MeasureError};
 /// Why there is no plan: the kernels asked for are not there (usage), or manifests do not
 /// load (content, every one reported).
 #[derive(Debug, thiserror::Error)]
-pub enum PlanError {
+pub(crate) enum PlanError {
     /// `--kernel` names kernels that are not there, or `kernels/` cannot be listed (boxed:
     /// `MeasureError` is large, and this is the rare way out).
     #[error(transparent)]
@@ -31,64 +31,65 @@ pub enum PlanError {
 
 impl PlanError {
     /// Whether this is the content's fault (exit 1) rather than usage (exit 2).
-    pub fn is_content(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_content(&self) -> bool {
         matches!(self, PlanError::Manifests(_))
     }
 }
 
 /// What `measure --plan` was asked about: the flags of the run it plans.
 #[derive(Debug, Clone, Default)]
-pub struct PlanOptions {
+pub(crate) struct PlanOptions {
     /// `--kernel` names; empty: every kernel.
-    pub kernels: Vec<String>,
+    pub(crate) kernels: Vec<String>,
     /// What the course's prose binds of each kernel's records (as `measure --gpu` is told).
-    pub prose: BTreeMap<String, Needs>,
+    pub(crate) prose: BTreeMap<String, Needs>,
     /// `--counters`, `--no-counters` or neither.
-    pub counters: CounterChoice,
+    pub(crate) counters: CounterChoice,
     /// `--force`: replace a record even with one that lacks what the pages show.
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 /// What a `measure --gpu` run would do; `Display` is the text `measure --plan` prints.
 #[derive(Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Each kernel the run takes, in its order.
-    pub kernels: Vec<KernelPlan>,
+    pub(crate) kernels: Vec<KernelPlan>,
     /// `ncu` on the PATH now, if any.
-    pub ncu: Option<PathBuf>,
+    pub(crate) ncu: Option<PathBuf>,
     /// The counter flags.
-    pub counters: CounterChoice,
+    pub(crate) counters: CounterChoice,
     /// `--force` was given.
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 /// One kernel of the plan.
 #[derive(Debug)]
-pub struct KernelPlan {
+pub(crate) struct KernelPlan {
     /// Its name (`kernels/<name>.cu`).
-    pub name: String,
+    pub(crate) name: String,
     /// Its manifest, checked.
-    pub manifest: Manifest,
+    pub(crate) manifest: Manifest,
     /// What the pages show of its records: its table's and the prose's.
-    pub needs: Needs,
+    pub(crate) needs: Needs,
     /// Rows and counters the prose alone binds.
-    pub prose: Needs,
+    pub(crate) prose: Needs,
     /// Its records under `measurements/<name>/`, by file name.
-    pub records: Vec<RecordPlan>,
+    pub(crate) records: Vec<RecordPlan>,
 }
 
 /// One existing record of a kernel.
 #[derive(Debug)]
-pub struct RecordPlan {
+pub(crate) struct RecordPlan {
     /// The file, relative to the site root.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The record and whether it still describes the kernel, or why it does not load.
-    pub state: Result<(Record, Freshness), String>,
+    pub(crate) state: Result<(Record, Freshness), String>,
 }
 
 /// The plan of `measure --gpu` with `opts` for the course at `root`: every bad manifest is
 /// reported at once.
-pub fn plan(root: &Path, opts: &PlanOptions) -> Result<Plan, PlanError> {
+pub(crate) fn plan(root: &Path, opts: &PlanOptions) -> Result<Plan, PlanError> {
     let names = run::kernel_names(&root.join("kernels"), &opts.kernels)
         .map_err(|e| PlanError::Kernels(Box::new(e)))?;
     let files = KernelFiles::new(&root.join("kernels"));

@@ -4,8 +4,9 @@
 mod files;
 mod stale;
 
-pub use files::KernelFiles;
-pub use stale::{Freshness, StaleRecord, stale_records};
+pub(crate) use files::KernelFiles;
+pub use stale::Freshness;
+pub(crate) use stale::{StaleRecord, stale_records};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,10 +18,10 @@ use crate::canonical;
 /// The record format this version writes: 3, sealed with a [`Record::checksum`]. Formats 1
 /// (before GPU state, counters and per-GPU ids were recorded) and 2 (before the checksum)
 /// are still read: their new fields are absent, and they count as unsealed ([`Seal`]).
-pub const FORMAT: u32 = 3;
+pub(crate) const FORMAT: u32 = 3;
 
 /// What a record's `checksum` starts with; the rest is 64 lowercase hex digits.
-pub const CHECKSUM_PREFIX: &str = "sha256:";
+pub(crate) const CHECKSUM_PREFIX: &str = "sha256:";
 
 /// What can go wrong reading or writing records; each variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -56,17 +57,17 @@ pub enum RecordsError {
 #[serde(deny_unknown_fields)]
 pub struct Record {
     /// Record format, [`FORMAT`].
-    pub format: u32,
+    pub(crate) format: u32,
     /// Kernel name (`kernels/<kernel>.cu`).
-    pub kernel: String,
+    pub(crate) kernel: String,
     /// Name of the swept argument, e.g. `stride`.
-    pub axis: String,
+    pub(crate) axis: String,
     /// The GPU.
     pub device: Device,
     /// Driver, CUDA and NVRTC versions.
-    pub software: Software,
+    pub(crate) software: Software,
     /// How the kernel was compiled, and the hashes that decide staleness.
-    pub build: Build,
+    pub(crate) build: Build,
     /// When and how the sweep ran.
     pub run: Run,
     /// One row per axis value, in manifest order.
@@ -74,7 +75,7 @@ pub struct Record {
     /// SHA-256 of everything above, written by `measure` ([`Record::seal`]), so that an
     /// edit by hand shows as one ([`Record::seal_state`]). Absent before format 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checksum: Option<String>,
+    pub(crate) checksum: Option<String>,
 }
 
 /// Whether a record still holds what `measure` wrote, as far as its checksum can tell.
@@ -84,7 +85,7 @@ pub struct Record {
 /// run) visible unless it is made on purpose to hide, and make a record's history something
 /// to read in review: `measure` is the only writer that seals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seal {
+pub(crate) enum Seal {
     /// The checksum matches the record.
     Sealed,
     /// The record carries no checksum (format 1 or 2, or the checksum was removed).
@@ -100,55 +101,55 @@ pub struct Device {
     /// As the driver names it, e.g. `NVIDIA H200`.
     pub name: String,
     /// File-name form of the name, e.g. `nvidia-h200`.
-    pub slug: String,
+    pub(crate) slug: String,
     /// Compute capability, e.g. `9.0`.
-    pub compute_capability: String,
+    pub(crate) compute_capability: String,
     /// Streaming multiprocessors.
     pub sm_count: u32,
     /// SM clock during the run (MHz): cycles over nanoseconds read inside the timed launches.
     pub sm_clock_mhz: f64,
     /// The driver's rated maximum SM clock (MHz), when it reports one.
-    pub rated_sm_clock_mhz: Option<f64>,
+    pub(crate) rated_sm_clock_mhz: Option<f64>,
     /// Shared-memory bytes one SM can serve per clock (banks × bank width).
-    pub shared_bytes_per_clock_per_sm: u32,
+    pub(crate) shared_bytes_per_clock_per_sm: u32,
     /// Short stable id of this physical GPU: the first 8 hex digits of the SHA-256 of its
     /// UUID (never the serial number), so two GPUs of one model keep two records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_id: Option<String>,
     /// Peak device-memory bandwidth (GB/s): 2 × memory clock × bus width, from the driver.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dram_peak_gb_s: Option<f64>,
+    pub(crate) dram_peak_gb_s: Option<f64>,
 }
 
 /// What NVML said about the GPU at one moment of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GpuState {
+pub(crate) struct GpuState {
     /// SM clock (MHz).
-    pub sm_clock_mhz: u32,
+    pub(crate) sm_clock_mhz: u32,
     /// The highest SM clock the GPU may run at (MHz).
-    pub max_sm_clock_mhz: u32,
+    pub(crate) max_sm_clock_mhz: u32,
     /// GPU temperature (°C).
-    pub temperature_c: u32,
+    pub(crate) temperature_c: u32,
     /// Why the clock is held down, as NVML names it (`gpu_idle`, `sw_power_cap`, …).
-    pub throttle_reasons: Vec<String>,
+    pub(crate) throttle_reasons: Vec<String>,
     /// Process ids of other compute processes on this GPU.
-    pub other_processes: Vec<u32>,
+    pub(crate) other_processes: Vec<u32>,
     /// Board power draw (W), when the GPU reports it (NVML averages it over about a second).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub power_w: Option<f64>,
+    pub(crate) power_w: Option<f64>,
     /// The power limit the driver enforces (W), when the GPU reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub power_limit_w: Option<f64>,
+    pub(crate) power_limit_w: Option<f64>,
     /// The board's default power limit (W): a lower enforced limit is a cap someone set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default_power_limit_w: Option<f64>,
+    pub(crate) default_power_limit_w: Option<f64>,
     /// Device-memory clock (MHz), when the GPU reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mem_clock_mhz: Option<u32>,
+    pub(crate) mem_clock_mhz: Option<u32>,
     /// The highest device-memory clock the GPU may run at (MHz), when it reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_mem_clock_mhz: Option<u32>,
+    pub(crate) max_mem_clock_mhz: Option<u32>,
 }
 
 /// Hardware counters of one row, read by Nsight Compute on one extra launch.
@@ -156,15 +157,15 @@ pub struct GpuState {
 #[serde(deny_unknown_fields)]
 pub struct Counters {
     /// What is counted per request, e.g. `shared-memory wavefronts`.
-    pub what: String,
+    pub(crate) what: String,
     /// The ncu metric counted (numerator).
-    pub metric: String,
+    pub(crate) metric: String,
     /// Its total over the launch.
-    pub count: u64,
+    pub(crate) count: u64,
     /// The ncu metric of requests (denominator).
-    pub requests_metric: String,
+    pub(crate) requests_metric: String,
     /// Requests (load instructions) in the launch.
-    pub requests: u64,
+    pub(crate) requests: u64,
 }
 
 impl Counters {
@@ -181,33 +182,33 @@ impl Counters {
 /// Software the record was made with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Software {
+pub(crate) struct Software {
     /// NVIDIA driver version, e.g. `580.159.04`, when the system reports it.
-    pub driver_version: Option<String>,
+    pub(crate) driver_version: Option<String>,
     /// CUDA version the driver API supports, e.g. `13.0`.
-    pub cuda_driver_api: String,
+    pub(crate) cuda_driver_api: String,
     /// NVRTC version, e.g. `13.0`.
-    pub nvrtc_version: String,
+    pub(crate) nvrtc_version: String,
 }
 
 /// How the kernel was built.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Build {
+pub(crate) struct Build {
     /// The `.cu` file, relative to the site root.
-    pub source_file: String,
+    pub(crate) source_file: String,
     /// Every option passed to NVRTC, target included.
-    pub compile_options: Vec<String>,
+    pub(crate) compile_options: Vec<String>,
     /// `cubin` (machine code for the device) or `ptx` (the driver compiled it).
-    pub binary: String,
+    pub(crate) binary: String,
     /// SHA-256 (hex) of the kernel source as measured.
-    pub source_sha256: String,
+    pub(crate) source_sha256: String,
     /// SHA-256 (hex) of the manifest as measured.
-    pub manifest_sha256: String,
+    pub(crate) manifest_sha256: String,
     /// SHA-256 (hex) of the contract header `coursegen.cuh` as compiled, when the kernel
     /// includes it (absent otherwise, and in records made before the header existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header_sha256: Option<String>,
+    pub(crate) header_sha256: Option<String>,
 }
 
 /// When and how the sweep ran. `Default` leaves every field empty: a sweep fills in what
@@ -218,35 +219,35 @@ pub struct Run {
     /// Start of the run, RFC 3339 in UTC.
     pub date: String,
     /// Version of coursegen that measured.
-    pub coursegen_version: String,
+    pub(crate) coursegen_version: String,
     /// Threads per block.
-    pub block_threads: u32,
+    pub(crate) block_threads: u32,
     /// Blocks launched.
-    pub grid_blocks: u32,
+    pub(crate) grid_blocks: u32,
     /// Logical blocks the grid worked through.
-    pub logical_blocks: u32,
+    pub(crate) logical_blocks: u32,
     /// Warm-up launches per row.
-    pub warmup_launches: u32,
+    pub(crate) warmup_launches: u32,
     /// Minimum samples per row.
-    pub min_samples: u32,
+    pub(crate) min_samples: u32,
     /// Relative standard deviation at which a row stops.
-    pub target_rel_stdev: f64,
+    pub(crate) target_rel_stdev: f64,
     /// Seconds after which a row stops regardless.
-    pub time_limit_s: f64,
+    pub(crate) time_limit_s: f64,
     /// Wall-clock seconds for this kernel's whole sweep, compile and checks included.
-    pub sweep_seconds: f64,
+    pub(crate) sweep_seconds: f64,
     /// The project's git commit when measured, if it is a git checkout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_commit: Option<String>,
+    pub(crate) git_commit: Option<String>,
     /// Whether the working tree had uncommitted changes then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_dirty: Option<bool>,
+    pub(crate) git_dirty: Option<bool>,
     /// NVML's reading before the sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu_before: Option<GpuState>,
+    pub(crate) gpu_before: Option<GpuState>,
     /// NVML's reading after the sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu_after: Option<GpuState>,
+    pub(crate) gpu_after: Option<GpuState>,
     /// Why this run is not trustworthy (written only with `--accept-noisy`); empty when quiet.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub noise: Vec<String>,
@@ -254,16 +255,16 @@ pub struct Run {
     /// alone, the clock within the margin, the row converged, no other process), one
     /// sentence each; empty when there was nothing of the kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tolerated: Vec<String>,
+    pub(crate) tolerated: Vec<String>,
     /// The Nsight Compute version that read the counters, when `--counters` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counters_tool: Option<String>,
+    pub(crate) counters_tool: Option<String>,
 }
 
 /// Why sampling a row stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StopReason {
+pub(crate) enum StopReason {
     /// The relative standard deviation reached the target.
     Converged,
     /// The time limit passed first.
@@ -279,7 +280,7 @@ pub struct Row {
     /// Row label from the manifest, e.g. `32L`.
     pub label: String,
     /// Axis value, e.g. the stride 32.
-    pub value: u32,
+    pub(crate) value: u32,
     /// Every timed launch, milliseconds, in order.
     pub samples_ms: Vec<f64>,
     /// Median of the samples.
@@ -289,20 +290,20 @@ pub struct Row {
     /// Slowest sample.
     pub max_ms: f64,
     /// Sample standard deviation over the mean.
-    pub rel_stdev: f64,
+    pub(crate) rel_stdev: f64,
     /// Why sampling stopped.
-    pub stop: StopReason,
+    pub(crate) stop: StopReason,
     /// Shared-memory bytes read per launch.
-    pub bytes_per_launch: u64,
+    pub(crate) bytes_per_launch: u64,
     /// Bytes per launch over the median time, GB/s (10⁹ bytes).
-    pub bandwidth_gb_s: f64,
+    pub(crate) bandwidth_gb_s: f64,
     /// SM clock during this row's samples (MHz), median of the in-kernel clock reads.
-    pub sm_clock_mhz: f64,
+    pub(crate) sm_clock_mhz: f64,
     /// Threads whose result matched the reference kernel's (every thread, or no record).
     pub threads_checked: u64,
     /// NVML's reading right after this row's samples, while the GPU was still busy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<GpuState>,
+    pub(crate) gpu: Option<GpuState>,
     /// Hardware counters of one launch of this row (`measure --counters`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<Counters>,
@@ -312,7 +313,7 @@ pub struct Row {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded {
     /// The JSON file.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its content.
     pub record: Record,
 }
@@ -321,7 +322,7 @@ pub struct Loaded {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecordSet {
     /// Kernel name → records of that kernel, sorted by device slug.
-    pub by_kernel: BTreeMap<String, Vec<Loaded>>,
+    pub(crate) by_kernel: BTreeMap<String, Vec<Loaded>>,
 }
 
 impl RecordSet {
@@ -338,7 +339,7 @@ impl Record {
     }
 
     /// The record's file name without `.json`: the device slug, and the GPU's id when known.
-    pub fn file_stem(&self) -> String {
+    pub(crate) fn file_stem(&self) -> String {
         match &self.device.gpu_id {
             Some(id) => format!("{}-{id}", self.device.slug),
             None => self.device.slug.clone(),
@@ -348,7 +349,7 @@ impl Record {
     /// The checksum of this record's content: everything but the `checksum` field, as
     /// canonical JSON (keys sorted, empty members left out, numbers in their shortest
     /// round-trip spelling), so formatting, key order and line endings do not count as edits.
-    pub fn content_checksum(&self) -> String {
+    pub(crate) fn content_checksum(&self) -> String {
         let mut value = serde_json::to_value(self).expect("a record serialises to JSON");
         if let Some(map) = value.as_object_mut() {
             map.remove("checksum");
@@ -367,7 +368,7 @@ impl Record {
     }
 
     /// Whether the checksum matches ([`Seal`]).
-    pub fn seal_state(&self) -> Seal {
+    pub(crate) fn seal_state(&self) -> Seal {
         match &self.checksum {
             None => Seal::Unsealed,
             Some(sum) if *sum == self.content_checksum() => Seal::Sealed,
@@ -382,7 +383,7 @@ impl Record {
 
     /// Checks what serde cannot: format, rows present, finite positive times. `path` is
     /// the record's file, named in the error.
-    pub fn validate(&self, path: &Path) -> Result<(), RecordsError> {
+    pub(crate) fn validate(&self, path: &Path) -> Result<(), RecordsError> {
         let invalid = |message: String| {
             Err(RecordsError::Invalid {
                 path: path.to_owned(),
@@ -422,7 +423,7 @@ impl Record {
 }
 
 /// File-name form of a device name: `NVIDIA H200` → `nvidia-h200`.
-pub fn device_slug(name: &str) -> String {
+pub(crate) fn device_slug(name: &str) -> String {
     let mut slug = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
@@ -436,7 +437,7 @@ pub fn device_slug(name: &str) -> String {
 
 /// Where the record of `kernel` with file stem `stem` ([`Record::file_stem`]) lives under
 /// `measurements`.
-pub fn record_path(measurements: &Path, kernel: &str, stem: &str) -> PathBuf {
+pub(crate) fn record_path(measurements: &Path, kernel: &str, stem: &str) -> PathBuf {
     measurements.join(kernel).join(format!("{stem}.json"))
 }
 
@@ -470,7 +471,7 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
 /// Reads and checks one record wherever it lies (`measure --compare` takes an old version
 /// from `git show`, in a temporary file); [`load`] also checks its place under
 /// `measurements/`.
-pub fn read_anywhere(path: &Path) -> Result<Record, RecordsError> {
+pub(crate) fn read_anywhere(path: &Path) -> Result<Record, RecordsError> {
     let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
         path: path.to_owned(),
         error,
@@ -545,7 +546,7 @@ fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
 /// the same folder, flushed, then renamed over the old one, so a reader or a crash sees
 /// either the old record or the new one, never half of either. Refuses an invalid record.
 /// The record written is sealed ([`Record::seal`]).
-pub fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
+pub(crate) fn save(measurements: &Path, record: &Record) -> Result<PathBuf, RecordsError> {
     let path = record_path(measurements, &record.kernel, &record.file_stem());
     let mut record = record.clone();
     record.seal();

@@ -9,7 +9,7 @@
 pub(crate) mod counters;
 mod gpu;
 mod interference;
-pub mod kernel_check;
+pub(crate) mod kernel_check;
 mod nvml;
 pub mod nvrtc;
 mod per_gpu;
@@ -266,7 +266,7 @@ fn no_device(ordinal: usize, count: i32) -> String {
 
 /// Which GPUs `--device` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DeviceChoice {
+pub(crate) enum DeviceChoice {
     /// One CUDA ordinal.
     #[default]
     First,
@@ -278,7 +278,7 @@ pub enum DeviceChoice {
 
 impl DeviceChoice {
     /// Parses `--device`: an ordinal or `all`.
-    pub fn parse(text: &str) -> Result<DeviceChoice, MeasureError> {
+    pub(crate) fn parse(text: &str) -> Result<DeviceChoice, MeasureError> {
         match text.trim() {
             "all" => Ok(DeviceChoice::All),
             n => n
@@ -291,7 +291,7 @@ impl DeviceChoice {
 
 impl MeasureError {
     /// Whether this is the content's fault (exit 1) rather than usage or environment (exit 2).
-    pub fn is_content(&self) -> bool {
+    pub(crate) fn is_content(&self) -> bool {
         matches!(
             self,
             MeasureError::Compile { .. }
@@ -361,31 +361,31 @@ impl KernelToMeasure {
 
 /// What `coursegen measure` was asked to do.
 #[derive(Debug, Clone, Default)]
-pub struct MeasureOptions {
+pub(crate) struct MeasureOptions {
     /// `--gpu` was given (measuring always means a real run).
-    pub gpu: bool,
+    pub(crate) gpu: bool,
     /// Only these kernels (`--kernel`, any number of times); empty: every kernel.
-    pub kernels: Vec<String>,
+    pub(crate) kernels: Vec<String>,
     /// Which GPUs.
-    pub device: DeviceChoice,
+    pub(crate) device: DeviceChoice,
     /// Write a disturbed run's record anyway, marked noisy.
-    pub accept_noisy: bool,
+    pub(crate) accept_noisy: bool,
     /// Re-runs of a disturbed kernel.
-    pub retries: u32,
+    pub(crate) retries: u32,
     /// Whether to read hardware counters under ncu.
-    pub counters: CounterChoice,
+    pub(crate) counters: CounterChoice,
     /// Replace a record even with one that lacks what the pages show of it.
-    pub force: bool,
+    pub(crate) force: bool,
     /// What the course's prose binds of each kernel's records (its tables' needs come from
     /// the manifests); `measure` keeps a record that has what these and the table need.
-    pub prose: BTreeMap<String, Needs>,
+    pub(crate) prose: BTreeMap<String, Needs>,
     /// Internal: launch this row once and exit (run under ncu by `counters`).
-    pub launch_once: Option<String>,
+    pub(crate) launch_once: Option<String>,
 }
 
 /// Whether `measure` reads hardware counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum CounterChoice {
+pub(crate) enum CounterChoice {
     /// When `ncu` is on the PATH (the default), saying so when it is not.
     #[default]
     WhenNcu,
@@ -396,7 +396,7 @@ pub enum CounterChoice {
 }
 
 /// Runs `coursegen measure`: every kernel (or one) on every chosen GPU, a record each.
-pub fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
+pub(crate) fn measure(root: &Path, args: &MeasureOptions) -> Result<(), MeasureError> {
     if !args.gpu {
         return Err(MeasureError::NoGpuFlag);
     }

@@ -4,7 +4,7 @@
 //! Benchmark's `compare.py` uses). Pure; a leaf: depends on nothing else of ours.
 
 /// The median of `values` (the mean of the middle two for an even count); `None` when empty.
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
@@ -22,7 +22,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
 /// distribution, by the normal approximation with a continuity and tie correction (good
 /// from about 8 samples a side; a row has at least `min_samples`, 10 in every manifest).
 /// `None` when either side is empty. 1.0 when every sample of both sides is equal.
-pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
+pub(crate) fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
     let (n1, n2) = (a.len() as f64, b.len() as f64);
     if a.is_empty() || b.is_empty() {
         return None;

@@ -16,7 +16,7 @@ use crate::measurement::record::{Freshness, KernelFiles, Loaded, Record, RecordS
 
 /// Reading a kernel's files for its view failed.
 #[derive(Debug, thiserror::Error)]
-pub enum MeasuredError {
+pub(crate) enum MeasuredError {
     /// The entry names a kernel whose source is missing or unreadable.
     #[error("cannot read `{path}` for `measure: {kernel}`: {error}; is the kernel name right?")]
     Kernel {
@@ -41,63 +41,63 @@ pub enum MeasuredError {
 /// adds well under 1%. 15% is several times that slack, yet a real disagreement — a 2-way
 /// conflict priced at 1, 4-byte banks being 8-byte, a kernel that stopped exercising the
 /// stride — shows as 50% or more, far outside it.
-pub const MODEL_BAND: f64 = 0.15;
+pub(crate) const MODEL_BAND: f64 = 0.15;
 
 /// The Measured section of one entry: what `templates/measured.html` renders as `measured`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MeasuredView {
+pub(crate) struct MeasuredView {
     /// Kernel name (`kernels/<kernel>.cu`).
-    pub kernel: String,
+    pub(crate) kernel: String,
     /// Column headings of every table, from the manifest.
-    pub columns: Vec<ColumnView>,
+    pub(crate) columns: Vec<ColumnView>,
     /// Every row label of the sweep (bindings may quote any, the table shows some).
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
     /// One table per GPU with a record, sorted by device slug; empty when not measured.
-    pub devices: Vec<DeviceView>,
+    pub(crate) devices: Vec<DeviceView>,
     /// The notice shown when `devices` is empty.
-    pub not_measured: String,
+    pub(crate) not_measured: String,
 }
 
 /// A column of the table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ColumnView {
+pub(crate) struct ColumnView {
     /// `access`, `banks`, `time`, `ratio`, `model` or `bandwidth`.
-    pub id: ColumnId,
+    pub(crate) id: ColumnId,
     /// Its heading.
-    pub heading: String,
+    pub(crate) heading: String,
 }
 
 /// One GPU's record, ready to render.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DeviceView {
+pub(crate) struct DeviceView {
     /// File-name form of the device, e.g. `nvidia-h200`.
-    pub slug: String,
+    pub(crate) slug: String,
     /// Device name, e.g. `NVIDIA H200`.
-    pub name: String,
+    pub(crate) name: String,
     /// "On an NVIDIA H200, driver …, CUDA …, built with …, <manifest summary>"
-    pub sentence: String,
+    pub(crate) sentence: String,
     /// Date, tool, SM clock and record file, for readers who want to check.
-    pub provenance: String,
+    pub(crate) provenance: String,
     /// The kernel or manifest changed since this record was made.
-    pub stale: bool,
+    pub(crate) stale: bool,
     /// Why it is stale and how to refresh it (empty when fresh).
-    pub stale_note: String,
+    pub(crate) stale_note: String,
     /// The table's rows (the manifest's `table.rows`), cells in column order.
-    pub rows: Vec<RowView>,
+    pub(crate) rows: Vec<RowView>,
     /// Every row of the sweep, for bindings.
-    pub sweep: Vec<RowView>,
+    pub(crate) sweep: Vec<RowView>,
     /// Model-versus-measurement disagreements, one line each.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The run was disturbed and written with `--accept-noisy`: why, one line each.
-    pub noise: Vec<String>,
+    pub(crate) noise: Vec<String>,
     /// Rows whose sampling stopped before the spread was small enough, one line each.
-    pub unsettled: Vec<String>,
+    pub(crate) unsettled: Vec<String>,
     /// GPUs of this model whose records the table merges (1 unless several were measured).
-    pub gpus: usize,
+    pub(crate) gpus: usize,
     /// The kind of access model the rows are checked against.
-    pub model: AccessKind,
+    pub(crate) model: AccessKind,
     /// Highest fraction of the shared-memory limit (SMs × bytes per clock × SM clock) a row reached.
-    pub best_fraction_of_limit: f64,
+    pub(crate) best_fraction_of_limit: f64,
     #[serde(skip)]
     pub(crate) record: Record,
     /// The records merged into this table, as loaded (one unless several GPUs).
@@ -110,72 +110,72 @@ pub struct DeviceView {
 
 /// One row of a device's table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RowView {
+pub(crate) struct RowView {
     /// Row label, e.g. `32L`.
-    pub label: String,
+    pub(crate) label: String,
     /// Axis value, e.g. stride 32.
-    pub value: u32,
+    pub(crate) value: u32,
     /// Banks the 32 lanes cover (bank model).
-    pub banks: u32,
+    pub(crate) banks: u32,
     /// Predicted conflict degree (bank model).
-    pub degree: u32,
+    pub(crate) degree: u32,
     /// Sectors one warp-wide global load touches (coalescing model).
-    pub sectors: u32,
+    pub(crate) sectors: u32,
     /// Useful bytes over fetched bytes (coalescing model).
-    pub efficiency: f64,
+    pub(crate) efficiency: f64,
     /// What the kernel's model says one request costs (degree, sectors or passes).
-    pub model_cost: u32,
+    pub(crate) model_cost: u32,
     /// Lanes switched on in each pass (divergence model).
-    pub active: u32,
+    pub(crate) active: u32,
     /// Bytes the lanes move per load instruction (`shared` and `global` maps).
-    pub bytes_per_instruction: u64,
+    pub(crate) bytes_per_instruction: u64,
     /// What the model says the hardware counter reads per request.
-    pub counter_model: f64,
+    pub(crate) counter_model: f64,
     /// The model's predicted time over the best row's.
-    pub predicted_ratio: f64,
+    pub(crate) predicted_ratio: f64,
     /// Median time per launch, ms.
-    pub median_ms: f64,
+    pub(crate) median_ms: f64,
     /// Relative standard deviation of the samples.
-    pub rel_stdev: f64,
+    pub(crate) rel_stdev: f64,
     /// Whether sampling stopped because the spread was small enough.
-    pub converged: bool,
+    pub(crate) converged: bool,
     /// Hardware counter per request (`measure --counters`), when counted.
-    pub counted: Option<f64>,
+    pub(crate) counted: Option<f64>,
     /// What the counter counts, e.g. `global sectors per load request`.
-    pub counter_what: String,
+    pub(crate) counter_what: String,
     /// Median over the best row's median.
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// Achieved shared-memory bandwidth, GB/s.
-    pub bandwidth_gb_s: f64,
+    pub(crate) bandwidth_gb_s: f64,
     /// Display text per column, in the order of [`MeasuredView::columns`].
-    pub cells: Vec<String>,
+    pub(crate) cells: Vec<String>,
     /// Why the measured ratio or counter disagrees with the model, or empty.
-    pub warning: String,
+    pub(crate) warning: String,
     /// The same reasons without the row and device in front, one each.
     #[serde(skip)]
     pub(crate) reasons: Vec<String>,
     /// (max − min) / median of this row's time across the GPUs of this model (0 for one).
-    pub gpu_spread: f64,
+    pub(crate) gpu_spread: f64,
 }
 
 /// A kernel as `view` needs it: name, checked manifest, and the bytes whose hashes decide
 /// staleness.
 #[derive(Debug, Clone, Copy)]
-pub struct Kernel<'a> {
+pub(crate) struct Kernel<'a> {
     /// Kernel name.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// Its manifest.
-    pub manifest: &'a Manifest,
+    pub(crate) manifest: &'a Manifest,
     /// Current bytes of `kernels/<name>.cu`.
-    pub source: &'a [u8],
+    pub(crate) source: &'a [u8],
     /// Current bytes of `kernels/<name>.yaml`.
-    pub manifest_bytes: &'a [u8],
+    pub(crate) manifest_bytes: &'a [u8],
     /// The contract header the course compiles with (`contract::header`).
-    pub header: &'a [u8],
+    pub(crate) header: &'a [u8],
 }
 
 /// Builds the view of one kernel from its records (pure: no I/O, no GPU).
-pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
+pub(crate) fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
     let m = kernel.manifest;
     // One table per GPU model: the records of several GPUs of one model merge into it.
     let devices: Vec<DeviceView> = gpus::by_model(records)
@@ -219,7 +219,7 @@ pub fn view(kernel: Kernel<'_>, records: &[Loaded]) -> MeasuredView {
 }
 
 /// Builds the view of `kernel` from its source and manifest in `kernels` and from `records`.
-pub fn load(
+pub(crate) fn load(
     kernels: &KernelFiles,
     kernel: &str,
     records: &RecordSet,
@@ -255,7 +255,7 @@ impl MeasuredView {
     /// and a record comes from another: that the model's geometry is the same for both (one
     /// sentence per other CC), or an error when it is not, since the table would then not
     /// show what the entry describes.
-    pub fn cc_note(&self, entry_cc: &str) -> Result<String, String> {
+    pub(crate) fn cc_note(&self, entry_cc: &str) -> Result<String, String> {
         let mut others: Vec<&str> = self
             .devices
             .iter()

@@ -15,7 +15,7 @@
 /// Most attributes one tag may hold; also the most all `<html>` and `<body>` tags of one
 /// fragment may hold together. A hand-written tag has a few; past this, nothing but a
 /// generator writes them.
-pub const MAX_ATTRIBUTES: u32 = 256;
+pub(crate) const MAX_ATTRIBUTES: u32 = 256;
 
 #[derive(Clone, Copy)]
 enum State {
@@ -44,7 +44,7 @@ struct Open {
 /// Where a tag in `fragment` would reach more than [`MAX_ATTRIBUTES`] attributes in the
 /// HTML cleaner (or the `<html>` and `<body>` tags would, together): the byte offset of
 /// that tag's `<`. `None` when every tag stays within the limit.
-pub fn too_many_attributes(fragment: &str) -> Option<usize> {
+pub(crate) fn too_many_attributes(fragment: &str) -> Option<usize> {
     let bytes = fragment.as_bytes();
     // Index: state, then whether the tag merges its attributes (`<html>`, `<body>`).
     let mut open: [[Option<Open>; 2]; STATES] = [[None; 2]; STATES];

@@ -6,11 +6,11 @@ use super::url_allowed;
 
 /// One reason an SVG is refused, at a 1-based line of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SvgProblem {
+pub(crate) struct SvgProblem {
     /// Line in the file.
-    pub line: u32,
+    pub(crate) line: u32,
     /// What is not allowed, and what to do instead.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
@@ -94,7 +94,7 @@ const ELEMENTS: &[&str] = &[
 ];
 
 /// Checks one SVG file's text; an empty list means it may be published as it is.
-pub fn check_svg(text: &str) -> Vec<SvgProblem> {
+pub(crate) fn check_svg(text: &str) -> Vec<SvgProblem> {
     let mut problems = Vec::new();
     if let Some(at) = text.find("<!ENTITY") {
         problems.push(SvgProblem {

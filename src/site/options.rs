@@ -10,80 +10,80 @@ use crate::content::Diagnostic;
 #[derive(Debug, Clone)]
 pub(crate) struct BuildOptions {
     /// Preview: drafts rendered with a banner and `noindex`.
-    pub drafts: bool,
+    pub(crate) drafts: bool,
     /// Stale or missing measurement records are errors.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Highlight fenced code.
-    pub highlight: bool,
+    pub(crate) highlight: bool,
     /// Write the search index (`pagefind/`).
-    pub search: bool,
+    pub(crate) search: bool,
     /// Output folder; `None` for `check` (nothing written).
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// The site config (`coursegen.toml` with the command line's overrides): title,
     /// base path, edit links, external link prefixes.
-    pub config: Config,
+    pub(crate) config: Config,
     /// A review older than this many days has expired (a warning; an error under `strict`).
-    pub review_max_age_days: u32,
+    pub(crate) review_max_age_days: u32,
     /// The build's time, Unix seconds: `SOURCE_DATE_EPOCH`, or a publish build's commit
     /// time (`cmd::build_epoch`). Today for the editorial rule, the moment key validity is
     /// judged at, and what the provenance records; `None` reads the clock.
-    pub epoch: Option<i64>,
+    pub(crate) epoch: Option<i64>,
     /// The git revision whose allowed-signers file and `[review]` settings are trusted
     /// (`--trusted-ref`); `None` trusts the working tree's.
-    pub trusted_ref: Option<String>,
+    pub(crate) trusted_ref: Option<String>,
     /// Folder of the persistent build cache (see `build_cache`); `None` renders every
     /// diagram afresh.
-    pub cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
     /// Apply the signature rule (the allowed-signers file). Off only for the check of
     /// `coursegen sign --publish`, which verifies the signature it makes itself, before the
     /// author's signature can exist.
-    pub check_signatures: bool,
+    pub(crate) check_signatures: bool,
 }
 
 /// What a build did, for the summary.
 #[derive(Debug, Default)]
 pub(crate) struct Report {
     /// Pages written (or that would be).
-    pub pages: usize,
+    pub(crate) pages: usize,
     /// Entries published.
-    pub published: usize,
+    pub(crate) published: usize,
     /// Drafts rendered (preview) or left out (publish), with their reasons.
-    pub drafts: Vec<(PathBuf, String)>,
+    pub(crate) drafts: Vec<(PathBuf, String)>,
     /// Warnings that did not stop the build.
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) warnings: Vec<Diagnostic>,
     /// Entry files loaded (drafts and introductions included).
-    pub entries: usize,
+    pub(crate) entries: usize,
     /// How long each stage took (`build --verbose`).
-    pub timings: Timings,
+    pub(crate) timings: Timings,
     /// What the build cache held and what was made afresh; `None` with the cache off or
     /// when nothing was rendered (`check`).
-    pub cache: Option<CacheCounts>,
+    pub(crate) cache: Option<CacheCounts>,
 }
 
 /// How long each stage of a build took.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Timings {
     /// Walking content/ and parsing every entry.
-    pub load: std::time::Duration,
+    pub(crate) load: std::time::Duration,
     /// The check stage: the editorial rule, links, diagrams, records, bindings; in a
     /// build without search, with every entry page rendered and staged as the check passed it.
-    pub check: std::time::Duration,
+    pub(crate) check: std::time::Duration,
     /// The pages (with search), the files made from the whole site, the search index, and
     /// the output swap.
-    pub write: std::time::Duration,
+    pub(crate) write: std::time::Duration,
 }
 
 /// Build-cache entries by kind: reused from the cache, or made and stored.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CacheCounts {
     /// Rasterised diagrams and cards found in the cache.
-    pub images_reused: usize,
+    pub(crate) images_reused: usize,
     /// Rasterised afresh.
-    pub images_made: usize,
+    pub(crate) images_made: usize,
     /// Search-index shards found in the cache.
-    pub shards_reused: usize,
+    pub(crate) shards_reused: usize,
     /// Indexed afresh.
-    pub shards_made: usize,
+    pub(crate) shards_made: usize,
 }
 
 impl BuildOptions {

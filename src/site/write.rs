@@ -175,9 +175,9 @@ fn is_marker(path: &Path) -> bool {
 /// A file of the output, relative to the output folder.
 pub(crate) struct OutFile {
     /// Relative path (`glossary/warp/index.html`).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Contents.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
 }
 
 /// Where the static files come from (relative path in the output, source: a file, or one

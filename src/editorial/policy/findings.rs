@@ -11,7 +11,7 @@ use super::pin;
 /// What kind of problem a finding is, which decides what it blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum FindingKind {
+pub(crate) enum FindingKind {
     /// A malformed byline (several names in one, no letters, impossible dates): an error
     /// whatever the status.
     Invalid,
@@ -34,17 +34,17 @@ pub enum FindingKind {
 
 /// One problem the rule found.
 #[derive(Debug, Clone)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// What kind of problem.
-    pub kind: FindingKind,
+    pub(crate) kind: FindingKind,
     /// What is missing, in a few words (`reviewer`, `summary`, `review of the latest edit`).
-    pub missing: String,
+    pub(crate) missing: String,
     /// Where and what, with a suggested fix.
-    pub diagnostic: Diagnostic,
+    pub(crate) diagnostic: Diagnostic,
 }
 
 /// Every problem the rule finds in `entry`, whatever its status.
-pub fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
+pub(crate) fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
     let mut out = Vec::new();
     let signed = signatures(entry, rules, &mut out);
     dates(entry, rules, &mut out);
@@ -195,7 +195,7 @@ fn people(
                     field.trim_start_matches("byline.")
                 )),
             ),
-            Name::NotAName => out.push(
+            Name::NoLetters => out.push(
                 finding(
                     entry,
                     FindingKind::Invalid,

@@ -9,7 +9,7 @@ use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint};
 /// Words that stand for "nobody has signed yet". Compared ignoring case, spaces and
 /// punctuation, so `TBD.`, `N.A.`, `n/a` and `To do` match too; a name that is only
 /// punctuation (`-`, `?`, `...`) or empty is unsigned as well.
-pub const PLACEHOLDERS: &[&str] = &[
+pub(crate) const PLACEHOLDERS: &[&str] = &[
     "pending",
     "tbd",
     "tba",
@@ -62,7 +62,7 @@ pub const PLACEHOLDERS: &[&str] = &[
 
 /// What one name in a byline turns out to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Name {
+pub(crate) enum Name {
     /// A person, as compared: the canonical form and its confusable skeleton.
     Person {
         /// NFKC, case-folded, whitespace collapsed, invisible characters removed.
@@ -80,7 +80,7 @@ pub enum Name {
     /// One string that holds several names (`Ada, Grace`, `Ada | Grace`, `Ada ＆ Grace`).
     Several,
     /// Something with no letters in it (`42`, `#1`): not a person's name.
-    NotAName,
+    NoLetters,
 }
 
 impl Name {
@@ -90,7 +90,7 @@ impl Name {
     /// Lovelace). Loose on purpose: it decides who may not review whom, so a false "same"
     /// asks for a reviewer who is plainly someone else, while a false "different" would let
     /// an author review their own work.
-    pub fn same_person(&self, other: &Name) -> bool {
+    pub(crate) fn same_person(&self, other: &Name) -> bool {
         match (self, other) {
             (
                 Name::Person {
@@ -223,7 +223,7 @@ fn same_words(a: &[String], b: &[String]) -> bool {
 /// person, by the rule [`Name::same_person`] applies to names. An email address
 /// (`ada@example.org`) is compared whole — case, invisible characters, Unicode form and
 /// look-alikes folded — and is never the same as a name, which it does not spell.
-pub fn same_principal(a: &str, b: &str) -> bool {
+pub(crate) fn same_principal(a: &str, b: &str) -> bool {
     // The at signs NFKC makes `@`: a full-width `＠` writes an email too.
     let email = |p: &str| p.contains(['@', '\u{FF20}', '\u{FE6B}']);
     match (email(a), email(b)) {
@@ -257,7 +257,7 @@ fn letters(s: &str) -> String {
 /// thread remembers its last verdicts (normalising and skeletons showed in the profile of
 /// `benches/build.sh`'s 10,000-entry corpus); the cache is bounded, so hostile content
 /// cannot grow it.
-pub fn classify(raw: &str) -> Name {
+pub(crate) fn classify(raw: &str) -> Name {
     use std::cell::RefCell;
     use std::collections::HashMap;
     const REMEMBERED: usize = 1024;
@@ -288,7 +288,7 @@ fn classify_uncached(raw: &str) -> Name {
     }
     // One letter (`Q`) names nobody; nor does text without letters (`42`).
     if canonical.chars().filter(|c| c.is_alphabetic()).count() < 2 {
-        return Name::NotAName;
+        return Name::NoLetters;
     }
     let collapsed = visible.split_whitespace().collect::<Vec<_>>().join(" ");
     let written: String = unicode_security::skeleton(&collapsed).collect();
@@ -309,7 +309,7 @@ fn classify_uncached(raw: &str) -> Name {
 
 /// A name as compared: invisible characters removed, NFKC, case-folded, whitespace
 /// collapsed (`" ada  LOVELACE"` and `"Ada\u{200B} Lovelace"` both give `ada lovelace`).
-pub fn canonical_name(name: &str) -> String {
+pub(crate) fn canonical_name(name: &str) -> String {
     let folded = CaseMapper::new()
         .fold_string(&nfkc(&strip_invisible(name)))
         .into_owned();
@@ -322,7 +322,7 @@ pub fn canonical_name(name: &str) -> String {
 /// every run of anything but letters and digits one space, and the scaffold's own words
 /// in one spelling (`uncategorized` is `uncategorised`). A placeholder re-wrapped,
 /// lower-cased, without its full stop or with an NBSP or ZWSP inside folds to itself.
-pub fn fold_text(text: &str) -> String {
+pub(crate) fn fold_text(text: &str) -> String {
     // One pass, ASCII as bytes: the editorial check folds every body of every entry
     // (`benches/build.sh`); a character beyond ASCII is normalised on its own.
     if text.is_ascii() {
@@ -403,7 +403,7 @@ fn fold_ascii(text: &str) -> String {
 
 /// A name as shown on a page: invisible and bidi control characters removed, spacing
 /// collapsed, otherwise as written.
-pub fn display_name(name: &str) -> String {
+pub(crate) fn display_name(name: &str) -> String {
     strip_invisible(name)
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -412,7 +412,7 @@ pub fn display_name(name: &str) -> String {
 
 /// A name as `coursegen sign` writes it: invisible and bidi control characters removed,
 /// surrounding space trimmed, everything else (line breaks included) left for the rule to judge.
-pub fn without_invisible(name: &str) -> String {
+pub(crate) fn without_invisible(name: &str) -> String {
     strip_invisible(name).trim().to_string()
 }
 
@@ -426,7 +426,7 @@ pub(crate) fn named_people(list: &[String]) -> Vec<String> {
 }
 
 /// True for `pending`, `TBD.`, `-`, empty and the rest of `PLACEHOLDERS`.
-pub fn is_unsigned(name: &str) -> bool {
+pub(crate) fn is_unsigned(name: &str) -> bool {
     classify(name) == Name::Unsigned
 }
 
@@ -565,7 +565,7 @@ mod tests {
             Name::Person { canonical, .. } => canonical,
             Name::Unsigned => "<unsigned>".into(),
             Name::Several => "<several>".into(),
-            Name::NotAName => "<not a name>".into(),
+            Name::NoLetters => "<not a name>".into(),
         };
         assert_eq!(got, want, "{}", raw.escape_debug());
     }
@@ -661,7 +661,7 @@ mod tests {
             "Firstname Lastname",
         ] {
             assert!(
-                matches!(classify(p), Name::Unsigned | Name::NotAName),
+                matches!(classify(p), Name::Unsigned | Name::NoLetters),
                 "{p}: {:?}",
                 classify(p)
             );

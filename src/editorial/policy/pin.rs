@@ -20,14 +20,14 @@ use crate::markdown::shown::{self, Reference};
 
 /// What a `reviewed_hash` of the current scheme starts with; the rest is 64 lowercase hex
 /// digits.
-pub const PREFIX: &str = "v4:sha256:";
+pub(crate) const PREFIX: &str = "v4:sha256:";
 
 /// The scheme before: the same, without the files the page shows.
 const V3: &str = "v3:sha256:";
 
 /// The schemes a `reviewed_hash` may still be written in, newest first, each with what it
 /// left out: recognised, so the build can say why such a pin no longer pins a review.
-pub const OLD: [(&str, &str, &str); 3] = [
+pub(crate) const OLD: [(&str, &str, &str); 3] = [
     (
         V3,
         "the third review pin (`v3:sha256:`)",
@@ -47,7 +47,7 @@ pub const OLD: [(&str, &str, &str); 3] = [
 
 /// The older scheme `hash` is written in, if it no longer pins the entry: its prefix, its
 /// name and what it left out. A v3 pin still pins an entry that shows no file (`shown`).
-pub fn old_scheme(
+pub(crate) fn old_scheme(
     hash: &str,
     shown: &[Shown],
 ) -> Option<(&'static str, &'static str, &'static str)> {
@@ -59,7 +59,7 @@ pub fn old_scheme(
 
 /// The older scheme `hash` is written in (`None` for the current one): its prefix, its name
 /// and what it left out.
-pub fn scheme_of(hash: &str) -> Option<(&'static str, &'static str, &'static str)> {
+pub(crate) fn scheme_of(hash: &str) -> Option<(&'static str, &'static str, &'static str)> {
     OLD.iter().copied().find(|(p, _, _)| hash.starts_with(p))
 }
 
@@ -75,13 +75,13 @@ pub fn scheme_of(hash: &str) -> Option<(&'static str, &'static str, &'static str
 /// blank lines dropped (the first line's indentation kept: four spaces make it code), then
 /// each file the page shows (`shown`, [`Files::shown`]): its path and the SHA-256 of its
 /// bytes, or that it could not be read.
-pub fn review_hash(entry: &Entry, shown: &[Shown]) -> String {
+pub(crate) fn review_hash(entry: &Entry, shown: &[Shown]) -> String {
     hash(entry, Some(shown))
 }
 
 /// The hash `entry`'s pin must equal: [`review_hash`], or the v3 hash while the entry is
 /// pinned under v3 and shows no file (for which v3 covers everything v4 does).
-pub fn expected(entry: &Entry, shown: &[Shown]) -> String {
+pub(crate) fn expected(entry: &Entry, shown: &[Shown]) -> String {
     let v3 = (entry.meta.byline.reviewed_hash.as_deref()).is_some_and(|h| h.starts_with(V3));
     if v3 && shown.is_empty() {
         hash(entry, None)
@@ -124,15 +124,15 @@ fn hash(entry: &Entry, shown: Option<&[Shown]>) -> String {
 /// A file of the repository that a page shows, with the SHA-256 of its bytes (`None`: it
 /// could not be read, or is not a file the site may show).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shown {
+pub(crate) struct Shown {
     /// From the site root, `/` between parts (`kernels/k.cu`, `content/glossary/warp.svg`).
-    pub path: String,
+    pub(crate) path: String,
     digest: Option<String>,
 }
 
 /// The repository files pages show, each read and hashed at most once a run: pages that
 /// embed one large image together cost the image once (`content::admit` bounds it).
-pub struct Files {
+pub(crate) struct Files {
     root: PathBuf,
     site: SiteRoot,
     digests: Mutex<HashMap<String, Option<String>>>,
@@ -140,7 +140,7 @@ pub struct Files {
 
 impl Files {
     /// The files under the site root `root`, none read yet.
-    pub fn new(root: &Path) -> Self {
+    pub(crate) fn new(root: &Path) -> Self {
         Files {
             root: root.to_path_buf(),
             site: SiteRoot::new(root),
@@ -151,7 +151,7 @@ impl Files {
     /// What `entry`'s page shows from the repository, by path: the files its code blocks
     /// include, the images it embeds (a content asset beside its page, else a file of
     /// `static/`), and the manifest its diagram is drawn from (`kernels/NAME.yaml`).
-    pub fn shown(&self, entry: &Entry) -> Vec<Shown> {
+    pub(crate) fn shown(&self, entry: &Entry) -> Vec<Shown> {
         let mut files: Vec<(String, Purpose)> = Vec::new();
         for reference in shown::references(&entry.body, &entry.url) {
             files.push(match reference {
@@ -219,7 +219,7 @@ impl Eq for Files {}
 /// Whether `entry`'s verdict may depend on files beside it: it is pinned, and its body or
 /// diagram shows one. Costs a parse of the body only when it has a fence, an image or raw
 /// HTML (`shown::references`).
-pub fn may_show_files(entry: &Entry) -> bool {
+pub(crate) fn may_show_files(entry: &Entry) -> bool {
     entry.meta.byline.reviewed_hash.is_some()
         && (entry
             .meta

@@ -13,21 +13,21 @@ use crate::content::Diagnostic;
 mod options;
 
 /// The SSHSIG namespace of every review signature (`ssh-keygen -Y sign -n coursegen-review`).
-pub const NAMESPACE: &str = "coursegen-review";
+pub(crate) const NAMESPACE: &str = "coursegen-review";
 
 /// The largest allowed-signers file read (a team's keys fit many times over).
-pub const MAX_SIGNERS_BYTES: u64 = 256 * 1024;
+pub(crate) const MAX_SIGNERS_BYTES: u64 = 256 * 1024;
 
 /// The longest signature field judged (an Ed25519 SSHSIG is under 300 characters).
-pub const MAX_SIGNATURE_CHARS: usize = 4096;
+pub(crate) const MAX_SIGNATURE_CHARS: usize = 4096;
 
 /// The shortest RSA modulus trusted (NIST SP 800-57's floor; OpenSSH refuses less than
 /// 1024 to sign, and anything under 2048 is within reach of a well-funded attacker).
-pub const MIN_RSA_BITS: usize = 2048;
+pub(crate) const MIN_RSA_BITS: usize = 2048;
 
 /// The longest RSA modulus verified: the `rsa` crate that `ssh-key` verifies with refuses
 /// larger public keys (a bound on the cost of one verification).
-pub const MAX_RSA_BITS: usize = 4096;
+pub(crate) const MAX_RSA_BITS: usize = 4096;
 
 /// The size of an RSA key's modulus, in bits.
 fn rsa_bits(k: &ssh_key::public::RsaPublicKey) -> usize {
@@ -39,7 +39,7 @@ fn rsa_bits(k: &ssh_key::public::RsaPublicKey) -> usize {
 
 /// Which byline role a signature speaks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// The author, `byline.author_signature`.
     Author,
     /// The reviewer, `byline.reviewer_signature`.
@@ -48,21 +48,21 @@ pub enum Role {
 
 impl Role {
     /// The word in the signed message.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Author => "author",
             Role::Reviewer => "reviewer",
         }
     }
     /// The byline field holding the signature.
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             Role::Author => "byline.author_signature",
             Role::Reviewer => "byline.reviewer_signature",
         }
     }
     /// The other role.
-    pub fn other(self) -> Role {
+    pub(crate) fn other(self) -> Role {
         match self {
             Role::Author => Role::Reviewer,
             Role::Reviewer => Role::Author,
@@ -73,7 +73,7 @@ impl Role {
 /// The exact bytes a signature of `role` signs for the pin `hash`: binding the role means a
 /// reviewer's signature pasted into the author's field fails, and binding the hash means
 /// one copied from another entry (or made before an edit) fails.
-pub fn message(role: Role, hash: &str) -> String {
+pub(crate) fn message(role: Role, hash: &str) -> String {
     format!(
         "coursegen review v2\nrole: {}\nhash: {hash}\n",
         role.as_str()
@@ -82,37 +82,37 @@ pub fn message(role: Role, hash: &str) -> String {
 
 /// One key line of the allowed-signers file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signer {
+pub(crate) struct Signer {
     /// 1-based line in the file.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Principals as written (emails, and the name the byline uses).
-    pub principals: Vec<String>,
+    pub(crate) principals: Vec<String>,
     /// The public key.
-    pub key: KeyData,
+    pub(crate) key: KeyData,
     /// `valid-after`, as a Unix time (UTC).
-    pub valid_after: Option<i64>,
+    pub(crate) valid_after: Option<i64>,
     /// `valid-before`, as a Unix time (UTC).
-    pub valid_before: Option<i64>,
+    pub(crate) valid_before: Option<i64>,
     /// `namespaces="…"`, when the line restricts them.
-    pub namespaces: Option<Vec<String>>,
+    pub(crate) namespaces: Option<Vec<String>>,
 }
 
 /// The parsed allowed-signers file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllowedSigners {
+pub(crate) struct AllowedSigners {
     /// The file, relative to the site root, for diagnostics.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Its key lines, in order.
-    pub signers: Vec<Signer>,
+    pub(crate) signers: Vec<Signer>,
     /// The maintainers' statements that names the identity rule would fold into one are
     /// different people (`# coursegen: different-people "Li Wei" "Wei Li"`), each a group
     /// of canonical names.
-    pub different_people: Vec<Vec<String>>,
+    pub(crate) different_people: Vec<Vec<String>>,
     /// The file's text as read: the keys and statements a published site's provenance
     /// records (`editorial::provenance`).
-    pub text: String,
+    pub(crate) text: String,
     /// The commit it was read from (`--trusted-ref`); `None`: the working tree's.
-    pub revision: Option<String>,
+    pub(crate) revision: Option<String>,
 }
 
 /// The comment that states that names are different people; ssh-keygen and git read it as
@@ -122,7 +122,7 @@ const DIFFERENT_PEOPLE: &str = "coursegen: different-people";
 impl AllowedSigners {
     /// Whether a statement of the file says that `a` and `b` (names or principals) are two
     /// people: both in one group, and not one name.
-    pub fn said_different(&self, a: &str, b: &str) -> bool {
+    pub(crate) fn said_different(&self, a: &str, b: &str) -> bool {
         let (a, b) = (names::canonical_name(a), names::canonical_name(b));
         a != b
             && (self.different_people.iter()).any(|group| group.contains(&a) && group.contains(&b))
@@ -131,17 +131,17 @@ impl AllowedSigners {
 
 /// What the build requires of signatures, and what it checks them against.
 #[derive(Debug, Clone, Eq)]
-pub struct SignatureRules {
+pub(crate) struct SignatureRules {
     /// The allowed signers.
-    pub signers: AllowedSigners,
+    pub(crate) signers: AllowedSigners,
     /// A published entry needs both signatures.
-    pub required: bool,
+    pub(crate) required: bool,
     /// The time keys' validity is judged at (Unix seconds).
-    pub now: i64,
+    pub(crate) now: i64,
     /// Why signatures may not verify, said beside every refused or missing one: the file
     /// lists nobody yet, or a key the working tree lists does not count yet (`--trusted-ref`,
     /// and the change edits the file).
-    pub pending: Option<String>,
+    pub(crate) pending: Option<String>,
 }
 
 impl SignatureRules {
@@ -169,7 +169,7 @@ impl PartialEq for SignatureRules {
 
 /// Reads the allowed-signers file `rel` under `root`: `Ok(None)` when there is none; the
 /// path is judged by what it resolves to (inside the root, a regular file, size-limited).
-pub fn load(root: &Path, rel: &Path) -> Result<Option<AllowedSigners>, Vec<Diagnostic>> {
+pub(crate) fn load(root: &Path, rel: &Path) -> Result<Option<AllowedSigners>, Vec<Diagnostic>> {
     let path = root.join(rel);
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
@@ -195,7 +195,7 @@ pub fn load(root: &Path, rel: &Path) -> Result<Option<AllowedSigners>, Vec<Diagn
 
 /// The signature rules of a build: the file at `rel` when there is one; required when the
 /// config says so, or under `--strict` once the file exists; keys judged valid at `now`.
-pub fn rules_for(
+pub(crate) fn rules_for(
     root: &Path,
     rel: &Path,
     require: bool,
@@ -233,7 +233,7 @@ pub(crate) fn nobody_listed(signers: &AllowedSigners) -> Option<String> {
 }
 
 /// Now, in Unix seconds: `SOURCE_DATE_EPOCH` when set (tests, reproducible builds), else the clock.
-pub fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|v| v.trim().parse::<i64>().ok())
@@ -241,7 +241,7 @@ pub fn now() -> i64 {
 }
 
 /// Parses the text of an allowed-signers file; every bad line is reported.
-pub fn parse(file: &Path, text: &str) -> Result<AllowedSigners, Vec<Diagnostic>> {
+pub(crate) fn parse(file: &Path, text: &str) -> Result<AllowedSigners, Vec<Diagnostic>> {
     let mut signers = Vec::new();
     let mut problems = Vec::new();
     let mut different_people = Vec::new();
@@ -357,7 +357,7 @@ fn is_key_type(t: &str) -> bool {
 }
 
 /// The most principals one line of the allowed-signers file may list.
-pub const MAX_PRINCIPALS: usize = 16;
+pub(crate) const MAX_PRINCIPALS: usize = 16;
 
 fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
     if text.chars().any(|c| c.is_control() && c != '\t') {
@@ -424,7 +424,7 @@ fn parse_line(line: usize, text: &str) -> Result<Signer, String> {
 /// signature that carries a listed key in the other form is by that key; every other kind
 /// has one encoding already (`ssh-key` refuses a non-minimal RSA integer). A point that
 /// does not decode is left as written, and so matches nothing.
-pub fn canonical_key(key: &KeyData) -> KeyData {
+pub(crate) fn canonical_key(key: &KeyData) -> KeyData {
     use ssh_key::public::EcdsaPublicKey;
     match key {
         KeyData::Ecdsa(ec @ EcdsaPublicKey::NistP256(point)) if point.is_compressed() => {
@@ -439,11 +439,11 @@ pub fn canonical_key(key: &KeyData) -> KeyData {
 
 /// A signature that verified: by whom.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verified {
+pub(crate) struct Verified {
     /// The allowed-signers line of the key.
-    pub signer: Signer,
+    pub(crate) signer: Signer,
     /// The key's SHA-256 fingerprint, as ssh-keygen prints it.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
 }
 
 /// Decodes the one-line base64 of a byline signature field into an SSHSIG.
@@ -464,7 +464,7 @@ pub fn decode(field: &str) -> Result<SshSig, String> {
 }
 
 /// The armored form `ssh-keygen -Y verify -s` reads, for the raw SSHSIG `bytes`.
-pub fn armor(bytes: &[u8]) -> String {
+pub(crate) fn armor(bytes: &[u8]) -> String {
     let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
     let mut pem = String::from("-----BEGIN SSH SIGNATURE-----\n");
     for chunk in b64.as_bytes().chunks(70) {
@@ -486,7 +486,7 @@ pub fn one_line(pem: &str) -> String {
 /// Whether coursegen verifies signatures by `key`: Ed25519, ECDSA P-256, and RSA of
 /// `MIN_RSA_BITS` to `MAX_RSA_BITS` bits; else why not (`coursegen signers add` lists no
 /// key this refuses).
-pub fn key_supported(key: &KeyData) -> Result<(), String> {
+pub(crate) fn key_supported(key: &KeyData) -> Result<(), String> {
     match key {
         KeyData::Ed25519(_) => Ok(()),
         KeyData::Ecdsa(k) if k.curve() == ssh_key::EcdsaCurve::NistP256 => Ok(()),
@@ -514,7 +514,7 @@ pub fn key_supported(key: &KeyData) -> Result<(), String> {
 /// Checks the signature `field` for `role` over `hash`: by a known key, valid at `now`,
 /// under our namespace, over this role and hash. `old_hash` (the entry's stale pin, if
 /// any) only sharpens the message.
-pub fn verify(
+pub(crate) fn verify(
     rules: &SignatureRules,
     field: &str,
     role: Role,

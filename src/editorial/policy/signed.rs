@@ -16,7 +16,7 @@ use super::signatures::{self, Role, SignatureRules, Verified};
 
 /// What one role's signature is, for `coursegen status` and the rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RoleSignature {
+pub(crate) enum RoleSignature {
     /// No signature in the field.
     Missing,
     /// Verified, by this signer.
@@ -27,7 +27,7 @@ pub enum RoleSignature {
 
 /// Both roles' signatures of `entry`, over `hash` (the pin it must have, `pin::expected`),
 /// judged against `rules` and each other.
-pub fn entry_signatures(
+pub(crate) fn entry_signatures(
     entry: &Entry,
     hash: &str,
     rules: &SignatureRules,
@@ -37,7 +37,7 @@ pub fn entry_signatures(
 
 /// [`entry_signatures`] from a byline alone: what `coursegen verify` judges a published
 /// page's recorded byline with, so that the build and the reader apply one rule.
-pub fn byline_signatures(
+pub(crate) fn byline_signatures(
     b: &Byline,
     hash: &str,
     rules: &SignatureRules,

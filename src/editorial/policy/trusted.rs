@@ -13,7 +13,7 @@ use crate::content::Diagnostic;
 
 /// A commit of the site's repository whose files are trusted.
 #[derive(Debug, Clone)]
-pub struct Revision {
+pub(crate) struct Revision {
     /// The repository's work tree (the site root or a folder above it).
     root: PathBuf,
     /// The revision as given (`origin/main`), for messages.
@@ -26,17 +26,17 @@ pub struct Revision {
 
 /// The review settings a trusted revision's `coursegen.toml` holds.
 #[derive(Debug, Clone)]
-pub struct TrustedReview {
+pub(crate) struct TrustedReview {
     /// `[review] allowed_signers`, relative to the site root.
-    pub allowed_signers: PathBuf,
+    pub(crate) allowed_signers: PathBuf,
     /// `[review] require_signatures`.
-    pub require_signatures: bool,
+    pub(crate) require_signatures: bool,
 }
 
 impl Revision {
     /// The commit `rev` names in the repository that holds `root`. Refused: a name that
     /// could be read as an option, or that names no commit (not fetched).
-    pub fn open(root: &Path, rev: &str) -> Result<Self, String> {
+    pub(crate) fn open(root: &Path, rev: &str) -> Result<Self, String> {
         let valid = !rev.is_empty()
             && !rev.starts_with('-')
             && rev.len() <= 200
@@ -78,14 +78,14 @@ impl Revision {
     }
 
     /// The revision as the user named it.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
     /// The text of the file `rel` (relative to the site root) in this revision: `None` when
     /// it has none; refused when it is no regular file there (a symbolic link, a folder), is
     /// larger than `max` bytes, or is not UTF-8.
-    pub fn read(&self, rel: &Path, max: u64) -> Result<Option<String>, String> {
+    pub(crate) fn read(&self, rel: &Path, max: u64) -> Result<Option<String>, String> {
         let rel = rel.to_string_lossy();
         if rel.split('/').any(|c| c == "..") || rel.starts_with('/') {
             return Err(format!("`{rel}` leaves the site root"));
@@ -179,7 +179,7 @@ fn refuse_ambiguous(root: &Path, rev: &str) -> Result<(), String> {
 /// `root`; `None` outside a git work tree, before the first commit, or without git. A
 /// publish build takes it as its clock (`cmd::build_epoch`), so two builds of one commit
 /// agree on every date whenever and wherever they run.
-pub fn head_commit_time(root: &Path) -> Option<i64> {
+pub(crate) fn head_commit_time(root: &Path) -> Option<i64> {
     // `--no-show-signature`: a user's `log.showSignature` would print gpg's lines first.
     let out = git(
         root,
@@ -202,7 +202,7 @@ fn git(dir: &Path, args: &[&str]) -> std::io::Result<Option<Vec<u8>>> {
 
 /// The signature rules a trusted revision makes (`None`: no file, nothing required), with
 /// the warnings of reading them.
-pub type Trusted = (Option<Arc<SignatureRules>>, Vec<Diagnostic>);
+pub(crate) type Trusted = (Option<Arc<SignatureRules>>, Vec<Diagnostic>);
 
 /// The signature rules of a build that trusts `revision`: signatures are checked against
 /// the allowed-signers file as `revision` has it, and are required when `revision`'s config
@@ -210,7 +210,7 @@ pub type Trusted = (Option<Arc<SignatureRules>>, Vec<Diagnostic>);
 /// remove it), or under `--strict` once `revision` has the file. Required with no file in
 /// `revision` is an error; an empty one publishes nothing signed. The warnings say when the working tree's file differs from the trusted one:
 /// keys a change adds count once that change is merged.
-pub fn rules_for(
+pub(crate) fn rules_for(
     root: &Path,
     revision: &Revision,
     trusted: &TrustedReview,

@@ -4,7 +4,7 @@
 
 /// Why a front matter could not be edited in place.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EditError {
+pub(crate) enum EditError {
     /// `byline:` is written on one line (`byline: {written_by: Ada}`), which the edit cannot
     /// change without rewriting it.
     #[error(
@@ -19,7 +19,7 @@ pub enum EditError {
 
 /// Sets top-level `key` to `value` (already YAML), replacing its old value or adding the
 /// line before `byline:` (else at the end).
-pub fn set_top(yaml: &str, key: &str, value: &str) -> String {
+pub(crate) fn set_top(yaml: &str, key: &str, value: &str) -> String {
     let mut lines: Vec<String> = yaml.split_inclusive('\n').map(str::to_string).collect();
     ensure_newline(&mut lines);
     if let Some(i) = find_key(&lines, 0, lines.len(), 0, key) {
@@ -35,7 +35,7 @@ pub fn set_top(yaml: &str, key: &str, value: &str) -> String {
 
 /// Sets `byline.<key>` to `value` (already YAML), replacing its old value or adding the
 /// line at the end of the byline block; adds a `byline:` block when there is none.
-pub fn set_byline(yaml: &str, key: &str, value: &str) -> Result<String, EditError> {
+pub(crate) fn set_byline(yaml: &str, key: &str, value: &str) -> Result<String, EditError> {
     let mut lines: Vec<String> = yaml.split_inclusive('\n').map(str::to_string).collect();
     ensure_newline(&mut lines);
     let Some(b) = find_key(&lines, 0, lines.len(), 0, "byline") else {
@@ -58,7 +58,7 @@ pub fn set_byline(yaml: &str, key: &str, value: &str) -> Result<String, EditErro
 }
 
 /// Removes `byline.<key>` (its line and any continuation) when it is there.
-pub fn remove_byline(yaml: &str, key: &str) -> String {
+pub(crate) fn remove_byline(yaml: &str, key: &str) -> String {
     let mut lines: Vec<String> = yaml.split_inclusive('\n').map(str::to_string).collect();
     ensure_newline(&mut lines);
     let Some(b) = find_key(&lines, 0, lines.len(), 0, "byline") else {
@@ -73,7 +73,7 @@ pub fn remove_byline(yaml: &str, key: &str) -> String {
 }
 
 /// A YAML scalar for `text`: plain when that reads back as the same string, else quoted.
-pub fn scalar(text: &str) -> String {
+pub(crate) fn scalar(text: &str) -> String {
     // Starting with a letter also keeps numbers (`42`) and dates from reading back as such.
     let plain = text.chars().next().is_some_and(char::is_alphabetic)
         && text
@@ -102,7 +102,7 @@ pub fn scalar(text: &str) -> String {
 }
 
 /// One name as a scalar, several as a flow list: `Ada`, `[Ada, "Grace O'Hara"]`.
-pub fn names(list: &[String]) -> String {
+pub(crate) fn names(list: &[String]) -> String {
     match list {
         [one] => scalar(one),
         many => format!(

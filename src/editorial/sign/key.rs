@@ -13,7 +13,7 @@ const MAX_KEY_BYTES: u64 = 64 * 1024;
 
 /// Signs `msg` with the key at `key` under the review namespace: the one-line base64 of the
 /// SSHSIG, as the byline holds it.
-pub fn sign_message(key: &Path, msg: &str) -> Result<String, String> {
+pub(crate) fn sign_message(key: &Path, msg: &str) -> Result<String, String> {
     let meta = std::fs::metadata(key)
         .map_err(|e| format!("cannot read the key {}: {e}", key.display()))?;
     if !meta.is_file() || meta.len() > MAX_KEY_BYTES {

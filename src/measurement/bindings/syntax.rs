@@ -3,7 +3,7 @@
 
 /// Why a binding could not be expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BindingErrorKind {
+pub(crate) enum BindingErrorKind {
     /// Malformed: unclosed, unknown name or option, wrong number of rows, unknown row.
     Syntax,
     /// The kernel has no record yet, or its record lacks what the binding reads (hardware

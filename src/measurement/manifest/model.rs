@@ -14,34 +14,34 @@ use crate::bank::model::Geometry;
 /// What the manifest says under `model:`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Model {
+pub(crate) struct Model {
     /// `shared`, `global` or `branch`.
-    pub kind: AccessKind,
+    pub(crate) kind: AccessKind,
     /// `shared`: the 4-byte word each lane reads, e.g. `lane * stride`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub word: Option<String>,
+    pub(crate) word: Option<String>,
     /// `shared` or `global`: the byte address each lane reads, e.g. `lane * stride * 4`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub address: Option<String>,
+    pub(crate) address: Option<String>,
     /// `shared` or `global`: bytes each lane reads, 4 (the default), 8 or 16; or an
     /// expression of the axis and the constants that gives one of them per row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<Width>,
+    pub(crate) width: Option<Width>,
     /// `branch`: the path each lane takes, e.g. `lane / (32 / paths)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Named whole numbers the expression may use besides `lane` and the axis.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub constants: BTreeMap<String, i64>,
+    pub(crate) constants: BTreeMap<String, i64>,
     /// The Nsight Compute metrics that count what the model predicts (the kind's by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counters: Option<CounterNames>,
+    pub(crate) counters: Option<CounterNames>,
 }
 
 /// `model.width`: a number of bytes, or an expression of the axis and the constants.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum Width {
+pub(crate) enum Width {
     /// The same width for every row.
     Bytes(u32),
     /// The width per row, e.g. the axis of a sweep over float, float2 and float4.
@@ -51,17 +51,17 @@ pub enum Width {
 /// Two Nsight Compute metrics whose ratio is what a model predicts per request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CounterNames {
+pub(crate) struct CounterNames {
     /// What the ratio is, in words: "shared-memory wavefronts per load instruction".
-    pub what: String,
+    pub(crate) what: String,
     /// The metric counted.
-    pub count: String,
+    pub(crate) count: String,
     /// The metric it is counted per.
-    pub requests: String,
+    pub(crate) requests: String,
 }
 
 /// Each kind's metrics: the ones the course's H200 records were counted with.
-pub fn default_counters(kind: AccessKind) -> CounterNames {
+pub(crate) fn default_counters(kind: AccessKind) -> CounterNames {
     let (what, count, requests) = match kind {
         AccessKind::Shared => (
             "shared-memory wavefronts per load instruction",
@@ -96,7 +96,7 @@ pub(super) type Problem = (String, String);
 
 impl Model {
     /// The metrics that check this model.
-    pub fn counter_names(&self) -> CounterNames {
+    pub(crate) fn counter_names(&self) -> CounterNames {
         self.counters
             .clone()
             .unwrap_or_else(|| default_counters(self.kind))

@@ -11,14 +11,14 @@ type Read = Result<Arc<[u8]>, (std::io::ErrorKind, String)>;
 
 /// The files of `kernels/`, read on first use and kept.
 #[derive(Debug)]
-pub struct KernelFiles {
+pub(crate) struct KernelFiles {
     dir: PathBuf,
     read: Mutex<HashMap<PathBuf, Read>>,
 }
 
 impl KernelFiles {
     /// The kernels in `dir` (a site's `kernels/`); nothing is read yet.
-    pub fn new(dir: &Path) -> KernelFiles {
+    pub(crate) fn new(dir: &Path) -> KernelFiles {
         KernelFiles {
             dir: dir.to_path_buf(),
             read: Mutex::new(HashMap::new()),
@@ -26,13 +26,13 @@ impl KernelFiles {
     }
 
     /// The path of `kernels/<kernel>.<ext>`.
-    pub fn path(&self, kernel: &str, ext: &str) -> PathBuf {
+    pub(crate) fn path(&self, kernel: &str, ext: &str) -> PathBuf {
         self.dir.join(format!("{kernel}.{ext}"))
     }
 
     /// The names of the folder's `*.<ext>` files (`cu`: the kernels, `yaml`: the manifests),
     /// without the extension, sorted; none when the folder is missing.
-    pub fn names(&self, ext: &str) -> std::io::Result<Vec<String>> {
+    pub(crate) fn names(&self, ext: &str) -> std::io::Result<Vec<String>> {
         let items = match std::fs::read_dir(&self.dir) {
             Ok(items) => items,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -48,7 +48,7 @@ impl KernelFiles {
     }
 
     /// The bytes of `kernels/<kernel>.<ext>`, read from disk the first time only.
-    pub fn read(&self, kernel: &str, ext: &str) -> std::io::Result<Arc<[u8]>> {
+    pub(crate) fn read(&self, kernel: &str, ext: &str) -> std::io::Result<Arc<[u8]>> {
         let path = self.path(kernel, ext);
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
         let dir = self.dir.clone();

@@ -46,17 +46,17 @@ impl Record {
 /// A record whose kernel changed since it was measured; `Display` is the message `check`
 /// and `build` print.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StaleRecord {
+pub(crate) struct StaleRecord {
     /// The kernel's name.
-    pub kernel: String,
+    pub(crate) kernel: String,
     /// The stale record file.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The `.cu` file changed.
-    pub source_changed: bool,
+    pub(crate) source_changed: bool,
     /// The manifest changed.
-    pub manifest_changed: bool,
+    pub(crate) manifest_changed: bool,
     /// The contract header changed.
-    pub header_changed: bool,
+    pub(crate) header_changed: bool,
 }
 
 impl std::fmt::Display for StaleRecord {
@@ -89,7 +89,7 @@ impl std::fmt::Display for StaleRecord {
 /// Compares every record in `set` with `kernels/<kernel>.cu` and `.yaml` under `kernels`,
 /// and with `header`, the contract header the course compiles with. A record whose kernel
 /// files are gone is an error naming the record.
-pub fn stale_records(
+pub(crate) fn stale_records(
     kernels: &KernelFiles,
     set: &RecordSet,
     header: &[u8],

@@ -19,11 +19,11 @@ use crate::measurement::record::KernelFiles;
 /// The architecture kernels are compiled for when no GPU says which: Hopper's, the course's
 /// measuring GPUs. PTX needs no GPU; a kernel that compiles for it may still need a newer
 /// one only where it says so itself.
-pub const ARCH: u32 = 90;
+pub(crate) const ARCH: u32 = 90;
 
 /// What the kernel check did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KernelCheck {
+pub(crate) enum KernelCheck {
     /// The course has no kernels.
     NoKernels,
     /// NVRTC cannot be loaded: nothing was compiled (`how` says how to get it).
@@ -43,13 +43,13 @@ pub enum KernelCheck {
 }
 
 /// How to make NVRTC loadable, for the message that says kernels were not compiled.
-pub const HOW_TO_GET_NVRTC: &str = "install the CUDA toolkit, or NVRTC alone from PyPI \
+pub(crate) const HOW_TO_GET_NVRTC: &str = "install the CUDA toolkit, or NVRTC alone from PyPI \
     (`python3 -m pip install --target ~/.local/nvrtc 'nvidia-cuda-nvrtc>=13.0,<13.1'`) and put \
     ~/.local/nvrtc/nvidia/cu13/lib on LD_LIBRARY_PATH (the guide's \"The kernel contract\")";
 
 /// Compiles the kernels of `root/kernels` that `only` names (every one when it is empty) and
 /// checks their entry points.
-pub fn check_kernels(root: &Path, only: &[String]) -> KernelCheck {
+pub(crate) fn check_kernels(root: &Path, only: &[String]) -> KernelCheck {
     let dir = root.join("kernels");
     let files = KernelFiles::new(&dir);
     let mut names = files.names("yaml").unwrap_or_default();
@@ -110,7 +110,7 @@ pub fn check_kernels(root: &Path, only: &[String]) -> KernelCheck {
 
 /// What `measure` refuses before touching a GPU: the problems of the kernels it was asked
 /// for (`only`; every kernel when empty). Call only when NVRTC is present.
-pub fn contract_problems(root: &Path, only: &[String]) -> Vec<Diagnostic> {
+pub(crate) fn contract_problems(root: &Path, only: &[String]) -> Vec<Diagnostic> {
     match check_kernels(root, only) {
         KernelCheck::Checked { problems, .. } => problems,
         KernelCheck::NoKernels | KernelCheck::NoNvrtc { .. } => Vec::new(),

@@ -42,14 +42,14 @@ pub struct Compiled {
     /// CUBIN or PTX.
     pub binary: Binary,
     /// Every option passed to NVRTC, target first.
-    pub options: Vec<String>,
+    pub(crate) options: Vec<String>,
     /// NVRTC's log (warnings), possibly empty.
-    pub log: String,
+    pub(crate) log: String,
 }
 
 impl Compiled {
     /// `cubin` or `ptx`, as records say it.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self.binary {
             Binary::Cubin(_) => "cubin",
             Binary::Ptx(_) => "ptx",
@@ -92,7 +92,7 @@ pub fn compile(unit: &Unit<'_>, cc: (u32, u32)) -> Result<Compiled, MeasureError
 
 /// Compiles `unit` to PTX for `compute_<arch>` (e.g. 90), which needs no GPU: what `check`
 /// reads the entry points from. Call only when [`present`].
-pub fn ptx(unit: &Unit<'_>, arch: u32) -> Result<Compiled, MeasureError> {
+pub(crate) fn ptx(unit: &Unit<'_>, arch: u32) -> Result<Compiled, MeasureError> {
     run(unit, format!("--gpu-architecture=compute_{arch}"))
 }
 

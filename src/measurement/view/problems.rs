@@ -13,7 +13,7 @@ use crate::measurement::record::{Loaded, Seal};
 impl MeasuredView {
     /// What `build --strict` refuses besides stale records (which `record::stale_records`
     /// reports): no record at all, or [`MeasuredView::warnings`].
-    pub fn strict_problems(&self) -> Vec<String> {
+    pub(crate) fn strict_problems(&self) -> Vec<String> {
         if self.devices.is_empty() {
             return vec![format!(
                 "kernel `{}` has no measurement record. {}",
@@ -27,7 +27,7 @@ impl MeasuredView {
     /// that is noisy or lacks the counters its table shows, then a line for each row with
     /// something wrong, all of its reasons on it (stale records are reported with the
     /// records).
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         let counted = self.columns.iter().any(|c| c.id == ColumnId::Counter);
         self.devices
             .iter()

@@ -18,12 +18,12 @@ use crate::site::options::BuildOptions;
 pub(crate) struct MeasuredCtx {
     /// The view from `measurement::view` (tables per GPU, sentences), flattened for the template.
     #[serde(flatten)]
-    pub view: crate::measurement::view::MeasuredView,
+    pub(crate) view: crate::measurement::view::MeasuredView,
     /// Author prose under `## Measured`.
-    pub prose_html: String,
+    pub(crate) prose_html: String,
     /// When the entry's `cc` differs from a record's: the sentence saying the model's
     /// geometry is the same for both (empty otherwise).
-    pub cc_note: String,
+    pub(crate) cc_note: String,
 }
 
 /// One measured view per kernel an entry names, loaded once per build.

@@ -23,26 +23,26 @@ const WINDOW: usize = 12;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct NavLink {
     /// Link text: the term for glossary entries, the title otherwise.
-    pub text: String,
+    pub(crate) text: String,
     /// Page URL, a site path (`/glossary/warp/`).
-    pub url: String,
+    pub(crate) url: String,
     /// The same with the base path, as a link writes it (`/course/glossary/warp/`).
-    pub href: String,
+    pub(crate) href: String,
     /// A draft (only in the preview), marked.
-    pub draft: bool,
+    pub(crate) draft: bool,
     /// The page being rendered.
-    pub current: bool,
+    pub(crate) current: bool,
 }
 
 /// One crumb of the breadcrumb trail; the last is the page itself.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Crumb {
     /// Text.
-    pub text: String,
+    pub(crate) text: String,
     /// URL (a site path), `None` for the page itself.
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// The same with the base path.
-    pub href: Option<String>,
+    pub(crate) href: Option<String>,
 }
 
 /// A category of a section in the sidebar; its links are [`NavLink`]s, or the same
@@ -50,19 +50,19 @@ pub(crate) struct Crumb {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct NavGroup<L = NavLink> {
     /// Category name, or `None` for a section read in order (days).
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Where the section index lists this group.
-    pub url: String,
+    pub(crate) url: String,
     /// The same with the base path.
-    pub href: String,
+    pub(crate) href: String,
     /// Expanded: the current page is in it.
-    pub open: bool,
+    pub(crate) open: bool,
     /// Its pages (in a large section, only a window round the current one).
-    pub items: Vec<L>,
+    pub(crate) items: Vec<L>,
     /// Pages of the group not listed here.
-    pub more: usize,
+    pub(crate) more: usize,
     /// Total pages of the group.
-    pub count: usize,
+    pub(crate) count: usize,
 }
 
 /// A section in the sidebar; its groups are [`NavGroup`]s, or the same prepared for the
@@ -70,15 +70,15 @@ pub(crate) struct NavGroup<L = NavLink> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct NavSection<G = NavGroup> {
     /// Heading ("Days", "Glossary").
-    pub title: String,
+    pub(crate) title: String,
     /// Section index URL.
-    pub url: String,
+    pub(crate) url: String,
     /// The same with the base path.
-    pub href: String,
+    pub(crate) href: String,
     /// Expanded: the current page is in it.
-    pub open: bool,
+    pub(crate) open: bool,
     /// Its groups, in reading order.
-    pub groups: Vec<G>,
+    pub(crate) groups: Vec<G>,
 }
 
 /// What one page shows of the navigation: as plain data, or with its sections and links
@@ -86,13 +86,13 @@ pub(crate) struct NavSection<G = NavGroup> {
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub(crate) struct PageNav<S = NavSection, L = NavLink> {
     /// The sidebar tree.
-    pub sections: Vec<S>,
+    pub(crate) sections: Vec<S>,
     /// Breadcrumb trail from the home page.
-    pub crumbs: Vec<Crumb>,
+    pub(crate) crumbs: Vec<Crumb>,
     /// Previous page in reading order (same category for glossary entries).
-    pub prev: Option<L>,
+    pub(crate) prev: Option<L>,
     /// Next page in reading order.
-    pub next: Option<L>,
+    pub(crate) next: Option<L>,
 }
 
 /// A page's navigation as the entry template receives it.

@@ -12,25 +12,25 @@ use crate::site::check::page::Lookup;
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SiteInfo {
     /// Shown in the header and `<title>`.
-    pub title: String,
+    pub(crate) title: String,
     /// True in the course preview (`--drafts`).
-    pub preview: bool,
+    pub(crate) preview: bool,
     /// `<html lang>`.
-    pub language: String,
+    pub(crate) language: String,
     /// The course's source repository, linked from the footer, when configured.
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
     /// The site's public address ending in `/` (`--base-url`), when known: pages name
     /// their canonical address (`<link rel="canonical">`, `og:url`) under it.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// One sentence about the course (`description` in coursegen.toml).
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The home page's text, rendered from `home` in coursegen.toml (sanitised as entries
     /// are); only the home page shows it.
     #[serde(skip)]
-    pub home_html: Option<String>,
+    pub(crate) home_html: Option<String>,
     /// The footer's text, rendered from `footer` in coursegen.toml with its links under
     /// the base path (`None`: the template's own sentence).
-    pub footer_html: Option<String>,
+    pub(crate) footer_html: Option<String>,
 }
 
 impl SiteInfo {
@@ -59,97 +59,97 @@ impl SiteInfo {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct LinkCtx {
     /// Link text.
-    pub text: String,
+    pub(crate) text: String,
     /// Target URL, or `None` when the target is not part of this build (a draft in publish mode).
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// The same with the base path, as the link writes it.
-    pub href: Option<String>,
+    pub(crate) href: Option<String>,
     /// The target is a draft (marked in the preview).
-    pub draft: bool,
+    pub(crate) draft: bool,
 }
 
 /// The byline as the page prints it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct BylineCtx {
     /// "Ada Lovelace and Grace Hopper", or "pending".
-    pub written_by: String,
+    pub(crate) written_by: String,
     /// Reviewer name(s), or "pending".
-    pub reviewed_by: String,
+    pub(crate) reviewed_by: String,
     /// YYYY-MM-DD or "pending".
-    pub written_on: String,
+    pub(crate) written_on: String,
     /// YYYY-MM-DD or "pending".
-    pub last_checked_on: String,
+    pub(crate) last_checked_on: String,
     /// Both roles' signatures are in the byline: the page says "Reviewed and signed" and
     /// links to how a reader checks it.
-    pub signed: bool,
+    pub(crate) signed: bool,
 }
 
 /// The Diagram section.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct DiagramCtx {
     /// Inline SVG, drawn by `diagram`.
-    pub svg_html: String,
+    pub(crate) svg_html: String,
     /// Alt text, shown as the caption.
-    pub alt: String,
+    pub(crate) alt: String,
     /// The preset's name.
-    pub preset: String,
+    pub(crate) preset: String,
     /// Author prose under `## Diagram`.
-    pub prose_html: String,
+    pub(crate) prose_html: String,
     /// PNG beside the page (file name).
-    pub png: Option<String>,
+    pub(crate) png: Option<String>,
     /// The SVG on its own beside the page (file name), opened full size by a tap.
-    pub full: Option<String>,
+    pub(crate) full: Option<String>,
 }
 
 /// Everything the entry template shows.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct EntryCtx<'a> {
     /// Site values.
-    pub site: &'a SiteInfo,
+    pub(crate) site: &'a SiteInfo,
     /// Page URL.
-    pub url: &'a str,
+    pub(crate) url: &'a str,
     /// Section name (`glossary`, `days`).
-    pub section: &'a str,
+    pub(crate) section: &'a str,
     /// Section index URL (`/glossary/`).
-    pub section_url: String,
+    pub(crate) section_url: String,
     /// Back-link text ("Glossary").
-    pub section_title: String,
+    pub(crate) section_title: String,
     /// The question.
-    pub title: &'a str,
+    pub(crate) title: &'a str,
     /// Term defined.
-    pub term: Option<&'a str>,
+    pub(crate) term: Option<&'a str>,
     /// Index group.
-    pub category: Option<&'a str>,
+    pub(crate) category: Option<&'a str>,
     /// Compute capability.
-    pub cc: Option<&'a str>,
+    pub(crate) cc: Option<&'a str>,
     /// One-line definition.
-    pub summary: Option<&'a str>,
+    pub(crate) summary: Option<&'a str>,
     /// Rendered body.
-    pub body_html: std::borrow::Cow<'a, str>,
+    pub(crate) body_html: std::borrow::Cow<'a, str>,
     /// Measured section, when the entry declares `measure:` or has prose for it.
-    pub measured: Option<crate::site::check::measurements::MeasuredCtx>,
+    pub(crate) measured: Option<crate::site::check::measurements::MeasuredCtx>,
     /// Diagram section.
-    pub diagram: Option<DiagramCtx>,
+    pub(crate) diagram: Option<DiagramCtx>,
     /// Related terms.
-    pub related: Vec<LinkCtx>,
+    pub(crate) related: Vec<LinkCtx>,
     /// Day pages.
-    pub appears_in: Vec<LinkCtx>,
+    pub(crate) appears_in: Vec<LinkCtx>,
     /// Sources.
-    pub sources: &'a [crate::content::meta::Source],
+    pub(crate) sources: &'a [crate::content::meta::Source],
     /// Byline.
-    pub byline: BylineCtx,
+    pub(crate) byline: BylineCtx,
     /// Why it is a draft (preview only), else null.
-    pub draft_reason: Option<String>,
+    pub(crate) draft_reason: Option<String>,
     /// Social-card image URL.
-    pub og_image: Option<String>,
+    pub(crate) og_image: Option<String>,
     /// Sidebar, breadcrumbs, previous/next.
-    pub nav: super::nav::PreparedNav,
+    pub(crate) nav: super::nav::PreparedNav,
     /// The Markdown copy beside the page (published pages only).
-    pub markdown: Option<String>,
+    pub(crate) markdown: Option<String>,
     /// "Edit this page": the source file in the repository, when `repository` is configured.
-    pub edit_url: Option<String>,
+    pub(crate) edit_url: Option<String>,
     /// "On this page": the headings to list (none when the page has fewer than three).
-    pub contents: Vec<crate::markdown::Heading>,
+    pub(crate) contents: Vec<crate::markdown::Heading>,
 }
 
 /// The contents list of an entry: the main text's headings of levels 2 and 3, then the
@@ -175,95 +175,95 @@ pub(crate) fn contents(
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct IndexItem {
     /// Term (or title when there is no term).
-    pub term: String,
+    pub(crate) term: String,
     /// The question.
-    pub title: String,
+    pub(crate) title: String,
     /// One-line definition.
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
     /// Page URL.
-    pub url: String,
+    pub(crate) url: String,
     /// The same with the base path; left out of `search-index.json`, whose `url` has it.
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub href: String,
+    pub(crate) href: String,
     /// Marked in the preview.
-    pub draft: bool,
+    pub(crate) draft: bool,
 }
 
 /// A category and its entries.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Group {
     /// Category name ("Uncategorised" when missing; empty for a section read in order).
-    pub name: String,
+    pub(crate) name: String,
     /// Its heading's id on the section index.
-    pub anchor: String,
+    pub(crate) anchor: String,
     /// Its entries, by term.
-    pub items: Vec<IndexItem>,
+    pub(crate) items: Vec<IndexItem>,
 }
 
 /// A section index page.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SectionCtx {
     /// Site values.
-    pub site: SiteInfo,
+    pub(crate) site: SiteInfo,
     /// Section name.
-    pub section: String,
+    pub(crate) section: String,
     /// Heading.
-    pub title: String,
+    pub(crate) title: String,
     /// Page URL.
-    pub url: String,
+    pub(crate) url: String,
     /// What search engines show for it: the introduction's summary, or what it lists.
-    pub description: String,
+    pub(crate) description: String,
     /// Introduction from `content/<section>.md`, when there is one.
-    pub intro_html: Option<String>,
+    pub(crate) intro_html: Option<String>,
     /// Why the introduction is a draft (preview only), else null.
-    pub intro_draft_reason: Option<String>,
+    pub(crate) intro_draft_reason: Option<String>,
     /// Groups by category, alphabetical.
-    pub groups: Vec<Group>,
+    pub(crate) groups: Vec<Group>,
     /// Sidebar and breadcrumbs.
-    pub nav: super::nav::PageNav,
+    pub(crate) nav: super::nav::PageNav,
 }
 
 /// The site's home page.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct HomeCtx {
     /// Site values.
-    pub site: SiteInfo,
+    pub(crate) site: SiteInfo,
     /// Page URL (`/`).
-    pub url: String,
+    pub(crate) url: String,
     /// Every section with its entry count.
-    pub sections: Vec<SectionLink>,
+    pub(crate) sections: Vec<SectionLink>,
     /// Top-level pages (`content/<slug>.md`), by title.
-    pub pages: Vec<IndexItem>,
+    pub(crate) pages: Vec<IndexItem>,
     /// Sidebar.
-    pub nav: super::nav::PageNav,
+    pub(crate) nav: super::nav::PageNav,
     /// Every section in reading order with its groups (days listed, categories counted).
-    pub overview: Vec<super::nav::NavSection>,
+    pub(crate) overview: Vec<super::nav::NavSection>,
     /// The course's home text (HTML, from `home` in coursegen.toml).
-    pub home_html: Option<String>,
+    pub(crate) home_html: Option<String>,
 }
 
 /// A page that belongs to no entry: 404.html and the search page.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct PlainCtx {
     /// Site values.
-    pub site: SiteInfo,
+    pub(crate) site: SiteInfo,
     /// Page URL.
-    pub url: String,
+    pub(crate) url: String,
     /// Sidebar.
-    pub nav: super::nav::PageNav,
+    pub(crate) nav: super::nav::PageNav,
 }
 
 /// A section as the home page lists it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SectionLink {
     /// Heading.
-    pub title: String,
+    pub(crate) title: String,
     /// Index URL.
-    pub url: String,
+    pub(crate) url: String,
     /// The same with the base path.
-    pub href: String,
+    pub(crate) href: String,
     /// Entries shown in this build.
-    pub count: usize,
+    pub(crate) count: usize,
 }
 
 /// The link to `slug` of `section`, unlinked when the target is left out of this build;
