@@ -47,19 +47,23 @@ fn modules() -> BTreeMap<String, String> {
     out
 }
 
-/// The code with `//` comments and the trailing `#[cfg(test)] mod tests` (or `pub(crate)`, whose
-/// helpers other tests share) removed.
+/// The code with `//` comments and every inline `#[cfg(test)] mod tests { … }` (or
+/// `pub(crate)`, whose helpers other tests share) removed, wherever it stands: code after a
+/// test module is still code.
 fn without_tests_and_comments(text: &str) -> String {
     let mut code = String::new();
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        if line.trim() == "#[cfg(test)]"
-            && lines
-                .peek()
-                .map(|next| next.trim_start().trim_start_matches("pub(crate) "))
-                .is_some_and(|next| next.starts_with("mod tests {"))
-        {
-            break;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        let next = after.lines().next().unwrap_or("");
+        let next = next.trim_start().trim_start_matches("pub(crate) ");
+        if line.trim() == "#[cfg(test)]" && next.starts_with("mod tests {") {
+            let open = after.find('{').unwrap();
+            let end = open + block_len(&after[open..]);
+            // Blank lines in its place keep the line numbers of the code after it.
+            code.push_str(&"\n".repeat(2 + after[..end].matches('\n').count()));
+            rest = after[end..].strip_prefix('\n').unwrap_or(&after[end..]);
+            continue;
         }
         let line = match line.find("//") {
             // A `//` inside a string (a URL) is rare in a path line; keep it simple.
@@ -68,8 +72,72 @@ fn without_tests_and_comments(text: &str) -> String {
         };
         code.push_str(line);
         code.push('\n');
+        rest = after;
     }
     code
+}
+
+/// The length of the block `code` starts with (at its `{`), through its closing `}`: braces
+/// inside comments, strings (raw and byte ones too) and character literals do not count.
+fn block_len(code: &str) -> usize {
+    let b = code.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i += code[i..].find('\n').unwrap_or(code.len() - i);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += code[i..].find("*/").map_or(code.len() - i, |e| e + 1);
+            }
+            b'r' if !is_ident(b.get(i.wrapping_sub(1)))
+                && matches!(b.get(i + 1), Some(b'"' | b'#')) =>
+            {
+                let hashes = code[i + 1..].bytes().take_while(|&c| c == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    let body = i + 2 + hashes;
+                    i = code[body..]
+                        .find(&close)
+                        .map_or(code.len(), |e| body + e + close.len());
+                    continue;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('{', '\'', '\u{7b}'); a lifetime ('a) has no closing quote.
+            b'\'' => {
+                let len = if b.get(i + 1) == Some(&b'\\') {
+                    code[i + 2..].find('\'').map_or(0, |e| e + 3)
+                } else {
+                    code[i + 1..].chars().next().map_or(0, char::len_utf8) + 2
+                };
+                if len > 0 && b.get(i + len - 1) == Some(&b'\'') {
+                    i += len;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    code.len()
+}
+
+/// Whether `c` can be part of an identifier (so an `r` before a quote is not a raw string).
+fn is_ident(c: Option<&u8>) -> bool {
+    c.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
 /// The visibility a line starts with, stripped.
@@ -772,6 +840,21 @@ fn an_external_path_out_of_place_is_found() {
             "src/diagram/svg.rs:1: `std::fs` in diagram",
             "src/bank/model.rs:1: `std::fs` in bank",
         ]
+    );
+}
+
+#[test]
+fn code_after_an_inline_test_module_is_still_read() {
+    let text = "use crate::a::X;\n#[cfg(test)]\nmod tests {\n    fn f() { let _ = (\"}\", '}', '\\'', r#\"}\"#); }\n    // }\n}\nuse crate::site::Y;\nfn g<'a>(x: &'a str) {}\n";
+    let code = without_tests_and_comments(text);
+    assert!(code.contains("use crate::a::X;"), "{code}");
+    assert!(code.contains("use crate::site::Y;"), "{code}");
+    assert!(code.contains("fn g<'a>"), "{code}");
+    assert!(!code.contains("fn f()"), "{code}");
+    assert_eq!(
+        code.lines().position(|l| l.contains("Y;")),
+        Some(6),
+        "{code}"
     );
 }
 
