@@ -16,13 +16,12 @@ mod attributes;
 mod audit;
 pub use audit::{active_content, without_site_chrome};
 mod svg;
+mod urls;
 
 pub(crate) use attributes::{MAX_ATTRIBUTES, too_many_attributes};
 pub(crate) use svg::check_svg;
-
-/// URL schemes a link or image from content may use; anything else (`javascript:`,
-/// `data:`, `vbscript:`, `file:` …) is dropped. Relative URLs are always kept.
-pub(crate) const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
+use urls::URL_SCHEMES;
+pub(crate) use urls::{decode_references, url_allowed};
 
 /// The start every [`ALIGN`] style has.
 const ALIGN_STYLE: &str = " style=\"text-align: ";
@@ -196,69 +195,6 @@ fn classes_for_alignment(fragment: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&fragment[copied..]);
     std::borrow::Cow::Owned(out)
-}
-
-/// Decodes the character references a browser decodes in an attribute value (numeric ones
-/// and the few names that spell URL punctuation), so `&#106;avascript&colon;` is checked
-/// as what it is.
-pub(crate) fn decode_references(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let name = rest[1..].split(';').next().unwrap_or("");
-        let c = match name {
-            "amp" => Some('&'),
-            "colon" => Some(':'),
-            "tab" => Some('\t'),
-            "newline" => Some('\n'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            n => n
-                .strip_prefix("#x")
-                .or_else(|| n.strip_prefix("#X"))
-                .map(|h| u32::from_str_radix(h, 16))
-                .or_else(|| n.strip_prefix('#').map(str::parse))
-                .and_then(Result::ok)
-                .and_then(char::from_u32),
-        };
-        match c {
-            Some(c) if rest[1..].contains(';') => {
-                out.push(c);
-                rest = &rest[name.len() + 2..];
-            }
-            _ => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Whether `url` is one a page may link to or load: relative, or of an allowed scheme.
-/// Used where content URLs are checked outside the cleaner: Markdown link and image
-/// destinations (a fragment with one that fails goes through [`html`]) and SVG assets.
-pub(crate) fn url_allowed(url: &str) -> bool {
-    // Browsers drop ASCII tab and newline anywhere in a URL and ignore leading spaces and
-    // control characters, so `java\tscript:` is `javascript:`: normalise the same way.
-    let url: String = url
-        .trim_start_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let scheme_end = url.find([':', '/', '?', '#']);
-    match scheme_end {
-        Some(i) if url[i..].starts_with(':') => {
-            let scheme = url[..i].to_ascii_lowercase();
-            URL_SCHEMES.contains(&scheme.as_str())
-        }
-        _ => true,
-    }
 }
 
 #[cfg(test)]

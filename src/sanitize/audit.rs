@@ -1,7 +1,7 @@
 //! An auditor for rendered HTML, independent of ammonia: it reads tags the way a browser
 //! tokenises them and lists anything that could run script. Tests use it to check that the
 //! policy holds on whole pages, not only on the fragments ammonia saw.
-use super::decode_references;
+use super::urls::decode_references;
 
 /// `html` without what the site's own templates put on every page on purpose: the
 /// Content-Security-Policy meta, the script files from `static/` (which content cannot

@@ -2,7 +2,7 @@
 //! document that runs its scripts, so one is published only when every element and
 //! attribute is on an allowlist of drawing features. Refusing (with the line) rather than
 //! silently rewriting means the published file is byte for byte the one the reviewer saw.
-use super::url_allowed;
+use super::urls::url_allowed;
 
 /// One reason an SVG is refused, at a 1-based line of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
