@@ -4,6 +4,10 @@
 
 use serde::Deserialize;
 
+use field_tree::FieldTree;
+
+pub(crate) mod field_tree;
+
 /// An entry file cut in two.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Split<'a> {
@@ -218,53 +222,91 @@ struct Key {
     line_start: u32,
     /// Where the key's name starts and ends.
     name: (u32, u32),
-    /// The top-level key it sits under (an index into `keys`), `None` for a top-level key.
+    /// The key whose map it sits in (an index into `keys`), `None` for a top-level key.
     parent: Option<u32>,
     /// Its line within the text, from 0.
     line: u32,
+    /// Whether it starts a list item (`- title: …`, or the first key of `- {title: …}`).
+    item: bool,
+    /// Whether it is a key of a flow mapping (`{row: 1}`).
+    flow: bool,
 }
 
 impl PartialEq for FieldLines {
     fn eq(&self, other: &Self) -> bool {
-        self.keys().eq(other.keys())
+        fn keys(f: &FieldLines) -> impl Iterator<Item = (Option<u32>, &str, u32)> {
+            (f.keys.iter()).map(move |k| (k.parent, f.name(k), k.line))
+        }
+        self.first_line == other.first_line && keys(self).eq(keys(other))
     }
 }
 
 impl Eq for FieldLines {}
 
 impl FieldLines {
-    /// The keys of `yaml`, whose first line is whole-file line `first_line`.
+    /// The keys of `yaml`, whose first line is whole-file line `first_line`. A key sits in
+    /// the map of the nearest key above it that starts further left; a flow mapping's keys
+    /// (`highlight: {row: 1}`, `- {id: time}`) are read when it closes on its line.
     pub(crate) fn index(yaml: &str, first_line: usize) -> Self {
         let mut keys = Vec::new();
-        let mut parent: Option<Option<u32>> = None;
+        // The keys whose maps are open: each one's column and index, leftmost first.
+        let mut open: Vec<(usize, u32)> = Vec::new();
         for (i, line) in yaml.lines().enumerate() {
-            let line_start = line.as_ptr() as usize - yaml.as_ptr() as usize;
+            let at = |s: &str| s.as_ptr() as usize - yaml.as_ptr() as usize;
+            let line_start = at(line);
             let mut trimmed = line.trim_start();
             let indent = line.len() - trimmed.len();
+            let mut item = false;
             while let Some(rest) = trimmed.strip_prefix("- ") {
                 trimmed = rest;
+                item = true;
             }
             // A key is the key characters before the line's first `:`.
-            let len = trimmed
-                .bytes()
-                .take_while(|&b| is_key_char(b.into()))
-                .count();
-            if len == 0 || trimmed.as_bytes().get(len) != Some(&b':') {
+            let len = key_len(trimmed.as_bytes());
+            let is_key = len > 0 && trimmed.as_bytes().get(len) == Some(&b':');
+            let flow_item = item && trimmed.starts_with('{');
+            if !(is_key || flow_item) {
                 continue;
             }
-            let start = trimmed.as_ptr() as usize - yaml.as_ptr() as usize;
-            let key = |parent| Key {
+            let column = at(trimmed) - line_start;
+            let parent = if indent == 0 {
+                if !is_key {
+                    continue;
+                }
+                open.clear();
+                None
+            } else {
+                // The top-level key stays open: a nested key is never a top-level one.
+                while open.len() > 1 && open.last().is_some_and(|&(c, _)| c >= column) {
+                    open.pop();
+                }
+                match open.last() {
+                    Some(&(_, p)) => Some(p),
+                    // A nested key before any top-level one has no parent and is left out.
+                    None => continue,
+                }
+            };
+            let key = |start: usize, len: usize, parent, item, flow| Key {
                 line_start: line_start as u32,
                 name: (start as u32, (start + len) as u32),
                 parent,
                 line: i as u32,
+                item,
+                flow,
             };
-            if indent == 0 {
-                parent = Some(Some(keys.len() as u32));
-                keys.push(key(None));
-            } else if let Some(Some(p)) = parent {
-                // A nested key before any top-level one has no parent and is left out.
-                keys.push(key(Some(p)));
+            // A flow mapping on the line: the key's value, or the list item itself.
+            let (flow, parent, item) = if is_key {
+                open.push((column, keys.len() as u32));
+                keys.push(key(at(trimmed), len, parent, item, false));
+                let value = trimmed[len + 1..].trim_start();
+                (value, Some(keys.len() as u32 - 1), false)
+            } else {
+                (trimmed, parent, item)
+            };
+            if flow.starts_with('{') {
+                for (n, (start, len)) in flow_keys(flow).into_iter().enumerate() {
+                    keys.push(key(at(flow) + start, len, parent, item && n == 0, true));
+                }
             }
         }
         FieldLines {
@@ -293,7 +335,7 @@ impl FieldLines {
     /// next line, `Grace Hopper`, read as one name `Ada Lovelace Grace Hopper`), a quoted
     /// one broken over lines, or a block scalar (`>`, `|`).
     pub(crate) fn folds(&self, field: &str) -> bool {
-        let Some(key) = self.key(field) else {
+        let Some(key) = self.key(field).filter(|k| !k.flow) else {
             return false;
         };
         let mut lines = self.yaml[key.line_start as usize..].lines();
@@ -324,14 +366,29 @@ impl FieldLines {
         false
     }
 
-    /// The first key `field` (dotted) names.
+    /// The first key `field` (dotted, at any depth; a list index such as `sources[1]` is
+    /// not told apart from the list's first item) names.
     fn key(&self, field: &str) -> Option<&Key> {
-        self.keys.iter().find(|k| match k.parent {
-            None => self.name(k) == field,
-            Some(p) => (field.strip_prefix(self.name(&self.keys[p as usize])))
-                .and_then(|rest| rest.strip_prefix('.'))
-                .is_some_and(|rest| rest == self.name(k)),
-        })
+        self.keys.iter().find(|k| self.is_at(k, field))
+    }
+
+    /// Whether `key` is the one `field` (dotted) names, its parents included.
+    fn is_at<'a>(&'a self, mut key: &'a Key, mut field: &str) -> bool {
+        loop {
+            let (up, last) = match field.rsplit_once('.') {
+                Some((up, last)) => (Some(up), last),
+                None => (None, field),
+            };
+            let last = last.split_once('[').map_or(last, |(name, _)| name);
+            if last != self.name(key) {
+                return false;
+            }
+            match (key.parent, up) {
+                (None, None) => return true,
+                (Some(p), Some(up)) => (key, field) = (&self.keys[p as usize], up),
+                _ => return false,
+            }
+        }
     }
 
     fn name(&self, key: &Key) -> &str {
@@ -340,16 +397,61 @@ impl FieldLines {
 
     /// Each key with the top-level key it sits under (`None` for a top-level key) and its
     /// whole-file line, in file order.
+    #[cfg(test)]
     fn keys(&self) -> impl Iterator<Item = (Option<&str>, &str, usize)> {
         self.keys.iter().map(|k| {
-            let parent = k.parent.map(|p| self.name(&self.keys[p as usize]));
-            (parent, self.name(k), self.first_line + k.line as usize)
+            let mut top = k.parent;
+            while let Some(up) = top.and_then(|p| self.keys[p as usize].parent) {
+                top = Some(up);
+            }
+            let top = top.map(|p| self.name(&self.keys[p as usize]));
+            (top, self.name(k), self.first_line + k.line as usize)
         })
     }
 }
 
 fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// How many key characters `text` starts with.
+fn key_len(text: &[u8]) -> usize {
+    text.iter().take_while(|&&b| is_key_char(b.into())).count()
+}
+
+/// The keys of the flow mapping `text` starts with (`{id: time, heading: "Time"}`), as
+/// offsets into `text`: its own keys, not those of a mapping inside it (a quoted key is not
+/// read); none when it does not close on the line.
+fn flow_keys(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut keys = Vec::new();
+    let (mut depth, mut quote, mut expect_key) = (0usize, None, false);
+    let mut i = 0;
+    while let Some(&c) = bytes.get(i) {
+        match (quote, c) {
+            (Some(b'"'), b'\\') => i += 1,
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => (quote, expect_key) = (Some(c), false),
+            (None, b'{' | b'[') => (depth, expect_key) = (depth + 1, depth == 0),
+            (None, b'}' | b']') if depth == 1 => return keys,
+            (None, b'}' | b']') => depth = depth.saturating_sub(1),
+            (None, b',') => expect_key = depth == 1,
+            (None, b' ' | b'\t') => {}
+            (None, _) if expect_key => {
+                let len = key_len(&bytes[i..]);
+                if len > 0 && bytes.get(i + len) == Some(&b':') {
+                    keys.push((i, len));
+                }
+                expect_key = false;
+                i += len.max(1);
+                continue;
+            }
+            (None, _) => {}
+        }
+        i += 1;
+    }
+    Vec::new()
 }
 
 /// A YAML problem, located in the whole file.
@@ -366,15 +468,17 @@ pub(crate) struct YamlProblem {
 }
 
 /// Parses the YAML of a split file into `RawFrontMatter`. An unknown field is reported with
-/// every other unknown top-level field of the file, each at its line, so a file with three
-/// typos takes one run, not three.
+/// every other unknown field of the file, at any depth, each once at its line, so a file
+/// with three typos takes one run, not three.
 pub(crate) fn parse(split: &Split<'_>) -> Result<RawFrontMatter, Vec<YamlProblem>> {
     parse_one(split).map_err(|first| {
         if unknown_field_name(&first.message).is_none() {
             return vec![first];
         }
-        let mut all = unknown_top_level_fields(split);
-        if !all.iter().any(|p| p.line == first.line) {
+        let mut all = unknown_fields(split);
+        // serde's own report, unless the scan found it too (it reads no flow mapping that
+        // runs over several lines).
+        if !(all.iter()).any(|p| p.line == first.line || p.field == first.field) {
             all.push(first);
         }
         all.sort_by_key(|p| p.line);
@@ -382,80 +486,89 @@ pub(crate) fn parse(split: &Split<'_>) -> Result<RawFrontMatter, Vec<YamlProblem
     })
 }
 
-/// Every top-level key of the front matter that `RawFrontMatter` does not have.
-fn unknown_top_level_fields(split: &Split<'_>) -> Vec<YamlProblem> {
-    let allowed = struct_fields::<RawFrontMatter>();
-    (unknown_top_level_keys(split.yaml, split.yaml_line, allowed).into_iter())
-        .map(|(line, name, help)| YamlProblem {
-            line,
-            message: format!("unknown field `{name}`"),
-            field: Some(name),
-            help: Some(help),
+/// Every key of the front matter, at any depth, that `RawFrontMatter` does not have.
+fn unknown_fields(split: &Split<'_>) -> Vec<YamlProblem> {
+    let known = FieldTree::of::<RawFrontMatter>();
+    (unknown_keys(split.yaml, split.yaml_line, &known).into_iter())
+        .map(|unknown| YamlProblem {
+            line: unknown.line,
+            message: format!("unknown field `{}`", unknown.name),
+            field: Some(unknown.path),
+            help: Some(unknown.help),
         })
         .collect()
 }
 
-/// Each top-level key of `yaml` (whose first line is whole-file line `first_line`) that is
-/// not in `allowed`, from the key index (a line scan: no second YAML parse): its line, its
-/// name, and a help naming the nearest allowed key (or all of them). For a file serde
-/// stopped at the first unknown key of (front matter, a kernel manifest).
-pub(crate) fn unknown_top_level_keys(
-    yaml: &str,
-    first_line: usize,
-    allowed: &[&str],
-) -> Vec<(usize, String, String)> {
+/// A key that the struct reading its map does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnknownKey {
+    /// Whole-file line.
+    pub(crate) line: usize,
+    /// The key as written.
+    pub(crate) name: String,
+    /// Its dotted path, list items numbered from 0: `sources[1].titel`.
+    pub(crate) path: String,
+    /// Names the nearest key its map allows, or all of them.
+    pub(crate) help: String,
+}
+
+/// Each key of `yaml` (whose first line is whole-file line `first_line`), at any depth, that
+/// the struct `known` describes for its map does not have, from the key index (a line scan:
+/// no second YAML parse). For a file serde stopped at the first unknown key of (front matter,
+/// a kernel manifest). Keys under an unknown key, or in a map no struct reads (a manifest's
+/// `constants`), are not judged.
+pub(crate) fn unknown_keys(yaml: &str, first_line: usize, known: &FieldTree) -> Vec<UnknownKey> {
     let lines = FieldLines::index(yaml, first_line);
-    lines
-        .keys()
-        .filter(|(parent, name, _)| parent.is_none() && !allowed.contains(name))
-        .map(|(_, name, line)| {
-            let closest = (allowed.iter())
-                .min_by_key(|c| strsim::levenshtein(name, c))
-                .filter(|c| strsim::levenshtein(name, c) <= 3);
-            let help = match closest {
-                Some(c) => format!("did you mean `{c}`?"),
-                None => format!(
-                    "the fields allowed here are {}",
-                    (allowed.iter().map(|f| format!("`{f}`")))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            (line, name.to_string(), help)
-        })
-        .collect()
+    // Per key: the fields its value's map allows (when a struct reads it), its dotted path,
+    // and the list item of its value that its children are in.
+    let mut maps: Vec<Option<&FieldTree>> = Vec::with_capacity(lines.keys.len());
+    let mut paths: Vec<String> = Vec::with_capacity(lines.keys.len());
+    let mut items: Vec<Option<u32>> = vec![None; lines.keys.len()];
+    let mut unknown = Vec::new();
+    for key in &lines.keys {
+        let name = lines.name(key);
+        let (within, path) = match key.parent {
+            None => (Some(known), name.to_string()),
+            Some(p) => {
+                let p = p as usize;
+                if key.item {
+                    items[p] = Some(items[p].map_or(0, |i| i + 1));
+                }
+                let item = items[p].map(|i| format!("[{i}]")).unwrap_or_default();
+                (maps[p], format!("{}{item}.{name}", paths[p]))
+            }
+        };
+        let map = within.and_then(|m| {
+            if !m.names.contains(&name) {
+                unknown.push(UnknownKey {
+                    line: first_line + key.line as usize,
+                    name: name.to_string(),
+                    help: nearest_field(name, m.names),
+                    path: path.clone(),
+                });
+            }
+            m.nested(name)
+        });
+        maps.push(map);
+        paths.push(path);
+    }
+    unknown
 }
 
-/// The field names a derived `Deserialize` struct accepts, as serde hands them to the
-/// deserializer (read by a deserializer that only records them).
-pub(crate) fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
-    struct Fields(&'static [&'static str]);
-    impl<'de> serde::Deserializer<'de> for &mut Fields {
-        type Error = serde::de::value::Error;
-        fn deserialize_any<V: serde::de::Visitor<'de>>(
-            self,
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            Err(serde::de::Error::custom("not a struct"))
-        }
-        fn deserialize_struct<V: serde::de::Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0 = fields;
-            Err(serde::de::Error::custom("fields read"))
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
-            identifier ignored_any
-        }
+/// The help for an unknown key `name` where `allowed` are the keys: the nearest, or all.
+fn nearest_field(name: &str, allowed: &[&str]) -> String {
+    let closest = (allowed.iter())
+        .min_by_key(|c| strsim::levenshtein(name, c))
+        .filter(|c| strsim::levenshtein(name, c) <= 3);
+    match closest {
+        Some(c) => format!("did you mean `{c}`?"),
+        None => format!(
+            "the fields allowed here are {}",
+            (allowed.iter().map(|f| format!("`{f}`")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
-    let mut fields = Fields(&[]);
-    let _ = T::deserialize(&mut fields);
-    fields.0
 }
 
 fn parse_one(split: &Split<'_>) -> Result<RawFrontMatter, YamlProblem> {
@@ -725,6 +838,78 @@ mod tests {
     }
 
     #[test]
+    fn every_unknown_field_at_any_depth_is_said_once_with_its_path() {
+        let text = "---\ntitle: a\nbyline:\n  writen_by: x\ndiagram:\n  map:\n    knd: shared\n  \
+                    highlight: {row: 1, colum: 2}\n  wdth: 3\nsources:\n  - {title: t, url: u}\n  \
+                    - title: t\n    ulr: u\nbyline2:\n  zz: 1\n---\nbody\n";
+        let problems = parse(&split(text).unwrap()).expect_err("must fail");
+        let said: Vec<_> = (problems.iter())
+            .map(|p| {
+                (
+                    p.line,
+                    p.field.as_deref().unwrap(),
+                    p.help.as_deref().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            said[..5],
+            [
+                (4, "byline.writen_by", "did you mean `written_by`?"),
+                (7, "diagram.map.knd", "did you mean `kind`?"),
+                (8, "diagram.highlight.colum", "did you mean `column`?"),
+                (9, "diagram.wdth", "did you mean `width`?"),
+                (13, "sources[1].ulr", "did you mean `url`?"),
+            ],
+            "{problems:?}"
+        );
+        // An unknown map's own keys are not judged.
+        assert_eq!(said.len(), 6, "{problems:?}");
+        assert_eq!(said[5].1, "byline2");
+    }
+
+    #[test]
+    fn the_field_tree_reaches_every_nested_struct() {
+        let tree = FieldTree::of::<RawFrontMatter>();
+        let at = |path: &str| {
+            (path.split('.'))
+                .try_fold(&tree, |t, f| t.nested(f))
+                .map(|t| t.names)
+        };
+        assert!(tree.names.contains(&"byline"), "{tree:?}");
+        assert!(at("byline").unwrap().contains(&"reviewed_by"), "{tree:?}");
+        assert!(at("diagram").unwrap().contains(&"alt"), "{tree:?}");
+        assert!(at("diagram.map").unwrap().contains(&"kind"), "{tree:?}");
+        assert!(
+            at("diagram.highlight").unwrap().contains(&"column"),
+            "{tree:?}"
+        );
+        assert!(at("sources").unwrap().contains(&"url"), "{tree:?}");
+        assert_eq!(at("title"), None);
+        assert_eq!(at("byline.written_by"), None, "an untagged enum is a leaf");
+    }
+
+    #[track_caller]
+    fn flow_case(text: &str, keys: &[&str]) {
+        let found: Vec<_> = (flow_keys(text).into_iter())
+            .map(|(start, len)| &text[start..start + len])
+            .collect();
+        assert_eq!(found, keys, "{text}");
+    }
+
+    #[test]
+    fn a_flow_mapping_s_own_keys_are_read() {
+        flow_case("{a: 1, b: [x, y: 2], c: {d: 1}}", &["a", "b", "c"]);
+        flow_case(
+            "{ id: time, heading: \"a, e: b\" }  # c: d",
+            &["id", "heading"],
+        );
+        flow_case("{'q': 1, \"r\\\": s\": 2, b: 2}", &["b"]);
+        flow_case("{a: 1, b: 2", &[]);
+        flow_case("{é: 1, ü-x: 2, ok: 3}", &["ok"]);
+    }
+
+    #[test]
     fn a_tab_is_called_a_tab_at_its_line() {
         let p = parse(&split("---\ntitle: Tab\n\tterm: x\n---\nbody\n").unwrap())
             .expect_err("must fail")
@@ -777,6 +962,14 @@ mod tests {
         assert_eq!(lines.of("byline.url"), 9);
         assert_eq!(lines.of("url"), 11, "a nested key is not a top-level one");
         assert_eq!(lines.of("note"), 4, "a comment is not a key");
+        let lines = FieldLines::index(
+            "diagram:\n  map:\n    kind: shared\n  highlight: {row: 1, column: 2}\n  kind: x\n",
+            2,
+        );
+        assert_eq!(lines.of("diagram.map.kind"), 4);
+        assert_eq!(lines.of("diagram.kind"), 6);
+        assert_eq!(lines.of("diagram.highlight.column"), 5);
+        assert_eq!(lines.of("diagram.map.word"), 3);
     }
 
     /// The keys as they were read before `keys` read them byte by byte: the same keys,

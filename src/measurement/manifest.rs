@@ -53,24 +53,33 @@ pub enum ManifestError {
 impl ManifestError {
     /// The problems as `check`, `build` and `measure --plan` report them, at `file`'s lines
     /// and fields (`text` is the manifest's text): an unknown field comes with every other
-    /// unknown top-level field of the file, each at its line with the nearest field's name.
+    /// unknown field of the file, at any depth, each once at its line with its dotted path
+    /// and the nearest field's name.
     pub(crate) fn diagnostics(self, file: &Path, text: &str) -> Vec<Diagnostic> {
-        use crate::content::front_matter::{struct_fields, unknown_top_level_keys};
-        if let ManifestError::Parse { error, .. } = &self
-            && error.to_string().starts_with("unknown field `")
-        {
-            let unknown = unknown_top_level_keys(text, 1, struct_fields::<Manifest>());
-            if !unknown.is_empty() {
-                return (unknown.into_iter())
-                    .map(|(line, name, help)| {
-                        Diagnostic::new(file, line, format!("unknown field `{name}`"))
-                            .field(name)
-                            .help(help)
-                    })
-                    .collect();
-            }
+        use crate::content::front_matter::{field_tree::FieldTree, unknown_keys};
+        let ManifestError::Parse { error, .. } = &self else {
+            return vec![self.diagnostic(file, text)];
+        };
+        // serde_norway prefixes a nested field's error with its path: "model: unknown field".
+        let message = error.to_string();
+        if !(message.starts_with("unknown field `") || message.contains(": unknown field `")) {
+            return vec![self.diagnostic(file, text)];
         }
-        vec![self.diagnostic(file, text)]
+        let serde_line = error.location().map(|l| l.line());
+        let unknown = unknown_keys(text, 1, &FieldTree::of::<Manifest>());
+        let mut all: Vec<Diagnostic> = (unknown.iter())
+            .map(|u| {
+                Diagnostic::new(file, u.line, format!("unknown field `{}`", u.name))
+                    .field(u.path.clone())
+                    .help(u.help.clone())
+            })
+            .collect();
+        // serde's own report, unless the scan found it too (it reads no flow mapping that
+        // runs over several lines).
+        if !unknown.iter().any(|u| Some(u.line) == serde_line) {
+            all.push(self.diagnostic(file, text));
+        }
+        all
     }
 
     /// The problem as one diagnostic at `file`'s line and field (`text` is the manifest's

@@ -469,3 +469,31 @@ fn verbose_names_the_config_the_site_s_theme_files_the_cache_and_the_stages() {
     assert_code(&both, 2);
     assert_stderr_has(&both, &["cannot be used with"]);
 }
+
+/// Unknown fields inside nested maps (the byline, the diagram, a source) are each reported
+/// in the same run as the others, at their own line, with their dotted path and the field
+/// meant: serde alone stops at the first.
+#[test]
+fn every_unknown_nested_field_is_reported_in_one_run_with_its_path() {
+    let site = Site::new();
+    let file = "content/glossary/x.md";
+    site.write(
+        file,
+        "---\ntitle: x\nbyline:\n  written_by: Ada\n  reviewd_by: Grace\ndiagram:\n  \
+         preset: bank-map\n  alt: a\n  highlight:\n    row: 1\n    colum: 2\nsources:\n  \
+         - title: t\n    url: https://e.org/\n  - titel: u\n    url: https://e.org/u\n---\n",
+    );
+    let o = site.run(&["check"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    for (line, field, name, meant) in [
+        (5, "byline.reviewd_by", "reviewd_by", "reviewed_by"),
+        (11, "diagram.highlight.colum", "colum", "column"),
+        (15, "sources[1].titel", "titel", "title"),
+    ] {
+        let said = format!("{file}:{line}: field `{field}`: unknown field `{name}`");
+        assert_eq!(err.matches(&said).count(), 1, "{said}\n{err}");
+        assert!(err.contains(&format!("did you mean `{meant}`?")), "{err}");
+    }
+    assert_eq!(err.matches("unknown field").count(), 3, "{err}");
+}

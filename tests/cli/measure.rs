@@ -367,6 +367,53 @@ fn broken_manifests_are_reported_with_their_files_and_lines() {
     assert!(stdout(&o).is_empty(), "{}", stdout(&o));
 }
 
+/// Unknown fields in a manifest's sub-sections (`model`, `sampling`, a table column) are
+/// each reported in one run at the manifest's own line, with the dotted path and the field
+/// meant, once each.
+#[test]
+fn every_unknown_nested_field_of_a_manifest_is_reported_in_one_run() {
+    let site = measured_site(false);
+    let manifest = "kernels/bank_conflicts.yaml";
+    site.write(
+        manifest,
+        site.read(manifest)
+            .replacen(
+                "  word: lane * stride\n",
+                "  word: lane * stride\n  wrod: lane\n",
+                1,
+            )
+            .replacen("  min_samples: 10\n", "  min_sampels: 10\n", 1)
+            .replacen(
+                "{ id: time, heading: \"Time\" }",
+                "{ id: time, heding: \"Time\" }",
+                1,
+            ),
+    );
+    let o = site.run(&["measure", "--plan"]);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    let text = site.read(manifest);
+    let line = |name: &str| {
+        1 + (text.lines())
+            .position(|l| l.contains(&format!("{name}:")))
+            .unwrap()
+    };
+    for (field, name, meant) in [
+        ("model.wrod", "wrod", "word"),
+        ("sampling.min_sampels", "min_sampels", "min_samples"),
+        ("table.columns[3].heding", "heding", "heading"),
+    ] {
+        let said = format!(
+            "{manifest}:{}: field `{field}`: unknown field `{name}`",
+            line(name)
+        );
+        assert_eq!(err.matches(&said).count(), 1, "{said}\n{err}");
+        assert!(err.contains(&format!("did you mean `{meant}`?")), "{err}");
+    }
+    assert_eq!(err.matches("unknown field").count(), 3, "{err}");
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+}
+
 #[test]
 fn plan_conflicts_with_gpu_and_compare() {
     let site = measured_site(true);
