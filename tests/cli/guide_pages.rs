@@ -13,8 +13,13 @@
 //! - `<!-- file: PATH -->` before any fence (as `tests/kernels_compile.rs` reads it too):
 //!   the reader writes the block's text to PATH.
 //!
-//! A `coursegen serve` command runs until the address in its comment answers, then is
-//! stopped with Ctrl-C (exit 130), as a reader stops it. The stand-ins in
+//! A ```` ```console ```` block is a transcript: its `$ ` lines are the commands, and the
+//! lines after each are what it prints (stdout and stderr), checked line for line — a
+//! duration (`296 ms`, `1.2 s`) matches any, and a line `...` any lines or none.
+//!
+//! A server — `coursegen serve`, `python3 -m http.server` — runs until its address (in the
+//! command's comment, or its default port) answers, then is stopped with Ctrl-C, as a
+//! reader stops it (`coursegen` exits 130, Python 0). The stand-ins in
 //! `guide_pages/stand-ins/` answer the few calls the pages make to the network or a GPU
 //! (`curl`, `wget`, `gh`, `coursegen verify https://…`, `coursegen measure --gpu`) and
 //! Slurm's `sbatch` and `srun`, each only as the pages call it, so that no test reaches the
@@ -48,7 +53,7 @@ type Line<'a> = (usize, &'a str);
 #[derive(Default)]
 struct Block {
     line: usize,
-    commands: Vec<(usize, String)>,
+    commands: Vec<Cmd>,
     setup: Vec<(usize, String)>,
     skip: Option<String>,
     exit: i32,
@@ -63,6 +68,14 @@ struct Markers {
     person: Option<String>,
     setup: Vec<(usize, String)>,
     file: Option<String>,
+}
+
+/// A command of a block: its first line, its text, and in a console block the output the
+/// page shows after it.
+struct Cmd {
+    line: usize,
+    text: String,
+    output: Option<Vec<String>>,
 }
 
 /// A step of a page's script: a block to run, or a file the reader writes.
@@ -151,9 +164,10 @@ fn steps(rel: &str, lines: &[Line]) -> Vec<Step> {
                 text,
             });
         } else if SHELL.contains(&lang) {
+            let indent = text.len() - text.trim_start().len();
             out.push(Step::Shell(Block {
                 line: at,
-                commands: commands(body, lang == "console"),
+                commands: commands(body, lang == "console", indent),
                 setup: taken.setup,
                 skip: taken.skip,
                 exit: taken.exit.unwrap_or(0),
@@ -191,25 +205,42 @@ fn closes(line: &str, fence: &str) -> bool {
 }
 
 /// The commands of a block, each with its first line (a `\` at a line's end continues it;
-/// lines of comment only are left out; in a console block only `$ ` lines are commands).
-fn commands(body: &[Line], console: bool) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
+/// lines of comment only are left out; in a console block only `$ ` lines are commands, and
+/// the lines after one, less the fence's `indent`, are its output).
+fn commands(body: &[Line], console: bool, indent: usize) -> Vec<Cmd> {
+    let mut out: Vec<Cmd> = Vec::new();
     let mut continued = false;
-    for &(at, line) in body {
-        let line = line.trim();
+    for &(at, raw) in body {
+        let line = raw.trim();
         if continued {
-            out.last_mut().unwrap().1.push_str(&format!("\n{line}"));
+            out.last_mut().unwrap().text.push_str(&format!("\n{line}"));
         } else {
             let command = match console {
                 true => line.strip_prefix("$ "),
                 false => Some(line),
             };
             match command {
-                Some(c) if !c.is_empty() && !c.starts_with('#') => out.push((at, c.to_string())),
+                Some(c) if !c.is_empty() && !c.starts_with('#') => out.push(Cmd {
+                    line: at,
+                    text: c.to_string(),
+                    output: console.then(Vec::new),
+                }),
+                None => {
+                    if let Some(o) = out.last_mut().and_then(|c| c.output.as_mut()) {
+                        o.push(raw.get(indent..).unwrap_or("").trim_end().to_string());
+                    }
+                    continue;
+                }
                 _ => continue,
             }
         }
         continued = line.ends_with('\\');
+    }
+    // Blank lines after the last output line are the block's, not the command's.
+    for o in out.iter_mut().filter_map(|c| c.output.as_mut()) {
+        while o.last().is_some_and(String::is_empty) {
+            o.pop();
+        }
     }
     out
 }
@@ -219,17 +250,39 @@ fn quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The first `http://127.0.0.1:PORT` of a `coursegen serve` command, or its default.
-fn served_port(command: &str) -> Option<String> {
-    if !command.contains("coursegen serve") {
-        return None;
+/// A command that serves until stopped: the port it answers on, its process's name, and
+/// its exit status when stopped with Ctrl-C.
+struct Server {
+    port: String,
+    name: &'static str,
+    exit: i32,
+}
+
+/// The server `command` starts, if any: `coursegen serve` (the first
+/// `http://127.0.0.1:PORT` it names, else 1111) or `python3 -m http.server [PORT]` (8000).
+fn server(command: &str) -> Option<Server> {
+    if command.contains("coursegen serve") {
+        let port = command
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect())
+            .unwrap_or_else(|| "1111".to_string());
+        return Some(Server {
+            port,
+            name: "coursegen",
+            exit: 130,
+        });
     }
-    let port = command
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect())
-        .unwrap_or_else(|| "1111".to_string());
-    Some(port)
+    let (_, args) = command.split_once("python3 -m http.server")?;
+    let port = (args.split_whitespace())
+        .take_while(|a| !a.starts_with('#'))
+        .find(|a| a.chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or("8000");
+    Some(Server {
+        port: port.to_string(),
+        name: "python3",
+        exit: 0,
+    })
 }
 
 /// The bash script that runs a page's steps; each command is followed by the check of its
@@ -261,23 +314,26 @@ fn script(rel: &str, steps: &[Step]) -> String {
                         quoted(&whence)
                     );
                 }
-                for (k, (at, command)) in b.commands.iter().enumerate() {
+                for (k, c) in b.commands.iter().enumerate() {
                     let want = if k + 1 == b.commands.len() { b.exit } else { 0 };
-                    let whence = format!("{rel}:{at}");
-                    let _ = writeln!(s, "guide_step {}", quoted(&format!("{whence}: {command}")));
-                    match served_port(command) {
-                        Some(port) => {
-                            let _ = writeln!(
-                                s,
-                                "guide_stop_when_served {port} &\n{command}\nguide_check_served $? {port} {}",
-                                quoted(&whence)
-                            );
-                        }
-                        None => {
-                            let _ =
-                                writeln!(s, "{command}\nguide_check $? {want} {}", quoted(&whence));
-                        }
-                    }
+                    let (command, whence) = (&c.text, quoted(&format!("{rel}:{}", c.line)));
+                    let _ = writeln!(
+                        s,
+                        "guide_step {}",
+                        quoted(&format!("{rel}:{}: {command}", c.line))
+                    );
+                    let _ = match (server(command), &c.output) {
+                        (Some(Server { port, name, exit }), _) => writeln!(
+                            s,
+                            "guide_stop_when_served {port} {name} &\n{command}\nguide_check_served $? {port} {exit} {whence}"
+                        ),
+                        (None, Some(output)) => writeln!(
+                            s,
+                            "{command} >\"$GUIDE_TMP/out\" 2>&1\nguide_check_output $? {want} {whence} {}",
+                            quoted(&output.join("\n"))
+                        ),
+                        (None, None) => writeln!(s, "{command}\nguide_check $? {want} {whence}"),
+                    };
                 }
             }
         }
@@ -440,4 +496,39 @@ fn every_shell_block_of_the_authors_pages_runs_as_the_page_says() {
         run * 100 >= total * MIN_PERCENT_RUN,
         "only {run} of {total} shell blocks run (at least {MIN_PERCENT_RUN} % must)"
     );
+}
+
+/// A console block is a transcript whose output is checked: a page that shows other output
+/// than the command prints fails, as one that shows the output does not (a duration matches
+/// any, `...` any lines); an indented block's lines are read without the list's indent.
+#[test]
+fn a_console_block_fails_when_its_command_prints_other_than_the_page_shows() {
+    let run = |shown: &str| {
+        let page = format!(
+            "- a list item:\n\n  ```console\n  $ printf 'note\\nbuilt in 1.25 s\\n  draft a\\n'\n{}  ```\n",
+            shown
+                .lines()
+                .map(|l| format!("  {l}\n"))
+                .collect::<String>()
+        );
+        let steps = steps("x.md", &counted_lines("x.md", &page));
+        run_page("x.md", &script("x.md", &steps))
+    };
+    for same in [
+        "note\nbuilt in 1.25 s\n  draft a\n",
+        "...\nbuilt in 296 ms\n  draft a\n",
+        "...\nnote\nbuilt in 3 s\n  draft a\n\n",
+    ] {
+        assert_eq!(run(same), None, "{same:?}");
+    }
+    for other in [
+        "note\nbuilt in 1.25 s\n",
+        "built in 1.25 s\n  draft a\n",
+        "note\nbuilt 3 pages in 1.25 s\n  draft a\n",
+        "note\nbuilt in 1.25 s\ndraft a\n",
+        "",
+    ] {
+        let failed = run(other).unwrap_or_else(|| panic!("passed: {other:?}"));
+        assert!(failed.contains("x.md:4: printed what is above"), "{failed}");
+    }
 }

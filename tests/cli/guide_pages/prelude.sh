@@ -6,6 +6,8 @@ export GIT_COMMITTER_NAME='Guide Test' GIT_COMMITTER_EMAIL=guide@example.org
 # The stand-ins' state: gh (tests/ci/gh-stub) and srun (tests/ci/srun-stub).
 export GH_STUB_DIR="$GUIDE_TMP/gh" SRUN_LOG="$GUIDE_TMP/srun.log"
 mkdir -p "$GH_STUB_DIR"
+# A page's `mktemp -d` makes its folder in the page's scratch folder, removed with it.
+export TMPDIR="$GUIDE_TMP"
 # The servers a page's setup started (guide_web_serve) stop with its script.
 trap 'for p in $(cat "$GUIDE_TMP/servers" 2>/dev/null); do kill "$p" 2>/dev/null; done' EXIT
 
@@ -22,8 +24,29 @@ guide_check() {
 # guide_as PERSON: what follows runs in PERSON's home (~/.ssh/ made).
 guide_as() { export HOME="$GUIDE_HOMES/$1"; mkdir -p "$HOME/.ssh"; }
 
-# guide_stop_when_served PORT (in the background): once 127.0.0.1:PORT answers, Ctrl-C the
-# server (a coursegen child of the page's shell), as a reader stops it; after 20 s, anyway.
+# guide_check_output STATUS WANT WHERE EXPECTED: the command at WHERE exited as the page says
+# and printed ($GUIDE_TMP/out) what the page shows after it: line for line, but that a
+# duration (`296 ms`, `1.2 s`) matches any and a line `...` any lines, or none.
+guide_check_output() {
+    cat "$GUIDE_TMP/out"
+    guide_check "$1" "$2" "$3"
+    python3 - "$GUIDE_TMP/out" "$4" "$3" <<'PY' || exit 1
+import re, sys
+got, want, where = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+duration = r"[0-9]+(?:\.[0-9]+)? m?s\b"
+def line(text):
+    if text == "...":
+        return r"(?:[^\n]*\n)*?"
+    return duration.join(re.escape(part) for part in re.split(duration, text)) + r"\n"
+got += "" if got.endswith("\n") or not got else "\n"
+if not re.fullmatch("".join(line(l) for l in want.split("\n") if want), got):
+    sys.exit(f"guide-test: {where}: printed what is above; the page shows:\n{want}")
+PY
+}
+
+# guide_stop_when_served PORT NAME (in the background): once 127.0.0.1:PORT answers, Ctrl-C
+# the server (a child of the page's shell named NAME), as a reader stops it; after 20 s,
+# anyway.
 guide_stop_when_served() {
     for _ in $(seq 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
@@ -32,18 +55,19 @@ guide_stop_when_served() {
         fi
         sleep 0.2
     done
-    pkill -INT -P $$ -x coursegen
+    pkill -INT -P $$ -x "$2"
 }
 
-# guide_check_served STATUS PORT WHERE: the server answered and stopped at Ctrl-C (130).
+# guide_check_served STATUS PORT WANT WHERE: the server answered and, stopped with Ctrl-C,
+# exited WANT.
 guide_check_served() {
     wait
     if [ ! -e "$GUIDE_TMP/served-$2" ]; then
-        echo "guide-test: $3: nothing answered at http://127.0.0.1:$2 (exit $1)" >&2
+        echo "guide-test: $4: nothing answered at http://127.0.0.1:$2 (exit $1)" >&2
         exit 1
     fi
     rm -f "$GUIDE_TMP/served-$2"
-    guide_check "$1" 130 "$3 (stopped with Ctrl-C)"
+    guide_check "$1" "$3" "$4 (stopped with Ctrl-C)"
 }
 
 # guide_course [DIR]: a course `coursegen init` made in DIR (default: course), committed
@@ -51,6 +75,16 @@ guide_check_served() {
 guide_course() {
     coursegen init "${1:-course}" >/dev/null && cd "${1:-course}" &&
         git init -q && git add -A && git commit -qm 'coursegen init'
+}
+
+# guide_checkout: a checkout of this repository (its course and `.ci/` scripts, as the
+# working tree has them) in ./coursegen, whose scripts use the coursegen under test
+# (COURSEGEN); the shell is left in it.
+guide_checkout() {
+    mkdir coursegen &&
+        (cd "$GUIDE_REPO" && git ls-files -z -- .ci content kernels measurements templates static \
+            assets coursegen.toml | tar --null -T - -cf -) | tar -xf - -C coursegen &&
+        cd coursegen && export COURSEGEN="$GUIDE_COURSEGEN"
 }
 
 # guide_key PERSON: an unencrypted ~/.ssh/id_ed25519 in PERSON's home.
