@@ -2,9 +2,12 @@
 # The release workflow's and the action's steps, run locally (tests/ci/run runs this) on the
 # debug binary in $1 standing in for a release build:
 #
-#   .ci/release-package   packs an archive and its .sha256 (BIN= the binary given)
+#   .ci/release-package   packs an archive and its .sha256 (BIN= the binary given); with
+#                         GLIBC_FLOOR, builds a Linux target with `cargo zigbuild` for that
+#                         glibc (through a `cargo` stand-in), without it `cargo build`
 #   .ci/release-checksums joins them into SHA256SUMS, refusing a corrupted archive
-#   .ci/release-smoke     the Linux archive links no CUDA library and builds this course
+#   .ci/release-smoke     the Linux archive links no CUDA library, needs no glibc newer than
+#                         GLIBC_FLOOR (a floor below the binary's refused) and builds this course
 #   .ci/release-publish   (.ci/release-publish-tag) creates, then updates, the release
 #                         through a `gh` stand-in; refuses a tag that is no version, or
 #                         not Cargo.toml's (the version `init` pins courses to)
@@ -41,8 +44,45 @@ if .ci/release-checksums "$t/corrupt" >/dev/null 2>&1; then fail "release-checks
 (cd "$t/dist" && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not verify"
 ls "$t/dist"/*.sha256 >/dev/null 2>&1 && fail "per-archive .sha256 files left behind"
 
+echo "-- release-package: Linux linked for GLIBC_FLOOR's glibc with cargo zigbuild"
+mkdir -p "$t/cargo"
+cat >"$t/cargo/cargo" <<'STUB'
+#!/usr/bin/env bash
+# Stand-in cargo: logs its arguments and leaves the given binary where a build would.
+echo "$*" >>"$CARGO_LOG"
+mkdir -p "$CARGO_TARGET_DIR/$TARGET/release" && cp "$STUB_BIN" "$CARGO_TARGET_DIR/$TARGET/release/coursegen"
+STUB
+printf '#!/bin/sh\n' >"$t/cargo/cargo-zigbuild"
+chmod +x "$t/cargo/cargo" "$t/cargo/cargo-zigbuild"
+package() { # GLIBC_FLOOR: packs through the stand-in; prints the cargo command it ran
+    : >"$t/cargo/log"
+    PATH="$t/cargo:$PATH" CARGO_LOG="$t/cargo/log" CARGO_TARGET_DIR="$t/target" STUB_BIN="$bin" \
+        GLIBC_FLOOR="$1" TARGET=$linux .ci/release-package "$t/built" >/dev/null
+    cat "$t/cargo/log"
+}
+[ "$(package 2.17)" = "zigbuild --release --locked --bin coursegen --target $linux.2.17" ] ||
+    fail "GLIBC_FLOOR=2.17 did not build with cargo zigbuild for glibc 2.17: $(cat "$t/cargo/log")"
+[ "$(package '')" = "build --release --locked --bin coursegen --target $linux" ] ||
+    fail "without GLIBC_FLOOR the build is not a plain cargo build: $(cat "$t/cargo/log")"
+for tool in ziglang cargo-zigbuild; do
+    grep -q "^$tool==.*\\\\\$" .ci/zigbuild-requirements.txt || fail ".ci/zigbuild-requirements.txt does not pin $tool"
+done
+[ "$(grep -c -- '--hash=sha256:' .ci/zigbuild-requirements.txt)" = 4 ] ||
+    fail ".ci/zigbuild-requirements.txt lacks a hash of each wheel (x86_64, aarch64)"
+
 echo "-- release-smoke"
 .ci/release-smoke "$t/dist/coursegen-$linux.tar.gz" >/dev/null
+if GLIBC_FLOOR=2.2.5 .ci/release-smoke "$t/dist/coursegen-$linux.tar.gz" >/dev/null 2>"$t/err"; then
+    fail "release-smoke passed a binary that needs a newer glibc than GLIBC_FLOOR"
+fi
+grep -q "newer than GLIBC_FLOOR 2.2.5" "$t/err" || fail "the glibc floor refused without saying why: $(cat "$t/err")"
+python3 - <<'PY' || fail "release.yml does not build and smoke-test both Linux binaries for GLIBC_FLOOR"
+import yaml
+w = yaml.safe_load(open(".github/workflows/release.yml"))
+assert w["env"]["GLIBC_FLOOR"] == "2.17", w["env"]
+linux = lambda job: {m["target"] for m in w["jobs"][job]["strategy"]["matrix"]["include"] if "linux" in m["target"]}
+assert linux("build") == linux("smoke") == {"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"}
+PY
 
 echo "-- release-publish through a gh stand-in"
 mkdir -p "$t/gh"
