@@ -3,7 +3,11 @@
 //!   sets it), else `git rev-parse` of the checkout, else the version alone (a build from
 //!   crates.io has no git);
 //! - a rebuild when a file of the built-in theme (`templates/`, `static/`) or of `init/` or
-//!   `init-gpu/` is added or removed: `include_dir!` alone sees only edits of files it embedded.
+//!   `init-gpu/` is added or removed: `include_dir!` alone sees only edits of files it embedded;
+//! - the built-in scripts as the output ships them: each `static/*.js` minified into
+//!   `$OUT_DIR/shipped/` (`theme::shipped`), while `static/` keeps the readable source that
+//!   authors read and `coursegen eject` writes.
+use std::path::Path;
 use std::process::Command;
 
 fn main() {
@@ -11,6 +15,7 @@ fn main() {
         println!("cargo:rerun-if-changed={dir}");
     }
     println!("cargo:rerun-if-env-changed=COURSEGEN_COMMIT");
+    minify_static(&Path::new(&std::env::var("OUT_DIR").unwrap()).join("shipped"));
     let commit = std::env::var("COURSEGEN_COMMIT")
         .ok()
         .filter(|c| !c.is_empty())
@@ -23,6 +28,28 @@ fn main() {
         _ => version.to_string(),
     };
     println!("cargo:rustc-env=COURSEGEN_LONG_VERSION={long}");
+}
+
+/// Writes each built-in script minified into `out`: comments and whitespace removed, every
+/// token kept (rustdoc's minifier, as rustdoc ships its own scripts; names are not shortened,
+/// so a reader's stack trace names the source's functions). A script it cannot read fails
+/// the compile, naming the file.
+fn minify_static(out: &Path) {
+    // Afresh, so that a script removed from static/ is not shipped from an older build.
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(out).unwrap();
+    let mut names: Vec<_> = std::fs::read_dir("static")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".js"))
+        .collect();
+    names.sort();
+    for name in names {
+        let source = std::fs::read_to_string(Path::new("static").join(&name)).unwrap();
+        let minified = minifier::js::minify(&source)
+            .unwrap_or_else(|e| panic!("static/{name}: the minifier refused it: {e}"));
+        std::fs::write(out.join(&name), minified.to_string()).unwrap();
+    }
 }
 
 /// The checkout's short commit; `None` outside git. (Whether the tree is dirty is left out:

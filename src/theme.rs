@@ -3,7 +3,8 @@
 //! `init-gpu/`, those `init --gpu` adds). A site's own
 //! file of the same path under `templates/` or `static/` overrides a built-in one; an
 //! override is admitted by what it resolves to (`content::admit`), the built-in files are
-//! trusted.
+//! trusted. The built-in scripts ship minified (`shipped`); `static/` and `eject` keep them
+//! readable.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,8 @@ use crate::content::admit::{Purpose, Refusal, SiteRoot};
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The built-in static files (`static/` of this repository at compile time).
 static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/static");
+/// The built-in scripts as the output gets them: `static/*.js` minified by build.rs.
+static SHIPPED: Dir<'static> = include_dir!("$OUT_DIR/shipped");
 /// What `coursegen init` writes (`init/` of this repository at compile time).
 static INIT: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/init");
 /// What `coursegen init --gpu` adds: the course's measure CI (`init-gpu/`).
@@ -99,6 +102,28 @@ pub(crate) fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
         "templates" => embedded(&TEMPLATES),
         "static" => embedded(&STATIC),
         _ => Vec::new(),
+    }
+}
+
+/// What the output gets for static file `rel`: a built-in script as the theme ships it
+/// (minified: `SHIPPED`), and so is a site's file that is byte for byte the built-in source
+/// (what `coursegen eject` wrote, unedited, or this repository's own `static/`); any other
+/// file as it is. A site's edited script ships as written.
+pub(crate) fn shipped(rel: &str, source: Source) -> Source {
+    let (Some(min), Some(readable)) = (SHIPPED.get_file(rel), STATIC.get_file(rel)) else {
+        return source;
+    };
+    let as_builtin = match &source {
+        Source::Builtin(..) => true,
+        // Lengths first: a large site file is not read to learn it differs.
+        Source::File(p) => {
+            std::fs::metadata(p).is_ok_and(|m| m.len() == readable.contents().len() as u64)
+                && std::fs::read(p).is_ok_and(|own| own == readable.contents())
+        }
+    };
+    match min.path().to_str() {
+        Some(path) if as_builtin => Source::Builtin("static", path, min.contents()),
+        _ => source,
     }
 }
 

@@ -321,6 +321,45 @@ fn an_ejected_theme_builds_what_the_built_in_one_builds() {
     assert_ne!(site.read("templates/404.html"), "changed");
 }
 
+/// The built-in scripts ship minified (issue 51): no comment or line break left, at most two
+/// thirds of the source's bytes, every named function kept; `eject` (above) still writes the
+/// readable source, and a site's edited copy ships as the site wrote it.
+#[test]
+fn the_built_in_scripts_ship_minified_and_an_edited_copy_as_written() {
+    let site = bare();
+    with_entries(&site);
+    let out = built(&site, &[]);
+    for name in ["site.js", "copy.js"] {
+        let source = std::fs::read_to_string(repo().join("static").join(name)).unwrap();
+        let shipped = std::str::from_utf8(&out[Path::new(name)]).unwrap();
+        assert!(
+            shipped.len() * 3 <= source.len() * 2,
+            "{name}: {} bytes shipped of the source's {}",
+            shipped.len(),
+            source.len()
+        );
+        assert!(!shipped.contains('\n'), "{name} ships its line breaks");
+        let comment = source.lines().find_map(|l| l.trim().strip_prefix("// "));
+        assert!(
+            !shipped.contains(comment.unwrap()),
+            "{name} ships {comment:?}"
+        );
+        let names = source
+            .split("function ")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('(').map(|(n, _)| n))
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        for f in names {
+            let call = format!("function {f}(");
+            assert!(shipped.contains(&call), "{name} lost `{call}`");
+        }
+    }
+    let source = std::fs::read_to_string(repo().join("static/site.js")).unwrap();
+    let edited = format!("{source}\n// The course's own line.\n");
+    site.write("static/site.js", &edited);
+    assert_eq!(built(&site, &[])[Path::new("site.js")], edited.as_bytes());
+}
+
 /// This repository's course, built with its own templates/ and static/ and with the
 /// built-in theme alone: the same bytes.
 #[test]

@@ -1,5 +1,6 @@
 //! The files a build copies as they are: the theme's static files (built-in, or the site's
-//! `static/` file of the same path) to the output root, and the assets found
+//! `static/` file of the same path; the built-in scripts minified, `theme::shipped`) to the
+//! output root, and the assets found
 //! under `content/` beside their pages. Listed in the check stage (links may point at them,
 //! and SVGs are checked by `sanitize::check_svg`), copied by the write stage.
 use std::path::{Path, PathBuf};
@@ -36,7 +37,7 @@ pub(crate) fn copies(
     copies.extend(
         theme
             .into_iter()
-            .map(|(rel, src)| (PathBuf::from(rel), src)),
+            .map(|(rel, src)| (PathBuf::from(&rel), crate::theme::shipped(&rel, src))),
     );
     for (rel, abs) in assets {
         if let Err(why) = site.admit(abs, Purpose::Asset) {
