@@ -4,9 +4,9 @@
 //!   crates.io has no git);
 //! - a rebuild when a file of the built-in theme (`templates/`, `static/`) or of `init/` or
 //!   `init-gpu/` is added or removed: `include_dir!` alone sees only edits of files it embedded;
-//! - the built-in scripts as the output ships them: each `static/*.js` minified into
-//!   `$OUT_DIR/shipped/` (`theme::shipped`), while `static/` keeps the readable source that
-//!   authors read and `coursegen eject` writes.
+//! - the built-in scripts and stylesheets as the output ships them: each `static/*.js` and
+//!   `static/*.css` minified into `$OUT_DIR/shipped/` (`theme::shipped`), while `static/`
+//!   keeps the readable source that authors read and `coursegen eject` writes.
 use std::path::Path;
 use std::process::Command;
 
@@ -30,10 +30,10 @@ fn main() {
     println!("cargo:rustc-env=COURSEGEN_LONG_VERSION={long}");
 }
 
-/// Writes each built-in script minified into `out`: comments and whitespace removed, every
-/// token kept (rustdoc's minifier, as rustdoc ships its own scripts; names are not shortened,
-/// so a reader's stack trace names the source's functions). A script it cannot read fails
-/// the compile, naming the file.
+/// Writes each built-in script and stylesheet minified into `out`: comments and whitespace
+/// removed, every token kept (rustdoc's minifier, as rustdoc ships its own files; names are
+/// not shortened, so a reader's stack trace names the source's functions). A file it refuses
+/// fails the compile, naming the file.
 fn minify_static(out: &Path) {
     // Afresh, so that a script removed from static/ is not shipped from an older build.
     let _ = std::fs::remove_dir_all(out);
@@ -41,14 +41,19 @@ fn minify_static(out: &Path) {
     let mut names: Vec<_> = std::fs::read_dir("static")
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".js"))
+        .filter(|n| n.ends_with(".js") || n.ends_with(".css"))
         .collect();
     names.sort();
     for name in names {
         let source = std::fs::read_to_string(Path::new("static").join(&name)).unwrap();
-        let minified = minifier::js::minify(&source)
-            .unwrap_or_else(|e| panic!("static/{name}: the minifier refused it: {e}"));
-        std::fs::write(out.join(&name), minified.to_string()).unwrap();
+        let minified = if name.ends_with(".js") {
+            minifier::js::minify(&source).map(|m| m.to_string())
+        } else {
+            minifier::css::minify(&source).map(|m| m.to_string())
+        };
+        let minified =
+            minified.unwrap_or_else(|e| panic!("static/{name}: the minifier refused it: {e}"));
+        std::fs::write(out.join(&name), minified).unwrap();
     }
 }
 

@@ -3,8 +3,8 @@
 //! `init-gpu/`, those `init --gpu` adds). A site's own
 //! file of the same path under `templates/` or `static/` overrides a built-in one; an
 //! override is admitted by what it resolves to (`content::admit`), the built-in files are
-//! trusted. The built-in scripts ship minified (`shipped`); `static/` and `eject` keep them
-//! readable.
+//! trusted. The built-in scripts and stylesheets ship minified (`shipped`); `static/` and
+//! `eject` keep them readable.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,8 @@ use crate::content::admit::{Purpose, Refusal, SiteRoot};
 static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 /// The built-in static files (`static/` of this repository at compile time).
 static STATIC: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/static");
-/// The built-in scripts as the output gets them: `static/*.js` minified by build.rs.
+/// The built-in scripts and stylesheets as the output gets them: `static/*.js` and
+/// `static/*.css` minified by build.rs.
 static SHIPPED: Dir<'static> = include_dir!("$OUT_DIR/shipped");
 /// What `coursegen init` writes (`init/` of this repository at compile time).
 static INIT: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/init");
@@ -105,10 +106,10 @@ pub(crate) fn builtin(folder: &str) -> Vec<(&'static str, &'static [u8])> {
     }
 }
 
-/// What the output gets for static file `rel`: a built-in script as the theme ships it
-/// (minified: `SHIPPED`), and so is a site's file that is byte for byte the built-in source
-/// (what `coursegen eject` wrote, unedited, or this repository's own `static/`); any other
-/// file as it is. A site's edited script ships as written.
+/// What the output gets for static file `rel`: a built-in script or stylesheet as the theme
+/// ships it (minified: `SHIPPED`), and so is a site's file that is byte for byte the built-in
+/// source (what `coursegen eject` wrote, unedited, or this repository's own `static/`); any
+/// other file as it is. A site's edited script or stylesheet ships as written.
 pub(crate) fn shipped(rel: &str, source: Source) -> Source {
     let (Some(min), Some(readable)) = (SHIPPED.get_file(rel), STATIC.get_file(rel)) else {
         return source;

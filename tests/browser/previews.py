@@ -266,3 +266,84 @@ def check_diagram_alt_once(browser, base, path="/glossary/shared-memory-bank/"):
             and n.get("role", {}).get("value") not in ("StaticText", "InlineTextBox", "generic", "figure")]
     assert not said, f"the alt text is also said as: {said}"
     ctx.close()
+
+
+# Every computed property of every element and of its ::before and ::after, in document order:
+# the element count and the SHA-256 of them all, or (full) one text an element, a line a property.
+_STYLES = """async (full) => {
+  const all = document.querySelectorAll("*");
+  const line = (i) => {
+    let text = all[i].tagName;
+    for (const pseudo of [null, "::before", "::after"]) {
+      const s = getComputedStyle(all[i], pseudo);
+      // A ::before or ::after with no content is not drawn: its content says so.
+      if (pseudo && (s.content === "none" || s.content === "normal")) {
+        text += "\\n" + pseudo + " none";
+        continue;
+      }
+      // Custom properties hold their tokens as written, spaces included; the properties
+      // that use them are compared with them substituted.
+      for (let j = 0; j < s.length; j++) {
+        if (!s[j].startsWith("--")) text += "\\n" + (pseudo || "") + s[j] + ": " + s.getPropertyValue(s[j]);
+      }
+    }
+    return text;
+  };
+  const lines = Array.from(all, (_, i) => line(i));
+  if (full) return lines;
+  const bytes = new TextEncoder().encode(lines.join("\\n\\n"));
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [all.length, Array.from(new Uint8Array(digest), (b) => b.toString(16)).join("")];
+}"""
+
+
+def check_shipped_as_source(browser, base, paths, static_dir):
+    """The built-in scripts and stylesheets ship minified (build.rs), and the minified files
+    lay a page out as their readable source does: each page is loaded as shipped and again
+    with static/'s sources served in their place, and every element's computed style (and
+    its ::before and ::after, custom properties substituted) compared, light and dark on
+    screen, and in print."""
+    sources = {p.name: p.read_bytes() for p in static_dir.iterdir() if p.suffix in (".js", ".css")}
+
+    def styles(path, scheme, media, readable, full=False):
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+        page = ctx.new_page()
+        shipped = {}
+
+        def serve(route):
+            name = route.request.url.split("?")[0].rsplit("/", 1)[-1]
+            if name not in sources:
+                return route.continue_()
+            if readable:
+                return route.fulfill(body=sources[name], content_type=(
+                    "text/css" if name.endswith(".css") else "text/javascript"))
+            response = route.fetch()
+            shipped[name] = response.body()
+            return route.fulfill(response=response)
+
+        page.route(f"{base}/*", serve)
+        page.emulate_media(media=media)
+        page.goto(base + path)
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(100)
+        out = page.evaluate(_STYLES, full)
+        ctx.close()
+        return out, shipped
+
+    for path in paths:
+        for scheme, media in (("light", "screen"), ("dark", "screen"), ("light", "print")):
+            got, shipped = styles(path, scheme, media, readable=False)
+            want, _ = styles(path, scheme, media, readable=True)
+            for name in ("site.js", "style.css"):
+                assert name in shipped, f"{path}: {name} was not loaded"
+                assert len(shipped[name]) < len(sources[name]) * 0.8, \
+                    f"{name} is shipped as written ({len(shipped[name])} bytes), not minified"
+            if got == want:
+                continue
+            got = styles(path, scheme, media, readable=False, full=True)[0]
+            want = styles(path, scheme, media, readable=True, full=True)[0]
+            assert len(got) == len(want), f"{path} ({scheme}, {media}): another element count"
+            i, a, b = next((i, a, b) for i, (a, b) in enumerate(zip(got, want)) if a != b)
+            diff = [f"{x} (source: {y})" for x, y in zip(a.split("\n"), b.split("\n")) if x != y]
+            raise AssertionError(f"{path} ({scheme}, {media}), element {i} <{a.split()[0]}>: "
+                                 + "; ".join(diff[:3]))

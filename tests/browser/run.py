@@ -459,6 +459,10 @@ def main():
                        c(readers.check_table_header_scrolled, browser, repo.url, seed))
             checks.run("repo: Esc closes the phone menu",
                        c(readers.check_menu_escape, browser, repo.url, seed))
+            checks.run("repo: the minified scripts and stylesheets style every element as their source does",
+                       c(previews.check_shipped_as_source, browser, repo.url,
+                         ["/", seed, "/glossary/bank-conflict/"],
+                         REPO / "static"))
             checks.run("repo: the diagram's alt text is heard once (its caption)",
                        c(previews.check_diagram_alt_once, browser, repo.url))
             checks.run("repo: days unnumbered on the home page, footer, related drafts, alt text read once",

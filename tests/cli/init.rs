@@ -321,14 +321,31 @@ fn an_ejected_theme_builds_what_the_built_in_one_builds() {
     assert_ne!(site.read("templates/404.html"), "changed");
 }
 
-/// The built-in scripts ship minified (issue 51): no comment or line break left, at most two
-/// thirds of the source's bytes, every named function kept; `eject` (above) still writes the
-/// readable source, and a site's edited copy ships as the site wrote it.
+/// The built-in scripts and stylesheets ship minified (issue 51): no comment or line break
+/// left, at most two thirds (scripts) or three quarters (stylesheets) of the source's bytes,
+/// every named function kept; `eject` (above) still writes the readable source, and a site's
+/// edited copy ships as the site wrote it. That the minified files lay pages out as their
+/// source does is a browser check (tests/browser/previews.py, `check_shipped_as_source`).
 #[test]
-fn the_built_in_scripts_ship_minified_and_an_edited_copy_as_written() {
+fn the_built_in_scripts_and_stylesheets_ship_minified_and_an_edited_copy_as_written() {
     let site = bare();
     with_entries(&site);
     let out = built(&site, &[]);
+    for name in ["style.css", "highlight.css", "print.css"] {
+        let source = std::fs::read_to_string(repo().join("static").join(name)).unwrap();
+        let shipped = std::str::from_utf8(&out[Path::new(name)]).unwrap();
+        assert!(
+            shipped.len() * 4 <= source.len() * 3,
+            "{name}: {} bytes shipped of the source's {}",
+            shipped.len(),
+            source.len()
+        );
+        assert!(
+            source.contains("/*") && !shipped.contains("/*"),
+            "{name} ships comments"
+        );
+        assert!(!shipped.contains('\n'), "{name} ships its line breaks");
+    }
     for name in ["site.js", "copy.js"] {
         let source = std::fs::read_to_string(repo().join("static").join(name)).unwrap();
         let shipped = std::str::from_utf8(&out[Path::new(name)]).unwrap();

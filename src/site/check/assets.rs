@@ -1,7 +1,7 @@
 //! The files a build copies as they are: the theme's static files (built-in, or the site's
-//! `static/` file of the same path; the built-in scripts minified, `theme::shipped`) to the
-//! output root, and the assets found
-//! under `content/` beside their pages. Listed in the check stage (links may point at them,
+//! `static/` file of the same path; the built-in scripts and stylesheets minified,
+//! `theme::shipped`) to the output root, and the assets found under `content/` beside their
+//! pages. Listed in the check stage (links may point at them,
 //! and SVGs are checked by `sanitize::check_svg`), copied by the write stage.
 use std::path::{Path, PathBuf};
 
