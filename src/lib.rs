@@ -12,6 +12,7 @@ pub(crate) mod content;
 pub(crate) mod diagram;
 pub mod editorial;
 pub mod highlight;
+pub(crate) mod html;
 pub mod markdown;
 pub mod measurement;
 pub mod sanitize;

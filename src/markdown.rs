@@ -7,6 +7,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 
 use crate::highlight::fence::FenceInfo;
 use crate::highlight::include::{self, IncludeCheck, IncludeError, Sources};
+use crate::html::escape;
 
 pub(crate) mod math;
 pub(crate) mod shown;
@@ -702,13 +703,6 @@ fn code_html(
     }
     let code = included.as_ref().map_or(text, |i| i.text.as_str());
     crate::highlight::render_block(info, code, included.as_ref(), opts.highlight)
-}
-
-/// HTML-escapes text for element content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    pulldown_cmark_escape::escape_html(&mut out, text).expect("writing to a String cannot fail");
-    out
 }
 
 #[cfg(test)]

@@ -349,7 +349,7 @@ fn outside_base(s: &mut &TcpStream, path: &str, base: &str, head: bool) -> std::
     if path == "/" || path == base.trim_end_matches('/') {
         return http::redirect(s, base, head);
     }
-    let shown = http::escape_html(base);
+    let shown = crate::html::escape(base);
     let body = format!(
         "<!doctype html><title>Not found</title><p>Not found. The preview is served under \
          <a href=\"{shown}\">{shown}</a>, the path of <code>--base-url</code>.</p>\n{}",

@@ -1,6 +1,7 @@
 //! Tera templates: loaded once from the built-in theme and the site's `templates/`
 //! (autoescaped), rendered with page contexts that are plain serialisable data; every page
 //! gets the site's Content-Security-Policy here, the one place it is written.
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -393,11 +394,19 @@ impl Templates {
 /// The output buffer a render starts with: a glossary page with sidebar is 15–25 KB.
 const RENDER_CAPACITY: usize = 32 * 1024;
 
-/// How `{{ value }}` is escaped: `&`, `<`, `>`, `"` and `'`, so a value is safe in text and in
-/// attributes quoted either way. Not tera's own escaper, which writes one byte at a time:
-/// `benches/build.sh` measured the difference (BENCHMARKS.md, "Where the time goes").
+/// How `{{ value }}` is escaped: by `html`'s rule, so a value is safe in text and in
+/// attributes quoted either way, through a buffer each thread keeps (tera hands the escaper
+/// a writer). Not tera's own escaper, which writes one byte at a time: `benches/build.sh`
+/// measured the difference (BENCHMARKS.md, "Where the time goes").
 fn escape(text: &str, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    html_escape::encode_quoted_attribute_to_writer(text, out)
+    thread_local! {
+        static ESCAPED: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    ESCAPED.with_borrow_mut(|escaped| {
+        escaped.clear();
+        crate::html::escape_into(escaped, text);
+        out.write_all(escaped.as_bytes())
+    })
 }
 
 fn chain(e: &dyn std::error::Error) -> String {

@@ -498,20 +498,21 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("bank", &[]),
     ("canonical", &[]),
     ("content", &[]),
+    ("html", &[]),
     ("sanitize", &[]),
     // Parsing and presentation on top of the leaves: the drawings of bank's models too.
-    ("diagram", &["bank"]),
+    ("diagram", &["bank", "html"]),
     ("theme", &["content"]),
-    ("templates", &["theme"]),
-    ("highlight", &["content"]),
-    ("markdown", &["content", "highlight", "sanitize"]),
+    ("templates", &["html", "theme"]),
+    ("highlight", &["content", "html"]),
+    ("markdown", &["content", "highlight", "html", "sanitize"]),
     // The editorial rule, the course's config (which reads the rule's limits) and the
     // measuring side.
     ("editorial", &["atomic", "canonical", "content", "markdown"]),
     ("config", &["content", "editorial"]),
     (
         "measurement",
-        &["atomic", "bank", "canonical", "content", "markdown"],
+        &["atomic", "bank", "canonical", "content", "html", "markdown"],
     ),
     // The stages, and serve on top of them.
     (
@@ -524,6 +525,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
             "diagram",
             "editorial",
             "highlight",
+            "html",
             "markdown",
             "measurement",
             "sanitize",
@@ -537,6 +539,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
             "config",
             "content",
             "editorial",
+            "html",
             "site",
             "templates",
             "theme",

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use super::font::FONT_FAMILY;
-use super::svg::{CHROME_END, FRAME, INK, MUTED_INK, bank_fill, escape};
+use super::svg::{CHROME_END, FRAME, INK, MUTED_INK, bank_fill};
+use crate::html::escape;
 
 /// Width of a social card, in pixels.
 pub(crate) const CARD_WIDTH: u32 = 1200;

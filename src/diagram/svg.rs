@@ -1,9 +1,10 @@
 //! SVG writing shared by the bank diagrams: the document frame with its accessible
-//! `<title>`/`<desc>`, XML escaping, text, numeric labels, and the palettes.
+//! `<title>`/`<desc>`, text, numeric labels, and the palettes.
 
 use std::fmt::{self, Write as _};
 
 use super::glyphs;
+use crate::html::escape;
 
 use super::font::FONT_FAMILY;
 
@@ -159,22 +160,6 @@ pub(crate) const STATIC_END: &str = "<!--coursegen:/static-->";
 /// of the card over a copy.
 pub(crate) const CHROME_END: &str = "<!--coursegen:/chrome-->";
 
-/// Escapes text for XML content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
 /// Horizontal alignment of a text run.
 #[derive(Clone, Copy)]
 pub(crate) enum Anchor {
@@ -311,21 +296,6 @@ impl Svg {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[track_caller]
-    fn case(raw: &str, escaped: &str) {
-        assert_eq!(escape(raw), escaped);
-    }
-
-    #[test]
-    fn escapes_markup_characters() {
-        case("plain", "plain");
-        case(
-            "a < b && c > \"d\" 'e'",
-            "a &lt; b &amp;&amp; c &gt; &quot;d&quot; &apos;e&apos;",
-        );
-        case("tile[r][c] → bank", "tile[r][c] → bank");
-    }
 
     #[test]
     fn palette_has_32_distinct_colours_and_neighbours_differ() {

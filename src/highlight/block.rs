@@ -1,9 +1,9 @@
 //! One code block as HTML: highlighted (or escaped) code in `<pre><code>`, split into
 //! numbered and marked lines on request, and for an included file a `<figure>` whose
 //! caption names the file and lines and links to its copy in the site.
-use super::emit::escape_into;
 use super::fence::FenceInfo;
 use super::include::{Included, SOURCE_DIR};
+use crate::html::escape_into;
 
 /// Renders a block: `code` is the fence body, or the included text when `included` is set.
 pub(crate) fn render(

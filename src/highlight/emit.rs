@@ -2,6 +2,7 @@
 //! `<span class="hl-…">`, and copies the untouched runs between tokens in one go. Also what
 //! the lexers read with: the scanning loop (`scan`) and the ends of identifiers, numbers,
 //! quoted literals, comments and lines.
+use crate::html::escape_into;
 
 /// What a token is; each maps to one CSS class in `static/highlight.css`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,25 +177,6 @@ pub(crate) fn scan<'e>(
         }
         i = end;
     }
-}
-
-/// Escapes `&`, `<`, `>` and `"` (what pulldown-cmark escapes in code), copying the runs
-/// between them whole.
-pub(crate) fn escape_into(out: &mut String, text: &str) {
-    let mut run = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let rep = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => continue,
-        };
-        out.push_str(&text[run..i]);
-        out.push_str(rep);
-        run = i + 1;
-    }
-    out.push_str(&text[run..]);
 }
 
 /// Identifier characters of all our languages (ASCII only: a non-ASCII byte ends a word on

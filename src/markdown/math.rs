@@ -296,7 +296,7 @@ pub(crate) fn mathml(tex: &str, display: bool) -> Result<String, String> {
         }
     }
     // pulldown-latex writes the annotation as it is given.
-    let escaped = super::escape(tex.trim());
+    let escaped = crate::html::escape(tex.trim());
     let config = RenderConfig {
         display_mode: if display {
             DisplayMode::Block

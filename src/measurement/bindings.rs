@@ -83,7 +83,7 @@ impl Expanded {
         }
         let mut placed = Vec::new();
         for html in fragments {
-            *html = self.fill_with(html, crate::markdown::escape, &mut placed);
+            *html = self.fill_with(html, crate::html::escape, &mut placed);
         }
         let errors: Vec<BindingError> = self
             .values

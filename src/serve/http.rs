@@ -243,14 +243,6 @@ pub(super) fn under_base<'t>(target: &'t str, base: &str) -> Option<&'t str> {
     (target.strip_prefix(base.trim_end_matches('/'))).filter(|rest| rest.starts_with('/'))
 }
 
-/// `text` safe inside HTML text and a quoted attribute.
-pub(super) fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The `Content-Type` of an output file, by extension.
 pub(super) fn content_type(file: &Path) -> &'static str {
     match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
@@ -334,7 +326,6 @@ mod tests {
             answer.starts_with("HTTP/1.1 302 Found\r\nLocation: /course/\r\n"),
             "{answer}"
         );
-        assert_eq!(escape_html("/a&b/\"<x>"), "/a&amp;b/&quot;&lt;x&gt;");
     }
 
     #[test]

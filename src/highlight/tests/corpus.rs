@@ -129,7 +129,7 @@ const CORPUS: &[Snippet] = &[
             ("hl-com", "#!/bin/bash"),
             ("hl-fn", "bindgen"),
             ("hl-opt", "--ctypes-prefix"),
-            ("hl-str", "'#![allow(non_upper_case_globals)]'"),
+            ("hl-str", "&#x27;#![allow(non_upper_case_globals)]&#x27;"),
             (
                 "hl-com",
                 "# list of legacy function names to hide behind `#[cfg(feature = &quot;legacy-functions&quot;)]`"

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::nav::Nav;
 use super::pages::{PlainCtx, SiteInfo};
 use crate::content::Entry;
+use crate::html::escape;
 use crate::site::check::measurements::MeasuredCtx;
 use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
@@ -63,10 +64,6 @@ fn origin(base: &str) -> &str {
     }
 }
 
-fn xml(text: &str) -> String {
-    crate::markdown::escape(text)
-}
-
 /// The day a page was last changed, as the feed and the sitemap date it.
 pub(crate) fn updated(e: &Entry) -> Option<jiff::civil::Date> {
     let b = &e.meta.byline;
@@ -97,17 +94,17 @@ pub(crate) fn feed(
     };
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
     out.push_str("<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
-    let _ = writeln!(out, "  <title>{}</title>", xml(&info.title));
-    let _ = writeln!(out, "  <id>{}</id>", xml(&id("/")));
+    let _ = writeln!(out, "  <title>{}</title>", escape(&info.title));
+    let _ = writeln!(out, "  <id>{}</id>", escape(&id("/")));
     let _ = writeln!(
         out,
         "  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>",
-        xml(&address(base, root, "/"))
+        escape(&address(base, root, "/"))
     );
     let _ = writeln!(
         out,
         "  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>",
-        xml(&address(base, root, "/feed.xml"))
+        escape(&address(base, root, "/feed.xml"))
     );
     let newest = entries.first().and_then(|e| updated(e)).or(Some(today));
     let _ = writeln!(out, "  <updated>{}</updated>", stamp(newest));
@@ -115,12 +112,12 @@ pub(crate) fn feed(
     for e in entries {
         let m = &e.meta;
         out.push_str("  <entry>\n");
-        let _ = writeln!(out, "    <title>{}</title>", xml(&m.title));
-        let _ = writeln!(out, "    <id>{}</id>", xml(&id(&e.url)));
+        let _ = writeln!(out, "    <title>{}</title>", escape(&m.title));
+        let _ = writeln!(out, "    <id>{}</id>", escape(&id(&e.url)));
         let _ = writeln!(
             out,
             "    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>",
-            xml(&address(base, root, &e.url))
+            escape(&address(base, root, &e.url))
         );
         let _ = writeln!(out, "    <updated>{}</updated>", stamp(updated(e)));
         if let Some(d) = m.byline.written_on {
@@ -135,11 +132,11 @@ pub(crate) fn feed(
             let _ = writeln!(
                 out,
                 "    <author><name>{}</name></author>",
-                xml(name.trim())
+                escape(name.trim())
             );
         }
         if let Some(s) = &m.summary {
-            let _ = writeln!(out, "    <summary>{}</summary>", xml(s));
+            let _ = writeln!(out, "    <summary>{}</summary>", escape(s));
         }
         out.push_str("  </entry>\n");
     }

@@ -139,7 +139,7 @@ pub(crate) fn sitemap(base: &str, pages: &[Page], intros: &[Page]) -> OutFile {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
     for (u, date) in urls {
-        let loc = crate::markdown::escape(&format!("{base}{u}"));
+        let loc = crate::html::escape(&format!("{base}{u}"));
         match date {
             Some(d) => xml.push_str(&format!(
                 "  <url><loc>{loc}</loc><lastmod>{d}</lastmod></url>\n"
