@@ -16,6 +16,7 @@ mod fuzz_tests;
 pub(crate) mod options;
 pub(crate) mod render;
 pub(crate) mod summary;
+pub(crate) mod urls;
 pub(crate) mod write;
 
 use self::options::{BuildOptions, Report, Timings};
@@ -56,7 +57,7 @@ pub(crate) fn build(root: &Path, opts: &BuildOptions) -> Result<Report, SiteErro
     }
     let start = std::time::Instant::now();
     let site = load(root, &opts.config.glossary_folder)?;
-    let templates = Templates::load_site(root)?.with_root(&opts.config.root);
+    let templates = Templates::load_site(root)?;
     match &opts.out {
         Some(out) => build_to(out, root, &site, &templates, opts, start),
         None => build_loaded(root, &site, &check::Direct, opts, start),

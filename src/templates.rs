@@ -255,7 +255,6 @@ impl Serialize for Prepared {
 /// Compiled templates, shared by every page of a build.
 pub(crate) struct Templates {
     tera: tera::Tera,
-    root: String,
     csp: String,
 }
 
@@ -334,11 +333,7 @@ impl Templates {
                 return Err(TemplateError::Missing((*name).into()));
             }
         }
-        Ok(Templates {
-            tera,
-            root: "/".into(),
-            csp,
-        })
+        Ok(Templates { tera, csp })
     }
 
     /// The Content-Security-Policy every page carries: [`CSP_TEMPLATE`] with the hashes of
@@ -353,25 +348,15 @@ impl Templates {
         self.tera.contains_template(template)
     }
 
-    /// The site's base path with a trailing slash (`/`, or `/course/` under a sub-path).
-    pub(crate) fn root(&self) -> &str {
-        &self.root
-    }
-
-    /// Sets `root`, the site's base path with a trailing slash (`/`, or `/course/` under a
-    /// sub-path), which every template sees and writes site-absolute URLs with:
-    /// `{{ root }}style.css`. URLs that come in a page's context already carry it.
-    pub(crate) fn with_root(mut self, root: &str) -> Self {
-        self.root = root.into();
-        self
-    }
-
     /// Renders `template` with `context` (any serialisable value whose top level is a map),
-    /// plus `root`.
+    /// plus `root`: the site's base path with a trailing slash (`/`, or `/course/` under a
+    /// sub-path), which every template writes site-absolute URLs with, `{{ root }}style.css`
+    /// (URLs that come in a page's context already carry it).
     pub(crate) fn render(
         &self,
         template: &str,
         context: &impl Serialize,
+        root: &str,
     ) -> Result<String, TemplateError> {
         let err = |e: tera::Error| TemplateError::Render {
             template: template.into(),
@@ -379,7 +364,7 @@ impl Templates {
         };
         let mut ctx = tera::Context::from_serialize(context).map_err(err)?;
         // Every site-absolute URL a template writes is `{{ root }}path`, on every page.
-        ctx.insert("root", &self.root);
+        ctx.insert("root", root);
         // Sized for a typical page, so the output grows once or not at all.
         let mut out = Vec::with_capacity(RENDER_CAPACITY);
         self.tera.render_to(template, &ctx, &mut out).map_err(err)?;
@@ -446,13 +431,15 @@ mod tests {
             "<!doctype html>\n<HTML><Head lang=\"en\"><meta charset=\"utf-8\"><title>{{ t }}</title></head><body></body></html>",
         )]);
         let html = t
-            .render("index.html", &serde_json::json!({"t": "x"}))
+            .render("index.html", &serde_json::json!({"t": "x"}), "/")
             .unwrap();
         let meta = format!("<Head lang=\"en\">{}<meta charset", csp_meta(t.csp()));
         assert!(html.contains(&meta), "{html}");
         assert_eq!(html.matches("Content-Security-Policy").count(), 1);
         let t = templates(&[("index.html", "<header>no head element</header>")]);
-        let err = t.render("index.html", &serde_json::json!({})).unwrap_err();
+        let err = t
+            .render("index.html", &serde_json::json!({}), "/")
+            .unwrap_err();
         assert!(err.to_string().contains("no <head>"), "{err}");
     }
 
@@ -475,7 +462,7 @@ mod tests {
         ];
         for (page, head) in placed {
             let t = templates(&[("index.html", &format!("{page}<title>t</title>"))]);
-            let html = t.render("index.html", &serde_json::json!({})).unwrap();
+            let html = t.render("index.html", &serde_json::json!({}), "/").unwrap();
             let want = format!("{head}{}<title>", csp_meta(t.csp()));
             assert!(html.contains(&want), "{page:?}: {html}");
             assert_eq!(html.matches("Content-Security-Policy").count(), 1);
@@ -491,7 +478,9 @@ mod tests {
         ];
         for page in refused {
             let t = templates(&[("index.html", page)]);
-            let err = t.render("index.html", &serde_json::json!({})).unwrap_err();
+            let err = t
+                .render("index.html", &serde_json::json!({}), "/")
+                .unwrap_err();
             assert!(err.to_string().contains("no <head>"), "{page:?}: {err}");
         }
     }
@@ -507,6 +496,7 @@ mod tests {
             .render(
                 "index.html",
                 &serde_json::json!({"v": v, "w": "<b>kept</b>"}),
+                "/",
             )
             .unwrap();
         let escaped = "x&#x27; onmouseover=&#x27;alert(1)&quot; onclick=&quot;alert(2)&quot;&gt;&lt;script&gt;&amp;amp;";

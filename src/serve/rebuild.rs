@@ -225,9 +225,7 @@ impl Rebuilder {
             .map_err(lines)?;
         let loaded = start.elapsed();
         if self.pending.templates || self.templates.is_none() {
-            let templates = Templates::load_site(&self.root)
-                .map_err(|e| lines(e.into()))?
-                .with_root(&self.opts.config.root);
+            let templates = Templates::load_site(&self.root).map_err(|e| lines(e.into()))?;
             self.templates = Some(templates);
         }
         let checked = check::check_site_with(&self.root, &site, &self.opts, &self.memo);

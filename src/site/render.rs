@@ -6,13 +6,13 @@ use std::path::Path;
 use self::build_cache::BuildCache;
 use self::nav::{Nav, SectionNames};
 use self::pages::{DiagramCtx, EntryCtx, SiteInfo};
-use self::urls::Urls;
 use crate::content::{self, Diagnostic, Entry};
 use crate::site::check::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
 use crate::site::check::page::Page;
 use crate::site::check::plan::page_path;
 use crate::site::check::{CheckedSite, Facts};
 use crate::site::options::{BuildOptions, CacheCounts};
+use crate::site::urls::Urls;
 use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
 
@@ -23,7 +23,6 @@ mod indexes;
 pub(crate) mod nav;
 pub(crate) mod pages;
 pub(crate) mod search;
-pub(crate) mod urls;
 
 /// Why a checked page could not be rendered (templates or the rasteriser, not content).
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +62,8 @@ pub(crate) struct Renderer<'a> {
     opts: &'a BuildOptions,
     /// The reading order (sidebar, breadcrumbs, previous/next).
     nav: &'a Nav,
+    /// Where the site lives: every link and address is made by it.
+    urls: Urls<'a>,
     /// Where diagram images and search shards rendered by earlier builds are kept.
     build_cache: BuildCache,
 }
@@ -75,18 +76,19 @@ impl<'a> Renderer<'a> {
         opts: &'a BuildOptions,
         nav: &'a Nav,
     ) -> Self {
+        let urls = Urls::new(&opts.config);
         Renderer {
             info: SiteInfo::new(
                 &opts.config,
                 opts.drafts,
                 facts.home_html.clone(),
-                (facts.footer_html.as_deref())
-                    .map(|f| Urls::new(&opts.config).content_html(f).into_owned()),
+                (facts.footer_html.as_deref()).map(|f| urls.content_html(f).into_owned()),
             ),
             templates,
             facts,
             opts,
             nav,
+            urls,
             build_cache: BuildCache::new(opts.cache_dir.clone()),
         }
     }
@@ -100,7 +102,7 @@ impl<'a> Renderer<'a> {
     ) -> Nav {
         Nav::new(
             pages,
-            &opts.config.root,
+            Urls::new(&opts.config),
             SectionNames::new(&opts.config.sections, &opts.config.glossary_folder),
         )
     }
@@ -119,7 +121,7 @@ impl<'a> Renderer<'a> {
         }
         let (entry, m) = (&*p.entry, &p.entry.meta);
         let heading = m.term.as_deref().unwrap_or(&m.title);
-        let url = urls::href(self.templates.root(), &entry.url);
+        let url = self.urls.page(&entry.url);
         let summary = m.summary.as_deref().unwrap_or("");
         let text = search::text_of(&p.bodies.main);
         let parts = [heading, m.title.as_str(), summary, text.as_str()];
@@ -146,26 +148,20 @@ impl<'a> Renderer<'a> {
     /// site's card (with an address: pages without a diagram name it as their og:image).
     pub(crate) fn site_files(&self, checked: &CheckedSite) -> Result<Vec<OutFile>, RenderError> {
         let (info, templates, nav, opts) = (&self.info, self.templates, self.nav, self.opts);
-        let urls = Urls::new(&opts.config);
+        let urls = self.urls;
         let mut files =
             indexes::indexes(&checked.pages, &checked.intros, info, templates, nav, urls)?;
-        if let (Some(base), true) = (&opts.config.base_url, opts.writes_sitemap()) {
-            files.push(indexes::sitemap(base, &checked.pages, &checked.intros));
+        if opts.config.base_url.is_some() && opts.writes_sitemap() {
+            files.push(indexes::sitemap(urls, &checked.pages, &checked.intros));
         }
-        files.extend(generated::plain_pages(info, templates, nav)?);
+        files.extend(generated::plain_pages(info, templates, nav, urls)?);
         let published: Vec<&Entry> = (checked.pages.iter())
             .filter(|p| p.draft_reason.is_none())
             .map(|p| &*p.entry)
             .collect();
-        let (base, root) = (opts.config.base_url.as_deref(), templates.root());
-        files.push(generated::feed(
-            &published,
-            info,
-            (base, root),
-            opts.today(),
-        ));
-        files.push(generated::robots_txt(opts, root));
-        files.push(generated::llms_txt(&published, info, nav, base, root));
+        files.push(generated::feed(&published, info, urls, opts.today()));
+        files.push(generated::robots_txt(opts, urls));
+        files.push(generated::llms_txt(&published, info, nav, urls));
         Ok(files)
     }
 
@@ -201,10 +197,10 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         facts,
         opts,
         nav,
+        urls,
         build_cache,
     } = r;
     let entry = &*p.entry;
-    let urls = Urls::new(&opts.config);
     let content =
         |html: &Option<String>| html.as_deref().map(|h| urls.content_html(h).into_owned());
     let mut files = Vec::new();
@@ -284,10 +280,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         summary: m.summary.as_deref(),
         body_html: urls.content_html(&p.bodies.main),
         og_image: match diagram.as_ref().and_then(|d| d.png.as_ref()) {
-            Some(png) => {
-                let path = format!("{}{png}", entry.url);
-                Some(urls.absolute(&path).unwrap_or_else(|| urls.page(&path)))
-            }
+            Some(png) => Some(urls.address(&format!("{}{png}", entry.url))),
             // The site's card, which a build with an address writes (`Renderer::site_card`).
             None => urls.absolute(&format!("/{SITE_CARD_PNG}")),
         },
@@ -315,21 +308,13 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         related: m
             .related
             .iter()
-            .map(|s| {
-                pages::link(
-                    lookup,
-                    &opts.config.glossary_folder,
-                    s,
-                    templates.root(),
-                    term_of,
-                )
-            })
+            .map(|s| pages::link(lookup, &opts.config.glossary_folder, s, *urls, term_of))
             .collect(),
         appears_in: m
             .appears_in
             .iter()
             .map(|s| {
-                pages::link(lookup, content::load::DAYS, s, templates.root(), |e| {
+                pages::link(lookup, content::load::DAYS, s, *urls, |e| {
                     e.meta.title.clone()
                 })
             })
@@ -341,7 +326,7 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         markdown: published.then(|| generated::MARKDOWN.to_string()),
     };
     let html = templates
-        .render("entry.html", &ctx)
+        .render("entry.html", &ctx, urls.root())
         .map_err(|error| RenderError::Template {
             file: entry.file.clone(),
             error,

@@ -9,6 +9,7 @@ use super::pages::{PlainCtx, SiteInfo};
 use crate::content::Entry;
 use crate::html::escape;
 use crate::site::check::measurements::MeasuredCtx;
+use crate::site::urls::Urls;
 use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
 
@@ -23,6 +24,7 @@ pub(crate) fn plain_pages(
     info: &SiteInfo,
     templates: &Templates,
     nav: &Nav,
+    urls: Urls<'_>,
 ) -> Result<Vec<OutFile>, TemplateError> {
     let mut files = Vec::new();
     for (template, url, title, path) in [
@@ -39,29 +41,10 @@ pub(crate) fn plain_pages(
         };
         files.push(OutFile {
             path: path.into(),
-            bytes: templates.render(template, &ctx)?.into_bytes(),
+            bytes: templates.render(template, &ctx, urls.root())?.into_bytes(),
         });
     }
     Ok(files)
-}
-
-/// The address of a page as feeds and llms.txt print it: absolute under `base` when the
-/// site has a public address, else site-absolute under `root`.
-fn address(base: Option<&str>, root: &str, url: &str) -> String {
-    let path = super::urls::href(root, url);
-    match base {
-        Some(b) => format!("{}{path}", origin(b)),
-        None => path,
-    }
-}
-
-/// `https://example.org/course/` → `https://example.org` (the path is in `root`).
-fn origin(base: &str) -> &str {
-    let after_scheme = base.find("://").map_or(0, |i| i + 3);
-    match base[after_scheme..].find('/') {
-        Some(slash) => &base[..after_scheme + slash],
-        None => base,
-    }
 }
 
 /// The day a page was last changed, as the feed and the sitemap date it.
@@ -75,7 +58,7 @@ pub(crate) fn updated(e: &Entry) -> Option<jiff::civil::Date> {
 pub(crate) fn feed(
     published: &[&Entry],
     info: &SiteInfo,
-    (base, root): (Option<&str>, &str),
+    urls: Urls<'_>,
     today: jiff::civil::Date,
 ) -> OutFile {
     let mut entries: Vec<&Entry> = published
@@ -88,10 +71,8 @@ pub(crate) fn feed(
     let stamp = |d: Option<jiff::civil::Date>| {
         d.map_or_else(|| "1970-01-01".into(), |d| d.to_string()) + "T00:00:00Z"
     };
-    let id = |url: &str| match base {
-        Some(_) => address(base, root, url),
-        None => format!("urn:coursegen:page:{url}"),
-    };
+    let id =
+        |url: &str| (urls.absolute(url)).unwrap_or_else(|| format!("urn:coursegen:page:{url}"));
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
     out.push_str("<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
     let _ = writeln!(out, "  <title>{}</title>", escape(&info.title));
@@ -99,12 +80,12 @@ pub(crate) fn feed(
     let _ = writeln!(
         out,
         "  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>",
-        escape(&address(base, root, "/"))
+        escape(&urls.address("/"))
     );
     let _ = writeln!(
         out,
         "  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>",
-        escape(&address(base, root, "/feed.xml"))
+        escape(&urls.address("/feed.xml"))
     );
     let newest = entries.first().and_then(|e| updated(e)).or(Some(today));
     let _ = writeln!(out, "  <updated>{}</updated>", stamp(newest));
@@ -117,7 +98,7 @@ pub(crate) fn feed(
         let _ = writeln!(
             out,
             "    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>",
-            escape(&address(base, root, &e.url))
+            escape(&urls.address(&e.url))
         );
         let _ = writeln!(out, "    <updated>{}</updated>", stamp(updated(e)));
         if let Some(d) = m.byline.written_on {
@@ -150,18 +131,14 @@ pub(crate) fn feed(
 /// `robots.txt`: the preview (every page `noindex`) asks crawlers to stay out; the
 /// published site lets them in and names its sitemap when it writes one. Crawlers read it
 /// only at the root of a host, so under a sub-path it is advice the host may copy.
-pub(crate) fn robots_txt(opts: &crate::site::options::BuildOptions, root: &str) -> OutFile {
+pub(crate) fn robots_txt(opts: &crate::site::options::BuildOptions, urls: Urls<'_>) -> OutFile {
     let mut out = String::from("User-agent: *\n");
     if opts.drafts {
         out.push_str("Disallow: /\n");
     } else {
         out.push_str("Allow: /\n");
-        if let (Some(base), true) = (&opts.config.base_url, opts.writes_sitemap()) {
-            let _ = writeln!(
-                out,
-                "\nSitemap: {}",
-                address(Some(base), root, "/sitemap.xml")
-            );
+        if opts.config.base_url.is_some() && opts.writes_sitemap() {
+            let _ = writeln!(out, "\nSitemap: {}", urls.address("/sitemap.xml"));
         }
     }
     OutFile {
@@ -176,8 +153,7 @@ pub(crate) fn llms_txt(
     published: &[&Entry],
     info: &SiteInfo,
     nav: &Nav,
-    base: Option<&str>,
-    root: &str,
+    urls: Urls<'_>,
 ) -> OutFile {
     let by_url: std::collections::HashMap<&str, &Entry> =
         published.iter().map(|e| (e.url.as_str(), *e)).collect();
@@ -192,7 +168,7 @@ pub(crate) fn llms_txt(
             let Some(e) = by_url.get(item.url.as_str()) else {
                 continue; // a draft, in the preview
             };
-            let md = address(base, root, &format!("{}{MARKDOWN}", e.url));
+            let md = urls.address(&format!("{}{MARKDOWN}", e.url));
             let _ = write!(lines, "- [{}]({md})", md_text(&item.text));
             if let Some(s) = &e.meta.summary {
                 let _ = write!(lines, ": {}", md_text(s));
@@ -437,34 +413,6 @@ pub(crate) fn markdown_copy(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[track_caller]
-    fn case(base: Option<&str>, root: &str, url: &str, want: &str) {
-        assert_eq!(address(base, root, url), want);
-    }
-
-    #[test]
-    fn addresses_respect_base_and_root() {
-        case(None, "/", "/glossary/warp/", "/glossary/warp/");
-        case(
-            None,
-            "/course/",
-            "/glossary/warp/",
-            "/course/glossary/warp/",
-        );
-        case(
-            Some("https://example.org/course/"),
-            "/course/",
-            "/feed.xml",
-            "https://example.org/course/feed.xml",
-        );
-        case(
-            Some("https://example.org"),
-            "/",
-            "/",
-            "https://example.org/",
-        );
-    }
 
     #[test]
     fn markdown_labels_cannot_break_out_of_links() {

@@ -1,9 +1,9 @@
 //! The render stage's pages besides the entries: home page, section indexes (headed by
 //! their introductions), search index and sitemap. Pure, like `render`.
 use super::pages::{self, HomeCtx, IndexItem, SectionCtx, SiteInfo};
-use super::urls::Urls;
 use crate::site::check::page::Page;
 use crate::site::check::plan::{page_path, sections};
+use crate::site::urls::Urls;
 use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};
 
@@ -74,7 +74,9 @@ pub(crate) fn indexes(
         };
         files.push(OutFile {
             path: page_path(&url),
-            bytes: templates.render("section.html", &ctx)?.into_bytes(),
+            bytes: templates
+                .render("section.html", &ctx, urls.root())?
+                .into_bytes(),
         });
     }
     // The home page lists the sections in reading order, as the sidebar does.
@@ -95,7 +97,9 @@ pub(crate) fn indexes(
     };
     files.push(OutFile {
         path: "index.html".into(),
-        bytes: templates.render("index.html", &home)?.into_bytes(),
+        bytes: templates
+            .render("index.html", &home, urls.root())?
+            .into_bytes(),
     });
     let json = serde_json::to_string(&search).expect("index items serialise");
     // `<` and `>` occur only inside JSON strings, where \u003c is the same text: no title
@@ -111,10 +115,10 @@ pub(crate) fn indexes(
     Ok(files)
 }
 
-/// sitemap.xml: the home page, section indexes and every published entry, absolute URLs.
-pub(crate) fn sitemap(base: &str, pages: &[Page], intros: &[Page]) -> OutFile {
+/// sitemap.xml: the home page, section indexes and every published entry, absolute URLs
+/// (for a site with a public address).
+pub(crate) fn sitemap(site: Urls<'_>, pages: &[Page], intros: &[Page]) -> OutFile {
     use super::generated::updated;
-    let base = base.trim_end_matches('/');
     // Each URL with the day its page last changed: an entry's own date; an index's, the
     // newest of the pages it lists (the home page lists them all).
     let mut urls: std::collections::BTreeMap<String, Option<jiff::civil::Date>> =
@@ -139,7 +143,7 @@ pub(crate) fn sitemap(base: &str, pages: &[Page], intros: &[Page]) -> OutFile {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
     for (u, date) in urls {
-        let loc = crate::html::escape(&format!("{base}{u}"));
+        let loc = crate::html::escape(&site.address(&u));
         match date {
             Some(d) => xml.push_str(&format!(
                 "  <url><loc>{loc}</loc><lastmod>{d}</lastmod></url>\n"

@@ -6,9 +6,9 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use super::urls::href;
 use crate::content::Entry;
 use crate::content::load::{DAYS, DEFAULT_GLOSSARY};
+use crate::site::urls::Urls;
 use crate::templates::Prepared;
 
 /// Above this many entries in a section, the sidebar lists only the current category's
@@ -108,11 +108,11 @@ struct Item {
 }
 
 impl Item {
-    /// `e` listed as `text`, its `href` under the base path `root`.
-    fn new(text: String, e: &Entry, draft: bool, root: &str) -> Self {
+    /// `e` listed as `text`, its `href` made by `urls`.
+    fn new(text: String, e: &Entry, draft: bool, urls: Urls<'_>) -> Self {
         Item {
             text,
-            href: href(root, &e.url),
+            href: urls.page(&e.url),
             url: e.url.clone(),
             draft,
         }
@@ -121,12 +121,18 @@ impl Item {
 
 struct Group {
     name: Option<String>,
+    /// Where the section index lists it, and the same with the base path.
+    url: String,
+    href: String,
     items: Vec<Item>,
 }
 
 struct Section {
     name: String,
     title: String,
+    /// The section index's URL, and the same with the base path.
+    url: String,
+    href: String,
     groups: Vec<Group>,
     len: usize,
 }
@@ -189,8 +195,8 @@ pub(crate) struct Nav {
     names: SectionNames,
     /// Page URL → where it is listed.
     at: HashMap<String, Place>,
-    /// The base path (`/`, `/course/`), which every `href` starts with.
-    root: String,
+    /// The home page's link (the breadcrumbs' first).
+    home_href: String,
     /// What pages show alike, prepared for the templates when a page first shows it.
     prepared: PreparedParts,
 }
@@ -230,10 +236,10 @@ impl Nav {
     /// Orders the pages shown: the sections `names` lists, in its order, then days, the
     /// glossary and any other section by name; days by the number in their slug, the
     /// glossary by category and term, any other section by title. Top-level pages are left
-    /// out. `root` is the base path links are written under.
+    /// out. Every link's `href` is made by `urls`, here.
     pub(crate) fn new<'e>(
         shown: impl IntoIterator<Item = (&'e Entry, bool)>,
-        root: &str,
+        urls: Urls<'_>,
         names: SectionNames,
     ) -> Self {
         let mut by_section: BTreeMap<&str, Vec<(&Entry, bool)>> = BTreeMap::new();
@@ -252,13 +258,15 @@ impl Nav {
             let entries = by_section.remove(name).unwrap_or_default();
             let len = entries.len();
             let groups = if name == names.glossary {
-                categories(entries, root)
+                categories(entries, name, urls)
             } else {
-                vec![in_order(entries, name == DAYS, root)]
+                vec![in_order(entries, name, name == DAYS, urls)]
             };
             sections.push(Section {
                 name: name.to_string(),
                 title: names.title(name),
+                url: section_url(name),
+                href: urls.page(&section_url(name)),
                 groups,
                 len,
             });
@@ -276,7 +284,7 @@ impl Nav {
             sections,
             names,
             at,
-            root: root.to_string(),
+            home_href: urls.page("/"),
         }
     }
 
@@ -308,8 +316,8 @@ impl Nav {
             .enumerate()
             .map(|(s, section)| NavSection {
                 title: section.title.clone(),
-                url: section_url(&section.name),
-                href: href(&self.root, &section_url(&section.name)),
+                url: section.url.clone(),
+                href: section.href.clone(),
                 open: section_here == Some(s) || (small && section.len <= FULL_TREE),
                 groups: section
                     .groups
@@ -317,7 +325,7 @@ impl Nav {
                     .enumerate()
                     .map(|(g, group)| {
                         let current = here.filter(|h| (h.0, h.1) == (s, g)).map(|h| h.2);
-                        nav_group(section, group, current, full, &self.root, |k| {
+                        nav_group(section, group, current, full, |k| {
                             link(&group.items[k], group.items[k].url == url)
                         })
                     })
@@ -345,8 +353,8 @@ impl Nav {
                 match here.filter(|h| h.0 == s) {
                     Some((_, g, i)) => Prepared::new(&NavSection {
                         title: section.title.clone(),
-                        url: section_url(&section.name),
-                        href: href(&self.root, &section_url(&section.name)),
+                        url: section.url.clone(),
+                        href: section.href.clone(),
                         open,
                         groups: (0..section.groups.len())
                             .map(|k| match k == g {
@@ -359,8 +367,8 @@ impl Nav {
                         .get_or_init(|| {
                             Prepared::new(&NavSection {
                                 title: section.title.clone(),
-                                url: section_url(&section.name),
-                                href: href(&self.root, &section_url(&section.name)),
+                                url: section.url.clone(),
+                                href: section.href.clone(),
                                 open,
                                 groups: (0..section.groups.len())
                                     .map(|k| self.closed_group(s, k))
@@ -384,7 +392,7 @@ impl Nav {
     /// The section the page at `url` is in, or whose index it is.
     fn section_here(&self, url: &str, here: Option<Place>) -> Option<usize> {
         here.map(|(s, _, _)| s)
-            .or_else(|| (self.sections.iter()).position(|s| section_url(&s.name) == url))
+            .or_else(|| (self.sections.iter()).position(|s| s.url == url))
     }
 
     /// Whether the whole course is small enough to list.
@@ -398,7 +406,7 @@ impl Nav {
             .get_or_init(|| {
                 let section = &self.sections[s];
                 let group = &section.groups[g];
-                Prepared::new(&nav_group(section, group, None, false, &self.root, |k| {
+                Prepared::new(&nav_group(section, group, None, false, |k| {
                     link(&group.items[k], false)
                 }))
             })
@@ -409,17 +417,12 @@ impl Nav {
     fn open_group(&self, s: usize, g: usize, i: usize) -> Prepared {
         let section = &self.sections[s];
         let group = &section.groups[g];
-        Prepared::new(&nav_group(
-            section,
-            group,
-            Some(i),
-            false,
-            &self.root,
-            |k| match k == i {
+        Prepared::new(&nav_group(section, group, Some(i), false, |k| {
+            match k == i {
                 true => Prepared::new(&link(&group.items[k], true)),
                 false => self.prepared_link(s, g, k),
-            },
-        ))
+            }
+        }))
     }
 
     /// Item `i` of group `g` of section `s`, as the pages other than its own link it.
@@ -431,21 +434,23 @@ impl Nav {
 
     /// The breadcrumb trail of the page at `url`.
     fn crumbs(&self, url: &str, title: &str, here: Option<Place>) -> Vec<Crumb> {
-        let crumb = |text: String, url: Option<String>| Crumb {
+        // Each crumb's URL and link, as the section and group carry them.
+        let crumb = |text: String, link: Option<(&str, &str)>| Crumb {
             text,
-            href: url.as_deref().map(|u| href(&self.root, u)),
-            url,
+            url: link.map(|(url, _)| url.to_string()),
+            href: link.map(|(_, href)| href.to_string()),
         };
-        let mut crumbs = vec![crumb("Home".into(), (url != "/").then(|| "/".to_string()))];
+        let home = (url != "/").then_some(("/", self.home_href.as_str()));
+        let mut crumbs = vec![crumb("Home".into(), home)];
         if let Some((s, g, _)) = here {
             let section = &self.sections[s];
             crumbs.push(crumb(
                 section.title.clone(),
-                Some(section_url(&section.name)),
+                Some((&section.url, &section.href)),
             ));
             let group = &section.groups[g];
             if let Some(name) = &group.name {
-                crumbs.push(crumb(name.clone(), Some(group_url(&section.name, name))));
+                crumbs.push(crumb(name.clone(), Some((&group.url, &group.href))));
             }
         }
         if url != "/" {
@@ -541,20 +546,15 @@ fn nav_group<L>(
     group: &Group,
     current: Option<usize>,
     full: bool,
-    root: &str,
     link: impl FnMut(usize) -> L,
 ) -> NavGroup<L> {
     let count = group.items.len();
     let range = listed(section.len, current, count, full);
     let more = count - range.len();
-    let group_url = group.name.as_deref().map_or_else(
-        || section_url(&section.name),
-        |n| group_url(&section.name, n),
-    );
     NavGroup {
         name: group.name.clone(),
-        href: href(root, &group_url),
-        url: group_url,
+        url: group.url.clone(),
+        href: group.href.clone(),
         open: current.is_some() || group.name.is_none(),
         items: range.map(link).collect(),
         more,
@@ -619,7 +619,7 @@ pub(crate) fn anchor(name: &str) -> String {
 }
 
 /// Glossary entries by category (alphabetical; "Uncategorised" last), each by term.
-fn categories(entries: Vec<(&Entry, bool)>, root: &str) -> Vec<Group> {
+fn categories(entries: Vec<(&Entry, bool)>, section: &str, urls: Urls<'_>) -> Vec<Group> {
     let mut map: BTreeMap<(bool, String), Vec<Item>> = BTreeMap::new();
     for (e, draft) in entries {
         let key = match &e.meta.category {
@@ -629,12 +629,15 @@ fn categories(entries: Vec<(&Entry, bool)>, root: &str) -> Vec<Group> {
         let term = e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
         map.entry(key)
             .or_default()
-            .push(Item::new(term, e, draft, root));
+            .push(Item::new(term, e, draft, urls));
     }
     map.into_iter()
         .map(|((_, name), mut items)| {
             items.sort_by_cached_key(|i| (i.text.to_lowercase(), i.url.clone()));
+            let url = group_url(section, &name);
             Group {
+                href: urls.page(&url),
+                url,
                 name: Some(name),
                 items,
             }
@@ -644,17 +647,19 @@ fn categories(entries: Vec<(&Entry, bool)>, root: &str) -> Vec<Group> {
 
 /// A section read in order: days by the numbers in their slugs ("day-2" before "day-15"),
 /// other sections by title.
-fn in_order(entries: Vec<(&Entry, bool)>, by_slug: bool, root: &str) -> Group {
+fn in_order(entries: Vec<(&Entry, bool)>, section: &str, by_slug: bool, urls: Urls<'_>) -> Group {
     let mut keyed: Vec<(Vec<Part>, Item)> = entries
         .into_iter()
         .map(|(e, draft)| {
             let key = natural_key(if by_slug { &e.slug } else { &e.meta.title });
-            (key, Item::new(e.meta.title.clone(), e, draft, root))
+            (key, Item::new(e.meta.title.clone(), e, draft, urls))
         })
         .collect();
     keyed.sort_by(|a, b| (&a.0, &a.1.url).cmp(&(&b.0, &b.1.url)));
     Group {
         name: None,
+        url: section_url(section),
+        href: urls.page(&section_url(section)),
         items: keyed.into_iter().map(|(_, i)| i).collect(),
     }
 }
@@ -731,7 +736,12 @@ mod tests {
             .collect();
         let urls = entries.iter().map(|e| e.url.clone()).collect();
         let pages = entries.iter().zip(site).map(|(e, (.., draft))| (e, *draft));
-        (Nav::new(pages, "/course/", SectionNames::default()), urls)
+        let mut config = crate::config::Config::default();
+        config
+            .override_base_url("https://example.org/course/")
+            .unwrap();
+        let nav = Nav::new(pages, Urls::new(&config), SectionNames::default());
+        (nav, urls)
     }
 
     /// `same_frame` and `same_page` never call a page's navigation unchanged when it

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::content::Entry;
 use crate::site::check::page::Lookup;
+use crate::site::urls::Urls;
 
 /// Site-wide values every template sees.
 #[derive(Debug, Clone, Serialize)]
@@ -267,12 +268,12 @@ pub(crate) struct SectionLink {
 }
 
 /// The link to `slug` of `section`, unlinked when the target is left out of this build;
-/// `root` is the base path it is written under.
+/// its `href` is made by `urls`.
 pub(crate) fn link(
     lookup: &Lookup,
     section: &str,
     slug: &str,
-    root: &str,
+    urls: Urls<'_>,
     text: impl Fn(&Entry) -> String,
 ) -> LinkCtx {
     match lookup.target(section, slug) {
@@ -280,7 +281,7 @@ pub(crate) fn link(
             let url = (lookup.preview || !draft).then(|| e.url.clone());
             LinkCtx {
                 text: text(e),
-                href: url.as_deref().map(|u| super::urls::href(root, u)),
+                href: url.as_deref().map(|u| urls.page(u)),
                 url,
                 draft,
             }

@@ -26,14 +26,11 @@ pub(crate) fn file(
     let mut reviews: BTreeMap<String, Review> = (entries.iter())
         .map(|e| (page_file(&e.url), review_of(e, rules)))
         .collect();
-    let base = &opts.config.root;
+    let urls = crate::site::urls::Urls::new(&opts.config);
     let pages = (written.into_iter())
         .map(|(file, sha256)| {
             let review = reviews.remove(&file);
-            let url = match file.strip_suffix("index.html") {
-                Some(dir) => format!("{base}{dir}"),
-                None => format!("{base}{file}"),
-            };
+            let url = urls.page(file.strip_suffix("index.html").unwrap_or(&file));
             PageRecord {
                 url,
                 status: if review.is_some() {
@@ -56,7 +53,7 @@ pub(crate) fn file(
         dirty,
         source_date_epoch: opts.epoch,
         settings: Settings {
-            base_path: base.clone(),
+            base_path: urls.root().to_string(),
             base_url: opts.config.base_url.clone(),
             strict: opts.strict,
             highlight: opts.highlight,

@@ -1,19 +1,15 @@
 //! Where the site lives, so that a site built for a sub-path (`https://user.github.io/course/`)
-//! links only within it. Templates write every site-absolute URL as `{{ root }}path` (page
-//! contexts carry site paths without the base path); here are the rest: absolute addresses,
-//! the search index's URLs, and content links written site-absolute (`/glossary/warp/`),
-//! moved under the base path by `content_html`.
+//! links only within it. [`Urls`] is the one place a page's URL is made from the base path:
+//! the renderer makes it from the config and hands it on. Templates write every site-absolute
+//! URL as `{{ root }}path` with its [`Urls::root`] (page contexts carry site paths and their
+//! `href`s from [`Urls::page`]); navigation, the feed, `llms.txt`, the sitemap, the
+//! provenance's page list and content links written site-absolute (`/glossary/warp/`,
+//! moved by `content_html`) ask it too.
 use std::borrow::Cow;
 
 use crate::config::Config;
 
-/// A site path (`/glossary/warp/`) under the base path `root` (`/course/`), as a link
-/// writes it: what templates get as `href` beside each `url`.
-pub(crate) fn href(root: &str, path: &str) -> String {
-    format!("{root}{}", path.trim_start_matches('/'))
-}
-
-/// The site's base path and public address, as the render stage uses them.
+/// The site's base path and public address, as everything that writes a link uses them.
 #[derive(Clone, Copy)]
 pub(crate) struct Urls<'a> {
     config: &'a Config,
@@ -25,15 +21,29 @@ impl<'a> Urls<'a> {
         Urls { config }
     }
 
-    /// A site path (`/glossary/warp/`) as a link outside templates (`/course/glossary/warp/`).
-    pub(crate) fn page(&self, path: &str) -> String {
-        href(&self.config.root, path)
+    /// The base path with a trailing slash (`/`, or `/course/` under a sub-path): what every
+    /// template writes a site-absolute URL with (`{{ root }}style.css`).
+    pub(crate) fn root(&self) -> &'a str {
+        &self.config.root
     }
 
-    /// A site path as an absolute address (sitemap, `og:image`), when the address is known.
+    /// A site path (`/glossary/warp/`) as a link writes it (`/course/glossary/warp/`): what
+    /// templates get as `href` beside each `url`.
+    pub(crate) fn page(&self, path: &str) -> String {
+        format!("{}{}", self.config.root, path.trim_start_matches('/'))
+    }
+
+    /// A site path as an absolute address (sitemap, `og:image`, the feed's ids), when the
+    /// address is known.
     pub(crate) fn absolute(&self, path: &str) -> Option<String> {
         let base = self.config.base_url.as_deref()?;
-        Some(format!("{base}{}", path.trim_start_matches('/')))
+        Some(format!("{}{}", origin(base), self.page(path)))
+    }
+
+    /// A site path as feeds and `llms.txt` print it: absolute when the site has a public
+    /// address, else as a link writes it.
+    pub(crate) fn address(&self, path: &str) -> String {
+        self.absolute(path).unwrap_or_else(|| self.page(path))
     }
 
     /// Moves the site-absolute `href` and `src` values of rendered content under the base
@@ -89,6 +99,15 @@ impl Urls<'_> {
         }
         out.push_str(&md[last..]);
         Cow::Owned(out)
+    }
+}
+
+/// `https://example.org/course/` → `https://example.org` (the path is the base path).
+fn origin(base: &str) -> &str {
+    let after_scheme = base.find("://").map_or(0, |i| i + 3);
+    match base[after_scheme..].find('/') {
+        Some(slash) => &base[..after_scheme + slash],
+        None => base,
     }
 }
 
@@ -178,9 +197,22 @@ mod tests {
             urls.absolute("/glossary/warp/diagram.png").as_deref(),
             Some("https://example.org/course/glossary/warp/diagram.png")
         );
+        assert_eq!(
+            urls.address("/feed.xml"),
+            "https://example.org/course/feed.xml"
+        );
         let c = config("/");
         assert_eq!(Urls::new(&c).page("/glossary/"), "/glossary/");
         assert_eq!(Urls::new(&c).absolute("/x"), None);
+        assert_eq!(Urls::new(&c).address("/glossary/warp/"), "/glossary/warp/");
+        let mut c = Config::default();
+        c.override_base_url("https://example.org").unwrap();
+        assert_eq!(Urls::new(&c).address("/"), "https://example.org/");
+        let mut c = Config::default();
+        c.override_base_url("https://example.org:8080/a/b").unwrap();
+        let urls = Urls::new(&c);
+        assert_eq!(urls.root(), "/a/b/");
+        assert_eq!(urls.address("/x/"), "https://example.org:8080/a/b/x/");
     }
 
     #[test]
