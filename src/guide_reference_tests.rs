@@ -1,7 +1,8 @@
 //! The guide's reference pages (`guide/src/reference/*.md`), generated from the code so that
 //! they cannot drift from it: every command and flag from the clap definition (its doc
 //! comments), every `coursegen.toml` key and every front-matter and manifest field from the
-//! serde structs that parse them, which front-matter fields publishing needs by asking the
+//! serde structs that parse them (a config key's description is its field's doc comment in
+//! `config::raw`), which front-matter fields publishing needs by asking the
 //! editorial rule itself, and the diagram options by asking the diagram check.
 //!
 //! A key, field or flag without a description fails `every_key_field_and_flag_is_described`.
@@ -17,7 +18,7 @@ use clap::CommandFactory;
 use serde::de::{self, DeserializeOwned, Visitor};
 
 use crate::bank::access::AccessKind;
-use crate::config::{RawConfig, RawGlossary, RawLinks, RawNew, RawReview};
+use crate::config::raw::{RawConfig, RawGlossary, RawLinks, RawNew, RawReview};
 use crate::content::front_matter::{
     RawByline, RawCell, RawDiagram, RawFrontMatter, RawLaneMap, RawSource,
 };
@@ -30,117 +31,9 @@ use crate::measurement::manifest::{
     Axis, ColumnId, CounterNames, Launch, Manifest, Model, Reference, Sampling, Table,
 };
 
-/// `coursegen.toml`: key, type, default, meaning.
-const CONFIG_KEYS: &[(&str, &str, &str, &str)] = &[
-    (
-        "title",
-        "text",
-        "`Untitled course`",
-        "the site's name, on every page: the header and every `<title>`",
-    ),
-    (
-        "description",
-        "text, one line",
-        "none",
-        "one line about the course: the home page's meta description and the summary line of `llms.txt`; the home page's lede when there is no `home`",
-    ),
-    (
-        "home",
-        "Markdown",
-        "none",
-        "the home page's text, in Markdown, rendered and cleaned as an entry's body is (raw HTML such as `<kbd>` kept, scripts removed); its links are checked as an entry's are (an error names the config's line and field `home`) and move under the base path",
-    ),
-    (
-        "base_url",
-        "http(s) address",
-        "none",
-        "http(s) address the site is served from; may carry a path ([Sub-path hosting](../publishing/sub-path.md)), which becomes the base path, but no empty segment (`//`), which would make the site's links name another host. Needed for `sitemap.xml`, `robots.txt`'s sitemap line and absolute `og:image` URLs; `--base-url` (or `COURSEGEN_BASE_URL`) replaces it",
-    ),
-    (
-        "repository",
-        "http(s) address",
-        "none",
-        "the course's source repository: the footer links to it, and each page then links to its source file (\"Edit this page\")",
-    ),
-    (
-        "edit_url",
-        "http(s) address",
-        "`<repository>/edit/main/` (`/-/edit/main/` on GitLab)",
-        "what a page's source path (`content/glossary/warp.md`) is appended to for \"Edit this page\"; set it for another branch or host",
-    ),
-    (
-        "language",
-        "BCP 47 tag",
-        "`en`",
-        "BCP 47 tag (`en`, `pt-BR`) for `<html lang>`",
-    ),
-    (
-        "review_max_age_days",
-        "whole days",
-        "the editorial default (365)",
-        "whole days a review stays valid after `last_checked_on`; `--review-max-age` replaces it for `build`, `check` and `status`",
-    ),
-    (
-        "sections",
-        "list of names or `{ name, title }`",
-        "days, glossary, then the others by name",
-        "the sections in reading order, each a folder under `content/`, as a name (`\"days\"`) or `{ name, title }`; `title` is what the sidebar, breadcrumbs, entry pages, search results and social cards call it, and heads its index when it has no introduction (default: the folder's name, capitalised). Sections not listed follow the listed ones, in the default order. A name with no folder of entries under `content/` is an error with a suggestion",
-    ),
-    (
-        "links.external_prefixes",
-        "list of site-absolute paths",
-        "none",
-        "site-absolute paths that live on the same domain but outside this site (`/docs/`); links under them are neither link-checked nor moved under the base path. Matched by whole segments: `/docs/` covers `/docs` and `/docs/api/`, not `/docsets/`",
-    ),
-    (
-        "review.allowed_signers",
-        "path",
-        "`.coursegen/allowed_signers`",
-        "the allowed-signers file, relative to the site root (no `..`): who may sign reviews ([Signed reviews](../reviewing/signed-reviews.md))",
-    ),
-    (
-        "review.require_signatures",
-        "`true` or `false`",
-        "`false`",
-        "a published entry needs a valid author and reviewer signature ([Signed reviews](../reviewing/signed-reviews.md)); `build --strict` requires them anyway once the allowed-signers file exists",
-    ),
-    (
-        "footer",
-        "Markdown",
-        "coursegen's sentence about diagrams and measured numbers",
-        "the line under every page, in Markdown, rendered, cleaned and link-checked as `home` is (an error names field `footer`); set it when the course is not about GPUs, or to credit its authors",
-    ),
-    (
-        "glossary.folder",
-        "folder name",
-        "`glossary`",
-        "the section under `content/` that is the glossary, and its URL (`/terms/`): one folder name, no `/` or `..`. Its entries are the ones `related:` names, the sidebar groups by category and orders by term, `glossary.required` applies to, and `coursegen new FOLDER SLUG` writes as glossary entries; `days` is the day pages' folder",
-    ),
-    (
-        "glossary.required",
-        "list of field names",
-        "`[\"term\", \"category\", \"cc\", \"summary\", \"sources\"]`",
-        "the fields a published glossary entry must fill in, from those five; a course on another subject leaves out `cc` (no compute capability), and `coursegen new` then writes no `cc` line",
-    ),
-    (
-        "new.cc",
-        "text",
-        "`\"7.5\"` (none when `glossary.required` leaves out `cc`)",
-        "the compute capability `coursegen new` writes into a glossary entry (`\"9.0\"`); `\"\"` writes none",
-    ),
-    (
-        "new.category",
-        "text, one line",
-        "`Uncategorised` (a placeholder publishing refuses)",
-        "the category `coursegen new` writes into a glossary entry",
-    ),
-    (
-        "new.sources",
-        "list of `{ title, url }`",
-        "the CUDA C++ Programming Guide",
-        "the sources `coursegen new` writes into a glossary entry; `[]` writes `sources: []`",
-    ),
-];
+/// Where `coursegen.toml`'s keys are described: each field's doc comment in `config::raw`
+/// (its meaning, then `- type:` and `- default:` items).
+const CONFIG_SOURCE: &str = include_str!("config/raw.rs");
 
 /// The front matter: field (dotted; `[]` for each item of a list), type, meaning.
 const FRONT_MATTER_FIELDS: &[(&str, &str, &str)] = &[
@@ -661,18 +554,76 @@ fn dotted(prefix: &str, fields: &[&str]) -> Vec<String> {
     fields.iter().map(|f| format!("{prefix}{f}")).collect()
 }
 
-fn config_keys() -> Vec<String> {
+/// A key's description: type, default, meaning.
+type KeyDoc = (String, String, String);
+
+/// Every key the config's structs accept, dotted, in the order serde reads them, each with
+/// its description from the field's doc comment (`None` where it has none).
+fn config_keys() -> Vec<(String, Option<KeyDoc>)> {
+    let described = |name: &str, prefix: &str, fields: Vec<&str>| {
+        let docs = field_docs(CONFIG_SOURCE, name);
+        (fields.into_iter())
+            .map(|f| (format!("{prefix}{f}"), doc_of(&docs, f)))
+            .collect::<Vec<_>>()
+    };
+    let top = field_docs(CONFIG_SOURCE, "RawConfig");
     let mut keys = Vec::new();
     for key in fields_of::<RawConfig>() {
         match key {
-            "links" => keys.extend(dotted("links.", &fields_of::<RawLinks>())),
-            "review" => keys.extend(dotted("review.", &fields_of::<RawReview>())),
-            "glossary" => keys.extend(dotted("glossary.", &fields_of::<RawGlossary>())),
-            "new" => keys.extend(dotted("new.", &fields_of::<RawNew>())),
-            _ => keys.push(key.to_owned()),
+            "links" => keys.extend(described("RawLinks", "links.", fields_of::<RawLinks>())),
+            "review" => keys.extend(described("RawReview", "review.", fields_of::<RawReview>())),
+            "glossary" => keys.extend(described(
+                "RawGlossary",
+                "glossary.",
+                fields_of::<RawGlossary>(),
+            )),
+            "new" => keys.extend(described("RawNew", "new.", fields_of::<RawNew>())),
+            _ => keys.push((key.to_owned(), doc_of(&top, key))),
         }
     }
     keys
+}
+
+/// The doc comment of each field of `struct name` in `source`, by field name, one string a
+/// line (without `///`).
+fn field_docs(source: &str, name: &str) -> Vec<(String, Vec<String>)> {
+    let start = (source.find(&format!("pub(crate) struct {name} {{")))
+        .unwrap_or_else(|| panic!("no struct {name} in src/config/raw.rs"));
+    let (mut out, mut doc) = (Vec::new(), Vec::new());
+    for line in source[start..].lines().skip(1).map(str::trim) {
+        if line == "}" {
+            break;
+        }
+        if let Some(d) = line.strip_prefix("///") {
+            doc.push(d.strip_prefix(' ').unwrap_or(d).to_string());
+        } else if let Some((field, _)) = line.trim_start_matches("pub(super) ").split_once(':') {
+            out.push((field.to_string(), std::mem::take(&mut doc)));
+        }
+    }
+    out
+}
+
+/// The description of `field` from its doc comment: its meaning (the lines before the
+/// items, joined), then the `- type:` and `- default:` items (an item's lines joined).
+fn doc_of(docs: &[(String, Vec<String>)], field: &str) -> Option<KeyDoc> {
+    let (_, lines) = docs.iter().find(|(f, _)| f == field)?;
+    let mut parts = vec![String::new()];
+    for line in lines.iter().filter(|l| !l.is_empty()) {
+        match line.strip_prefix("- ") {
+            Some(item) => parts.push(item.to_string()),
+            None => {
+                let last = parts.last_mut().expect("the meaning comes first");
+                if !last.is_empty() {
+                    last.push(' ');
+                }
+                last.push_str(line.trim_start());
+            }
+        }
+    }
+    let [meaning, ty, default] = <[String; 3]>::try_from(parts).ok()?;
+    let ty = ty.strip_prefix("type: ")?.to_string();
+    let default = default.strip_prefix("default: ")?.to_string();
+    (!meaning.is_empty()).then_some((ty, default, meaning))
 }
 
 fn front_matter_fields() -> Vec<String> {
@@ -751,8 +702,12 @@ fn undescribed() -> Vec<String> {
     let mut out = Vec::new();
     let names = |t: &[(&'static str, &str)]| t.iter().map(|r| r.0).collect::<Vec<_>>();
     let firsts3 = |t: &[(&'static str, &str, &str)]| t.iter().map(|r| r.0).collect::<Vec<_>>();
-    let config: Vec<&str> = CONFIG_KEYS.iter().map(|r| r.0).collect();
-    compare("config key", &config_keys(), &config, &mut out);
+    for (key, _) in config_keys().iter().filter(|(_, doc)| doc.is_none()) {
+        out.push(format!(
+            "config key `{key}` has no description: its field's doc comment in \
+             src/config/raw.rs, the meaning, then `- type:` and `- default:` items"
+        ));
+    }
     compare(
         "front-matter field",
         &front_matter_fields(),
@@ -944,14 +899,14 @@ fn config_page() -> String {
          config is read and what flags override it: [Site config](../config.md).\n\n\
          | key | type | default | meaning |\n| --- | --- | --- | --- |\n",
     );
-    for key in config_keys() {
-        let (_, ty, default, meaning) = CONFIG_KEYS.iter().find(|r| r.0 == key).unwrap();
+    for (key, doc) in config_keys() {
+        let (ty, default, meaning) = doc.expect("every key is described");
         let _ = writeln!(
             page,
             "| `{key}` | {} | {} | {} |",
-            cell(ty),
-            cell(default),
-            cell(meaning)
+            cell(&ty),
+            cell(&default),
+            cell(&meaning)
         );
     }
     page

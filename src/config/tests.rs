@@ -1,4 +1,5 @@
 //! Tests of the site config: defaults, every key, sub-paths, and errors with their lines.
+use super::raw::KEYS;
 use super::*;
 
 fn parse(text: &str) -> Result<Config, Vec<Diagnostic>> {
