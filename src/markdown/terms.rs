@@ -483,7 +483,7 @@ fn link_html(term: &Term, shown: &str, anchors: &mut HashSet<String>) -> String 
         n += 1;
         id = format!("term-{n}");
     }
-    let esc = super::escape;
+    let esc = crate::html::escape;
     let cc = (term.cc.as_deref()).map_or(String::new(), |cc| {
         format!(" <small>CC {}</small>", esc(cc))
     });
@@ -501,7 +501,7 @@ fn link_html(term: &Term, shown: &str, anchors: &mut HashSet<String>) -> String 
 /// link would nest inside the term's own link, and raw HTML is shown as typed.
 pub(crate) fn preview_html(summary: &str) -> String {
     use pulldown_cmark::{Options, Parser};
-    let esc = super::escape;
+    let esc = crate::html::escape;
     let mut out = String::with_capacity(summary.len() + 16);
     let parser = Parser::new_ext(
         summary,
