@@ -7,7 +7,8 @@ use self::build_cache::BuildCache;
 use self::nav::{Nav, SectionNames};
 use self::pages::{DiagramCtx, EntryCtx, SiteInfo};
 use crate::content::{self, Diagnostic, Entry};
-use crate::site::check::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG, SITE_CARD_PNG};
+use crate::site::check::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG, Drawn, SITE_CARD_PNG};
+use crate::site::check::measurements::MeasuredCtx;
 use crate::site::check::page::Page;
 use crate::site::check::plan::page_path;
 use crate::site::check::{CheckedSite, Facts};
@@ -110,7 +111,30 @@ impl<'a> Renderer<'a> {
     /// Renders one entry page: its HTML, the PNG and full-size SVG of its diagram, and the
     /// Markdown copy (published pages).
     pub(crate) fn page(&self, p: &Page) -> Result<Vec<OutFile>, RenderError> {
-        page(p, self)
+        let (entry, urls) = (&*p.entry, self.urls);
+        let mut files = Vec::new();
+        let diagram = match &p.diagram {
+            Some(d) => Some(diagram_section(p, d, self, &mut files)?),
+            None => None,
+        };
+        let prose = (p.bodies.measured.as_deref()).map(|h| urls.content_html(h).into_owned());
+        let measured = self.facts.measurements.section(entry, prose);
+        let byline = pages::byline(entry);
+        if p.draft_reason.is_none() {
+            let (m, d) = (measured.as_ref(), diagram.as_ref());
+            files.push(markdown_copy(p, urls, m, d, &byline));
+        }
+        let ctx = entry_ctx(p, self, measured, diagram, byline);
+        let html = self.templates.render("entry.html", &ctx, urls.root());
+        let html = html.map_err(|error| RenderError::Template {
+            file: entry.file.clone(),
+            error,
+        })?;
+        files.push(OutFile {
+            path: page_path(&entry.url),
+            bytes: html.into_bytes(),
+        });
+        Ok(files)
     }
 
     /// The search record of a page: published pages, and drafts in the preview (marked).
@@ -189,90 +213,105 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// [`Renderer::page`].
-fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
-    let Renderer {
-        info,
-        templates,
-        facts,
-        opts,
-        nav,
-        urls,
-        build_cache,
-    } = r;
+/// The diagram section of page `p`: its card (PNG) and its drawing on its own (SVG),
+/// pushed onto `files`, and what the template shows.
+fn diagram_section(
+    p: &Page,
+    d: &Drawn,
+    r: &Renderer<'_>,
+    files: &mut Vec<OutFile>,
+) -> Result<DiagramCtx, RenderError> {
     let entry = &*p.entry;
-    let content =
-        |html: &Option<String>| html.as_deref().map(|h| urls.content_html(h).into_owned());
-    let mut files = Vec::new();
-    let diagram = match &p.diagram {
-        None => None,
-        Some(d) => {
-            let kicker = format!("{} · {}", info.title, nav.names().title(&entry.section));
-            let bytes = cards::card_of(&d.svg, entry, &kicker, build_cache).map_err(|error| {
-                RenderError::Raster {
-                    file: entry.file.clone(),
-                    error,
-                }
-            })?;
-            let folder = Path::new(entry.url.trim_matches('/'));
-            files.push(OutFile {
-                path: folder.join(DIAGRAM_PNG),
-                bytes,
-            });
-            // The same drawing on its own, which a tap on the inline one opens full size.
-            files.push(OutFile {
-                path: folder.join(DIAGRAM_SVG),
-                bytes: d.svg.clone().into_bytes(),
-            });
-            let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
-            Some(DiagramCtx {
-                svg_html: named_by_title(crate::diagram::svg::themed(&d.svg)),
-                alt: alt.unwrap_or_default(),
-                preset: d.preset.to_string(),
-                prose_html: content(&p.bodies.diagram).unwrap_or_default(),
-                png: Some(DIAGRAM_PNG.to_string()),
-                full: Some(DIAGRAM_SVG.to_string()),
-            })
+    let kicker = format!("{} · {}", r.info.title, r.nav.names().title(&entry.section));
+    let bytes = cards::card_of(&d.svg, entry, &kicker, &r.build_cache).map_err(|error| {
+        RenderError::Raster {
+            file: entry.file.clone(),
+            error,
         }
+    })?;
+    let folder = Path::new(entry.url.trim_matches('/'));
+    files.push(OutFile {
+        path: folder.join(DIAGRAM_PNG),
+        bytes,
+    });
+    // The same drawing on its own, which a tap on the inline one opens full size.
+    files.push(OutFile {
+        path: folder.join(DIAGRAM_SVG),
+        bytes: d.svg.clone().into_bytes(),
+    });
+    let alt = entry.meta.diagram.as_ref().map(|m| m.alt.clone());
+    let prose = (p.bodies.diagram.as_deref()).map(|h| r.urls.content_html(h).into_owned());
+    Ok(DiagramCtx {
+        svg_html: named_by_title(crate::diagram::svg::themed(&d.svg)),
+        alt: alt.unwrap_or_default(),
+        preset: d.preset.to_string(),
+        prose_html: prose.unwrap_or_default(),
+        png: Some(DIAGRAM_PNG.to_string()),
+        full: Some(DIAGRAM_SVG.to_string()),
+    })
+}
+
+/// The Markdown copy of a published page (`index.md`), from the text the check stage
+/// parsed: links moved under the base path where it found them, then the bound values
+/// written in.
+fn markdown_copy(
+    p: &Page,
+    urls: Urls<'_>,
+    measured: Option<&MeasuredCtx>,
+    diagram: Option<&DiagramCtx>,
+    byline: &pages::BylineCtx,
+) -> OutFile {
+    let (entry, source) = (&*p.entry, &p.bodies.source);
+    let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
+    let marked = generated::mark_included(text, &source.included, &source.site_paths);
+    let moved = urls.content_markdown(&marked.text, &marked.site_paths);
+    let body = match &source.bound {
+        Some(bound) => bound.text_of(&moved),
+        None => moved.into_owned(),
     };
-    let measured = facts
-        .measurements
-        .section(entry, content(&p.bodies.measured));
-    let m = &entry.meta;
-    let lookup = &facts.lookup;
-    let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
-    let published = p.draft_reason.is_none();
-    let section_title = nav.names().title(&entry.section);
-    let byline = pages::byline(entry);
-    if published {
-        // From the text the check stage parsed: links moved under the base path where it
-        // found them, then the bound values written in.
-        let source = &p.bodies.source;
-        let text = source.bound.as_ref().map_or(&entry.body, |b| &b.markdown);
-        let marked = generated::mark_included(text, &source.included, &source.site_paths);
-        let moved = urls.content_markdown(&marked.text, &marked.site_paths);
-        let body = match &source.bound {
-            Some(bound) => bound.text_of(&moved),
-            None => moved.into_owned(),
-        };
-        let body = generated::fill_included(body, &marked.code);
-        let shown = generated::Shown {
-            measured: measured.as_ref(),
-            diagram: diagram
-                .as_ref()
-                .map(|d| (d.alt.as_str(), d.full.as_deref())),
-        };
-        files.push(OutFile {
-            path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
-            bytes: generated::markdown_copy(entry, &body, shown, &byline).into_bytes(),
-        });
+    let body = generated::fill_included(body, &marked.code);
+    let shown = generated::Shown {
+        measured,
+        diagram: diagram.map(|d| (d.alt.as_str(), d.full.as_deref())),
+    };
+    OutFile {
+        path: Path::new(entry.url.trim_matches('/')).join(generated::MARKDOWN),
+        bytes: generated::markdown_copy(entry, &body, shown, byline).into_bytes(),
     }
-    let ctx = EntryCtx {
-        site: info,
+}
+
+/// What the entry template shows of page `p`.
+fn entry_ctx<'p>(
+    p: &'p Page,
+    r: &'p Renderer<'_>,
+    measured: Option<MeasuredCtx>,
+    diagram: Option<DiagramCtx>,
+    byline: pages::BylineCtx,
+) -> EntryCtx<'p> {
+    let (entry, urls) = (&*p.entry, r.urls);
+    let m = &entry.meta;
+    let lookup = &r.facts.lookup;
+    let term_of = |e: &Entry| e.meta.term.clone().unwrap_or_else(|| e.meta.title.clone());
+    let shown = [
+        ("measured", "Measured", measured.is_some()),
+        ("diagram", "Diagram", diagram.is_some()),
+        ("related-terms", "Related terms", !m.related.is_empty()),
+        (
+            "where-you-meet-this",
+            "Where you meet this",
+            !m.appears_in.is_empty(),
+        ),
+        ("sources", "Sources", !m.sources.is_empty()),
+    ];
+    let sections: Vec<_> = (shown.into_iter())
+        .filter_map(|(id, text, shown)| shown.then_some((id, text)))
+        .collect();
+    EntryCtx {
+        site: &r.info,
         url: &entry.url,
         section: &entry.section,
         section_url: format!("/{}/", entry.section),
-        section_title,
+        section_title: r.nav.names().title(&entry.section),
         title: &m.title,
         term: m.term.as_deref(),
         category: m.category.as_deref(),
@@ -284,37 +323,16 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
             // The site's card, which a build with an address writes (`Renderer::site_card`).
             None => urls.absolute(&format!("/{SITE_CARD_PNG}")),
         },
-        edit_url: opts.config.edit_link(&entry.file),
-        contents: pages::contents(
-            &p.bodies.headings,
-            &[
-                ("measured", "Measured", measured.is_some()),
-                ("diagram", "Diagram", diagram.is_some()),
-                ("related-terms", "Related terms", !m.related.is_empty()),
-                (
-                    "where-you-meet-this",
-                    "Where you meet this",
-                    !m.appears_in.is_empty(),
-                ),
-                ("sources", "Sources", !m.sources.is_empty()),
-            ]
-            .map(|(id, text, shown)| shown.then_some((id, text)))
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>(),
-        ),
+        edit_url: r.opts.config.edit_link(&entry.file),
+        contents: pages::contents(&p.bodies.headings, &sections),
         measured,
         diagram,
-        related: m
-            .related
-            .iter()
-            .map(|s| pages::link(lookup, &opts.config.glossary_folder, s, *urls, term_of))
+        related: (m.related.iter())
+            .map(|s| pages::link(lookup, &r.opts.config.glossary_folder, s, urls, term_of))
             .collect(),
-        appears_in: m
-            .appears_in
-            .iter()
+        appears_in: (m.appears_in.iter())
             .map(|s| {
-                pages::link(lookup, content::load::DAYS, s, *urls, |e| {
+                pages::link(lookup, content::load::DAYS, s, urls, |e| {
                     e.meta.title.clone()
                 })
             })
@@ -322,20 +340,9 @@ fn page(p: &Page, r: &Renderer<'_>) -> Result<Vec<OutFile>, RenderError> {
         sources: &m.sources,
         byline,
         draft_reason: p.draft_reason.clone(),
-        nav: nav.page_for_templates(&entry.url, &m.title),
-        markdown: published.then(|| generated::MARKDOWN.to_string()),
-    };
-    let html = templates
-        .render("entry.html", &ctx, urls.root())
-        .map_err(|error| RenderError::Template {
-            file: entry.file.clone(),
-            error,
-        })?;
-    files.push(OutFile {
-        path: page_path(&entry.url),
-        bytes: html.into_bytes(),
-    });
-    Ok(files)
+        nav: r.nav.page_for_templates(&entry.url, &m.title),
+        markdown: (p.draft_reason.is_none()).then(|| generated::MARKDOWN.to_string()),
+    }
 }
 
 /// The diagram named by its title alone (`aria-labelledby="…-title …-desc"` becomes

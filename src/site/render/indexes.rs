@@ -101,18 +101,24 @@ pub(crate) fn indexes(
             .render("index.html", &home, urls.root())?
             .into_bytes(),
     });
-    let json = serde_json::to_string(&search).expect("index items serialise");
+    files.push(search_index(&search));
+    Ok(files)
+}
+
+/// `search-index.json`: every entry listed on a section index, its URL under the base path
+/// (scripts use it as it is).
+fn search_index(items: &[IndexItem]) -> OutFile {
+    let json = serde_json::to_string(items).expect("index items serialise");
     // `<` and `>` occur only inside JSON strings, where \u003c is the same text: no title
     // can read as a tag to anything that sniffs or embeds the file.
     let json = json
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .into_bytes();
-    files.push(OutFile {
+    OutFile {
         path: "search-index.json".into(),
         bytes: json,
-    });
-    Ok(files)
+    }
 }
 
 /// sitemap.xml: the home page, section indexes and every published entry, absolute URLs
