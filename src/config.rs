@@ -245,33 +245,28 @@ impl Checks<'_> {
         Diagnostic::new(self.file, raw::line_of(self.text, span.start), message).field(key)
     }
 
-    /// `v` as `f` checks it, or `None` and its problem kept.
+    /// Keeps the problem [`Checks::at`] makes, with `help`.
+    fn refuse(&mut self, span: Range<usize>, key: &str, message: String, help: &str) {
+        self.problems.push(self.at(span, key, message).help(help));
+    }
+
+    /// `v` (if the file has it) as `f` checks it, or `None` and its problem kept.
     fn check(
         &mut self,
         key: &str,
-        v: &Spanned<String>,
+        v: Option<&Spanned<String>>,
         f: fn(&str) -> Result<String, String>,
     ) -> Option<String> {
+        let v = v?;
         f(v.get_ref())
             .map_err(|m| self.problems.push(self.at(v.span(), key, m)))
             .ok()
     }
 
-    /// [`Checks::check`] of a key the file may leave out.
-    fn optional(
-        &mut self,
-        key: &str,
-        v: &Option<Spanned<String>>,
-        f: fn(&str) -> Result<String, String>,
-    ) -> Option<String> {
-        self.check(key, v.as_ref()?, f)
-    }
-
     /// A Markdown value (`home`, `footer`) with the line its text starts on.
     fn prose(&mut self, key: &str, v: &Option<Spanned<String>>) -> Option<Prose> {
-        let v = v.as_ref()?;
-        let text = self.check(key, v, values::markdown_text)?;
-        Some(values::prose(self.text, v, text))
+        let text = self.check(key, v.as_ref(), values::markdown_text)?;
+        Some(values::prose(self.text, v.as_ref()?, text))
     }
 
     /// `sections`, in the order listed, each once.
@@ -280,15 +275,21 @@ impl Checks<'_> {
             let line = raw::line_of(self.text, item.span().start);
             match values::section(item.get_ref()) {
                 Ok((name, _)) if config.sections.iter().any(|s| s.name == name) => {
-                    let listed = format!("`{name}` is listed twice");
-                    let d = self.at(item.span(), "sections", listed);
-                    self.problems
-                        .push(d.help("list each section once, in reading order"));
+                    let m = format!("`{name}` is listed twice");
+                    self.refuse(
+                        item.span(),
+                        "sections",
+                        m,
+                        "list each section once, in reading order",
+                    );
                 }
                 Ok((name, title)) => config.sections.push(SectionConfig { name, title, line }),
-                Err(m) => self.problems.push(self.at(item.span(), "sections", m).help(
+                Err(m) => self.refuse(
+                    item.span(),
+                    "sections",
+                    m,
                     "write `sections = [\"days\", { name = \"glossary\", title = \"Terms\" }]`",
-                )),
+                ),
             }
         }
     }
@@ -297,26 +298,28 @@ impl Checks<'_> {
     /// public address, the repository and its edit links, the language, and the site paths
     /// outside the site.
     fn site(&mut self, raw: &RawConfig, config: &mut Config) {
-        if let Some(t) = self.optional("title", &raw.title, values::title) {
+        if let Some(t) = self.check("title", raw.title.as_ref(), values::title) {
             config.title = t;
         }
-        config.description = self.optional("description", &raw.description, values::description);
+        config.description =
+            self.check("description", raw.description.as_ref(), values::description);
         config.home = self.prose("home", &raw.home);
         config.footer = self.prose("footer", &raw.footer);
-        if let Some(b) = self.optional("base_url", &raw.base_url, values::base_url) {
+        if let Some(b) = self.check("base_url", raw.base_url.as_ref(), values::base_url) {
             config.set_checked_base_url(b);
         }
-        config.repository = self.optional("repository", &raw.repository, values::web_url);
+        config.repository = self.check("repository", raw.repository.as_ref(), values::web_url);
         config.edit_url = match &raw.edit_url {
-            Some(v) => (self.check("edit_url", v, values::web_url))
+            Some(v) => (self.check("edit_url", Some(v), values::web_url))
                 .map(|u| format!("{}/", u.trim_end_matches('/'))),
             None => config.repository.as_deref().map(values::default_edit_url),
         };
-        if let Some(l) = self.optional("language", &raw.language, values::language) {
+        if let Some(l) = self.check("language", raw.language.as_ref(), values::language) {
             config.language = l;
         }
         for p in &raw.links.external_prefixes {
-            if let Some(p) = self.check("links.external_prefixes", p, values::external_prefix) {
+            if let Some(p) = self.check("links.external_prefixes", Some(p), values::external_prefix)
+            {
                 config.external_prefixes.push(p);
             }
         }
@@ -325,13 +328,13 @@ impl Checks<'_> {
     /// `[review]`'s signers, `[glossary]` and `[new]`; an unknown required field is reported
     /// after `[new]`'s `cc` and `category`.
     fn glossary_and_new(&mut self, raw: &RawConfig, config: &mut Config) {
-        let signers = &raw.review.allowed_signers;
-        if let Some(p) = self.optional("review.allowed_signers", signers, values::signers_path) {
+        let signers = raw.review.allowed_signers.as_ref();
+        if let Some(p) = self.check("review.allowed_signers", signers, values::signers_path) {
             config.allowed_signers = PathBuf::from(p);
         }
         config.require_signatures = raw.review.require_signatures.unwrap_or(false);
-        let folder = &raw.glossary.folder;
-        if let Some(f) = self.optional("glossary.folder", folder, values::glossary_folder) {
+        let folder = raw.glossary.folder.as_ref();
+        if let Some(f) = self.check("glossary.folder", folder, values::glossary_folder) {
             config.glossary_folder = f;
         }
         let mut unknown_fields = Vec::new();
@@ -353,12 +356,12 @@ impl Checks<'_> {
             // `cc = ""`: new entries name no compute capability.
             config.new_entry.cc = match cc.get_ref().trim() {
                 "" => None,
-                _ => self.check("new.cc", cc, values::compute_capability),
+                _ => self.check("new.cc", Some(cc), values::compute_capability),
             };
         } else if !config.glossary_required.contains("cc") {
             config.new_entry.cc = None;
         }
-        if let Some(c) = self.optional("new.category", &new.category, values::title) {
+        if let Some(c) = self.check("new.category", new.category.as_ref(), values::title) {
             config.new_entry.category = c;
         }
         self.problems.extend(unknown_fields);
@@ -379,22 +382,14 @@ impl Checks<'_> {
     /// `review_max_age_days`: a review must expire, within the editorial rule's limit.
     fn review_max_age(&mut self, days: &Option<Spanned<i64>>, config: &mut Config) {
         let Some(days) = days else { return };
+        let max = crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS;
         match u32::try_from(*days.get_ref()) {
-            Ok(d) if (1..=crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS).contains(&d) => {
-                config.review_max_age_days = Some(d)
+            Ok(d) if (1..=max).contains(&d) => config.review_max_age_days = Some(d),
+            _ => {
+                let m = format!("{} is not a number of days from 1 to {max}", days.get_ref());
+                self.refuse(days.span(), "review_max_age_days", m,
+                    "write a whole number of days, e.g. `review_max_age_days = 365`; a review must expire");
             }
-            _ => self.problems.push(
-                self.at(
-                    days.span(),
-                    "review_max_age_days",
-                    format!(
-                        "{} is not a number of days from 1 to {}",
-                        days.get_ref(),
-                        crate::editorial::policy::MAX_REVIEW_MAX_AGE_DAYS
-                    ),
-                )
-                .help("write a whole number of days, e.g. `review_max_age_days = 365`; a review must expire"),
-            ),
         }
     }
 }

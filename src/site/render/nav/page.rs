@@ -158,22 +158,17 @@ impl Nav {
             .sections
             .iter()
             .enumerate()
-            .map(|(s, section)| NavSection {
-                title: section.title.clone(),
-                url: section.url.clone(),
-                href: section.href.clone(),
-                open: section_here == Some(s) || (small && section.len <= FULL_TREE),
-                groups: section
-                    .groups
-                    .iter()
-                    .enumerate()
+            .map(|(s, section)| {
+                let open = section_here == Some(s) || (small && section.len <= FULL_TREE);
+                let groups = (section.groups.iter().enumerate())
                     .map(|(g, group)| {
                         let current = here.filter(|h| (h.0, h.1) == (s, g)).map(|h| h.2);
                         nav_group(section, group, current, full, |k| {
                             link(&group.items[k], group.items[k].url == url)
                         })
                     })
-                    .collect(),
+                    .collect();
+                nav_section(section, open, groups)
             })
             .collect();
         let (before, after) = here.map_or((None, None), |(s, g, i)| self.neighbours(s, g, i));
@@ -195,29 +190,19 @@ impl Nav {
             .map(|(s, section)| {
                 let open = section_here == Some(s) || (small && section.len <= FULL_TREE);
                 match here.filter(|h| h.0 == s) {
-                    Some((_, g, i)) => Prepared::new(&NavSection {
-                        title: section.title.clone(),
-                        url: section.url.clone(),
-                        href: section.href.clone(),
-                        open,
-                        groups: (0..section.groups.len())
+                    Some((_, g, i)) => {
+                        let groups = (0..section.groups.len())
                             .map(|k| match k == g {
                                 true => self.open_group(s, g, i),
                                 false => self.closed_group(s, k),
                             })
-                            .collect(),
-                    }),
+                            .collect();
+                        Prepared::new(&nav_section(section, open, groups))
+                    }
                     None => (self.prepared.sections[s][usize::from(open)])
                         .get_or_init(|| {
-                            Prepared::new(&NavSection {
-                                title: section.title.clone(),
-                                url: section.url.clone(),
-                                href: section.href.clone(),
-                                open,
-                                groups: (0..section.groups.len())
-                                    .map(|k| self.closed_group(s, k))
-                                    .collect(),
-                            })
+                            let closed = (0..section.groups.len()).map(|k| self.closed_group(s, k));
+                            Prepared::new(&nav_section(section, open, closed.collect()))
                         })
                         .clone(),
                 }
@@ -342,6 +327,17 @@ impl Nav {
     /// Every section with its groups and counts, for the home page.
     pub(crate) fn overview(&self) -> Vec<NavSection> {
         self.page("", "").sections
+    }
+}
+
+/// `section` as a page shows it, `open` or closed, with `groups`.
+fn nav_section<G>(section: &Section, open: bool, groups: Vec<G>) -> NavSection<G> {
+    NavSection {
+        title: section.title.clone(),
+        url: section.url.clone(),
+        href: section.href.clone(),
+        open,
+        groups,
     }
 }
 
