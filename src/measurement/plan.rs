@@ -156,15 +156,18 @@ fn kernel_plan(
     // A course header that cannot be read: `check` names it; staleness judges by the
     // built-in one.
     let header = contract::header(files).unwrap_or_else(|_| contract::HEADER.as_bytes().into());
-    let records = records_of(root, name)
+    // A folder `build` refuses is refused as `build` says it.
+    let records = record::kernel_records(&root.join("measurements"), name)
+        .map_err(|e| vec![Diagnostic::new("measurements", 0, e.to_string())])?
         .into_iter()
-        .map(|path| {
-            let state = record::load(&root.join(&path))
+        .map(|file| {
+            let state = record::load(&file)
                 .map(|r| {
                     let freshness = r.freshness(&source, &manifest_bytes, &header);
                     (r, freshness)
                 })
                 .map_err(|e| e.to_string());
+            let path = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
             RecordPlan { path, state }
         })
         .collect();
@@ -175,20 +178,6 @@ fn kernel_plan(
         prose,
         records,
     })
-}
-
-/// `measurements/<kernel>/*.json`, relative to the root, sorted: the records a run of the
-/// kernel compares with and may replace.
-fn records_of(root: &Path, kernel: &str) -> Vec<PathBuf> {
-    let dir = Path::new("measurements").join(kernel);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(&dir))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| dir.join(e.file_name())))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    paths
 }
 
 /// Row labels of `m`'s sweep that `set` holds, in the sweep's order.

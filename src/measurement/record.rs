@@ -9,7 +9,7 @@ pub use stale::Freshness;
 pub(crate) use stale::{StaleRecord, stale_records};
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +41,13 @@ pub enum RecordsError {
         path: PathBuf,
         /// The JSON error, with line and column.
         error: serde_json::Error,
+    },
+    /// A kernel's name that is no one folder's under `measurements/` (`..`, a path, not
+    /// UTF-8): its records would lie elsewhere.
+    #[error("`{path}` is no kernel's records folder: a kernel's name is one folder's name")]
+    NotAFolder {
+        /// The folder it would name.
+        path: PathBuf,
     },
     /// The file parsed but its content is inconsistent.
     #[error("record `{path}`: {message}")]
@@ -510,36 +517,79 @@ pub fn load_all(measurements: &Path) -> Result<RecordSet, Vec<RecordsError>> {
 }
 
 fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |error| RecordsError::Io { path, error }
-    };
     let mut files = Vec::new();
-    match files::own_file(measurements) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-        Err(e) => return Err(io(measurements)(e)),
-        Ok(()) => {}
+    for kernel in kernel_folders(measurements)? {
+        files.extend(kernel_records(measurements, &kernel)?);
     }
-    let top = match std::fs::read_dir(measurements) {
-        Ok(dir) => dir,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-        Err(e) => return Err(io(measurements)(e)),
-    };
-    for entry in top {
-        let kernel_dir = entry.map_err(io(measurements))?.path();
-        files::own_file(&kernel_dir).map_err(io(&kernel_dir))?;
-        if !kernel_dir.is_dir() {
-            continue;
-        }
-        for entry in std::fs::read_dir(&kernel_dir).map_err(io(&kernel_dir))? {
-            let path = entry.map_err(io(&kernel_dir))?.path();
-            if path.extension().is_some_and(|e| e == "json") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
     Ok(files)
+}
+
+/// The records of `kernel`, `measurements/<kernel>/*.json`, sorted; none when either folder
+/// is missing. The one lister of a kernel's records (`build`, `measure` and `measure --plan`
+/// ask it), with one set of refusals: `kernel` is one folder's name (never `..` or a path),
+/// and `measurements/` and the kernel's folder are the site's own ([`files::own_file`]: not
+/// a link, which could lead outside the site). Each file is judged as [`load`] reads it.
+pub(crate) fn kernel_records(
+    measurements: &Path,
+    kernel: &str,
+) -> Result<Vec<PathBuf>, RecordsError> {
+    let dir = measurements.join(kernel);
+    let mut parts = Path::new(kernel).components();
+    if !matches!(
+        (parts.next(), parts.next()),
+        (Some(Component::Normal(_)), None)
+    ) {
+        return Err(RecordsError::NotAFolder { path: dir });
+    }
+    if !own(measurements)? || !own(&dir)? || !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files = sorted_entries(&dir)?;
+    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    Ok(files)
+}
+
+/// The kernels' folders in `measurements/`, sorted; none when it is missing. Every entry
+/// there is the site's own ([`files::own_file`]), and one that is not a folder is skipped.
+fn kernel_folders(measurements: &Path) -> Result<Vec<String>, RecordsError> {
+    let mut names = Vec::new();
+    if !own(measurements)? {
+        return Ok(names);
+    }
+    for path in sorted_entries(measurements)? {
+        if own(&path)? && path.is_dir() {
+            let name = path.file_name().and_then(|n| n.to_str());
+            let name = name.ok_or_else(|| RecordsError::NotAFolder { path: path.clone() })?;
+            names.push(name.to_owned());
+        }
+    }
+    Ok(names)
+}
+
+/// Whether `path` is there, refusing it when it is not the site's own ([`files::own_file`]).
+fn own(path: &Path) -> Result<bool, RecordsError> {
+    match files::own_file(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(RecordsError::Io {
+            path: path.to_owned(),
+            error,
+        }),
+        Ok(()) => Ok(true),
+    }
+}
+
+/// What folder `dir` holds, sorted.
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, RecordsError> {
+    let io = |error| RecordsError::Io {
+        path: dir.to_owned(),
+        error,
+    };
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        paths.push(entry.map_err(io)?.path());
+    }
+    paths.sort();
+    Ok(paths)
 }
 
 /// Writes a record to `measurements/<kernel>/<slug>.json` atomically: a temporary file in

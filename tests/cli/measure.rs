@@ -431,3 +431,23 @@ fn plan_conflicts_with_gpu_and_compare() {
         stdout(&o)
     );
 }
+
+/// A kernel's records folder linked to one outside the course is refused by `measure`
+/// (here `--plan`, which reads what a run compares with) as by `build`: both list a
+/// kernel's records through one function, so neither reads the records it leads to.
+#[cfg(unix)]
+#[test]
+fn a_records_folder_linked_outside_the_course_is_refused_by_measure_as_by_build() {
+    let site = measured_site(true);
+    let outside = tempfile::tempdir().unwrap();
+    let folder = site.root().join("measurements/bank_conflicts");
+    copy_dir(&folder, outside.path());
+    std::fs::remove_dir_all(&folder).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &folder).unwrap();
+    for args in [&["measure", "--plan"][..], &["build"]] {
+        let o = site.run(args);
+        assert_code(&o, 1);
+        assert_stderr_has(&o, &["measurements/bank_conflicts`", "is a symbolic link"]);
+        assert!(!stdout(&o).contains("nvidia-h200-"), "{}", stdout(&o));
+    }
+}

@@ -120,6 +120,43 @@ fn load_all_reports_every_bad_file_by_name() {
     );
 }
 
+/// One lister, one set of refusals: a kernel's records are its folder's `*.json`, sorted;
+/// a missing folder has none; a name that is not one folder's, and a linked folder, are
+/// refused whichever command asks.
+#[cfg(unix)]
+#[test]
+fn a_kernels_records_are_listed_from_its_own_folder_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let measurements = dir.path().join("measurements");
+    let saved = save(&measurements, &fixture()).unwrap();
+    let folder = saved.parent().unwrap();
+    std::fs::write(folder.join("a.json"), "{}").unwrap();
+    std::fs::write(folder.join("notes.txt"), "").unwrap();
+    std::fs::write(dir.path().join("outside.json"), "{}").unwrap();
+    let list = |kernel: &str| kernel_records(&measurements, kernel);
+    assert_eq!(
+        list("bank_conflicts").unwrap(),
+        [folder.join("a.json"), saved.clone()]
+    );
+    assert!(list("none").unwrap().is_empty());
+    assert!(
+        kernel_records(&dir.path().join("none"), "k")
+            .unwrap()
+            .is_empty()
+    );
+    for odd in ["..", ".", "", "a/b", "/tmp"] {
+        let err = list(odd).unwrap_err().to_string();
+        assert!(
+            err.contains("is no kernel's records folder"),
+            "{odd}: {err}"
+        );
+    }
+    std::os::unix::fs::symlink(folder, measurements.join("linked")).unwrap();
+    let err = list("linked").unwrap_err().to_string();
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert!(load_all(&measurements).is_err(), "build refuses it too");
+}
+
 #[test]
 fn a_missing_measurements_folder_is_an_empty_set() {
     let dir = tempfile::tempdir().unwrap();

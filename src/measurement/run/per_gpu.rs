@@ -50,7 +50,7 @@ pub(super) fn measure_all(
     let git = git_state(root);
     // The records as they were before this run, so that every GPU's thread compares with
     // those and never with one another thread has just written.
-    let before = records_before(root, kernels);
+    let before = records_before(root, kernels)?;
     // One set of bars for all GPUs: each thread adding bars to a MultiProgress of its own
     // would redraw over the others' lines when `--device all` runs on a terminal.
     let progress = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
@@ -97,21 +97,18 @@ pub(super) fn measure_all(
 }
 
 /// Every record of each kernel as it is on disk before the run, by kernel; a file that
-/// does not load is left out here (`build` reports it).
-fn records_before(root: &Path, kernels: &[KernelToMeasure]) -> BTreeMap<String, Vec<Record>> {
+/// does not load is left out here (`build` reports it), a folder `build` refuses is refused.
+fn records_before(
+    root: &Path,
+    kernels: &[KernelToMeasure],
+) -> Result<BTreeMap<String, Vec<Record>>, MeasureError> {
     let measurements = root.join("measurements");
     kernels
         .iter()
         .map(|k| {
-            let mut paths: Vec<PathBuf> = std::fs::read_dir(measurements.join(&k.name))
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                .collect();
-            paths.sort();
+            let paths = records::kernel_records(&measurements, &k.name)?;
             let loaded = paths.iter().filter_map(|p| records::load(p).ok()).collect();
-            (k.name.clone(), loaded)
+            Ok((k.name.clone(), loaded))
         })
         .collect()
 }
@@ -223,14 +220,9 @@ impl Ctx<'_> {
         has_counters: impl Fn(&str) -> bool,
     ) -> Option<(PathBuf, Vec<String>)> {
         let needs = self.needs(k);
-        let dir = self.root.join("measurements").join(&k.name);
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        paths.sort();
+        // The folder was listed before the run: a folder refused now was changed since.
+        let measurements = self.root.join("measurements");
+        let mut paths = records::kernel_records(&measurements, &k.name).unwrap_or_default();
         paths.sort_by_key(|p| p != own);
         paths.into_iter().find_map(|path| {
             let old = records::load(&path).ok()?;
