@@ -13,6 +13,7 @@ use crate::templates::Templates;
 pub(crate) mod check;
 #[cfg(test)]
 mod fuzz_tests;
+pub(crate) mod layout;
 pub(crate) mod options;
 pub(crate) mod render;
 pub(crate) mod summary;

@@ -925,3 +925,41 @@ fn no_path_climbs_two_modules_and_no_folder_has_a_mod_rs() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// Inside `site`, which part may import which (each with its submodules): the check stage
+/// hands pages on and never reaches forward into render or write; the output's layout
+/// (page paths, file names) is a leaf that every stage asks. Change it as [`MAY_IMPORT`].
+const SITE_MAY_IMPORT: &[(&str, &[&str])] = &[
+    ("site::layout", &[]),
+    ("site::options", &[]),
+    ("site::summary", &["site::options"]),
+    ("site::check", &["site::layout", "site::options"]),
+    ("site::write", &["site::layout", "site::options"]),
+    (
+        "site::render",
+        &[
+            "site::check",
+            "site::layout",
+            "site::options",
+            "site::write",
+        ],
+    ),
+];
+
+#[test]
+fn each_part_of_site_imports_only_what_its_table_allows() {
+    let allowed: BTreeMap<&str, &[&str]> = SITE_MAY_IMPORT.iter().copied().collect();
+    let mut found = Vec::new();
+    for (module, deps) in &merged_levels(&graph())["site"] {
+        let Some(may) = allowed.get(module.as_str()) else {
+            found.push(format!("{module}: not in SITE_MAY_IMPORT"));
+            continue;
+        };
+        let out = deps.iter().filter(|d| !may.contains(&d.as_str()));
+        found.extend(out.map(|d| format!("{module} → {d}")));
+    }
+    assert!(
+        found.is_empty(),
+        "imports SITE_MAY_IMPORT does not allow: {found:#?}"
+    );
+}

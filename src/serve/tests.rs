@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use super::rebuild::{Done, Rebuilder};
 use crate::config::Config;
+use crate::site::layout::MARKER;
 use crate::site::options::BuildOptions;
-use crate::site::write as output;
 use crate::site::{SiteError, build};
 
 fn repo() -> &'static Path {
@@ -179,7 +179,7 @@ impl Fixture {
         match (&served, built) {
             (Ok(_), Ok(_)) => {
                 let mut built = tree(&out);
-                built.remove(Path::new(output::MARKER));
+                built.remove(Path::new(MARKER));
                 let diff = differences(&now, &built);
                 assert!(diff.is_empty(), "{what}: served ≠ built:\n{diff}");
                 self.good = now;

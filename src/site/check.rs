@@ -29,8 +29,8 @@ use crate::content::{self, Diagnostic, Entry, EntryKind};
 use crate::editorial::policy::{self, Rules, Verdict};
 use crate::highlight::include::{SOURCE_DIR, Sources};
 use crate::markdown::RenderOptions;
+use crate::site::layout::Copies;
 use crate::site::options::{BuildOptions, Report};
-use crate::site::write::Copies;
 
 pub(crate) mod assets;
 pub(crate) mod bodies;

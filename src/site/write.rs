@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::site::layout::{Copies, MARKER};
+
 pub(crate) mod provenance;
 
 /// Why the output could not be written.
@@ -157,9 +159,6 @@ fn replaceable(
     }
 }
 
-/// Written into every output folder, so that a later build knows it may replace it.
-pub(crate) const MARKER: &str = ".coursegen-output";
-
 /// What the marker holds.
 const MARKER_TEXT: &str =
     "Written by coursegen build; the next build replaces this folder whole.\n";
@@ -179,10 +178,6 @@ pub(crate) struct OutFile {
     /// Contents.
     pub(crate) bytes: Vec<u8>,
 }
-
-/// Where the static files come from (relative path in the output, source: a file, or one
-/// of the built-in theme).
-pub(crate) type Copies = Vec<(PathBuf, crate::theme::Source)>;
 
 /// A fresh folder beside `out` that receives the build; `commit` swaps it in, and dropping
 /// it without committing removes it, leaving `out` untouched.

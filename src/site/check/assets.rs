@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::content::Diagnostic;
 use crate::content::admit::{Purpose, Refusal, SiteRoot};
-use crate::site::write::Copies;
+use crate::site::layout::Copies;
 
 /// `static/` goes to the output root; content assets mirror their place under content/.
 /// Every file is admitted by what it resolves to (`content::admit`): a file that resolves

@@ -1,5 +1,5 @@
-//! The entry's `diagram:` checked and drawn as SVG by `diagram`, and the names of the
-//! files a diagram adds to the output (the render stage rasterises its card: `render::cards`).
+//! The entry's `diagram:` checked and drawn as SVG by `diagram` (the render stage
+//! rasterises its card: `render::cards`; the files it adds are named in `site::layout`).
 use crate::bank::access::{AccessKind, LaneMap, LaneMapError, LaneValue};
 use crate::content::meta::LaneMapMeta;
 use crate::content::{Diagnostic, Entry};
@@ -8,16 +8,6 @@ use crate::diagram::{
 };
 use crate::measurement::manifest::Manifest;
 use crate::measurement::record::KernelFiles;
-
-/// File name of the social card written beside a page that has a diagram.
-pub(crate) const DIAGRAM_PNG: &str = "diagram.png";
-
-/// File name of the full-size SVG written beside a page that has a diagram.
-pub(crate) const DIAGRAM_SVG: &str = "diagram.svg";
-
-/// File name of the site's own card, at the root: the `og:image` of pages without a
-/// diagram.
-pub(crate) const SITE_CARD_PNG: &str = "card.png";
 
 /// A diagram drawn from a checked spec.
 pub(crate) struct Drawn {

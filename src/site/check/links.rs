@@ -3,9 +3,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use super::diagrams::{DIAGRAM_PNG, DIAGRAM_SVG};
 use crate::content::{Diagnostic, Entry};
 use crate::markdown::Link;
+use crate::site::layout::{DIAGRAM_PNG, DIAGRAM_SVG};
 
 /// What this build will contain, and which pages exist only as drafts. Equal targets give
 /// every link the same verdict (serve keeps link problems while the targets stay equal).

@@ -5,16 +5,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use super::diagrams::DIAGRAM_PNG;
 use super::page::Page;
 use crate::content::{Diagnostic, Entry};
+use crate::site::layout::{Copies, DIAGRAM_PNG, GENERATED, page_path};
 use crate::site::options::BuildOptions;
-use crate::site::write::Copies;
-
-/// `/glossary/warp/` → `glossary/warp/index.html`.
-pub(crate) fn page_path(url: &str) -> PathBuf {
-    Path::new(url.trim_matches('/')).join("index.html")
-}
 
 /// The sections whose index this build writes: those with a shown entry or intro.
 pub(crate) fn sections<'a>(pages: &'a [Page], intros: &'a [Page]) -> BTreeSet<&'a str> {
@@ -59,19 +53,6 @@ pub(crate) fn same_outputs(a: &Entry, b: &Entry) -> bool {
         && a.meta.diagram == b.meta.diagram
         && a.lines == b.lines
 }
-
-/// Files the build may generate at the site root whatever its options (a sitemap only with
-/// --base-url, but `check` must find the clash without it).
-const GENERATED: &[&str] = &[
-    "sitemap.xml",
-    "search-index.json",
-    "404.html",
-    "feed.xml",
-    "llms.txt",
-    "robots.txt",
-    super::diagrams::SITE_CARD_PNG,
-    crate::site::write::MARKER,
-];
 
 /// Pages the build writes itself, by URL, whatever its content: an entry there would be lost.
 const GENERATED_PAGES: &[(&str, &str)] = &[("/search/", "the search page")];

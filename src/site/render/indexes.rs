@@ -2,7 +2,8 @@
 //! their introductions), search index and sitemap. Pure, like `render`.
 use super::pages::{self, HomeCtx, IndexItem, SectionCtx, SiteInfo};
 use crate::site::check::page::Page;
-use crate::site::check::plan::{page_path, sections};
+use crate::site::check::plan::sections;
+use crate::site::layout::page_path;
 use crate::site::urls::Urls;
 use crate::site::write::OutFile;
 use crate::templates::{TemplateError, Templates};

@@ -4,7 +4,7 @@
 //! describes exactly the pages swapped in. No absolute path and no clock: two builds of one
 //! commit write the same file (the time they record is the build's `epoch`: the commit's).
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::content::Entry;
@@ -12,6 +12,7 @@ use crate::editorial::policy::signatures::{self, Role, SignatureRules};
 use crate::editorial::provenance::{
     self, NOT_REVIEWED, PageRecord, Provenance, REVIEWED, Review, Settings, Signature, Signers,
 };
+use crate::site::layout::page_path;
 use crate::site::options::BuildOptions;
 
 /// The provenance file's bytes for a publish build of `root`: `written` is every page staged (path →
@@ -23,13 +24,13 @@ pub(crate) fn file(
     rules: Option<&SignatureRules>,
     written: BTreeMap<String, String>,
 ) -> Vec<u8> {
-    let mut reviews: BTreeMap<String, Review> = (entries.iter())
-        .map(|e| (page_file(&e.url), review_of(e, rules)))
+    let mut reviews: BTreeMap<PathBuf, Review> = (entries.iter())
+        .map(|e| (page_path(&e.url), review_of(e, rules)))
         .collect();
     let urls = crate::site::urls::Urls::new(&opts.config);
     let pages = (written.into_iter())
         .map(|(file, sha256)| {
-            let review = reviews.remove(&file);
+            let review = reviews.remove(Path::new(&file));
             let url = urls.page(file.strip_suffix("index.html").unwrap_or(&file));
             PageRecord {
                 url,
@@ -68,15 +69,6 @@ pub(crate) fn file(
         pages,
     };
     record.to_bytes()
-}
-
-/// The file an entry's page is written to (`glossary/warp/index.html`), as the render stage
-/// writes it (`check::plan::page_path`, which this stage may not import: check imports write).
-fn page_file(url: &str) -> String {
-    match url.trim_matches('/') {
-        "" => "index.html".into(),
-        dir => format!("{dir}/index.html"),
-    }
 }
 
 /// What was reviewed of a published entry, and each role's signature that verifies (one
