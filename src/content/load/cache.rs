@@ -10,7 +10,8 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Diagnostic, Entry, Found, check_references, check_unique, classify, is_hidden};
+use super::walk::{Found, classify, is_hidden};
+use super::{Diagnostic, Entry, check_references, check_unique};
 
 /// What an earlier load found, kept between the rebuilds of `coursegen serve`. An entry
 /// that did not change keeps the same allocation (`Arc`) from one load to the next, which
@@ -89,7 +90,7 @@ impl LoadCache {
         {
             self.walks += 1;
         }
-        let mut walked = super::walk(root, content);
+        let mut walked = super::walk::walk(root, content);
         if let Some((paths, old)) = paths {
             let mut kept: HashMap<OsString, _> = (old.files.into_iter())
                 .filter(|s| !names(paths, &s.rel))

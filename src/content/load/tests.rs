@@ -1,5 +1,6 @@
 //! The load through its cache against a fresh load, after edits of every kind.
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use super::*;
 
