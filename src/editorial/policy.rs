@@ -16,7 +16,7 @@ mod signed;
 mod tests;
 pub(crate) mod trusted;
 
-pub(crate) use findings::{Finding, FindingKind, assess};
+pub(crate) use findings::{Finding, FindingKind, assess, reviewer_or_name};
 pub(crate) use names::is_unsigned;
 pub(crate) use signed::{RoleSignature, byline_signatures, entry_signatures};
 

@@ -14,7 +14,10 @@ use crate::editorial::policy::signatures::{Role, SignatureRules};
 use crate::editorial::policy::{self, FindingKind, RoleSignature, Rules, pin};
 
 pub(crate) mod edit;
+mod entry_file;
 pub(crate) mod key;
+
+use self::entry_file::{edit_yaml, parse};
 
 /// What to sign, and as whom.
 #[derive(Debug, Clone)]
@@ -143,17 +146,7 @@ pub(crate) fn sign_checked(
     if let Some(key) = &opts.key {
         key::refuse_private_key_in_course(root, key).map_err(SignError::KeyInCourse)?;
     }
-    let (rel, abs) = locate(root, file)?;
-    let io = |what, error| SignError::Io {
-        what,
-        path: abs.clone(),
-        error,
-    };
-    let bytes = std::fs::read(&abs).map_err(|e| io("read", e))?;
-    let bom = bytes.starts_with("\u{feff}".as_bytes());
-    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
-    let text =
-        content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
+    let (rel, abs, text, spelling) = entry_file::read(root, file)?;
     let before = parse(&rel, &text)?;
     // Invisible characters are not written into the file; the rest is judged as given.
     let clean = |list: &[String]| -> Vec<String> {
@@ -166,28 +159,14 @@ pub(crate) fn sign_checked(
     if let (None, Some(rules)) = (&opts.key, &opts.signers) {
         return Err(SignError::NeedsKey(rules.signers.file.clone()));
     }
-    let mut signed = text.clone();
-    let byline =
-        |t: &str, key: &str, value: &str| edit_yaml(&rel, t, |y| edit::set_byline(y, key, value));
-    if !authors.is_empty() {
-        signed = byline(&signed, "written_by", &edit::names(&authors))?;
-    }
-    // The scaffold leaves `written_on: pending` for the signing to fill in.
-    if parse(&rel, &signed)?.meta.byline.written_on.is_none() {
-        signed = byline(&signed, "written_on", &opts.today.to_string())?;
-    }
-    if opts.publish {
-        signed = edit_yaml(&rel, &signed, |y| {
-            Ok(edit::set_top(y, "status", "published"))
-        })?;
-    }
-    signed = byline(&signed, "reviewed_by", &edit::names(&reviewers))?;
-    signed = byline(&signed, "last_checked_on", &opts.today.to_string())?;
+    let mut signed = edit_byline(&rel, &text, opts, (&reviewers, &authors))?;
     let entry = parse(&rel, &signed)?;
     refuse_bad_signatures(&entry, opts)?;
     let files = pin::Files::new(root);
     let hash = pin::review_hash(&entry, &files.shown(&entry));
-    signed = byline(&signed, "reviewed_hash", &hash)?;
+    signed = edit_yaml(&rel, &signed, |y| {
+        edit::set_byline(y, "reviewed_hash", &hash)
+    })?;
     let (unsigned, removed) = without_stale_signatures(&rel, &signed, &before, &hash, opts)?;
     signed = unsigned;
     let entry = parse(&rel, &signed)?;
@@ -239,7 +218,7 @@ pub(crate) fn sign_checked(
             }
         }
     }
-    write_entry(&abs, signed, bom, crlf)?;
+    entry_file::write(&abs, signed, spelling)?;
     Ok(Signed {
         file: rel,
         hash,
@@ -247,6 +226,33 @@ pub(crate) fn sign_checked(
         removed,
         warnings,
     })
+}
+
+/// `text` with the byline edits made before the pin: the authors (when given), the pending
+/// `written_on`, `status: published` with `--publish`, the reviewers and today's check.
+fn edit_byline(
+    rel: &Path,
+    text: &str,
+    opts: &SignOptions,
+    (reviewers, authors): (&[String], &[String]),
+) -> Result<String, SignError> {
+    let mut signed = text.to_string();
+    let byline =
+        |t: &str, key: &str, value: &str| edit_yaml(rel, t, |y| edit::set_byline(y, key, value));
+    if !authors.is_empty() {
+        signed = byline(&signed, "written_by", &edit::names(authors))?;
+    }
+    // The scaffold leaves `written_on: pending` for the signing to fill in.
+    if parse(rel, &signed)?.meta.byline.written_on.is_none() {
+        signed = byline(&signed, "written_on", &opts.today.to_string())?;
+    }
+    if opts.publish {
+        signed = edit_yaml(rel, &signed, |y| {
+            Ok(edit::set_top(y, "status", "published"))
+        })?;
+    }
+    signed = byline(&signed, "reviewed_by", &edit::names(reviewers))?;
+    byline(&signed, "last_checked_on", &opts.today.to_string())
 }
 
 /// The line in `to` (whose entry is `entry`) of `d`, a problem at a line of `from`, the
@@ -279,21 +285,12 @@ pub(crate) fn sign_as_author(
     signers: Option<&SignatureRules>,
 ) -> Result<Signed, SignError> {
     key::refuse_private_key_in_course(root, key).map_err(SignError::KeyInCourse)?;
-    let (rel, abs) = locate(root, file)?;
-    let bytes = std::fs::read(&abs).map_err(|error| SignError::Io {
-        what: "read",
-        path: abs.clone(),
-        error,
-    })?;
-    let bom = bytes.starts_with("\u{feff}".as_bytes());
-    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
-    let text =
-        content::load::decode(&rel, bytes).map_err(|d| SignError::Content(Diagnostics(d)))?;
+    let (rel, abs, text, spelling) = entry_file::read(root, file)?;
     let files = pin::Files::new(root);
     let signed = add_signature(&rel, &text, Role::Author, key, (signers, &files))?;
     let entry = parse(&rel, &signed)?;
     let hash = pin::expected(&entry, &files.shown(&entry));
-    write_entry(&abs, signed, bom, crlf)?;
+    entry_file::write(&abs, signed, spelling)?;
     Ok(Signed {
         file: rel,
         hash,
@@ -397,10 +394,7 @@ fn add_signature(
             format!(
                 "the entry does not match its `reviewed_hash` (or has none): the reviewer signs it first, with `coursegen sign {} --reviewer \"{}\" --key ~/.ssh/id_ed25519`",
                 rel.display(),
-                names::named_people(&b.reviewed_by)
-                    .first()
-                    .map_or("NAME", String::as_str)
-                    .replace('"', "\\\"")
+                policy::reviewer_or_name(&entry).replace('"', "\\\"")
             ),
         ));
     }
@@ -459,77 +453,6 @@ fn add_signature(
     Ok(signed)
 }
 
-/// Writes `signed` back with the file's BOM and line endings, atomically.
-fn write_entry(abs: &Path, signed: String, bom: bool, crlf: bool) -> Result<(), SignError> {
-    let mut out = if crlf {
-        signed.replace('\n', "\r\n")
-    } else {
-        signed
-    };
-    if bom {
-        out.insert(0, '\u{feff}');
-    }
-    write_atomically(abs, out.as_bytes()).map_err(|error| SignError::Io {
-        what: "write",
-        path: abs.to_path_buf(),
-        error,
-    })
-}
-
-/// (relative to root, absolute) for the entry file, which must lie under `<root>/content`.
-fn locate(root: &Path, file: &Path) -> Result<(PathBuf, PathBuf), SignError> {
-    let not = || SignError::NotAnEntry(file.to_path_buf());
-    // Relative to the root first (`coursegen --root site sign content/glossary/warp.md`),
-    // else as typed (`site/content/glossary/warp.md`).
-    let abs = if root.join(file).exists() {
-        root.join(file)
-    } else {
-        file.to_path_buf()
-    };
-    let abs = abs.canonicalize().map_err(|_| not())?;
-    let root = root.canonicalize().map_err(|_| not())?;
-    let rel = abs.strip_prefix(&root).map_err(|_| not())?.to_path_buf();
-    let is_md = rel
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-    if !rel.starts_with("content") || !is_md || !abs.is_file() {
-        return Err(not());
-    }
-    Ok((rel, abs))
-}
-
-fn parse(rel: &Path, text: &str) -> Result<Entry, SignError> {
-    content::load::parse_entry(rel, text).map_err(|d| SignError::Content(Diagnostics(d)))
-}
-
-/// Applies `f` to the YAML part of `text`.
-fn edit_yaml(
-    rel: &Path,
-    text: &str,
-    f: impl FnOnce(&str) -> Result<String, edit::EditError>,
-) -> Result<String, SignError> {
-    let split = content::front_matter::split(text).map_err(|e| {
-        SignError::Content(Diagnostics(vec![Diagnostic::new(rel, 1, e.to_string())]))
-    })?;
-    let start = split.yaml.as_ptr() as usize - text.as_ptr() as usize;
-    let end = start + split.yaml.len();
-    let yaml = f(split.yaml).map_err(|e| {
-        let line = match e {
-            edit::EditError::InlineByline { line } => split.yaml_line + line - 1,
-        };
-        SignError::Content(Diagnostics(vec![
-            Diagnostic::new(rel, line, e.to_string()).field("byline"),
-        ]))
-    })?;
-    // An empty front matter (`---\n---`) has no YAML slice to replace: insert after `---\n`.
-    let (start, end) = if split.yaml.is_empty() {
-        (4.min(text.len()), 4.min(text.len()))
-    } else {
-        (start, end)
-    };
-    Ok(format!("{}{yaml}{}", &text[..start], &text[end..]))
-}
-
 /// The signature itself must satisfy the rule: real names, one per person, and a
 /// reviewer who is none of the authors.
 fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignError> {
@@ -541,17 +464,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
             ..s.clone()
         })
     });
-    let rules = Rules {
-        today: opts.today,
-        review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
-        strict: false,
-        preview: false,
-        signatures: statements,
-        required: opts.required,
-        glossary: opts.glossary.clone().into(),
-        files: None,
-    };
-    let bad: Vec<Diagnostic> = policy::assess(entry, &rules)
+    let bad: Vec<Diagnostic> = policy::assess(entry, &rules(opts, false, statements))
         .into_iter()
         .filter(|f| {
             matches!(f.kind, FindingKind::Invalid)
@@ -567,19 +480,24 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
     }
 }
 
-/// What a publish build would still refuse, once signed.
-fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
-    let rules = Rules {
+/// The editorial rule as `sign` asks it: today's, with the course's fields and glossary.
+fn rules(opts: &SignOptions, strict: bool, signatures: Option<Arc<SignatureRules>>) -> Rules {
+    Rules {
         today: opts.today,
         review_max_age_days: policy::DEFAULT_REVIEW_MAX_AGE_DAYS,
-        strict: true,
+        strict,
         preview: false,
-        // The help lines then name `--key` where the course checks signatures.
-        signatures: opts.signers.clone(),
+        signatures,
         required: opts.required,
         glossary: opts.glossary.clone().into(),
         files: None,
-    };
+    }
+}
+
+/// What a publish build would still refuse, once signed.
+fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
+    // The help lines name `--key` where the course checks signatures.
+    let rules = rules(opts, true, opts.signers.clone());
     let mut notes: Vec<Diagnostic> = policy::assess(entry, &rules)
         .into_iter()
         .filter(|f| {
@@ -604,18 +522,10 @@ fn still_blocking(entry: &Entry, opts: &SignOptions) -> Vec<Diagnostic> {
             .help(format!(
                 "when it should go out, the reviewer signs with --publish: `coursegen sign {} --reviewer \"{}\" --publish{}`; the review pins the status too, so setting `status: published` by hand voids it",
                 entry.file.display(),
-                names::named_people(&entry.meta.byline.reviewed_by)
-                    .first()
-                    .map_or("NAME", String::as_str)
-                    .replace('"', "\\\""),
+                policy::reviewer_or_name(entry).replace('"', "\\\""),
                 if opts.signers.is_some() { " --key ~/.ssh/id_ed25519" } else { "" }
             )),
         );
     }
     notes
-}
-
-/// Writes the edited entry whole, keeping its mode.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    crate::atomic::write(path, bytes, crate::atomic::Mode::Kept)
 }

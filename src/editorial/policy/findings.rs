@@ -124,7 +124,7 @@ pub(crate) fn sign_command_naming(
 pub(crate) const KEY_ARG: &str = " --key ~/.ssh/id_ed25519";
 
 /// The first named reviewer of `entry`, or `NAME` for the one who will be.
-fn reviewer_or_name(entry: &Entry) -> String {
+pub(crate) fn reviewer_or_name(entry: &Entry) -> String {
     names::named_people(&entry.meta.byline.reviewed_by)
         .into_iter()
         .next()
