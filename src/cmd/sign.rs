@@ -147,6 +147,13 @@ pub(crate) fn run_sign(
         crate::site::entry_problems_as_published(root, &build, rel, text).map_err(|e| e.to_string())
     };
     let signed = sign::sign_checked(root, &args.file, &opts, publish_problems).map_err(fail)?;
+    print_signed(&signed, &opts);
+    Ok(())
+}
+
+/// Says what signing did: the pin, the signatures it removed, what still keeps the entry
+/// from being published, and the problems `--allow-problems` signed it with.
+fn print_signed(signed: &sign::Signed, opts: &SignOptions) {
     let mut text = format!(
         "signed {} as reviewed by {} on {} ({})\n",
         printable(&signed.file.to_string_lossy()),
@@ -177,5 +184,4 @@ pub(crate) fn run_sign(
         ));
         emit_err(&warnings);
     }
-    Ok(())
 }
