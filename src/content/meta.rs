@@ -185,28 +185,7 @@ pub(crate) fn check_meta(
         Scalar::Text(t) => t.trim().to_string(),
         Scalar::Number(n) => format!("{n:.1}"),
     });
-    let sources = raw
-        .sources
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, s)| {
-            let url = s.url.trim();
-            if url.starts_with("https://") || url.starts_with("http://") {
-                Some(Source {
-                    title: s.title,
-                    url: url.to_string(),
-                })
-            } else {
-                out.push(Diagnostic {
-                    message: format!("source {} has URL `{url}`, which is not http(s)", i + 1),
-                    help: Some("cite sources by their https:// address".into()),
-                    ..at("sources")
-                });
-                None
-            }
-        })
-        .collect();
+    let sources = sources(raw.sources.unwrap_or_default(), &at, out);
     let diagram = raw.diagram.and_then(|d| diagram(d, &at, out));
     let measure = non_empty(raw.measure).filter(|name| {
         let ok = is_kernel_name(name);
@@ -280,6 +259,32 @@ fn is_true(b: &bool) -> bool {
 
 fn non_empty(s: Option<String>) -> Option<String> {
     s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// The cited sources, each with an http(s) URL.
+fn sources(
+    raw: Vec<super::front_matter::RawSource>,
+    at: &dyn Fn(&str) -> Diagnostic,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<Source> {
+    (raw.into_iter().enumerate())
+        .filter_map(|(i, s)| {
+            let url = s.url.trim();
+            if url.starts_with("https://") || url.starts_with("http://") {
+                Some(Source {
+                    title: s.title,
+                    url: url.to_string(),
+                })
+            } else {
+                out.push(Diagnostic {
+                    message: format!("source {} has URL `{url}`, which is not http(s)", i + 1),
+                    help: Some("cite sources by their https:// address".into()),
+                    ..at("sources")
+                });
+                None
+            }
+        })
+        .collect()
 }
 
 fn diagram(
