@@ -260,17 +260,13 @@ impl Ctx<'_> {
         }
     }
 
-    fn measure_kernel(
-        &self,
-        k: &KernelToMeasure,
-        device: &str,
-        sweep_seen: &mut Option<Sweep>,
-    ) -> Result<Written, MeasureError> {
-        self.refuse_early(k, device)?;
+    /// Sweeps `k`, and again after a pause while the run is disturbed and `--retries`
+    /// allows: the record, with the GPU's state before and after, and the last verdict.
+    fn sweep_until_quiet(&self, k: &KernelToMeasure) -> Result<(Record, Verdict), MeasureError> {
         let (gpu, monitor) = (self.gpu, self.monitor);
         let read = || monitor.state(&gpu.uuid);
         let mut attempt = 0;
-        let (mut record, Verdict { noise, tolerated }) = loop {
+        loop {
             let before = read()?;
             let mut record = sweep::measure_kernel(gpu, k, &read, self.progress)?;
             let after = read()?;
@@ -285,7 +281,7 @@ impl Ctx<'_> {
             record.run.gpu_before = Some(before);
             record.run.gpu_after = Some(after);
             if verdict.noise.is_empty() || attempt >= self.args.retries {
-                break (record, verdict);
+                return Ok((record, verdict));
             }
             attempt += 1;
             // The causes only: the last attempt's reasons are said in full, once.
@@ -297,7 +293,18 @@ impl Ctx<'_> {
                 RETRY_PAUSE.as_secs()
             ));
             std::thread::sleep(RETRY_PAUSE);
-        };
+        }
+    }
+
+    fn measure_kernel(
+        &self,
+        k: &KernelToMeasure,
+        device: &str,
+        sweep_seen: &mut Option<Sweep>,
+    ) -> Result<Written, MeasureError> {
+        self.refuse_early(k, device)?;
+        let gpu = self.gpu;
+        let (mut record, Verdict { noise, tolerated }) = self.sweep_until_quiet(k)?;
         *sweep_seen = Some(Sweep::of(&record));
         for note in &tolerated {
             self.say(format!("note: {}: {note}", k.name));
