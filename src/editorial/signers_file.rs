@@ -13,7 +13,7 @@ use ssh_key::public::KeyData;
 use crate::content::{Diagnostic, Diagnostics};
 use crate::editorial::policy::names::{self, Name};
 use crate::editorial::policy::signatures::{
-    self, AllowedSigners, MAX_SIGNERS_BYTES, NAMESPACE, key_supported,
+    self, AllowedSigners, MAX_SIGNERS_BYTES, NAMESPACE, Signer, key_supported,
 };
 
 /// The largest keys file read (GitHub's `USER.keys` of a person with many keys is a few KiB).
@@ -197,6 +197,31 @@ fn line_for(principals: &str, key: &KeyData) -> Result<String, SignersError> {
     ))
 }
 
+/// Refuses every key of the file `keys` that the allowed-signers file `rel` already lists.
+fn refuse_listed(
+    (keys, new_keys): (&Path, &[(usize, KeyData)]),
+    rel: &Path,
+    listed: &[Signer],
+) -> Result<(), SignersError> {
+    let mut problems = Vec::new();
+    for (line, key) in new_keys {
+        if let Some(s) = listed.iter().find(|s| &s.key == key) {
+            problems.push(format!(
+                "{}:{line}: this key ({}) is already listed, on line {} of {} for `{}`",
+                keys.display(),
+                fingerprint(key),
+                s.line,
+                rel.display(),
+                s.principals.join(",").escape_debug()
+            ));
+        }
+    }
+    match problems.is_empty() {
+        true => Ok(()),
+        false => Err(SignersError::Keys(problems)),
+    }
+}
+
 /// Adds `who`'s keys from the file `keys` to the allowed-signers file `rel` under `root`
 /// (created when missing): all of them or, on any problem, none.
 pub(crate) fn add(
@@ -228,22 +253,7 @@ pub(crate) fn add(
         None => HEADER.to_string(),
     };
     let listed = existing.as_ref().map_or(&[][..], |s| &s.signers[..]);
-    let mut problems = Vec::new();
-    for (line, key) in &new_keys {
-        if let Some(s) = listed.iter().find(|s| &s.key == key) {
-            problems.push(format!(
-                "{}:{line}: this key ({}) is already listed, on line {} of {} for `{}`",
-                keys.display(),
-                fingerprint(key),
-                s.line,
-                rel.display(),
-                s.principals.join(",").escape_debug()
-            ));
-        }
-    }
-    if !problems.is_empty() {
-        return Err(SignersError::Keys(problems));
-    }
+    refuse_listed((keys, &new_keys), rel, listed)?;
     let canonical = names::canonical_name(&name);
     let earlier_keys_of_name = listed
         .iter()
