@@ -154,33 +154,7 @@ pub(crate) fn serve(
     let hub = reload::Hub::default();
     run_rebuild(&rebuilder, &hub);
     let url = Listen::local_url(bound, &base);
-    println!(
-        "serving {url} (preview{}); Ctrl-C to stop",
-        if drafts { " with drafts" } else { "" }
-    );
-    // `::ffff:127.0.0.1` is the loopback address too.
-    if !bound.ip().to_canonical().is_loopback() {
-        let whom = if bound.ip().is_unspecified() {
-            format!("every interface, port {}", bound.port())
-        } else {
-            bound.to_string()
-        };
-        eprintln!(
-            "warning: listening on {whom}: any machine that can reach this one can read the \
-             preview{}",
-            if drafts { ", drafts included" } else { "" }
-        );
-    }
-    let _ = std::io::stdout().flush();
-    if listen.open {
-        // A browser that fails to start is worth a line, not the server.
-        let url = url.clone();
-        std::thread::spawn(move || {
-            if let Err(e) = opener::open_browser(&url) {
-                eprintln!("warning: cannot open {url} in a browser: {e}");
-            }
-        });
-    }
+    announce(&url, bound, drafts, listen.open);
     let allow_hosts: Arc<[String]> = listen.allow_hosts.into();
     {
         let (rebuilder, hub) = (rebuilder.clone(), hub.clone());
@@ -217,6 +191,38 @@ pub(crate) fn serve(
         });
     }
     Ok(())
+}
+
+/// Says where the preview is served, warns when other machines can read it, and opens it
+/// in a browser when asked (`open`).
+fn announce(url: &str, bound: SocketAddr, drafts: bool, open: bool) {
+    println!(
+        "serving {url} (preview{}); Ctrl-C to stop",
+        if drafts { " with drafts" } else { "" }
+    );
+    // `::ffff:127.0.0.1` is the loopback address too.
+    if !bound.ip().to_canonical().is_loopback() {
+        let whom = if bound.ip().is_unspecified() {
+            format!("every interface, port {}", bound.port())
+        } else {
+            bound.to_string()
+        };
+        eprintln!(
+            "warning: listening on {whom}: any machine that can reach this one can read the \
+             preview{}",
+            if drafts { ", drafts included" } else { "" }
+        );
+    }
+    let _ = std::io::stdout().flush();
+    if open {
+        // A browser that fails to start is worth a line, not the server.
+        let url = url.to_owned();
+        std::thread::spawn(move || {
+            if let Err(e) = opener::open_browser(&url) {
+                eprintln!("warning: cannot open {url} in a browser: {e}");
+            }
+        });
+    }
 }
 
 fn lock(r: &Mutex<rebuild::Rebuilder>) -> std::sync::MutexGuard<'_, rebuild::Rebuilder> {
