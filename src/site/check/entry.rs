@@ -120,7 +120,26 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
             after.push(section_without_field(entry, heading, field));
         }
     }
-    let diagram = match (entry.kind, diagrams::draw(entry, measurements.kernels())) {
+    let diagram = drawn(entry, measurements, &mut after);
+    Parts {
+        before,
+        after,
+        links,
+        bodies: Arc::new(bodies),
+        diagram: diagram.map(Arc::new),
+        includes,
+        terms_key,
+        diagram_reads_kernel: (entry.meta.diagram.as_ref()).is_some_and(|d| d.kernel.is_some()),
+    }
+}
+
+/// The entry's diagram drawn, or its problem into `after`.
+fn drawn(
+    entry: &Entry,
+    measurements: &Measurements,
+    after: &mut Vec<Diagnostic>,
+) -> Option<diagrams::Drawn> {
+    match (entry.kind, diagrams::draw(entry, measurements.kernels())) {
         // A kernel whose manifest does not read is reported at the manifest's line.
         (_, Err(_)) if measurements.manifest_broken(entry) => None,
         (_, Err(d)) => {
@@ -140,16 +159,6 @@ pub(crate) fn entry_parts(entry: &Entry, cx: &PageCx<'_>) -> Parts {
             None
         }
         (_, Ok(d)) => d,
-    };
-    Parts {
-        before,
-        after,
-        links,
-        bodies: Arc::new(bodies),
-        diagram: diagram.map(Arc::new),
-        includes,
-        terms_key,
-        diagram_reads_kernel: (entry.meta.diagram.as_ref()).is_some_and(|d| d.kernel.is_some()),
     }
 }
 
