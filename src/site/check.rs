@@ -442,24 +442,7 @@ impl<'s> Checking<'s> {
             problems.extend(p.problems(&opts.config, &targets));
         }
         let (pages, intros) = sort_pages(checked, &mut problems);
-        let output_inputs = SiteWide {
-            step: "outputs",
-            entries: pages.iter().chain(&intros).map(|p| &p.entry).collect(),
-            same: plan::same_outputs,
-            key: (
-                pages.len(),
-                (copies.iter())
-                    .map(|(rel, src)| (rel.clone(), src.shown()))
-                    .collect::<Vec<_>>(),
-                opts.writes_sitemap(),
-                root.to_path_buf(),
-            ),
-        };
-        let (indexes, collisions) = checks.site_wide(output_inputs, || {
-            let outputs = plan::outputs(&pages, &intros, opts);
-            let indexes = outputs.iter().filter(|p| is_index(p)).count();
-            (indexes, plan::collisions(root, &outputs, &copies, &pages))
-        });
+        let (indexes, collisions) = outputs(checks, (root, opts), (&pages, &intros), &copies);
         problems.extend(collisions);
         if !problems.is_empty() {
             problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
@@ -483,6 +466,34 @@ impl<'s> Checking<'s> {
         };
         Ok((checked, kept))
     }
+}
+
+/// The outputs step: how many pages the build writes (for the report), and the problems
+/// of its outputs (two at one path, a page whose folder is a file).
+fn outputs(
+    checks: &impl EntryChecks,
+    (root, opts): (&Path, &BuildOptions),
+    (pages, intros): (&[Page], &[Page]),
+    copies: &Copies,
+) -> (usize, Vec<Diagnostic>) {
+    let inputs = SiteWide {
+        step: "outputs",
+        entries: pages.iter().chain(intros).map(|p| &p.entry).collect(),
+        same: plan::same_outputs,
+        key: (
+            pages.len(),
+            (copies.iter())
+                .map(|(rel, src)| (rel.clone(), src.shown()))
+                .collect::<Vec<_>>(),
+            opts.writes_sitemap(),
+            root.to_path_buf(),
+        ),
+    };
+    checks.site_wide(inputs, || {
+        let outputs = plan::outputs(pages, intros, opts);
+        let indexes = outputs.iter().filter(|p| is_index(p)).count();
+        (indexes, plan::collisions(root, &outputs, copies, pages))
+    })
 }
 
 /// A shown entry and, in the preview, why it is a draft.
