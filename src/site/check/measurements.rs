@@ -105,43 +105,7 @@ impl Measurements {
                 }),
             }
         }
-        let mut stale_sources = HashMap::new();
-        // A course header that cannot be read is reported by `every_manifest`.
-        let header =
-            contract::header(&kernels).unwrap_or_else(|_| contract::HEADER.as_bytes().into());
-        match records::stale_records(&kernels, &records, &header) {
-            Ok(stale) => {
-                let stale: Vec<records::StaleRecord> = stale
-                    .into_iter()
-                    .map(|s| {
-                        let path = s.path.strip_prefix(root).unwrap_or(&s.path).to_path_buf();
-                        records::StaleRecord { path, ..s }
-                    })
-                    .collect();
-                for s in stale.iter().filter(|s| s.source_changed) {
-                    stale_sources.insert(
-                        format!("kernels/{}.cu", s.kernel),
-                        format!(
-                            "This code changed after it was measured: the record `{}` was made with an earlier version, so the measured numbers may not match it.",
-                            s.path.display()
-                        ),
-                    );
-                }
-                let found = stale
-                    .iter()
-                    .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
-                if opts.strict {
-                    problems.extend(found)
-                } else {
-                    warnings.extend(found)
-                }
-            }
-            Err(errors) => problems.extend(
-                errors
-                    .iter()
-                    .map(|e| Diagnostic::new("kernels", 0, e.to_string())),
-            ),
-        }
+        let stale_sources = stale(root, (&kernels, &records), opts, (problems, warnings));
         Measurements {
             strict: opts.strict,
             views,
@@ -242,6 +206,53 @@ impl Measurements {
             })
             .collect()
     }
+}
+
+/// Records older than their kernel's source, manifest or header: a warning (an error under
+/// `--strict`) at each, and the note a page including a changed source shows, by source.
+fn stale(
+    root: &Path,
+    (kernels, records): (&records::KernelFiles, &records::RecordSet),
+    opts: &BuildOptions,
+    (problems, warnings): (&mut Vec<Diagnostic>, &mut Vec<Diagnostic>),
+) -> HashMap<String, String> {
+    let mut stale_sources = HashMap::new();
+    // A course header that cannot be read is reported by `every_manifest`.
+    let header = contract::header(kernels).unwrap_or_else(|_| contract::HEADER.as_bytes().into());
+    match records::stale_records(kernels, records, &header) {
+        Ok(stale) => {
+            let stale: Vec<records::StaleRecord> = stale
+                .into_iter()
+                .map(|s| {
+                    let path = s.path.strip_prefix(root).unwrap_or(&s.path).to_path_buf();
+                    records::StaleRecord { path, ..s }
+                })
+                .collect();
+            for s in stale.iter().filter(|s| s.source_changed) {
+                stale_sources.insert(
+                    format!("kernels/{}.cu", s.kernel),
+                    format!(
+                        "This code changed after it was measured: the record `{}` was made with an earlier version, so the measured numbers may not match it.",
+                        s.path.display()
+                    ),
+                );
+            }
+            let found = stale
+                .iter()
+                .map(|s| Diagnostic::new(&s.path, 0, s.to_string()));
+            if opts.strict {
+                problems.extend(found)
+            } else {
+                warnings.extend(found)
+            }
+        }
+        Err(errors) => problems.extend(
+            errors
+                .iter()
+                .map(|e| Diagnostic::new("kernels", 0, e.to_string())),
+        ),
+    }
+    stale_sources
 }
 
 /// The error with its file named relative to the site root, as every other problem is.
