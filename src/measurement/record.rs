@@ -9,7 +9,7 @@ pub use stale::Freshness;
 pub(crate) use stale::{StaleRecord, stale_records};
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +57,17 @@ pub enum RecordsError {
         /// What is wrong and how to fix it.
         message: String,
     },
+}
+
+impl RecordsError {
+    /// What an I/O error at `path` is.
+    fn io(path: &Path) -> impl Fn(std::io::Error) -> RecordsError + use<> {
+        let path = path.to_owned();
+        move |error| RecordsError::Io {
+            path: path.clone(),
+            error,
+        }
+    }
 }
 
 /// One kernel measured on one GPU, with everything a reader needs to trust the numbers.
@@ -450,11 +461,7 @@ pub(crate) fn record_path(measurements: &Path, kernel: &str, stem: &str) -> Path
 
 /// Reads one record and checks that it sits where its kernel and device say it should.
 pub fn load(path: &Path) -> Result<Record, RecordsError> {
-    let own = files::own_file(path).map_err(|error| RecordsError::Io {
-        path: path.to_owned(),
-        error,
-    });
-    own?;
+    files::own_file(path).map_err(RecordsError::io(path))?;
     let record = read_anywhere(path)?;
     let invalid = |message: String| RecordsError::Invalid {
         path: path.to_owned(),
@@ -479,10 +486,7 @@ pub fn load(path: &Path) -> Result<Record, RecordsError> {
 /// from `git show`, in a temporary file); [`load`] also checks its place under
 /// `measurements/`.
 pub(crate) fn read_anywhere(path: &Path) -> Result<Record, RecordsError> {
-    let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
-        path: path.to_owned(),
-        error,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(RecordsError::io(path))?;
     let record: Record = serde_json::from_str(&text).map_err(|error| RecordsError::Parse {
         path: path.to_owned(),
         error,
@@ -516,14 +520,6 @@ pub fn load_all(measurements: &Path) -> Result<RecordSet, Vec<RecordsError>> {
     }
 }
 
-fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
-    let mut files = Vec::new();
-    for kernel in kernel_folders(measurements)? {
-        files.extend(kernel_records(measurements, &kernel)?);
-    }
-    Ok(files)
-}
-
 /// The records of `kernel`, `measurements/<kernel>/*.json`, sorted; none when either folder
 /// is missing. The one lister of a kernel's records (`build`, `measure` and `measure --plan`
 /// ask it), with one set of refusals: `kernel` is one folder's name (never `..` or a path),
@@ -534,11 +530,7 @@ pub(crate) fn kernel_records(
     kernel: &str,
 ) -> Result<Vec<PathBuf>, RecordsError> {
     let dir = measurements.join(kernel);
-    let mut parts = Path::new(kernel).components();
-    if !matches!(
-        (parts.next(), parts.next()),
-        (Some(Component::Normal(_)), None)
-    ) {
+    if Path::new(kernel).file_name() != Some(std::ffi::OsStr::new(kernel)) {
         return Err(RecordsError::NotAFolder { path: dir });
     }
     if !own(measurements)? || !own(&dir)? || !dir.is_dir() {
@@ -549,44 +541,39 @@ pub(crate) fn kernel_records(
     Ok(files)
 }
 
-/// The kernels' folders in `measurements/`, sorted; none when it is missing. Every entry
-/// there is the site's own ([`files::own_file`]), and one that is not a folder is skipped.
-fn kernel_folders(measurements: &Path) -> Result<Vec<String>, RecordsError> {
-    let mut names = Vec::new();
+/// The records of every kernel's folder in `measurements/` ([`kernel_records`]), sorted;
+/// none when it is missing. Every entry there is the site's own ([`files::own_file`]), and
+/// one that is not a folder is skipped.
+fn json_files(measurements: &Path) -> Result<Vec<PathBuf>, RecordsError> {
+    let mut files = Vec::new();
     if !own(measurements)? {
-        return Ok(names);
+        return Ok(files);
     }
     for path in sorted_entries(measurements)? {
         if own(&path)? && path.is_dir() {
             let name = path.file_name().and_then(|n| n.to_str());
             let name = name.ok_or_else(|| RecordsError::NotAFolder { path: path.clone() })?;
-            names.push(name.to_owned());
+            files.extend(kernel_records(measurements, name)?);
         }
     }
-    Ok(names)
+    Ok(files)
 }
 
 /// Whether `path` is there, refusing it when it is not the site's own ([`files::own_file`]).
 fn own(path: &Path) -> Result<bool, RecordsError> {
     match files::own_file(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(error) => Err(RecordsError::Io {
-            path: path.to_owned(),
-            error,
-        }),
+        Err(error) => Err(RecordsError::io(path)(error)),
         Ok(()) => Ok(true),
     }
 }
 
 /// What folder `dir` holds, sorted.
 fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, RecordsError> {
-    let io = |error| RecordsError::Io {
-        path: dir.to_owned(),
-        error,
-    };
+    let io = RecordsError::io(dir);
     let mut paths = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        paths.push(entry.map_err(io)?.path());
+    for entry in std::fs::read_dir(dir).map_err(&io)? {
+        paths.push(entry.map_err(&io)?.path());
     }
     paths.sort();
     Ok(paths)
@@ -603,18 +590,15 @@ pub(crate) fn save(measurements: &Path, record: &Record) -> Result<PathBuf, Reco
     let record = &record;
     record.validate(&path)?;
     let dir = path.parent().unwrap_or(measurements).to_owned();
-    let io = |error| RecordsError::Io {
-        path: path.clone(),
-        error,
-    };
-    std::fs::create_dir_all(&dir).map_err(io)?;
+    let io = RecordsError::io(&path);
+    std::fs::create_dir_all(&dir).map_err(&io)?;
     let mut json = serde_json::to_string_pretty(record).map_err(|error| RecordsError::Parse {
         path: path.clone(),
         error,
     })?;
     json.push('\n');
     // A record is an ordinary file others read (0644).
-    crate::atomic::write(&path, json.as_bytes(), crate::atomic::Mode::Ordinary).map_err(io)?;
+    crate::atomic::write(&path, json.as_bytes(), crate::atomic::Mode::Ordinary).map_err(&io)?;
     Ok(path)
 }
 

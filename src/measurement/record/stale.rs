@@ -98,10 +98,9 @@ pub(crate) fn stale_records(
     let mut errors = Vec::new();
     for (kernel, records) in &set.by_kernel {
         let read = |ext: &str| {
-            kernels.read(kernel, ext).map_err(|error| RecordsError::Io {
-                path: kernels.path(kernel, ext),
-                error,
-            })
+            kernels
+                .read(kernel, ext)
+                .map_err(RecordsError::io(&kernels.path(kernel, ext)))
         };
         let (source, manifest) = match (read("cu"), read("yaml")) {
             (Ok(s), Ok(m)) => (s, m),
