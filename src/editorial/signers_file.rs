@@ -320,19 +320,6 @@ pub(crate) fn add(
     })
 }
 
-/// One key `remove` took out.
-#[derive(Debug, Clone)]
-pub(crate) struct RemovedKey {
-    /// Its line in the allowed-signers file before the removal.
-    pub(crate) line: usize,
-    /// Its principals as written.
-    pub(crate) principals: Vec<String>,
-    /// Its type (`ssh-ed25519`).
-    pub(crate) algorithm: String,
-    /// Its SHA-256 fingerprint, as ssh-keygen prints it.
-    pub(crate) fingerprint: String,
-}
-
 /// A problem with the allowed-signers file `rel` itself, at its `review.allowed_signers`.
 fn file_error(rel: &Path, why: String) -> SignersError {
     SignersError::SignersFile(Diagnostics(vec![
@@ -358,7 +345,7 @@ fn editable(root: &Path, rel: &Path) -> Result<std::path::PathBuf, SignersError>
 /// name or email among the line's principals (compared ignoring case, spacing and Unicode
 /// form, as `names::canonical_name` compares), or a key's fingerprint (`SHA256:…`, as
 /// `signers list` shows it). Lines of others, comments and statements stay as they are.
-pub(crate) fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<RemovedKey>, SignersError> {
+pub(crate) fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<ListedKey>, SignersError> {
     let path = editable(root, rel)?;
     let file_error = |why: String| file_error(rel, why);
     let Some(existing) =
@@ -402,15 +389,7 @@ pub(crate) fn remove(root: &Path, rel: &Path, who: &str) -> Result<Vec<RemovedKe
     }
     crate::atomic::write(&path, kept.as_bytes(), crate::atomic::Mode::Kept)
         .map_err(|e| file_error(format!("cannot write it: {e}")))?;
-    Ok(gone
-        .into_iter()
-        .map(|s| RemovedKey {
-            line: s.line,
-            principals: s.principals.clone(),
-            algorithm: s.key.algorithm().to_string(),
-            fingerprint: fingerprint(&s.key),
-        })
-        .collect())
+    Ok(gone.into_iter().map(ListedKey::of).collect())
 }
 
 /// Why `who` matched no line of `file`, with the nearest listed name (or who is listed).
@@ -469,19 +448,32 @@ fn read_bounded(path: &Path) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "not UTF-8 text".into())
 }
 
-/// One listed key, as `signers list` shows it.
+/// One listed key, as `signers list` shows it (and `signers remove` says it took out).
 #[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct ListedKey {
-    /// Its line in the file.
+    /// Its line in the file (before a removal).
     pub(crate) line: usize,
     /// Its principals as written.
     pub(crate) principals: Vec<String>,
-    /// Its type.
+    /// Its type (`ssh-ed25519`).
     pub(crate) algorithm: String,
-    /// Its SHA-256 fingerprint.
+    /// Its SHA-256 fingerprint, as ssh-keygen prints it.
     pub(crate) fingerprint: String,
     /// Why its signatures would be refused whatever they sign (a key type not verified).
     pub(crate) problem: Option<String>,
+}
+
+impl ListedKey {
+    /// The key line `s` as listed.
+    fn of(s: &Signer) -> Self {
+        ListedKey {
+            line: s.line,
+            principals: s.principals.clone(),
+            algorithm: s.key.algorithm().to_string(),
+            fingerprint: fingerprint(&s.key),
+            problem: key_supported(&s.key).err(),
+        }
+    }
 }
 
 /// Every key of the allowed-signers file `rel`, or `None` when there is no file.
@@ -489,18 +481,7 @@ pub(crate) fn list(root: &Path, rel: &Path) -> Result<Option<Vec<ListedKey>>, Ve
     let Some(file) = signatures::load(root, rel)? else {
         return Ok(None);
     };
-    Ok(Some(
-        file.signers
-            .iter()
-            .map(|s| ListedKey {
-                line: s.line,
-                principals: s.principals.clone(),
-                algorithm: s.key.algorithm().to_string(),
-                fingerprint: fingerprint(&s.key),
-                problem: key_supported(&s.key).err(),
-            })
-            .collect(),
-    ))
+    Ok(Some(file.signers.iter().map(ListedKey::of).collect()))
 }
 
 #[cfg(test)]
