@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use super::walk::{Found, classify, is_hidden};
+use super::walk::{Found, classify, is_hidden, walk_key};
 use super::{Diagnostic, Entry, check_references, check_unique};
 
 /// What an earlier load found, kept between the rebuilds of `coursegen serve`. An entry
@@ -295,16 +295,7 @@ fn bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()
 }
 
-/// Whether a walk sorted by name lists `a` before `b` (see `walk_order`).
+/// Whether a walk sorted by name lists `a` before `b`.
 fn before(a: &Path, b: &Path) -> bool {
-    fn order(p: &Path) -> impl Iterator<Item = u8> + '_ {
-        (bytes(p).iter()).map(|&b| {
-            if std::path::is_separator(b.into()) {
-                0
-            } else {
-                b
-            }
-        })
-    }
-    order(a).lt(order(b))
+    walk_key(a).lt(walk_key(b))
 }

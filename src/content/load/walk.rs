@@ -135,17 +135,20 @@ pub(super) fn classify(relative: PathBuf, path: PathBuf) -> Found {
 
 /// A key that sorts paths as a walk sorted by name lists them: the path's bytes with
 /// every separator as 0, below any byte a name can hold, so that `a/b` sorts before `a-c`
-/// as the folder `a` sorts before the file `a-c`.
-pub(super) fn walk_order(path: &Path) -> Vec<u8> {
-    (path.as_os_str().as_encoded_bytes().iter())
-        .map(|&b| {
-            if std::path::is_separator(b.into()) {
-                0
-            } else {
-                b
-            }
-        })
-        .collect()
+/// as the folder `a` sorts before the file `a-c`. [`walk_order`] collected.
+pub(super) fn walk_key(path: &Path) -> impl Iterator<Item = u8> + '_ {
+    (path.as_os_str().as_encoded_bytes().iter()).map(|&b| {
+        if std::path::is_separator(b.into()) {
+            0
+        } else {
+            b
+        }
+    })
+}
+
+/// [`walk_key`] as a sort key.
+fn walk_order(path: &Path) -> Vec<u8> {
+    walk_key(path).collect()
 }
 
 /// The extension of the path's file name (`""` when it has none or is not UTF-8), as
