@@ -224,6 +224,16 @@ fn trim(x: f64) -> String {
 /// Labels of the plan's text, padded so the values line up.
 const LABEL: usize = 11;
 
+/// One line of a kernel's part of the plan: its label, padded, and its text.
+fn line(f: &mut fmt::Formatter<'_>, label: &str, text: &str) -> fmt::Result {
+    writeln!(f, "  {label:<LABEL$}{text}")
+}
+
+/// One more line of the label above.
+fn more(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    line(f, "", text)
+}
+
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<String> = (self.kernels.iter())
@@ -293,10 +303,6 @@ impl KernelPlan {
     fn write(&self, f: &mut fmt::Formatter<'_>, plan: &Plan) -> fmt::Result {
         let m = &self.manifest;
         let p = |s: &str| printable(s).into_owned();
-        let line = |f: &mut fmt::Formatter<'_>, label: &str, text: &str| {
-            writeln!(f, "  {label:<LABEL$}{text}")
-        };
-        let more = |f: &mut fmt::Formatter<'_>, text: &str| writeln!(f, "  {:<LABEL$}{text}", "");
         writeln!(f, "kernel {}", p(&self.name))?;
         line(
             f,
@@ -323,8 +329,8 @@ impl KernelPlan {
                 p(&m.reference.kernel)
             ),
         )?;
-        self.write_rows(f, &line, &more)?;
-        self.write_launch(f, &line, &more)?;
+        self.write_rows(f)?;
+        self.write_launch(f)?;
         let s = &m.sampling;
         line(
             f,
@@ -386,15 +392,10 @@ impl KernelPlan {
                 ),
             )?;
         }
-        self.write_records(f, plan, &line, &more)
+        self.write_records(f, plan)
     }
 
-    fn write_rows(
-        &self,
-        f: &mut fmt::Formatter<'_>,
-        line: &dyn Fn(&mut fmt::Formatter<'_>, &str, &str) -> fmt::Result,
-        more: &dyn Fn(&mut fmt::Formatter<'_>, &str) -> fmt::Result,
-    ) -> fmt::Result {
+    fn write_rows(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let axis = &self.manifest.axis;
         line(
             f,
@@ -416,12 +417,7 @@ impl KernelPlan {
         Ok(())
     }
 
-    fn write_launch(
-        &self,
-        f: &mut fmt::Formatter<'_>,
-        line: &dyn Fn(&mut fmt::Formatter<'_>, &str, &str) -> fmt::Result,
-        more: &dyn Fn(&mut fmt::Formatter<'_>, &str) -> fmt::Result,
-    ) -> fmt::Result {
+    fn write_launch(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let launch = &self.manifest.launch;
         let grid = if launch.persistent {
             "persistent: a grid of one resident wave, each block looping over logical blocks"
@@ -466,13 +462,7 @@ impl KernelPlan {
         Ok(())
     }
 
-    fn write_records(
-        &self,
-        f: &mut fmt::Formatter<'_>,
-        plan: &Plan,
-        line: &dyn Fn(&mut fmt::Formatter<'_>, &str, &str) -> fmt::Result,
-        more: &dyn Fn(&mut fmt::Formatter<'_>, &str) -> fmt::Result,
-    ) -> fmt::Result {
+    fn write_records(&self, f: &mut fmt::Formatter<'_>, plan: &Plan) -> fmt::Result {
         if self.records.is_empty() {
             let file = Path::new("measurements")
                 .join(&self.name)
