@@ -42,6 +42,14 @@ impl Failure {
             Failure::Usage(_) => 2,
         }
     }
+
+    /// `e` as the content's failure (exit 1) when `content`, else as usage (exit 2).
+    fn of(content: bool, e: impl Into<anyhow::Error>) -> Failure {
+        match content {
+            true => Failure::Content(e.into()),
+            false => Failure::Usage(e.into()),
+        }
+    }
 }
 
 /// How long a review stays valid, shared by the commands that apply the editorial rule.

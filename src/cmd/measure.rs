@@ -122,13 +122,7 @@ pub(crate) fn run_measure(root: &Path, args: MeasureArgs) -> Result<(), Failure>
         prose,
         launch_once: args.launch_once,
     };
-    measure::measure(root, &opts).map_err(|e| {
-        if e.is_content() {
-            Failure::Content(e.into())
-        } else {
-            Failure::Usage(e.into())
-        }
-    })
+    measure::measure(root, &opts).map_err(|e| Failure::of(e.is_content(), e))
 }
 
 /// `measure --plan`: the plan of the run these flags ask for, on stdout; a kernel not there

@@ -77,13 +77,7 @@ pub(crate) fn run_sign(
             printable(&config.allowed_signers.to_string_lossy())
         ));
     }
-    let fail = |e: sign::SignError| {
-        if e.is_content() {
-            Failure::Content(e.into())
-        } else {
-            Failure::Usage(e.into())
-        }
-    };
+    let fail = |e: sign::SignError| Failure::of(e.is_content(), e);
     if args.role == "author" {
         let (Some(key), true, true, false) = (
             &args.key,

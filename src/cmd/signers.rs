@@ -41,8 +41,7 @@ pub(crate) fn run_add(
     let added = signers_file::add(root, rel, &who, &args.key).map_err(|e| match e {
         // Each problem of the file is already an `error:` line.
         SignersError::SignersFile(problems) => Failure::Problems(problems),
-        e if e.is_content() => Failure::Content(e.into()),
-        e => Failure::Usage(e.into()),
+        e => Failure::of(e.is_content(), e),
     })?;
     let file = printable(&added.file.to_string_lossy()).into_owned();
     let mut text = String::new();
