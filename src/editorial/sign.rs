@@ -176,10 +176,7 @@ pub(crate) fn sign_checked(
         || pin::review_hash(&entry, &files.shown(&entry)) != hash
         || b.reviewed_by != reviewers
     {
-        return Err(SignError::Content(Diagnostics(vec![
-            Diagnostic::new(&rel, entry.lines.of("byline"), "the signed byline would not read back as written (a bug in coursegen: please report it with the file)")
-                .field("byline"),
-        ])));
+        return Err(misread(&rel, &entry));
     }
     let notes = still_blocking(&entry, opts);
     let mut warnings = Vec::new();
@@ -360,11 +357,21 @@ fn refuse_placeholders(
             );
         }
     }
-    if bad.is_empty() {
-        Ok(())
-    } else {
-        Err(SignError::Content(Diagnostics(bad)))
+    refused(bad)
+}
+
+/// Nothing when `bad` is empty, else its problems.
+fn refused(bad: Vec<Diagnostic>) -> Result<(), SignError> {
+    match bad.is_empty() {
+        true => Ok(()),
+        false => Err(SignError::Content(Diagnostics(bad))),
     }
+}
+
+/// The edit did not read back as meant: nothing is written.
+fn misread(rel: &Path, entry: &Entry) -> SignError {
+    let why = "the signed byline would not read back as written (a bug in coursegen: please report it with the file)";
+    content_error(rel, entry.lines.of("byline"), "byline", why.into())
 }
 
 fn content_error(rel: &Path, line: usize, field: &str, message: String) -> SignError {
@@ -432,8 +439,7 @@ fn add_signature(
         Role::Reviewer => &entry.meta.byline.reviewer_signature,
     };
     if pin::expected(&entry, &shown) != hash || field.as_deref() != Some(line.as_str()) {
-        return Err(content_error(rel, entry.lines.of("byline"), "byline",
-            "the signed byline would not read back as written (a bug in coursegen: please report it with the file)".into()));
+        return Err(misread(rel, &entry));
     }
     if let Some(rules) = signers {
         for (r, sig) in policy::entry_signatures(&entry, &hash, rules) {
@@ -473,11 +479,7 @@ fn refuse_bad_signatures(entry: &Entry, opts: &SignOptions) -> Result<(), SignEr
         })
         .map(|f| f.diagnostic)
         .collect();
-    if bad.is_empty() {
-        Ok(())
-    } else {
-        Err(SignError::Content(Diagnostics(bad)))
-    }
+    refused(bad)
 }
 
 /// The editorial rule as `sign` asks it: today's, with the course's fields and glossary.

@@ -143,6 +143,9 @@ fn people(
     out: &mut Vec<Finding>,
 ) -> Vec<(String, Name)> {
     let mut people = Vec::new();
+    let short = field.trim_start_matches("byline.");
+    let one_each =
+        || format!("write a list, one name each: `{short}: [Ada Lovelace, Grace Hopper]`");
     // Every reviewer is compared with every author: a byline of thousands of names would
     // make that check the build's cost.
     if list.len() > MAX_PEOPLE {
@@ -171,10 +174,7 @@ fn people(
                 "one name per person",
                 "a name runs on over several lines, which YAML reads as one name".into(),
             )
-            .help(format!(
-                "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
-                field.trim_start_matches("byline.")
-            )),
+            .help(one_each()),
         );
         return people;
     }
@@ -191,10 +191,7 @@ fn people(
                     "one name per person",
                     format!("`{}` looks like several names in one", shown(raw)),
                 )
-                .help(format!(
-                    "write a list, one name each: `{}: [Ada Lovelace, Grace Hopper]`",
-                    field.trim_start_matches("byline.")
-                )),
+                .help(one_each()),
             ),
             Name::NoLetters => out.push(
                 finding(
