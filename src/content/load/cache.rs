@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use super::walk::{Found, classify, is_hidden, walk_key};
+use super::walk::{Found, Slot, Walked, classify, is_hidden, walk_key};
 use super::{Diagnostic, Entry, check_references, check_unique};
 
 /// What an earlier load found, kept between the rebuilds of `coursegen serve`. An entry
@@ -33,32 +33,6 @@ pub(crate) enum Changed {
     /// These paths, relative to the root (paths outside `content/` are ignored; a folder
     /// stands for everything under it).
     Paths(BTreeSet<PathBuf>),
-}
-
-/// The files under `content/`, in the order of a walk sorted by name.
-#[derive(Debug, Default)]
-pub(super) struct Walked {
-    /// Entry files, each with what reading it gave (`None`: to read).
-    pub(super) files: Vec<Slot>,
-    /// Other files copied as they are: (relative to the root, absolute).
-    pub(super) assets: Vec<(PathBuf, PathBuf)>,
-    /// Files and folders the walk refused (links leaving the root, unreadable folders…).
-    pub(super) problems: Vec<Diagnostic>,
-    /// Files left out: neither entries nor assets.
-    pub(super) skipped: Vec<Diagnostic>,
-}
-
-/// An entry file and what reading it gave.
-#[derive(Debug)]
-pub(super) struct Slot {
-    /// Relative to the root.
-    pub(super) rel: PathBuf,
-    /// Absolute.
-    pub(super) abs: PathBuf,
-    /// A symbolic link: read on every load (the watcher may not see its target change).
-    pub(super) link: bool,
-    /// The entry, or why it failed to load; `None` until read.
-    pub(super) result: Option<Result<Arc<Entry>, Vec<Diagnostic>>>,
 }
 
 /// The checks across entries of the last load: what they were given and what they found.

@@ -2,15 +2,41 @@
 //! name, with what it refused (a symbolic link leaving the root or to a folder) and what
 //! it left out (a file that is neither an entry nor an asset type).
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::Diagnostic;
-use super::cache::{Slot, Walked};
+use crate::content::{Diagnostic, Entry};
 
 /// Extensions of files under content/ that are copied beside the pages.
 const ASSETS: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "pdf", "mp4", "webm", "csv", "txt",
     "cu", "cuh", "py", "zip",
 ];
+
+/// The files under `content/`, in the order of a walk sorted by name.
+#[derive(Debug, Default)]
+pub(super) struct Walked {
+    /// Entry files, each with what reading it gave (`None`: to read).
+    pub(super) files: Vec<Slot>,
+    /// Other files copied as they are: (relative to the root, absolute).
+    pub(super) assets: Vec<(PathBuf, PathBuf)>,
+    /// Files and folders the walk refused (links leaving the root, unreadable folders…).
+    pub(super) problems: Vec<Diagnostic>,
+    /// Files left out: neither entries nor assets.
+    pub(super) skipped: Vec<Diagnostic>,
+}
+
+/// An entry file and what reading it gave.
+#[derive(Debug)]
+pub(super) struct Slot {
+    /// Relative to the root.
+    pub(super) rel: PathBuf,
+    /// Absolute.
+    pub(super) abs: PathBuf,
+    /// A symbolic link: read on every load (the watcher may not see its target change).
+    pub(super) link: bool,
+    /// The entry, or why it failed to load; `None` until read.
+    pub(super) result: Option<Result<Arc<Entry>, Vec<Diagnostic>>>,
+}
 
 /// Lists entry files and other files (assets) under `content/`, in the order of a walk
 /// sorted by name, with what the walk refused and what it left out.
