@@ -3,7 +3,8 @@
 //! written whole with the same spelling.
 use std::path::{Path, PathBuf};
 
-use super::{SignError, edit};
+use super::edit;
+use super::error::SignError;
 use crate::content::{self, Diagnostic, Diagnostics, Entry};
 
 /// How the file spells its text, kept when it is written back.
