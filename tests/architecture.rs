@@ -932,15 +932,20 @@ fn no_path_climbs_two_modules_and_no_folder_has_a_mod_rs() {
 const SITE_MAY_IMPORT: &[(&str, &[&str])] = &[
     ("site::layout", &[]),
     ("site::options", &[]),
+    ("site::urls", &[]),
     ("site::summary", &["site::options"]),
     ("site::check", &["site::layout", "site::options"]),
-    ("site::write", &["site::layout", "site::options"]),
+    (
+        "site::write",
+        &["site::layout", "site::options", "site::urls"],
+    ),
     (
         "site::render",
         &[
             "site::check",
             "site::layout",
             "site::options",
+            "site::urls",
             "site::write",
         ],
     ),
