@@ -8,9 +8,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::diagnostic::Diagnostic;
+use super::entry::{Entry, EntryKind, Site};
 use super::front_matter::{self, FieldLines};
 use super::meta::{self, Meta};
-use super::{Entry, EntryKind, Site};
 
 mod cache;
 mod walk;

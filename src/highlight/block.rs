@@ -13,7 +13,7 @@ pub(crate) fn render(
     highlight: bool,
 ) -> String {
     let inner = highlight
-        .then(|| super::highlight(code, &info.lang))
+        .then(|| super::lang::highlight(code, &info.lang))
         .flatten()
         .unwrap_or_else(|| {
             let mut s = String::with_capacity(code.len() + 16);

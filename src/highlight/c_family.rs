@@ -24,7 +24,7 @@ pub(crate) fn lex(src: &str, dialect: Dialect, out: &mut Emitter<'_>) {
     let mut include = false;
     let mut launch_open = false;
     scan(src, 0, out, |mut i, _| {
-        if let Some(newline) = super::step_blank(b, &mut i) {
+        if let Some(newline) = super::emit::step_blank(b, &mut i) {
             if newline {
                 line_start = true;
                 include = false;

@@ -256,3 +256,15 @@ pub(crate) fn skip_blanks(bytes: &[u8], start: usize) -> usize {
         .position(|&b| b != b' ' && b != b'\t')
         .map_or(bytes.len(), |n| start + n)
 }
+
+/// Steps `i` past one blank byte of `b`, as every lexer does between tokens: `Some(true)`
+/// for a newline, `Some(false)` for a space, tab or CR, `None` (not moved) otherwise.
+pub(super) fn step_blank(b: &[u8], i: &mut usize) -> Option<bool> {
+    let newline = match b[*i] {
+        b'\n' => true,
+        b' ' | b'\t' | b'\r' => false,
+        _ => return None,
+    };
+    *i += 1;
+    Some(newline)
+}

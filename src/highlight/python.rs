@@ -176,7 +176,7 @@ fn lex_range(src: &str, start: usize, out: &mut Emitter<'_>) {
     // Set by `def` and `class`: the class of the name that follows.
     let mut naming: Option<Class> = None;
     scan(src, start, out, |mut i, out| {
-        if let Some(newline) = super::step_blank(b, &mut i) {
+        if let Some(newline) = super::emit::step_blank(b, &mut i) {
             line_start |= newline;
             return (i, None);
         }

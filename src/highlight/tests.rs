@@ -1,7 +1,8 @@
 //! Tests of the highlighter: token classes per language, escaping, determinism,
 //! and a property test that the HTML always reads back as the exact source.
 use super::emit::Class;
-use super::{Lang, css, highlight};
+use super::lang::Lang;
+use super::{css, highlight};
 use proptest::prelude::*;
 
 mod corpus;

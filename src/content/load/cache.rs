@@ -11,7 +11,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use super::walk::{Found, Slot, Walked, classify, is_hidden, walk_key};
-use super::{Diagnostic, Entry, check_references, check_unique};
+use super::{check_references, check_unique};
+use crate::content::diagnostic::Diagnostic;
+use crate::content::entry::Entry;
 
 /// What an earlier load found, kept between the rebuilds of `coursegen serve`. An entry
 /// that did not change keeps the same allocation (`Arc`) from one load to the next, which

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::content::{Diagnostic, Entry};
+use crate::content::diagnostic::Diagnostic;
+use crate::content::entry::Entry;
 
 /// Extensions of files under content/ that are copied beside the pages.
 const ASSETS: &[&str] = &[

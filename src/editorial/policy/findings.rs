@@ -3,9 +3,9 @@
 //! diagnostic naming file, line and field.
 use crate::content::{Diagnostic, Entry};
 
-use super::Rules;
 use super::names::{self, Name};
 use super::pin;
+use super::rules::Rules;
 
 mod placeholders;
 
