@@ -72,6 +72,8 @@ done
 
 echo "-- release-smoke"
 .ci/release-smoke "$t/dist/coursegen-$linux.tar.gz" >/dev/null
+mkdir "$t/one" && cp "$t/dist/coursegen-$linux.tar.gz" "$t/one/"
+.ci/release-smoke "$t/one" >/dev/null || fail "release-smoke did not take the folder the smoke job downloads"
 if GLIBC_FLOOR=2.2.5 .ci/release-smoke "$t/dist/coursegen-$linux.tar.gz" >/dev/null 2>"$t/err"; then
     fail "release-smoke passed a binary that needs a newer glibc than GLIBC_FLOOR"
 fi
