@@ -11,7 +11,9 @@ use clap::Args;
 use super::{Failure, emit};
 use crate::editorial::provenance::{self, PageRecord, Provenance};
 use crate::editorial::verify::{self, Anchor, Outcome, PageResult};
+use published::Published;
 
+mod published;
 mod remote;
 
 /// `coursegen verify`'s flags.
@@ -33,23 +35,6 @@ pub struct VerifyArgs {
     /// page's bytes and review with the rebuilt ones (ties the pin to the source)
     #[arg(long, value_name = "REPO")]
     pub rebuild: Option<PathBuf>,
-}
-
-/// Reads a page's bytes by its file in the site, or says why it could not.
-type ReadPage = Box<dyn Fn(&str) -> Result<Vec<u8>, String> + Sync>;
-
-/// A published site as `verify` reads it: its provenance, the one page asked for (`None`:
-/// every page the provenance lists), and how a page's bytes are read.
-struct Published {
-    prov: Provenance,
-    /// Where the provenance was read (a path, a URL), for messages.
-    prov_at: String,
-    /// The page's file, relative to the site.
-    only: Option<String>,
-    /// A page's bytes.
-    read: ReadPage,
-    /// Pages read at once; `None`: one a core.
-    threads: Option<usize>,
 }
 
 /// Runs `coursegen verify`.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::anyhow;
 use url::{Host, Url};
 
-use super::Published;
+use super::published::Published;
 use crate::cmd::Failure;
 use crate::editorial::provenance::{self, Provenance};
 

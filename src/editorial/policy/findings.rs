@@ -1,48 +1,17 @@
 //! Everything the editorial rule finds wrong with one entry, each with its kind (which
 //! decides whether it blocks publishing), a short label for `coursegen status`, and a
 //! diagnostic naming file, line and field.
-use crate::content::{Diagnostic, Entry};
+use crate::content::Entry;
 
 use super::names::{self, Name};
 use super::pin;
 use super::rules::Rules;
 
+mod finding;
 mod placeholders;
 
-/// What kind of problem a finding is, which decides what it blocks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum FindingKind {
-    /// A malformed byline (several names in one, no letters, impossible dates): an error
-    /// whatever the status.
-    Invalid,
-    /// No named author, no named reviewer, or a reviewer who is an author.
-    Unsigned,
-    /// A field a published entry needs is missing.
-    Incomplete,
-    /// Text `coursegen new` wrote is still there.
-    Placeholder,
-    /// The entry changed since the review its `reviewed_hash` pins.
-    Edited,
-    /// No `reviewed_hash` (required by `--strict`).
-    Unpinned,
-    /// The review is older than the allowed age (an error under `--strict`, else a warning).
-    Expired,
-    /// An author or reviewer signature is missing or does not verify (blocks publishing
-    /// when signatures are required).
-    Unverified,
-}
-
-/// One problem the rule found.
-#[derive(Debug, Clone)]
-pub(crate) struct Finding {
-    /// What kind of problem.
-    pub(crate) kind: FindingKind,
-    /// What is missing, in a few words (`reviewer`, `summary`, `review of the latest edit`).
-    pub(crate) missing: String,
-    /// Where and what, with a suggested fix.
-    pub(crate) diagnostic: Diagnostic,
-}
+use finding::finding;
+pub(crate) use finding::{Finding, FindingKind};
 
 /// Every problem the rule finds in `entry`, whatever its status.
 pub(crate) fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
@@ -72,27 +41,6 @@ pub(crate) fn assess(entry: &Entry, rules: &Rules) -> Vec<Finding> {
         out.extend(signature_findings(entry, hash, sig));
     }
     out
-}
-
-fn finding(
-    entry: &Entry,
-    kind: FindingKind,
-    field: &str,
-    missing: &str,
-    message: String,
-) -> Finding {
-    Finding {
-        kind,
-        missing: missing.to_string(),
-        diagnostic: Diagnostic::new(&entry.file, entry.lines.of(field), message).field(field),
-    }
-}
-
-impl Finding {
-    fn help(mut self, help: impl Into<String>) -> Self {
-        self.diagnostic.help = Some(help.into());
-        self
-    }
 }
 
 /// The command a reviewer runs to sign `entry`, with `who` as the reviewer; with a key

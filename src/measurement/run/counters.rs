@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::MeasureError;
+use super::error::MeasureError;
 use crate::measurement::manifest::CounterNames;
 use crate::measurement::record::Counters;
 

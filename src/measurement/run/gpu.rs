@@ -10,7 +10,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::MeasureError;
+use super::error::MeasureError;
 use super::nvrtc::{Binary, Compiled};
 use super::reference::{self, Mismatch, POISON, REFERENCE_POISON};
 

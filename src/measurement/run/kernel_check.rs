@@ -162,7 +162,7 @@ fn check_one(k: &Kernel<'_>, header: &[u8]) -> Vec<Diagnostic> {
     };
     let compiled = match nvrtc::ptx(&unit, ARCH) {
         Ok(c) => c,
-        Err(super::MeasureError::Compile { options, log, .. }) => {
+        Err(super::error::MeasureError::Compile { options, log, .. }) => {
             return compile_errors(k.file, &log, &options);
         }
         Err(e) => return vec![Diagnostic::new(k.file, 0, e.to_string())],

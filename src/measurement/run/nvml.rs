@@ -5,7 +5,7 @@ use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 
-use super::MeasureError;
+use super::error::MeasureError;
 use crate::measurement::record::GpuState;
 
 /// Throttle reasons that slow the SMs below what the record claims. Idle, application-clock

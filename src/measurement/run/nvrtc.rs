@@ -7,7 +7,7 @@ use std::ffi::{CStr, CString, c_char, c_int};
 
 use cudarc::nvrtc::{result, sys};
 
-use super::MeasureError;
+use super::error::MeasureError;
 use crate::measurement::contract;
 
 /// Whether libnvrtc can be loaded; cudarc panics on first use when it cannot.

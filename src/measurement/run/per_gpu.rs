@@ -10,11 +10,13 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressDrawTarget};
 
 use super::counters::{self, Job};
+use super::error::MeasureError;
 use super::gpu::Gpu;
 use super::interference::{self, Verdict};
 use super::nvml::Monitor;
+use super::options::{CounterChoice, KernelToMeasure, MeasureOptions};
 use super::report::{self, Outcome, Sweep, Written};
-use super::{CounterChoice, KernelToMeasure, MeasureError, MeasureOptions, sweep};
+use super::sweep;
 use crate::canonical;
 use crate::measurement::compare;
 use crate::measurement::needs::Needs;

@@ -2,7 +2,7 @@
 //! per kernel and GPU ("wrote", "refused: clock", "kept: counters"), then one line saying how
 //! many wrote nothing. Why a run was refused is said once, under its kernel, as the run goes
 //! ([`MeasureError`]'s message); this table and the last line never repeat it. Pure text.
-use super::MeasureError;
+use super::error::MeasureError;
 use crate::measurement::record::{Record, StopReason};
 
 /// One kernel on one GPU, as the summary table shows it.

@@ -5,10 +5,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
+use super::error::MeasureError;
 use super::gpu::{self, Gpu, Launcher};
+use super::nvrtc;
+use super::options::KernelToMeasure;
 use super::reference;
 use super::stats::{self, Summary};
-use super::{KernelToMeasure, MeasureError, nvrtc};
 use crate::canonical;
 use crate::measurement::contract;
 use crate::measurement::record::{

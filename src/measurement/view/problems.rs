@@ -6,7 +6,7 @@
 //! --strict` refuses each of them; the preview prints them as warnings.
 use std::collections::BTreeMap;
 
-use super::{DeviceView, MeasuredView, RowView};
+use super::shape::{DeviceView, MeasuredView, RowView};
 use crate::measurement::manifest::ColumnId;
 use crate::measurement::record::{Loaded, Seal};
 

@@ -1,8 +1,9 @@
 //! The text of a device's table and sentence: each row's cost from its model (bank conflict
 //! degree, global sectors or divergent passes) beside its measured ratio and counted value,
 //! the cells in column order, and the provenance lines.
-use super::{MODEL_BAND, RowView, bank_model};
+use super::shape::{MODEL_BAND, RowView};
 use crate::bank::access::Prediction;
+use crate::bank::model as bank_model;
 use crate::measurement::manifest::{ColumnId, Manifest};
 use crate::measurement::record::{Loaded, Record, Row, StopReason};
 

@@ -2,6 +2,7 @@
 //! in `record::fixture`, never under measurements/).
 use std::path::{Path, PathBuf};
 
+use super::shape::MODEL_BAND;
 use super::*;
 use crate::measurement::manifest::FIXTURE;
 use crate::measurement::record::fixture;

@@ -1,7 +1,7 @@
 //! The editorial rule's finding of text `coursegen new` wrote that nobody replaced: a
 //! placeholder left in a field, or a scaffold sentence left in the body however re-wrapped,
 //! re-cased or re-spaced.
-use super::{Finding, FindingKind, finding};
+use super::finding::{Finding, FindingKind, finding};
 use crate::content::{Diagnostic, Entry, scaffold};
 use crate::editorial::policy::names;
 
