@@ -78,19 +78,24 @@ fn discover(dir: &Path, only: &[String]) -> Result<Vec<KernelToMeasure>, Measure
         move |error| MeasureError::Io { path, error }
     };
     let names = kernel_names(dir, only)?;
-    let header =
-        contract::header(&KernelFiles::new(dir)).map_err(io(&dir.join(contract::HEADER_NAME)))?;
+    // Read through `KernelFiles`, which refuses a link or a FIFO as build and `--plan` do.
+    let files = KernelFiles::new(dir);
+    let header = contract::header(&files).map_err(io(&dir.join(contract::HEADER_NAME)))?;
+    let text = |bytes: Vec<u8>, path: &Path| {
+        String::from_utf8(bytes)
+            .map_err(|e| io(path)(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+    };
     names
         .into_iter()
         .map(|name| {
-            let cu = dir.join(format!("{name}.cu"));
-            let yaml = dir.join(format!("{name}.yaml"));
+            let cu = files.path(&name, "cu");
+            let yaml = files.path(&name, "yaml");
             if !yaml.is_file() {
                 return Err(MeasureError::NoManifest { cu, yaml });
             }
-            let source = std::fs::read_to_string(&cu).map_err(io(&cu))?;
-            let manifest_bytes = std::fs::read(&yaml).map_err(io(&yaml))?;
-            let manifest = Manifest::load(&yaml)?;
+            let source = text(files.read(&name, "cu").map_err(io(&cu))?.to_vec(), &cu)?;
+            let manifest_bytes = files.read(&name, "yaml").map_err(io(&yaml))?.to_vec();
+            let manifest = Manifest::parse(&yaml, &text(manifest_bytes.clone(), &yaml)?)?;
             Ok(KernelToMeasure {
                 name,
                 source,
@@ -138,6 +143,7 @@ pub(crate) fn kernel_names(dir: &Path, only: &[String]) -> Result<Vec<String>, M
     }
     Ok(names)
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +208,32 @@ mod tests {
             err.contains("no kernel `b` in") && err.contains("kernels there: a"),
             "{err}"
         );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn discover_refuses_a_kernel_or_manifest_that_links_outside_as_build_does() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("k.cu"), "// not the course's").unwrap();
+        let fixture = crate::measurement::manifest::FIXTURE;
+        std::fs::write(outside.path().join("k.yaml"), fixture).unwrap();
+        for linked in ["cu", "yaml"] {
+            let dir = tempfile::tempdir().unwrap();
+            for ext in ["cu", "yaml"] {
+                let (at, from) = (dir.path().join(format!("a.{ext}")), outside.path());
+                if ext == linked {
+                    std::os::unix::fs::symlink(from.join(format!("k.{ext}")), at).unwrap();
+                } else {
+                    std::fs::copy(from.join(format!("k.{ext}")), at).unwrap();
+                }
+            }
+            let err = discover(dir.path(), &[]).map(|k| k.len()).unwrap_err();
+            assert!(
+                matches!(err, MeasureError::Io { .. })
+                    && err.to_string().contains(&format!("a.{linked}")),
+                "{linked}: {err}"
+            );
+        }
     }
 
     #[test]
