@@ -81,8 +81,9 @@ fn discover(dir: &Path, only: &[String]) -> Result<Vec<KernelToMeasure>, Measure
     // Read through `KernelFiles`, which refuses a link or a FIFO as build and `--plan` do.
     let files = KernelFiles::new(dir);
     let header = contract::header(&files).map_err(io(&dir.join(contract::HEADER_NAME)))?;
-    let text = |bytes: Vec<u8>, path: &Path| {
-        String::from_utf8(bytes)
+    let text = |bytes: &[u8], path: &Path| {
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
             .map_err(|e| io(path)(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
     };
     names
@@ -93,13 +94,13 @@ fn discover(dir: &Path, only: &[String]) -> Result<Vec<KernelToMeasure>, Measure
             if !yaml.is_file() {
                 return Err(MeasureError::NoManifest { cu, yaml });
             }
-            let source = text(files.read(&name, "cu").map_err(io(&cu))?.to_vec(), &cu)?;
-            let manifest_bytes = files.read(&name, "yaml").map_err(io(&yaml))?.to_vec();
-            let manifest = Manifest::parse(&yaml, &text(manifest_bytes.clone(), &yaml)?)?;
+            let source = text(&files.read(&name, "cu").map_err(io(&cu))?, &cu)?;
+            let manifest_bytes = files.read(&name, "yaml").map_err(io(&yaml))?;
+            let manifest = Manifest::parse(&yaml, &text(&manifest_bytes, &yaml)?)?;
             Ok(KernelToMeasure {
                 name,
                 source,
-                manifest_bytes,
+                manifest_bytes: manifest_bytes.to_vec(),
                 manifest,
                 header: header.clone(),
             })
